@@ -1,0 +1,86 @@
+// Command boolpool is the one binary of the boolpool annotation platform:
+// server, database migrations, import/export, encoders, retrieval, pooling,
+// evaluation and benchmarks.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one sub-command of the CLI. run receives the arguments after the
+// sub-command name; it writes results to stdout and diagnostics to stderr.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands is the CLI's command table. Each entry lives in its own file
+// (cmd_<name>.go).
+func commands() map[string]command {
+	return map[string]command{
+		"version": {"print the version", runVersion},
+	}
+}
+
+// errUsage marks an error caused by bad command-line usage (exit code 2).
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stderr, cmds)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "boolpool: unknown command %q\n\n", args[0])
+		printUsage(stderr, cmds)
+		return 2
+	}
+	if err := c.run(ctx, args[1:], stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "boolpool %s: %v\n", args[0], err)
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+func printUsage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "usage: boolpool <command> [flags]\n\ncommands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'boolpool <command> -h' for a command's flags.")
+}
+
+// version is set with -ldflags "-X main.version=..." by make build.
+var version = "dev"
+
+func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+	fmt.Fprintln(stdout, "boolpool", version)
+	return nil
+}

@@ -1,0 +1,41 @@
+// Package trecfmt reads and writes the TREC evaluation file formats: qrels
+// (graded judgments), runs (ranked results) and topics (the classic SGML
+// form and a simple tab-separated form).
+//
+// Readers stream: they hold one line at a time, so files far larger than
+// memory can be processed. Every error caused by the input is a *LineError
+// naming the file, the line (1-based), the field and the reason, so a user
+// can fix the file without guessing.
+//
+// The accepted syntax follows trec_eval where trec_eval is lenient (fields
+// split on any run of white space; blank lines and lines starting with '#'
+// skipped; run fields after the sixth ignored) and is strict where
+// trec_eval silently guesses (atol/atof of a malformed number is an error
+// here, not 0).
+package trecfmt
+
+import (
+	"fmt"
+	"strings"
+)
+
+// LineError reports malformed input with its exact position.
+type LineError struct {
+	File   string // file name as given by the caller
+	Line   int    // 1-based line number
+	Field  string // name of the offending field, or "" for the whole line
+	Reason string
+}
+
+func (e *LineError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason)
+	}
+	return fmt.Sprintf("%s:%d: field %s: %s", e.File, e.Line, e.Field, e.Reason)
+}
+
+// skipLine reports whether a line carries no record: blank or a comment.
+func skipLine(line string) bool {
+	t := strings.TrimSpace(line)
+	return t == "" || t[0] == '#'
+}

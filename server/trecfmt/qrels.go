@@ -1,0 +1,178 @@
+package trecfmt
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Qrel is one judgment line: "qid iter docid rel".
+type Qrel struct {
+	QueryID string
+	Iter    string // ignored by evaluation; conventionally "0"
+	DocID   string
+	Rel     int // graded relevance; negative values mean "in pool, unjudged" to trec_eval
+}
+
+// QrelsReader streams qrels lines.
+type QrelsReader struct {
+	file string
+	sc   *bufio.Scanner
+	line int
+}
+
+// NewQrelsReader returns a reader of the qrels in r; file names r in errors.
+func NewQrelsReader(r io.Reader, file string) *QrelsReader {
+	return &QrelsReader{file: file, sc: newScanner(r)}
+}
+
+// Read returns the next judgment, or io.EOF after the last one.
+func (q *QrelsReader) Read() (Qrel, error) {
+	for q.sc.Scan() {
+		q.line++
+		text := q.sc.Text()
+		if skipLine(text) {
+			continue
+		}
+		return parseQrel(text, q.file, q.line)
+	}
+	if err := q.sc.Err(); err != nil {
+		return Qrel{}, scanError(err, q.file, q.line+1)
+	}
+	return Qrel{}, io.EOF
+}
+
+// Line is the number of the line last read.
+func (q *QrelsReader) Line() int { return q.line }
+
+func parseQrel(text, file string, line int) (Qrel, error) {
+	f := strings.Fields(text)
+	if len(f) != 4 {
+		return Qrel{}, &LineError{File: file, Line: line,
+			Reason: fmt.Sprintf("want 4 fields (qid iter docid rel), got %d", len(f))}
+	}
+	rel, err := parseRel(f[3])
+	if err != nil {
+		return Qrel{}, &LineError{File: file, Line: line, Field: "rel", Reason: err.Error()}
+	}
+	return Qrel{QueryID: f[0], Iter: f[1], DocID: f[2], Rel: rel}, nil
+}
+
+// parseRel accepts an integer, or a float with an integral value ("2.0"),
+// which some converters emit.
+func parseRel(s string) (int, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, nil
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<30 {
+		return 0, fmt.Errorf("%q is not an integer relevance grade", s)
+	}
+	return int(x), nil
+}
+
+// ReadQrels reads all judgments from r.
+func ReadQrels(ctx context.Context, r io.Reader, file string) ([]Qrel, error) {
+	qr := NewQrelsReader(r, file)
+	var out []Qrel
+	for {
+		if len(out)%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		q, err := qr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, q)
+	}
+}
+
+// QrelsWriter writes conventional qrels lines: "qid 0 docid rel\n".
+type QrelsWriter struct {
+	w *bufio.Writer
+}
+
+// NewQrelsWriter returns a writer to w. Call Flush when done.
+func NewQrelsWriter(w io.Writer) *QrelsWriter { return &QrelsWriter{w: bufio.NewWriter(w)} }
+
+// Write writes one judgment; an empty Iter is written as "0".
+func (q *QrelsWriter) Write(j Qrel) error {
+	if err := checkToken("qid", j.QueryID); err != nil {
+		return err
+	}
+	if err := checkToken("docid", j.DocID); err != nil {
+		return err
+	}
+	iter := j.Iter
+	if iter == "" {
+		iter = "0"
+	} else if err := checkToken("iter", iter); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(q.w, "%s %s %s %d\n", j.QueryID, iter, j.DocID, j.Rel)
+	return err
+}
+
+// Flush writes buffered data to the underlying writer.
+func (q *QrelsWriter) Flush() error { return q.w.Flush() }
+
+// WriteQrels writes all judgments in order.
+func WriteQrels(ctx context.Context, w io.Writer, qrels []Qrel) error {
+	qw := NewQrelsWriter(w)
+	for i, j := range qrels {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := qw.Write(j); err != nil {
+			return fmt.Errorf("write qrels: %w", err)
+		}
+	}
+	return qw.Flush()
+}
+
+// checkToken rejects values that would not read back as one field.
+func checkToken(field, s string) error {
+	if s == "" {
+		return fmt.Errorf("trecfmt: empty %s", field)
+	}
+	if strings.IndexFunc(s, isSpace) >= 0 {
+		return fmt.Errorf("trecfmt: %s %q contains white space", field, s)
+	}
+	return nil
+}
+
+func isSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\v', '\f':
+		return true
+	}
+	return false
+}
+
+// maxLine bounds one line; real qrels/run lines are short, topics lines
+// can be long paragraphs.
+const maxLine = 16 << 20
+
+func newScanner(r io.Reader) *bufio.Scanner {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	return sc
+}
+
+func scanError(err error, file string, line int) error {
+	if err == bufio.ErrTooLong {
+		return &LineError{File: file, Line: line, Reason: fmt.Sprintf("line longer than %d bytes", maxLine)}
+	}
+	return fmt.Errorf("read %s: %w", file, err)
+}

@@ -1,0 +1,144 @@
+package trecfmt
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// RunLine is one result line: "qid Q0 docid rank score tag".
+type RunLine struct {
+	QueryID string
+	Iter    string // conventionally "Q0"; ignored by evaluation
+	DocID   string
+	Rank    int // as written; trec_eval ignores it and ranks by Score
+	Score   float64
+	Tag     string
+}
+
+// RunReader streams run lines.
+type RunReader struct {
+	file string
+	sc   *bufio.Scanner
+	line int
+}
+
+// NewRunReader returns a reader of the run in r; file names r in errors.
+func NewRunReader(r io.Reader, file string) *RunReader {
+	return &RunReader{file: file, sc: newScanner(r)}
+}
+
+// Line is the number of the line last read.
+func (rr *RunReader) Line() int { return rr.line }
+
+// Read returns the next result line, or io.EOF after the last one.
+func (rr *RunReader) Read() (RunLine, error) {
+	for rr.sc.Scan() {
+		rr.line++
+		text := rr.sc.Text()
+		if skipLine(text) {
+			continue
+		}
+		return parseRunLine(text, rr.file, rr.line)
+	}
+	if err := rr.sc.Err(); err != nil {
+		return RunLine{}, scanError(err, rr.file, rr.line+1)
+	}
+	return RunLine{}, io.EOF
+}
+
+func parseRunLine(text, file string, line int) (RunLine, error) {
+	f := strings.Fields(text)
+	// trec_eval ignores anything after the tag, so do we.
+	if len(f) < 6 {
+		return RunLine{}, &LineError{File: file, Line: line,
+			Reason: fmt.Sprintf("want 6 fields (qid Q0 docid rank score tag), got %d", len(f))}
+	}
+	rank, err := strconv.Atoi(f[3])
+	if err != nil {
+		return RunLine{}, &LineError{File: file, Line: line, Field: "rank",
+			Reason: fmt.Sprintf("%q is not an integer", f[3])}
+	}
+	score, err := strconv.ParseFloat(f[4], 64)
+	if err != nil || math.IsNaN(score) {
+		return RunLine{}, &LineError{File: file, Line: line, Field: "score",
+			Reason: fmt.Sprintf("%q is not a number", f[4])}
+	}
+	return RunLine{QueryID: f[0], Iter: f[1], DocID: f[2], Rank: rank, Score: score, Tag: f[5]}, nil
+}
+
+// ReadRun reads all result lines from r, in file order.
+func ReadRun(ctx context.Context, r io.Reader, file string) ([]RunLine, error) {
+	rr := NewRunReader(r, file)
+	var out []RunLine
+	for {
+		if len(out)%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		l, err := rr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+}
+
+// RunWriter writes conventional run lines.
+type RunWriter struct {
+	w *bufio.Writer
+}
+
+// NewRunWriter returns a writer to w. Call Flush when done.
+func NewRunWriter(w io.Writer) *RunWriter { return &RunWriter{w: bufio.NewWriter(w)} }
+
+// Write writes one line as "qid Q0 docid rank score tag\n". An empty Iter is
+// written as "Q0". The score uses the shortest decimal form that reads back
+// to the same float64, so writing what was read loses no ranking
+// information.
+func (rw *RunWriter) Write(l RunLine) error {
+	for _, c := range []struct{ name, v string }{{"qid", l.QueryID}, {"docid", l.DocID}, {"tag", l.Tag}} {
+		if err := checkToken(c.name, c.v); err != nil {
+			return err
+		}
+	}
+	iter := l.Iter
+	if iter == "" {
+		iter = "Q0"
+	} else if err := checkToken("iter", iter); err != nil {
+		return err
+	}
+	if math.IsNaN(l.Score) {
+		return fmt.Errorf("trecfmt: score of %s/%s is NaN", l.QueryID, l.DocID)
+	}
+	_, err := fmt.Fprintf(rw.w, "%s %s %s %d %s %s\n", l.QueryID, iter, l.DocID, l.Rank,
+		strconv.FormatFloat(l.Score, 'g', -1, 64), l.Tag)
+	return err
+}
+
+// Flush writes buffered data to the underlying writer.
+func (rw *RunWriter) Flush() error { return rw.w.Flush() }
+
+// WriteRun writes all lines in order.
+func WriteRun(ctx context.Context, w io.Writer, lines []RunLine) error {
+	rw := NewRunWriter(w)
+	for i, l := range lines {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := rw.Write(l); err != nil {
+			return fmt.Errorf("write run: %w", err)
+		}
+	}
+	return rw.Flush()
+}

@@ -26,6 +26,8 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"version": {"print the version", runVersion},
+		"migrate": {"apply pending database migrations", runMigrate},
+		"serve":   {"run the HTTP server and web app", runServe},
 	}
 }
 

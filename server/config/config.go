@@ -1,0 +1,112 @@
+// Package config is boolpool's one typed configuration, read from flags with
+// environment-variable fallbacks, validated once and passed down.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config holds every server setting.
+type Config struct {
+	DatabaseURL    string
+	Addr           string
+	PublicURL      string // used for links; empty = http://Addr
+	SessionTTL     time.Duration
+	SecureCookies  bool // set the Secure flag (serve behind TLS)
+	MaxBodyBytes   int64
+	LoginPerMinute int
+	DBMaxConns     int
+	LogLevel       slog.Level
+	LogJSON        bool
+	StaticDir      string // where app.wasm and CSS live
+	DemoProject    string // project shown on the landing page
+}
+
+// Register adds the server flags to fs, with defaults taken from the
+// environment (BOOLPOOL_*, DATABASE_URL) where set.
+func (c *Config) Register(fs *flag.FlagSet) {
+	fs.StringVar(&c.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL (env DATABASE_URL)")
+	fs.StringVar(&c.Addr, "addr", envOr("BOOLPOOL_ADDR", "127.0.0.1:8080"), "listen address (env BOOLPOOL_ADDR)")
+	fs.StringVar(&c.PublicURL, "public-url", os.Getenv("BOOLPOOL_PUBLIC_URL"), "public base URL (env BOOLPOOL_PUBLIC_URL)")
+	fs.DurationVar(&c.SessionTTL, "session-ttl", envDuration("BOOLPOOL_SESSION_TTL", 12*time.Hour), "login session lifetime (env BOOLPOOL_SESSION_TTL)")
+	fs.BoolVar(&c.SecureCookies, "secure-cookies", envBool("BOOLPOOL_SECURE_COOKIES", false), "mark cookies Secure; use behind TLS (env BOOLPOOL_SECURE_COOKIES)")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body", int64(envInt("BOOLPOOL_MAX_BODY", 1<<20)), "largest accepted request body in bytes (env BOOLPOOL_MAX_BODY)")
+	fs.IntVar(&c.LoginPerMinute, "login-rate", envInt("BOOLPOOL_LOGIN_RATE", 10), "login attempts per minute per client address (env BOOLPOOL_LOGIN_RATE)")
+	fs.IntVar(&c.DBMaxConns, "db-max-conns", envInt("BOOLPOOL_DB_MAX_CONNS", 32), "database connection pool size (env BOOLPOOL_DB_MAX_CONNS)")
+	fs.Func("log-level", "debug|info|warn|error (env BOOLPOOL_LOG_LEVEL)", func(s string) error { return c.LogLevel.UnmarshalText([]byte(s)) })
+	_ = c.LogLevel.UnmarshalText([]byte(envOr("BOOLPOOL_LOG_LEVEL", "info")))
+	fs.BoolVar(&c.LogJSON, "log-json", envBool("BOOLPOOL_LOG_JSON", false), "log as JSON lines (env BOOLPOOL_LOG_JSON)")
+	fs.StringVar(&c.StaticDir, "static", envOr("BOOLPOOL_STATIC", "static"), "directory with app.wasm, CSS and icons (env BOOLPOOL_STATIC)")
+	fs.StringVar(&c.DemoProject, "project", envOr("BOOLPOOL_PROJECT", "demo"), "default project (env BOOLPOOL_PROJECT)")
+}
+
+// Validate reports every invalid setting at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.DatabaseURL == "" {
+		errs = append(errs, errors.New("database-url: required (set DATABASE_URL or run 'make db')"))
+	} else if !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		errs = append(errs, errors.New("database-url: must start with postgres:// or postgresql://"))
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("addr: %w", err))
+	}
+	if c.SessionTTL < time.Minute {
+		errs = append(errs, errors.New("session-ttl: must be at least 1m"))
+	}
+	if c.MaxBodyBytes < 1024 {
+		errs = append(errs, errors.New("max-body: must be at least 1024"))
+	}
+	if c.LoginPerMinute < 1 {
+		errs = append(errs, errors.New("login-rate: must be at least 1"))
+	}
+	if c.DBMaxConns < 2 {
+		errs = append(errs, errors.New("db-max-conns: must be at least 2"))
+	}
+	return errors.Join(errs...)
+}
+
+// Logger builds the process logger from the settings.
+func (c *Config) Logger() *slog.Logger {
+	opts := &slog.HandlerOptions{Level: c.LogLevel}
+	if c.LogJSON {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(key string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(key)); err == nil {
+		return v
+	}
+	return def
+}
+
+func envBool(key string, def bool) bool {
+	if v, err := strconv.ParseBool(os.Getenv(key)); err == nil {
+		return v
+	}
+	return def
+}
+
+func envDuration(key string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(os.Getenv(key)); err == nil {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"boolpool/migrations"
+)
+
+// Migration is one numbered schema file.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// Migrations lists the embedded migrations in version order.
+func Migrations() ([]Migration, error) {
+	entries, err := fs.ReadDir(migrations.FS, ".")
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	var out []Migration
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".sql") {
+			continue
+		}
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migrations: %s: name must start with a number and '_'", name)
+		}
+		body, err := fs.ReadFile(migrations.FS, name)
+		if err != nil {
+			return nil, fmt.Errorf("migrations: %w", err)
+		}
+		out = append(out, Migration{Version: v, Name: name, SQL: string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	for i := 1; i < len(out); i++ {
+		if out[i].Version == out[i-1].Version {
+			return nil, fmt.Errorf("migrations: duplicate version %d", out[i].Version)
+		}
+	}
+	return out, nil
+}
+
+// LatestVersion is the highest embedded migration version.
+func LatestVersion() (int, error) {
+	ms, err := Migrations()
+	if err != nil || len(ms) == 0 {
+		return 0, err
+	}
+	return ms[len(ms)-1].Version, nil
+}
+
+// SchemaVersion returns the version the database is at (0 when empty).
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+		return 0, fmt.Errorf("store: schema version: %w", err)
+	}
+	if !exists {
+		return 0, nil
+	}
+	var v int
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("store: schema version: %w", err)
+	}
+	return v, nil
+}
+
+// CheckSchema returns an error when the database schema is behind (or ahead
+// of) this binary's migrations.
+func (s *Store) CheckSchema(ctx context.Context) error {
+	have, err := s.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	want, err := LatestVersion()
+	if err != nil {
+		return err
+	}
+	switch {
+	case have < want:
+		return fmt.Errorf("store: database schema is at version %d, this binary needs %d: run 'boolpool migrate'", have, want)
+	case have > want:
+		return fmt.Errorf("store: database schema version %d is newer than this binary's %d", have, want)
+	}
+	return nil
+}
+
+// Migrate applies every pending migration, each in its own transaction,
+// under an advisory lock so that concurrent callers take turns. It returns
+// the versions applied.
+func (s *Store) Migrate(ctx context.Context) ([]int, error) {
+	ms, err := Migrations()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: migrate: %w", err)
+	}
+	defer conn.Release()
+	const lockKey = 7_291_001
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, lockKey); err != nil {
+		return nil, fmt.Errorf("store: migrate lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lockKey) //nolint:errcheck // best effort; the lock dies with the session anyway
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return nil, fmt.Errorf("store: migrate: %w", err)
+	}
+	var have int
+	if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		return nil, fmt.Errorf("store: migrate: %w", err)
+	}
+	var applied []int
+	for _, m := range ms {
+		if m.Version <= have {
+			continue
+		}
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
+			return err
+		})
+		if err != nil {
+			return applied, fmt.Errorf("store: migration %s: %w", m.Name, err)
+		}
+		applied = append(applied, m.Version)
+	}
+	if len(applied) > 0 {
+		// Connections opened before the vector extension existed lack its
+		// types: drop them so new ones register pgvector.
+		s.pool.Reset()
+	}
+	return applied, nil
+}

@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Project is one annotation project.
+type Project struct {
+	ID             int64           `db:"id"`
+	Name           string          `db:"name"`
+	Title          string          `db:"title"`
+	RatersPerItem  int             `db:"raters_per_item"`
+	GoldRate       float32         `db:"gold_rate"`
+	LeaseSeconds   int             `db:"lease_seconds"`
+	Instructions   json.RawMessage `db:"instructions"`
+	CompletionCode string          `db:"completion_code"`
+	CreatedAt      time.Time       `db:"created_at"`
+}
+
+const projectCols = `id, name, title, raters_per_item, gold_rate, lease_seconds, instructions, completion_code, created_at`
+
+// EnsureProject returns the project called name, creating it if needed.
+func (s *Store) EnsureProject(ctx context.Context, name string) (Project, error) {
+	_, err := s.pool.Exec(ctx, `INSERT INTO projects (name, title) VALUES ($1, $1) ON CONFLICT (name) DO NOTHING`, name)
+	if err != nil {
+		return Project{}, fmt.Errorf("store: ensure project %q: %w", name, err)
+	}
+	return s.ProjectByName(ctx, name)
+}
+
+// ProjectByName looks a project up by name.
+func (s *Store) ProjectByName(ctx context.Context, name string) (Project, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+projectCols+` FROM projects WHERE name = $1`, name)
+	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Project{}, fmt.Errorf("store: project %q: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return Project{}, fmt.Errorf("store: project %q: %w", name, err)
+	}
+	return p, nil
+}
+
+// ProjectByID looks a project up by id.
+func (s *Store) ProjectByID(ctx context.Context, id int64) (Project, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+projectCols+` FROM projects WHERE id = $1`, id)
+	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Project{}, fmt.Errorf("store: project %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Project{}, fmt.Errorf("store: project %d: %w", id, err)
+	}
+	return p, nil
+}
+
+// ListProjects returns all projects by name.
+func (s *Store) ListProjects(ctx context.Context) ([]Project, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+projectCols+` FROM projects ORDER BY name`)
+	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[Project])
+	if err != nil {
+		return nil, fmt.Errorf("store: list projects: %w", err)
+	}
+	return ps, nil
+}
+
+// ProjectCounts summarises a project's contents.
+type ProjectCounts struct {
+	Documents int64 `json:"documents"`
+	Queries   int64 `json:"queries"`
+	Qrels     int64 `json:"qrels"`
+	Runs      int64 `json:"runs"`
+	Judgments int64 `json:"judgments"`
+}
+
+// CountProject counts a project's documents, queries, qrels, runs and judgments.
+func (s *Store) CountProject(ctx context.Context, projectID int64) (ProjectCounts, error) {
+	var c ProjectCounts
+	err := s.pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM documents WHERE project_id = $1),
+		(SELECT count(*) FROM queries WHERE project_id = $1),
+		(SELECT count(*) FROM qrels WHERE project_id = $1),
+		(SELECT count(*) FROM runs WHERE project_id = $1),
+		(SELECT count(*) FROM judgments j JOIN items i ON i.id = j.item_id WHERE i.project_id = $1)`, projectID).
+		Scan(&c.Documents, &c.Queries, &c.Qrels, &c.Runs, &c.Judgments)
+	if err != nil {
+		return c, fmt.Errorf("store: count project: %w", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Atom is one atomic constraint of a query with its byte span in the
+// query's marked text (OriginalQuery without the <mark> tags).
+type Atom struct {
+	Text  string `json:"text"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+}
+
+// Query is one query of a project. Expression is a boolexpr.Expr in JSON
+// (nil when no structure is known yet).
+type Query struct {
+	ID            int64           `db:"id"`
+	ProjectID     int64           `db:"project_id"`
+	ExtID         string          `db:"ext_id"`
+	Text          string          `db:"text"`
+	OriginalQuery string          `db:"original_query"`
+	Template      string          `db:"template"`
+	Domain        string          `db:"domain"`
+	Split         string          `db:"split"`
+	Atoms         []Atom          `db:"atoms"`
+	Expression    json.RawMessage `db:"expression"`
+	AnswerDocs    []string        `db:"answer_docs"`
+	ScoresRaw     *string         `db:"scores_raw"`
+	Metadata      json.RawMessage `db:"metadata"`
+	Seq           int             `db:"seq"`
+	UpdatedAt     time.Time       `db:"updated_at"`
+}
+
+const queryCols = `id, project_id, ext_id, text, original_query, template, domain, split, atoms, expression, answer_docs, scores_raw, metadata, seq, updated_at`
+
+// ListQueries returns a project's queries in import order, optionally only
+// one split ("" = all).
+func (s *Store) ListQueries(ctx context.Context, projectID int64, split string) ([]Query, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+queryCols+` FROM queries
+		WHERE project_id = $1 AND ($2 = '' OR split = $2) ORDER BY seq, id`, projectID, split)
+	qs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Query])
+	if err != nil {
+		return nil, fmt.Errorf("store: list queries: %w", err)
+	}
+	return qs, nil
+}
+
+// QueryByID fetches one query.
+func (s *Store) QueryByID(ctx context.Context, id int64) (Query, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+queryCols+` FROM queries WHERE id = $1`, id)
+	q, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Query])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Query{}, fmt.Errorf("store: query %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Query{}, fmt.Errorf("store: query %d: %w", id, err)
+	}
+	return q, nil
+}
+
+// EachQuery streams a project's queries in import order.
+func (s *Store) EachQuery(ctx context.Context, projectID int64, fn func(Query) error) error {
+	rows, err := s.pool.Query(ctx, `SELECT `+queryCols+` FROM queries WHERE project_id = $1 ORDER BY seq, id`, projectID)
+	if err != nil {
+		return fmt.Errorf("store: queries: %w", err)
+	}
+	defer rows.Close()
+	scan := pgx.RowToStructByName[Query]
+	for rows.Next() {
+		q, err := scan(rows)
+		if err != nil {
+			return fmt.Errorf("store: queries: %w", err)
+		}
+		if err := fn(q); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: queries: %w", err)
+	}
+	return nil
+}
+
+// SetQueryExpression replaces a query's expression (a researcher's
+// correction of the decomposer) and records it in the audit log.
+func (s *Store) SetQueryExpression(ctx context.Context, queryID, userID int64, template string, atoms []Atom, expr json.RawMessage) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		var projectID int64
+		err := tx.QueryRow(ctx, `UPDATE queries SET template = $2, atoms = $3, expression = $4, updated_at = now()
+			WHERE id = $1 RETURNING project_id`, queryID, template, atoms, expr).Scan(&projectID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("store: query %d: %w", queryID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("store: set expression: %w", err)
+		}
+		return audit(ctx, tx, userID, projectID, "query.expression", "query", fmt.Sprint(queryID), map[string]any{"template": template, "expression": expr})
+	})
+}

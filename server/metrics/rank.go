@@ -1,0 +1,90 @@
+package metrics
+
+import (
+	"fmt"
+	"sort"
+
+	"boolpool/server/trecfmt"
+)
+
+// Qrels maps query id → document id → relevance grade.
+type Qrels map[string]map[string]int
+
+// Scored is one retrieved document with its score.
+type Scored struct {
+	DocID string
+	Score float64
+}
+
+// Run maps query id → retrieved documents in file order.
+type Run map[string][]Scored
+
+// NewQrels builds Qrels from judgment lines. A document judged twice for the
+// same query is an error, as in trec_eval: the two grades cannot both hold.
+func NewQrels(lines []trecfmt.Qrel) (Qrels, error) {
+	q := Qrels{}
+	for _, l := range lines {
+		m := q[l.QueryID]
+		if m == nil {
+			m = map[string]int{}
+			q[l.QueryID] = m
+		}
+		if prev, dup := m[l.DocID]; dup {
+			return nil, fmt.Errorf("qrels: query %s document %s judged twice (%d and %d)", l.QueryID, l.DocID, prev, l.Rel)
+		}
+		m[l.DocID] = l.Rel
+	}
+	return q, nil
+}
+
+// NewRun builds a Run from result lines, keeping file order.
+func NewRun(lines []trecfmt.RunLine) Run {
+	r := Run{}
+	for _, l := range lines {
+		r[l.QueryID] = append(r[l.QueryID], Scored{DocID: l.DocID, Score: l.Score})
+	}
+	return r
+}
+
+// Rank orders docs as trec_eval does (score descending, then docid
+// descending by byte order) and returns the docids. A docid seen before in
+// docs (file order) is dropped; dups counts the drops.
+func Rank(docs []Scored) (ranked []string, dups int) {
+	seen := make(map[string]bool, len(docs))
+	kept := make([]Scored, 0, len(docs))
+	for _, d := range docs {
+		if seen[d.DocID] {
+			dups++
+			continue
+		}
+		seen[d.DocID] = true
+		kept = append(kept, d)
+	}
+	sort.Slice(kept, func(i, j int) bool {
+		if kept[i].Score != kept[j].Score {
+			return kept[i].Score > kept[j].Score
+		}
+		return kept[i].DocID > kept[j].DocID
+	})
+	ranked = make([]string, len(kept))
+	for i, d := range kept {
+		ranked[i] = d.DocID
+	}
+	return ranked, dups
+}
+
+// Ranked is a run with every query's documents already ranked.
+type Ranked map[string][]string
+
+// RankRun ranks every query of r; dups is the total number of duplicate
+// lines dropped.
+func RankRun(r Run) (Ranked, int) {
+	out := make(Ranked, len(r))
+	total := 0
+	for q, docs := range r {
+		ranked, d := Rank(docs)
+		out[q] = ranked
+		total += d
+	}
+	return out, total
+}

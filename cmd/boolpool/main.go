@@ -26,6 +26,8 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"version": {"print the version", runVersion},
+		"eval":    {"score TREC runs against qrels (trec_eval semantics)", runEval},
+		"agree":   {"inter-annotator agreement over a ratings file", runAgree},
 		"migrate": {"apply pending database migrations", runMigrate},
 		"serve":   {"run the HTTP server and web app", runServe},
 	}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, f func(context.Context, []string, io.Writer, io.Writer) error, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := f(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestEvalJSON(t *testing.T) {
+	out, stderr, err := runCmd(t, runEval,
+		"--qrels", "testdata/eval/qrels.txt",
+		"--run", "testdata/eval/run_a.txt", "--run", "testdata/eval/run_b.txt",
+		"--negatives", "testdata/eval/negatives.txt",
+		"--metrics", "mrr@10,p@5,ndcg@5,recall@5,judged@5,negrecall@2,violation",
+		"--json")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	if !strings.Contains(stderr, "run_a.txt: 1 duplicate docid lines ignored") {
+		t.Errorf("no duplicate warning in %q", stderr)
+	}
+	var got struct {
+		Runs map[string]struct {
+			Mean     map[string]float64            `json:"mean"`
+			PerQuery map[string]map[string]float64 `json:"per_query"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	a, b := got.Runs["run_a.txt"], got.Runs["run_b.txt"]
+	// run_a ranks q1 as d2 d9 d1 d3 d4 (score ties broken by docid
+	// descending, the rank column ignored, the second d1 dropped); queries
+	// scored: q1 q2 q5 (q3 has no run lines, q4 no qrels).
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		{"a q1 mrr@10", a.PerQuery["q1"]["mrr@10"], 1.0 / 3},
+		{"a q1 ndcg@5", a.PerQuery["q1"]["ndcg@5"], 0.4750751056400577},
+		{"a q1 negrecall@2", a.PerQuery["q1"]["negrecall@2"], 2.0 / 3},
+		{"a q5 ndcg@5", a.PerQuery["q5"]["ndcg@5"], 1},
+		{"a mean mrr@10", a.Mean["mrr@10"], (1.0/3 + 0 + 1) / 3},
+		{"a mean p@5", a.Mean["p@5"], (3.0/5 + 0 + 2.0/5) / 3},
+		{"a mean recall@5", a.Mean["recall@5"], (3.0/4 + 0 + 1) / 3},
+		{"a mean judged@5", a.Mean["judged@5"], (4.0/5 + 1.0/5 + 2.0/5) / 3},
+		{"a mean negrecall@2", a.Mean["negrecall@2"], (2.0/3 + 1) / 2},
+		{"a mean violation", a.Mean["violation"], 1},
+		// run_b: q1 in ideal order, q2 nothing relevant; q5 absent.
+		{"b mean ndcg@5", b.Mean["ndcg@5"], 0.5},
+		{"b mean p@5", b.Mean["p@5"], (4.0/5 + 0) / 2},
+		{"b mean violation", b.Mean["violation"], 0},
+	}
+	for _, c := range checks {
+		if math.Abs(c.got-c.want) > 1e-12 {
+			t.Errorf("%s = %.12f, want %.12f", c.name, c.got, c.want)
+		}
+	}
+	if len(a.PerQuery) != 3 || len(b.PerQuery) != 2 {
+		t.Errorf("queries: a %d, b %d", len(a.PerQuery), len(b.PerQuery))
+	}
+	if _, ok := a.PerQuery["q5"]["negrecall@2"]; ok {
+		t.Error("negrecall reported for a query without negatives")
+	}
+}
+
+func TestEvalTable(t *testing.T) {
+	out, _, err := runCmd(t, runEval, "--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_b.txt", "--metrics", "p@5,ndcg@5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "run run_b.txt (2 queries)\n" +
+		"qid  p@5     ndcg@5\n" +
+		"q1   0.8000  1.0000\n" +
+		"q2   0.0000  0.0000\n" +
+		"all  0.4000  0.5000\n"
+	if out != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestEvalErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		usage bool
+		msg   string
+	}{
+		{"no run", []string{"--qrels", "testdata/eval/qrels.txt"}, true, "--run"},
+		{"bad metric", []string{"--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_a.txt", "--metrics", "map"}, true, "unknown measure"},
+		{"negatives needed", []string{"--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_a.txt", "--metrics", "negrecall@10"}, true, "needs --negatives"},
+		{"malformed run", []string{"--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/bad_run.txt"}, false,
+			`testdata/eval/bad_run.txt:2: field score: "high" is not a number`},
+		{"missing file", []string{"--qrels", "testdata/eval/nope.txt", "--run", "testdata/eval/run_a.txt"}, false, "nope.txt"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := runCmd(t, runEval, tc.args...)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if errors.Is(err, errUsage) != tc.usage || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err = %v (usage %v), want usage %v containing %q", err, errors.Is(err, errUsage), tc.usage, tc.msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,396 @@
+// Package decompose turns a free-text Boolean query ("birds of the
+// Venezuelan Andes but not of Colombia") into a boolexpr expression over
+// atom phrases and, where it fits, one of QUEST's seven templates. It is a
+// rule-based splitter on connectives (or / and / that are also / but not /
+// that are not / excluding / except / without / other than / unrelated to /
+// not / non-…) with head-noun sharing between conjuncts, so that atoms read
+// like QUEST's marked category names. Researchers correct its output in the
+// UI; Evaluate measures it against QUEST's gold templates and atoms.
+package decompose
+
+import (
+	"strings"
+
+	"boolpool/server/boolexpr"
+)
+
+// Result is a decomposed query. Template is one of QUEST's template names,
+// or empty when the expression fits none (e.g. four disjuncts).
+type Result struct {
+	Template   string         `json:"template"`
+	Expression *boolexpr.Expr `json:"expression"`
+	Atoms      []string       `json:"atoms"`
+}
+
+// Decompose splits query into atoms and an expression. It never fails: a
+// query without connectives is a single atom.
+func Decompose(query string) Result {
+	q := normalize(query)
+	if q == "" {
+		return Result{Template: boolexpr.TemplateSingle, Expression: boolexpr.Atom(0), Atoms: []string{""}}
+	}
+	if pos, neg, ok := splitNegation(q); ok {
+		conj := shareHeads(splitAnd(pos))
+		if len(conj) == 1 {
+			conj = splitNegPositive(conj[0])
+		}
+		negAtom := borrowHead(neg, conj[0])
+		atoms := append(append([]string{}, conj...), negAtom)
+		n := len(conj)
+		var positive *boolexpr.Expr
+		if n == 1 {
+			positive = boolexpr.Atom(0)
+		} else {
+			args := make([]*boolexpr.Expr, n)
+			for i := range args {
+				args[i] = boolexpr.Atom(i)
+			}
+			positive = boolexpr.And(args...)
+		}
+		if n == 1 {
+			return finish(boolexpr.And(positive, boolexpr.Not(boolexpr.Atom(n))), atoms)
+		}
+		return finish(boolexpr.And(positive, boolexpr.Not(boolexpr.Atom(n))), atoms)
+	}
+	if parts := splitOr(q); len(parts) >= 2 {
+		parts = shareHeads(parts)
+		return finish(nary(boolexpr.OpOr, len(parts)), parts)
+	}
+	parts := shareHeads(splitAnd(q))
+	switch len(parts) {
+	case 1:
+		parts = splitSingle(parts[0])
+	case 2:
+		for i, p := range parts {
+			if sub := splitConjunct(p); len(sub) > 1 {
+				parts = append(append(append([]string{}, parts[:i]...), sub...), parts[i+1:]...)
+				break
+			}
+		}
+	}
+	if len(parts) == 1 {
+		return finish(boolexpr.Atom(0), parts)
+	}
+	return finish(nary(boolexpr.OpAnd, len(parts)), parts)
+}
+
+func nary(op boolexpr.Op, n int) *boolexpr.Expr {
+	args := make([]*boolexpr.Expr, n)
+	for i := range args {
+		args[i] = boolexpr.Atom(i)
+	}
+	return &boolexpr.Expr{Op: op, Args: args}
+}
+
+func finish(e *boolexpr.Expr, atoms []string) Result {
+	out := make([]string, len(atoms))
+	for i, a := range atoms {
+		out[i] = canonical(a)
+	}
+	t, _ := boolexpr.TemplateOf(e)
+	return Result{Template: t, Expression: e, Atoms: out}
+}
+
+// questionPrefixes are the openings people put before the actual category
+// ("what are some …", "find me …"); they are never part of an atom.
+var questionPrefixes = []string{
+	"what are some of the ", "what are some ", "what are the ", "what are ", "what is ", "what were ",
+	"which are ", "which ", "what ", "find me ", "find ", "list of ", "list ", "show me ",
+	"give me ", "i want ", "i need ", "looking for ", "search for ", "name some ", "name ",
+	"are there any ", "are there ", "can you find ", "can you list ", "please list ",
+	"tell me ", "some ", "any ", "all ",
+}
+
+// normalize trims question wording and punctuation and expands
+// contractions so the splitters see plain connectives.
+func normalize(q string) string {
+	q = clean(q)
+	for changed := true; changed; {
+		changed = false
+		lq := lowerASCII(q)
+		for _, p := range questionPrefixes {
+			if strings.HasPrefix(lq, p) && len(q) > len(p) {
+				q = clean(q[len(p):])
+				changed = true
+				break
+			}
+		}
+	}
+	for _, c := range [][2]string{
+		{"aren't", "are not"}, {"arent", "are not"}, {"isn't", "is not"}, {"weren't", "were not"},
+		{"wasn't", "was not"}, {"don't", "do not"}, {"doesn't", "does not"}, {"didn't", "did not"},
+		{"aren’t", "are not"}, {"isn’t", "is not"}, {"don’t", "do not"}, {"doesn’t", "does not"},
+		{"and/or", "or"},
+	} {
+		for {
+			i := findPhrase(q, c[0], 0)
+			if i < 0 {
+				break
+			}
+			q = q[:i] + c[1] + q[i+len(c[0]):]
+		}
+	}
+	return clean(q)
+}
+
+// negationMarkers introduce the negated atom. The earliest match wins; at
+// the same position the longer marker wins, so "but not" beats "not".
+var negationMarkers = []string{
+	"but not", "but are not", "but is not", "but also not", "but which are not", "but that are not",
+	"and not", "and are not", "that are not", "which are not", "that were not", "who are not",
+	"that is not", "which is not", "are not", "is not", "were not", "that do not", "that does not",
+	"do not", "does not", "excluding", "exclude", "except for", "except", "with the exception of",
+	"without", "other than", "unrelated to", "not related to", "apart from", "aside from",
+	"not including", "but no", "not",
+}
+
+// nonExceptions are words that start with non- but do not negate.
+var nonExceptions = map[string]bool{
+	"non-fiction": true, "nonfiction": true, "non-profit": true, "nonprofit": true,
+	"non-governmental": true, "non-linear": true, "non-stop": true, "non-english": false,
+}
+
+// splitNegation finds the negated part of q. pos is the positive remainder.
+func splitNegation(q string) (pos, neg string, ok bool) {
+	best, bestLen := -1, 0
+	for _, m := range negationMarkers {
+		i := findPhrase(q, m, 0)
+		if i < 0 {
+			continue
+		}
+		if best < 0 || i < best || i == best && len(m) > bestLen {
+			best, bestLen = i, len(m)
+		}
+	}
+	if best > 0 {
+		pos, neg = clean(q[:best]), clean(q[best+bestLen:])
+		// "Novels not set in the 1930s that are about poverty": the relative
+		// clause after the negated phrase belongs to the positive part.
+		for _, rel := range []string{"that are also", "that are", "which are", "that"} {
+			if j := findPhrase(neg, rel, 0); j > 0 {
+				pos = clean(pos + " " + neg[j+len(rel):])
+				neg = clean(neg[:j])
+				break
+			}
+		}
+		if pos != "" && neg != "" {
+			return pos, neg, true
+		}
+	}
+	return splitNon(q)
+}
+
+// splitNon handles a "non-X" / "non X" modifier: "Non-war novels set in the
+// 1810s" is "novels set in the 1810s" AND NOT "war novels".
+func splitNon(q string) (pos, neg string, ok bool) {
+	ws := words(q)
+	for i, w := range ws {
+		lw := lowerASCII(strings.Trim(w, ",;:"))
+		var x string
+		rest := ws[i+1:]
+		switch {
+		case nonExceptions[lw]:
+			continue
+		case strings.HasPrefix(lw, "non-") && len(lw) > 4:
+			x = w[4:]
+		case lw == "non" && len(rest) > 0:
+			x, rest = rest[0], rest[1:]
+		default:
+			continue
+		}
+		posWords := append(append([]string{}, ws[:i]...), rest...)
+		pos = clean(strings.Join(posWords, " "))
+		if pos == "" {
+			return "", "", false
+		}
+		neg = x
+		if h := headIndex(rest); h >= 0 {
+			neg = x + " " + strings.Join(rest[:h+1], " ")
+		} else if len(rest) > 0 {
+			neg = x + " " + strings.Join(rest, " ")
+		}
+		return pos, clean(neg), true
+	}
+	return "", "", false
+}
+
+// splitOr splits a disjunction, including comma lists ("A, B, or C").
+func splitOr(q string) []string {
+	if i := findPhrase(q, "either", 0); i >= 0 {
+		before := lowerASCII(clean(q[:i]))
+		if strings.HasSuffix(before, " that are") || strings.HasSuffix(before, " which are") ||
+			strings.HasSuffix(before, " that is") || before == "" {
+			q = q[i+len("either"):]
+		} else {
+			q = q[:i] + q[i+len("either"):]
+		}
+	}
+	raw := splitPhrase(q, "or")
+	if len(raw) < 2 {
+		return []string{clean(q)}
+	}
+	var parts []string
+	for _, r := range raw {
+		for _, c := range strings.Split(r, ",") {
+			if c = clean(c); c != "" {
+				parts = append(parts, c)
+			}
+		}
+	}
+	return parts
+}
+
+// andMarkers join conjuncts. Relative clauses first, then plain "and".
+var andMarkers = []string{
+	"that are also both", "that are both", "which are also both", "that are also", "which are also",
+	"and are also", "that are", "which are", "that were", "who are", "that is", "which is",
+	"and also", "that also", "as well as", "and", "&",
+}
+
+// splitAnd splits a conjunction into its conjuncts.
+func splitAnd(q string) []string {
+	var parts []string
+	rest := q
+	for {
+		best, bestLen := -1, 0
+		for _, m := range andMarkers {
+			i := findPhrase(rest, m, 0)
+			if i <= 0 {
+				continue
+			}
+			if best < 0 || i < best || i == best && len(m) > bestLen {
+				best, bestLen = i, len(m)
+			}
+		}
+		if best < 0 {
+			break
+		}
+		if p := dropBoth(clean(rest[:best])); p != "" {
+			parts = append(parts, p)
+		}
+		rest = rest[best+bestLen:]
+	}
+	if p := dropBoth(clean(rest)); p != "" {
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return []string{clean(q)}
+	}
+	return parts
+}
+
+// dropBoth removes a "both" left over from "both X and Y".
+func dropBoth(s string) string {
+	if i := findPhrase(s, "both", 0); i >= 0 {
+		return clean(s[:i] + s[i+len("both"):])
+	}
+	return s
+}
+
+// linkIndex returns the word index of the first link word after the first
+// word, or -1.
+func linkIndex(ws []string) int {
+	for i := 1; i < len(ws); i++ {
+		if linkWords[lowerASCII(strings.Trim(ws[i], ",;:"))] {
+			return i
+		}
+	}
+	return -1
+}
+
+// lastLinkIndex returns the word index of the last link word, or -1.
+func lastLinkIndex(ws []string) int {
+	for i := len(ws) - 1; i >= 1; i-- {
+		if linkWords[lowerASCII(strings.Trim(ws[i], ",;:"))] {
+			return i
+		}
+	}
+	return -1
+}
+
+// headOf returns the category head of a phrase: the words before its first
+// link word ("Novels" of "Novels set in Vietnam"), or its head noun phrase.
+func headOf(s string) string {
+	ws := words(s)
+	if l := linkIndex(ws); l > 0 {
+		return strings.Join(ws[:l], " ")
+	}
+	if h := headIndex(ws); h >= 0 {
+		return ws[h]
+	}
+	return ""
+}
+
+// borrowHead completes a conjunct that lost its head noun to a neighbour:
+// "about disasters" after "Novels set in Vietnam" becomes "Novels about
+// disasters"; "Tlaxcala" after "Flora of Morelos" becomes "Flora of
+// Tlaxcala"; "American horror" after "Films based on …" becomes "American
+// horror films".
+func borrowHead(part, from string) string {
+	ws := words(part)
+	if len(ws) == 0 {
+		return part
+	}
+	fw := lowerASCII(ws[0])
+	if linkWords[fw] && fw != "that" && fw != "which" && fw != "who" {
+		if h := headOf(from); h != "" {
+			return h + " " + part
+		}
+		return part
+	}
+	if hasHead(part) {
+		return part
+	}
+	fws := words(from)
+	if l := lastLinkIndex(fws); l > 0 && capitalized(ws[0]) {
+		return strings.Join(fws[:l+1], " ") + " " + part
+	}
+	if h := headIndex(fws); h >= 0 {
+		return part + " " + strings.Join(fws[h:], " ")
+	}
+	return part
+}
+
+// shareHeads completes head-less conjuncts from their neighbours: later
+// ones borrow the head of an earlier one ("Orchids of Argentina, French
+// Guiana or Guyana"), an early adjective-only one borrows the tail of the
+// next ("Dutch or Swiss war films").
+func shareHeads(parts []string) []string {
+	out := append([]string{}, parts...)
+	for i := 1; i < len(out); i++ {
+		fw := firstWord(out[i])
+		if linkWords[fw] || (!hasHead(out[i]) && linkIndex(words(out[i])) < 0 && capitalized(words(out[i])[0]) && lastLinkIndex(words(out[i-1])) > 0) {
+			out[i] = borrowHead(out[i], out[i-1])
+		}
+	}
+	for i := len(out) - 2; i >= 0; i-- {
+		ws := words(out[i])
+		if hasHead(out[i]) || linkIndex(ws) >= 0 {
+			// A bare head ("Birds or Endemic fauna of Grenada") borrows the
+			// next conjunct's modifier.
+			if len(ws) <= 2 && linkIndex(ws) < 0 {
+				nws := words(out[i+1])
+				if l := linkIndex(nws); l > 0 {
+					out[i] = out[i] + " " + strings.Join(nws[l:], " ")
+				}
+			}
+			continue
+		}
+		nws := words(out[i+1])
+		h := headIndex(nws)
+		if h < 0 {
+			continue
+		}
+		if len(ws) == 1 && h >= 1 {
+			out[i] = out[i] + " " + strings.Join(nws[1:], " ")
+		} else {
+			out[i] = out[i] + " " + strings.Join(nws[h:], " ")
+		}
+	}
+	return out
+}
+
+// canonical tidies an atom to read like a category name.
+func canonical(a string) string {
+	return upperFirst(clean(a))
+}

@@ -2,7 +2,8 @@ package metrics
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"boolpool/server/trecfmt"
 )
@@ -60,11 +61,14 @@ func Rank(docs []Scored) (ranked []string, dups int) {
 		seen[d.DocID] = true
 		kept = append(kept, d)
 	}
-	sort.Slice(kept, func(i, j int) bool {
-		if kept[i].Score != kept[j].Score {
-			return kept[i].Score > kept[j].Score
+	slices.SortFunc(kept, func(a, b Scored) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
 		}
-		return kept[i].DocID > kept[j].DocID
+		return strings.Compare(b.DocID, a.DocID)
 	})
 	ranked = make([]string, len(kept))
 	for i, d := range kept {

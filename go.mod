@@ -26,4 +26,5 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.8.0 // indirect
+	google.golang.org/protobuf v1.36.10 // indirect
 )

@@ -2,18 +2,18 @@ package tokenizer
 
 import (
 	"bufio"
-	"flag"
-	"fmt"
-	"go/format"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"flag"
+	"fmt"
+	"go/format"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 

@@ -1,0 +1,292 @@
+// Package encoders turns text into vectors: dense sentence encoders run on
+// ONNX Runtime (a BERT transformer in fp32 or int8, and a static
+// Model2Vec-style encoder distilled from it), and sparse lexical term-weight
+// encoders over the tokenizer's vocabulary.
+//
+// All cgo of the repository lives in this package (through
+// github.com/yalue/onnxruntime_go). The ONNX Runtime shared library is found
+// through BOOLPOOL_ORT_LIB or the cache filled by scripts/install-onnxruntime.sh;
+// models are prepared into the cache (see Prepare) from the weights fetched by
+// scripts/fetch-models.sh.
+//
+// Long documents are split into windows of at most the model's token limit
+// (content tokens, each window wrapped in [CLS] … [SEP]); the document vector
+// is the mean of its window vectors, L2-renormalised. Texts of one Encode call
+// are sorted by length and batched, each batch padded only to its longest
+// sequence.
+package encoders
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// Device names.
+const (
+	DeviceCPU  = "cpu"
+	DeviceCUDA = "cuda"
+)
+
+// ErrNotInstalled reports a missing ONNX Runtime library or model files.
+var ErrNotInstalled = errors.New("not installed")
+
+// Config configures the runtime and the encoders opened through it.
+type Config struct {
+	// CacheDir holds onnxruntime/ and models/ (default: $BOOLPOOL_CACHE, else
+	// ./.cache of the repository).
+	CacheDir string
+	// LibraryPath is the libonnxruntime.so to load (default:
+	// $BOOLPOOL_ORT_LIB, else CacheDir/onnxruntime/libonnxruntime.so.1).
+	LibraryPath string
+	// Device is "cpu" (default) or "cuda".
+	Device string
+	// IntraOpThreads is ONNX Runtime's intra-op thread count (default: the
+	// number of CPUs).
+	IntraOpThreads int
+	// OptLevel is the graph optimisation level: "all" (default), "extended",
+	// "basic" or "none".
+	OptLevel string
+	// BatchSize is the number of sequences per inference call (default 32).
+	BatchSize int
+	// MaxTokens caps the sequence length of transformer windows, special
+	// tokens included (default 256, the sentence-transformers setting of
+	// all-MiniLM-L6-v2; never more than the model's position limit).
+	MaxTokens int
+}
+
+// withDefaults fills unset fields.
+func (c Config) withDefaults() Config {
+	if c.CacheDir == "" {
+		c.CacheDir = DefaultCacheDir()
+	}
+	if c.LibraryPath == "" {
+		c.LibraryPath = os.Getenv("BOOLPOOL_ORT_LIB")
+	}
+	if c.LibraryPath == "" {
+		c.LibraryPath = filepath.Join(c.CacheDir, "onnxruntime", "libonnxruntime.so.1")
+	}
+	if c.Device == "" {
+		c.Device = DeviceCPU
+	}
+	if c.IntraOpThreads <= 0 {
+		c.IntraOpThreads = runtime.NumCPU()
+	}
+	if c.OptLevel == "" {
+		c.OptLevel = "all"
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = 32
+	}
+	if c.MaxTokens <= 0 {
+		c.MaxTokens = 256
+	}
+	return c
+}
+
+// DefaultCacheDir is $BOOLPOOL_CACHE, else the .cache directory of the
+// repository containing the working directory (found by walking up to
+// go.mod), else ./.cache.
+func DefaultCacheDir() string {
+	if d := os.Getenv("BOOLPOOL_CACHE"); d != "" {
+		return d
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ".cache"
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, ".cache")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ".cache"
+		}
+		dir = parent
+	}
+}
+
+// The ONNX Runtime environment is process-wide state inside the C library,
+// so it is reference-counted here: every Runtime holds one reference.
+var (
+	envMu   sync.Mutex
+	envRefs int
+	envLib  string
+)
+
+// Runtime is an initialised ONNX Runtime plus the session options every
+// encoder uses. Close it when done.
+type Runtime struct {
+	cfg    Config
+	closed bool
+}
+
+// NewRuntime loads the ONNX Runtime library and initialises its environment.
+func NewRuntime(cfg Config) (*Runtime, error) {
+	cfg = cfg.withDefaults()
+	switch cfg.Device {
+	case DeviceCPU, DeviceCUDA:
+	default:
+		return nil, fmt.Errorf("encoders: unknown device %q (cpu or cuda)", cfg.Device)
+	}
+	if _, err := optLevel(cfg.OptLevel); err != nil {
+		return nil, err
+	}
+	envMu.Lock()
+	defer envMu.Unlock()
+	if envRefs == 0 {
+		if _, err := os.Stat(cfg.LibraryPath); err != nil {
+			return nil, fmt.Errorf("encoders: ONNX Runtime library %s: %w (run scripts/install-onnxruntime.sh or set BOOLPOOL_ORT_LIB): %w", cfg.LibraryPath, ErrNotInstalled, err)
+		}
+		ort.SetSharedLibraryPath(cfg.LibraryPath)
+		if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
+			return nil, fmt.Errorf("encoders: initialise ONNX Runtime from %s: %w", cfg.LibraryPath, err)
+		}
+		envLib = cfg.LibraryPath
+	} else if envLib != cfg.LibraryPath {
+		return nil, fmt.Errorf("encoders: ONNX Runtime already loaded from %s, cannot also load %s", envLib, cfg.LibraryPath)
+	}
+	envRefs++
+	return &Runtime{cfg: cfg}, nil
+}
+
+// Config returns the effective configuration.
+func (r *Runtime) Config() Config { return r.cfg }
+
+// Close releases the runtime's reference to the ONNX Runtime environment.
+func (r *Runtime) Close() error {
+	envMu.Lock()
+	defer envMu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	envRefs--
+	if envRefs == 0 {
+		if err := ort.DestroyEnvironment(); err != nil {
+			return fmt.Errorf("encoders: destroy ONNX Runtime environment: %w", err)
+		}
+	}
+	return nil
+}
+
+func optLevel(s string) (ort.GraphOptimizationLevel, error) {
+	switch s {
+	case "all":
+		return ort.GraphOptimizationLevelEnableAll, nil
+	case "extended":
+		return ort.GraphOptimizationLevelEnableExtended, nil
+	case "basic":
+		return ort.GraphOptimizationLevelEnableBasic, nil
+	case "none":
+		return ort.GraphOptimizationLevelDisableAll, nil
+	}
+	return 0, fmt.Errorf("encoders: unknown graph optimisation level %q (all, extended, basic, none)", s)
+}
+
+// session is one loaded ONNX model. ONNX Runtime sessions are safe for
+// concurrent Run calls, so one session serves every caller.
+type session struct {
+	s       *ort.DynamicAdvancedSession
+	inputs  []string
+	outputs []string
+}
+
+// openSession loads an ONNX file with the runtime's session options.
+func (r *Runtime) openSession(path string, inputs, outputs []string) (*session, error) {
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("encoders: session options: %w", err)
+	}
+	defer opts.Destroy()
+	if err := opts.SetIntraOpNumThreads(r.cfg.IntraOpThreads); err != nil {
+		return nil, fmt.Errorf("encoders: intra-op threads: %w", err)
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		return nil, fmt.Errorf("encoders: inter-op threads: %w", err)
+	}
+	lvl, err := optLevel(r.cfg.OptLevel)
+	if err != nil {
+		return nil, err
+	}
+	if err := opts.SetGraphOptimizationLevel(lvl); err != nil {
+		return nil, fmt.Errorf("encoders: graph optimisation level: %w", err)
+	}
+	if r.cfg.Device == DeviceCUDA {
+		cuda, err := ort.NewCUDAProviderOptions()
+		if err != nil {
+			return nil, fmt.Errorf("encoders: CUDA execution provider unavailable (the bundled ONNX Runtime is the CPU build; point BOOLPOOL_ORT_LIB at a CUDA build of libonnxruntime with CUDA 12 and cuDNN 9 installed): %w", err)
+		}
+		defer cuda.Destroy()
+		if err := opts.AppendExecutionProviderCUDA(cuda); err != nil {
+			return nil, fmt.Errorf("encoders: CUDA execution provider unavailable (the bundled ONNX Runtime is the CPU build; point BOOLPOOL_ORT_LIB at a CUDA build of libonnxruntime with CUDA 12 and cuDNN 9 installed): %w", err)
+		}
+	}
+	s, err := ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
+	if err != nil {
+		return nil, fmt.Errorf("encoders: load %s: %w", path, err)
+	}
+	return &session{s: s, inputs: inputs, outputs: outputs}, nil
+}
+
+// run feeds int64 [batch, seq] inputs (in the session's input order) and
+// returns the first output as a [batch][dim] slice.
+func (s *session) run(ctx context.Context, batch, seq int, inputs [][]int64) ([][]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	shape := ort.NewShape(int64(batch), int64(seq))
+	values := make([]ort.Value, len(inputs))
+	for i, data := range inputs {
+		t, err := ort.NewTensor(shape, data)
+		if err != nil {
+			return nil, fmt.Errorf("encoders: input tensor: %w", err)
+		}
+		defer t.Destroy()
+		values[i] = t
+	}
+	outputs := make([]ort.Value, len(s.outputs))
+	if err := s.s.Run(values, outputs); err != nil {
+		return nil, fmt.Errorf("encoders: run: %w", err)
+	}
+	for _, o := range outputs[1:] {
+		if o != nil {
+			defer o.Destroy()
+		}
+	}
+	out, ok := outputs[0].(*ort.Tensor[float32])
+	if !ok {
+		if outputs[0] != nil {
+			outputs[0].Destroy()
+		}
+		return nil, fmt.Errorf("encoders: output is %T, want float32 tensor", outputs[0])
+	}
+	defer out.Destroy()
+	oshape := out.GetShape()
+	if len(oshape) != 2 || oshape[0] != int64(batch) {
+		return nil, fmt.Errorf("encoders: output shape %v, want [%d, dim]", oshape, batch)
+	}
+	dim := int(oshape[1])
+	data := out.GetData()
+	vecs := make([][]float32, batch)
+	flat := make([]float32, len(data))
+	copy(flat, data)
+	for i := range vecs {
+		vecs[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
+	}
+	return vecs, nil
+}
+
+func (s *session) close() error {
+	if err := s.s.Destroy(); err != nil {
+		return fmt.Errorf("encoders: destroy session: %w", err)
+	}
+	return nil
+}

@@ -69,7 +69,8 @@ CREATE TABLE queries (
     expression     jsonb,
     answer_docs    text[] NOT NULL DEFAULT '{}',   -- gold answer set, in the file's order
     scores_raw     text,                            -- QUEST "scores", verbatim
-    metadata       jsonb NOT NULL DEFAULT '{}',
+    metadata       json NOT NULL DEFAULT '{}',      -- json, not jsonb: keeps the file's key order
+    extra          json NOT NULL DEFAULT '{}',      -- unknown top-level fields of the imported line
     seq            int NOT NULL DEFAULT 0,          -- position in the imported file
     updated_at     timestamptz NOT NULL DEFAULT now(),
     UNIQUE (project_id, ext_id)

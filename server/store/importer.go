@@ -111,6 +111,7 @@ type QueryIn struct {
 	AnswerDocs    []string
 	ScoresRaw     *string
 	Metadata      json.RawMessage // nil = {}
+	Extra         json.RawMessage // nil = {}
 	Seq           int
 }
 
@@ -122,6 +123,10 @@ func (im *Importer) Query(ctx context.Context, q QueryIn) (int64, error) {
 	md := q.Metadata
 	if md == nil {
 		md = json.RawMessage(`{}`)
+	}
+	extra := q.Extra
+	if extra == nil {
+		extra = json.RawMessage(`{}`)
 	}
 	atoms := q.Atoms
 	if atoms == nil {
@@ -137,16 +142,16 @@ func (im *Importer) Query(ctx context.Context, q QueryIn) (int64, error) {
 	}
 	var id int64
 	err := im.tx.QueryRow(ctx, `INSERT INTO queries (project_id, ext_id, text, original_query, template, domain, split,
-			atoms, expression, answer_docs, scores_raw, metadata, seq)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			atoms, expression, answer_docs, scores_raw, metadata, extra, seq)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT (project_id, ext_id) DO UPDATE SET
 			text = EXCLUDED.text, original_query = EXCLUDED.original_query, template = EXCLUDED.template,
 			domain = EXCLUDED.domain, split = EXCLUDED.split, atoms = EXCLUDED.atoms, expression = EXCLUDED.expression,
-			answer_docs = EXCLUDED.answer_docs, scores_raw = EXCLUDED.scores_raw, metadata = EXCLUDED.metadata,
+			answer_docs = EXCLUDED.answer_docs, scores_raw = EXCLUDED.scores_raw, metadata = EXCLUDED.metadata, extra = EXCLUDED.extra,
 			seq = EXCLUDED.seq, updated_at = now()
 		RETURNING id`,
 		im.projectID, q.ExtID, q.Text, q.OriginalQuery, q.Template, q.Domain, q.Split,
-		atoms, expr, answers, q.ScoresRaw, md, q.Seq).Scan(&id)
+		atoms, expr, answers, q.ScoresRaw, md, extra, q.Seq).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("store: import query %q: %w", q.ExtID, err)
 	}

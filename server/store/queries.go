@@ -34,11 +34,12 @@ type Query struct {
 	AnswerDocs    []string        `db:"answer_docs"`
 	ScoresRaw     *string         `db:"scores_raw"`
 	Metadata      json.RawMessage `db:"metadata"`
+	Extra         json.RawMessage `db:"extra"`
 	Seq           int             `db:"seq"`
 	UpdatedAt     time.Time       `db:"updated_at"`
 }
 
-const queryCols = `id, project_id, ext_id, text, original_query, template, domain, split, atoms, expression, answer_docs, scores_raw, metadata, seq, updated_at`
+const queryCols = `id, project_id, ext_id, text, original_query, template, domain, split, atoms, expression, answer_docs, scores_raw, metadata, extra, seq, updated_at`
 
 // ListQueries returns a project's queries in import order, optionally only
 // one split ("" = all).

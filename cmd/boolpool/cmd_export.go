@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"boolpool/server/export"
+)
+
+func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: boolpool export --project P --format F [--out PATH]\n\nformats: %s\n(beir writes a directory; others a file, or standard output without --out)\n\n", strings.Join(export.Formats(), ", "))
+		fs.PrintDefaults()
+	}
+	dbURL := dbFlag(fs)
+	project := fs.String("project", "", "project name")
+	format := fs.String("format", "", "output format")
+	out := fs.String("out", "", "output file (directory for beir); standard output when omitted")
+	run := fs.String("run", "", "trec-run: name of the run to export")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" || *format == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: --project and --format are required", errUsage)
+	}
+	if export.MultiFile(*format) && *out == "" {
+		return fmt.Errorf("%w: %s writes several files: pass --out DIR", errUsage, *format)
+	}
+	st, err := openStore(ctx, *dbURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	p, err := st.ProjectByName(ctx, *project)
+	if err != nil {
+		return err
+	}
+	var c export.Counts
+	switch {
+	case export.MultiFile(*format):
+		c, err = export.WriteDir(ctx, st, p.ID, *format, *out)
+	case *out == "":
+		c, err = export.Write(ctx, st, p.ID, *format, stdout, export.Options{Run: *run})
+	default:
+		c, err = writeAtomically(*out, func(w io.Writer) (export.Counts, error) {
+			return export.Write(ctx, st, p.ID, *format, w, export.Options{Run: *run})
+		})
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "exported %d lines (%d queries, %d documents, %d qrels)\n", c.Lines, c.Queries, c.Documents, c.Qrels)
+	return nil
+}
+
+// writeAtomically writes to a temporary file beside path and renames it, so
+// a failed export never leaves a truncated file.
+func writeAtomically(path string, fn func(io.Writer) (export.Counts, error)) (export.Counts, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return export.Counts{}, err
+	}
+	defer os.Remove(tmp.Name())
+	c, err := fn(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return c, err
+	}
+	return c, os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"boolpool/server/ingest"
+)
+
+func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: boolpool import --project P --format F FILE...\n\nformats: %s\n(beir takes a dataset directory; .gz files are read transparently)\n\n", strings.Join(ingest.Formats(), ", "))
+		fs.PrintDefaults()
+	}
+	dbURL := dbFlag(fs)
+	project := fs.String("project", "", "project name (created if missing)")
+	format := fs.String("format", "", "input format")
+	runName := fs.String("run-name", "", "trec-run: name of the run (default: file base name)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" || *format == "" || fs.NArg() == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: --project, --format and at least one FILE are required", errUsage)
+	}
+	st, err := openStore(ctx, *dbURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	p, err := st.EnsureProject(ctx, *project)
+	if err != nil {
+		return err
+	}
+	bar := newByteProgress(stderr, *quiet)
+	start := time.Now()
+	results, err := ingest.Files(ctx, st, p.ID, *format, fs.Args(), ingest.Options{RunName: *runName, Progress: bar.update})
+	bar.done()
+	for _, r := range results {
+		fmt.Fprintf(stdout, "%s: %s (%s): %d documents, %d queries, %d qrels, %d run lines\n", r.File, r.Kind, r.Format,
+			r.Counts.Documents, r.Counts.Queries, r.Counts.Qrels, r.Counts.RunResults)
+		for i, n := range r.Notes {
+			if i == 5 {
+				fmt.Fprintf(stderr, "  … and %d more notes\n", len(r.Notes)-5)
+				break
+			}
+			fmt.Fprintf(stderr, "  note: %s\n", n)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%w (nothing of this file was imported)", err)
+	}
+	fmt.Fprintf(stderr, "imported %d file(s) into project %q in %s\n", len(results), *project, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// byteProgress draws a one-line progress bar (percent, rate, ETA) on a
+// terminal-ish writer, at most ten times a second.
+type byteProgress struct {
+	w     io.Writer
+	off   bool
+	last  time.Time
+	start time.Time
+	file  string
+	drawn bool
+}
+
+func newByteProgress(w io.Writer, off bool) *byteProgress {
+	// Redrawing with \r only makes sense on a terminal; logs get the summary.
+	if f, ok := w.(*os.File); !ok || !isTerminal(f) {
+		off = true
+	}
+	return &byteProgress{w: w, off: off, start: time.Now()}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (b *byteProgress) update(file string, read, total int64) {
+	if b.off || time.Since(b.last) < 100*time.Millisecond {
+		return
+	}
+	if file != b.file {
+		b.file, b.start = file, time.Now()
+	}
+	b.last = time.Now()
+	frac := 0.0
+	if total > 0 {
+		frac = min(float64(read)/float64(total), 1)
+	}
+	el := time.Since(b.start).Seconds()
+	rate := float64(read) / 1e6 / max(el, 1e-3)
+	eta := "?"
+	if frac > 0 {
+		eta = time.Duration(el * (1 - frac) / frac * float64(time.Second)).Round(time.Second).String()
+	}
+	const width = 30
+	n := int(frac * width)
+	fmt.Fprintf(b.w, "\r%s [%s%s] %3.0f%% %.1f MB/s ETA %s   ", shortName(file), strings.Repeat("#", n), strings.Repeat(".", width-n), frac*100, rate, eta)
+	b.drawn = true
+}
+
+func (b *byteProgress) done() {
+	if b.drawn {
+		fmt.Fprintln(b.w)
+	}
+}
+
+func shortName(p string) string {
+	if len(p) > 30 {
+		return "…" + p[len(p)-29:]
+	}
+	return p
+}

@@ -1,0 +1,370 @@
+// Package export writes a project's data in the conventional formats:
+// QUEST jsonl (queries, or documents), BEIR (a directory), TREC topics,
+// qrels and runs, and CSV of raw judgments. Everything streams from the
+// database straight to the writer.
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"boolpool/server/store"
+	"boolpool/server/trecfmt"
+)
+
+// Formats lists the accepted --format names. beir writes a directory.
+func Formats() []string {
+	return []string{"quest", "quest-documents", "beir", "trec-topics", "trec-qrels", "trec-run", "csv"}
+}
+
+// Options select what to export.
+type Options struct {
+	Run string // trec-run: the run's name
+}
+
+// Counts says how much was written.
+type Counts struct {
+	Queries   int `json:"queries"`
+	Documents int `json:"documents"`
+	Qrels     int `json:"qrels"`
+	Lines     int `json:"lines"`
+}
+
+// MultiFile reports whether a format writes a directory.
+func MultiFile(format string) bool { return format == "beir" }
+
+// Write exports one single-file format to w.
+func Write(ctx context.Context, st *store.Store, projectID int64, format string, w io.Writer, opt Options) (Counts, error) {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var c Counts
+	var err error
+	switch format {
+	case "quest":
+		c, err = questQueries(ctx, st, projectID, bw)
+	case "quest-documents":
+		c, err = questDocuments(ctx, st, projectID, bw)
+	case "trec-topics":
+		c, err = trecTopics(ctx, st, projectID, bw)
+	case "trec-qrels":
+		c, err = trecQrels(ctx, st, projectID, bw)
+	case "trec-run":
+		c, err = trecRun(ctx, st, projectID, opt.Run, bw)
+	case "csv":
+		c, err = judgmentsCSV(ctx, st, projectID, bw)
+	case "beir":
+		return c, fmt.Errorf("export: beir writes a directory: pass --out DIR")
+	default:
+		return c, fmt.Errorf("export: unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
+	}
+	if err != nil {
+		return c, err
+	}
+	if err := bw.Flush(); err != nil {
+		return c, fmt.Errorf("export: %w", err)
+	}
+	return c, nil
+}
+
+// WriteDir exports a multi-file format into dir (created if needed).
+func WriteDir(ctx context.Context, st *store.Store, projectID int64, format, dir string) (Counts, error) {
+	if format != "beir" {
+		return Counts{}, fmt.Errorf("export: %s is a single-file format", format)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
+		return Counts{}, fmt.Errorf("export: %w", err)
+	}
+	var total Counts
+	for _, f := range []struct {
+		path string
+		fn   func(context.Context, *store.Store, int64, *bufio.Writer) (Counts, error)
+	}{
+		{"corpus.jsonl", beirCorpus},
+		{"queries.jsonl", beirQueries},
+		{filepath.Join("qrels", "test.tsv"), beirQrels},
+	} {
+		c, err := writeFile(filepath.Join(dir, f.path), func(w *bufio.Writer) (Counts, error) { return f.fn(ctx, st, projectID, w) })
+		if err != nil {
+			return total, err
+		}
+		total.Documents += c.Documents
+		total.Queries += c.Queries
+		total.Qrels += c.Qrels
+		total.Lines += c.Lines
+	}
+	return total, nil
+}
+
+// writeFile writes to a temporary file and renames it into place, so a
+// failed export never leaves a truncated file behind.
+func writeFile(path string, fn func(*bufio.Writer) (Counts, error)) (Counts, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return Counts{}, fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	c, err := fn(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return c, fmt.Errorf("export %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return c, fmt.Errorf("export: %w", err)
+	}
+	return c, nil
+}
+
+// jsonString encodes s as JSON without HTML escaping (QUEST's <mark> tags
+// stay readable).
+func jsonValue(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// field appends `"key": value` to an object under construction.
+func field(b []byte, first bool, key string, raw []byte) []byte {
+	if !first {
+		b = append(b, ", "...)
+	}
+	b = append(b, jsonValue(key)...)
+	b = append(b, ": "...)
+	return append(b, raw...)
+}
+
+func questQueries(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+	var c Counts
+	err := st.EachQuery(ctx, projectID, func(q store.Query) error {
+		b := []byte{'{'}
+		b = field(b, true, "query", jsonValue(q.Text))
+		docs := q.AnswerDocs
+		if docs == nil {
+			docs = []string{}
+		}
+		b = field(b, false, "docs", jsonValue(docs))
+		b = field(b, false, "original_query", jsonValue(q.OriginalQuery))
+		if q.ScoresRaw != nil {
+			b = field(b, false, "scores", []byte(*q.ScoresRaw))
+		}
+		md := q.Metadata
+		if len(md) == 0 {
+			md = json.RawMessage(`{}`)
+		}
+		b = field(b, false, "metadata", md)
+		if len(q.Extra) > 2 {
+			var keys []string
+			vals := map[string]json.RawMessage{}
+			if err := decodeOrdered(q.Extra, &keys, vals); err != nil {
+				return fmt.Errorf("export: query %s extra fields: %w", q.ExtID, err)
+			}
+			for _, k := range keys {
+				b = field(b, false, k, vals[k])
+			}
+		}
+		b = append(b, "}\n"...)
+		c.Queries++
+		c.Lines++
+		_, err := w.Write(b)
+		return err
+	})
+	return c, err
+}
+
+// decodeOrdered reads a flat JSON object keeping its key order.
+func decodeOrdered(raw []byte, keys *[]string, vals map[string]json.RawMessage) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		*keys = append(*keys, k)
+		vals[k] = v
+	}
+	return nil
+}
+
+func questDocuments(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+	var c Counts
+	err := st.EachDocument(ctx, projectID, func(d store.Document) error {
+		b := []byte{'{'}
+		b = field(b, true, "title", jsonValue(d.ExtID))
+		b = field(b, false, "text", jsonValue(d.Body))
+		b = append(b, "}\n"...)
+		c.Documents++
+		c.Lines++
+		_, err := w.Write(b)
+		return err
+	})
+	return c, err
+}
+
+func beirCorpus(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+	var c Counts
+	err := st.EachDocument(ctx, projectID, func(d store.Document) error {
+		md := d.Metadata
+		if len(md) == 0 {
+			md = json.RawMessage(`{}`)
+		}
+		b := []byte{'{'}
+		b = field(b, true, "_id", jsonValue(d.ExtID))
+		b = field(b, false, "title", jsonValue(d.Title))
+		b = field(b, false, "text", jsonValue(d.Body))
+		b = field(b, false, "metadata", md)
+		b = append(b, "}\n"...)
+		c.Documents++
+		c.Lines++
+		_, err := w.Write(b)
+		return err
+	})
+	return c, err
+}
+
+func beirQueries(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+	var c Counts
+	err := st.EachQuery(ctx, projectID, func(q store.Query) error {
+		md := map[string]any{}
+		if q.Template != "" {
+			md["template"] = q.Template
+		}
+		if q.Domain != "" {
+			md["domain"] = q.Domain
+		}
+		if q.Split != "" {
+			md["split"] = q.Split
+		}
+		if q.OriginalQuery != "" {
+			md["original_query"] = q.OriginalQuery
+		}
+		if len(q.Expression) > 0 {
+			md["expression"] = json.RawMessage(q.Expression)
+		}
+		b := []byte{'{'}
+		b = field(b, true, "_id", jsonValue(q.ExtID))
+		b = field(b, false, "text", jsonValue(q.Text))
+		b = field(b, false, "metadata", jsonValue(md))
+		b = append(b, "}\n"...)
+		c.Queries++
+		c.Lines++
+		_, err := w.Write(b)
+		return err
+	})
+	return c, err
+}
+
+func beirQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+	var c Counts
+	if _, err := w.WriteString("query-id\tcorpus-id\tscore\n"); err != nil {
+		return c, err
+	}
+	err := st.EachMergedQrel(ctx, projectID, "positive", func(r store.Qrel) error {
+		c.Qrels++
+		c.Lines++
+		_, err := fmt.Fprintf(w, "%s\t%s\t%d\n", r.QueryExtID, r.DocExtID, r.Relevance)
+		return err
+	})
+	return c, err
+}
+
+func trecTopics(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+	var c Counts
+	err := st.EachQuery(ctx, projectID, func(q store.Query) error {
+		c.Queries++
+		c.Lines++
+		_, err := fmt.Fprintf(w, "<top>\n<num> Number: %s\n<title> %s\n</top>\n\n", q.ExtID, oneLine(q.Text))
+		return err
+	})
+	return c, err
+}
+
+func trecQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+	var c Counts
+	qw := trecfmt.NewQrelsWriter(w)
+	err := st.EachMergedQrel(ctx, projectID, "positive", func(r store.Qrel) error {
+		c.Qrels++
+		c.Lines++
+		return qw.Write(trecfmt.Qrel{QueryID: r.QueryExtID, Iter: "0", DocID: r.DocExtID, Rel: r.Relevance})
+	})
+	if err != nil {
+		return c, err
+	}
+	return c, qw.Flush()
+}
+
+func trecRun(ctx context.Context, st *store.Store, projectID int64, name string, w *bufio.Writer) (Counts, error) {
+	var c Counts
+	if name == "" {
+		return c, errors.New("export: trec-run needs --run NAME")
+	}
+	runID, err := st.RunIDByName(ctx, projectID, name)
+	if err != nil {
+		return c, err
+	}
+	rw := trecfmt.NewRunWriter(w)
+	err = st.EachRunRow(ctx, runID, func(r store.RunRow) error {
+		c.Lines++
+		return rw.Write(trecfmt.RunLine{QueryID: r.QueryExtID, Iter: "Q0", DocID: r.DocExtID, Rank: r.Rank, Score: r.Score, Tag: name})
+	})
+	if err != nil {
+		return c, err
+	}
+	return c, rw.Flush()
+}
+
+func judgmentsCSV(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+	var c Counts
+	cw := csv.NewWriter(w)
+	header := []string{"judgment_id", "client_id", "kind", "query_id", "doc_id", "annotator", "relevance", "evidence",
+		"attributions", "payload", "contradiction", "comment", "skip_reason", "time_spent_ms", "supersedes", "is_gold", "created_at"}
+	if err := cw.Write(header); err != nil {
+		return c, err
+	}
+	err := st.EachJudgment(ctx, projectID, func(j store.JudgmentRow) error {
+		rel, ev, sup := "", "", ""
+		if j.Relevance != nil {
+			rel = strconv.Itoa(int(*j.Relevance))
+		}
+		if j.Evidence != nil {
+			ev = *j.Evidence
+		}
+		if j.Supersedes != nil {
+			sup = strconv.FormatInt(*j.Supersedes, 10)
+		}
+		c.Lines++
+		return cw.Write([]string{strconv.FormatInt(j.JudgmentID, 10), j.ClientID, j.Kind, j.QueryExtID, j.DocExtID, j.Username,
+			rel, ev, string(j.Attributions), string(j.Payload), strconv.FormatBool(j.Contradiction), j.Comment, j.SkipReason,
+			strconv.Itoa(j.TimeSpentMS), sup, strconv.FormatBool(j.IsGold), j.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z")})
+	})
+	if err != nil {
+		return c, err
+	}
+	cw.Flush()
+	return c, cw.Error()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,195 @@
+package ingest
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"boolpool/server/store"
+	"boolpool/server/textseg"
+)
+
+// importBEIR imports a BEIR dataset directory (corpus.jsonl, queries.jsonl,
+// qrels/*.tsv) or single BEIR files, each file in its own transaction, in
+// dependency order: corpus, queries, then qrels.
+func importBEIR(ctx context.Context, st *store.Store, projectID int64, path string, opt Options) ([]Result, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	var files []string
+	if fi.IsDir() {
+		for _, n := range []string{"corpus.jsonl", "corpus.jsonl.gz", "queries.jsonl", "queries.jsonl.gz"} {
+			if _, err := os.Stat(filepath.Join(path, n)); err == nil {
+				files = append(files, filepath.Join(path, n))
+			}
+		}
+		tsvs, _ := filepath.Glob(filepath.Join(path, "qrels", "*.tsv"))
+		sort.Strings(tsvs)
+		files = append(files, tsvs...)
+		if len(files) == 0 {
+			return nil, &LineError{File: path, Reason: "no corpus.jsonl, queries.jsonl or qrels/*.tsv in this directory"}
+		}
+	} else {
+		files = []string{path}
+	}
+	var results []Result
+	for _, f := range files {
+		in, err := openInput(f, opt)
+		if err != nil {
+			return results, err
+		}
+		res := Result{File: f, Format: "beir"}
+		base := filepath.Base(f)
+		counts, err := st.Import(ctx, projectID, func(im *store.Importer) error {
+			switch {
+			case strings.HasPrefix(base, "corpus"):
+				res.Kind = "documents"
+				return beirCorpus(ctx, im, in)
+			case strings.HasPrefix(base, "queries"):
+				res.Kind = "queries"
+				return beirQueries(ctx, im, in)
+			case strings.HasSuffix(base, ".tsv"):
+				res.Kind = "qrels"
+				return beirQrels(ctx, im, in)
+			default:
+				return &LineError{File: f, Reason: "not a BEIR file (corpus.jsonl, queries.jsonl or qrels/*.tsv)"}
+			}
+		})
+		in.Close()
+		res.Counts = counts
+		if err != nil {
+			return results, asLineError(err)
+		}
+		results = append(results, res)
+	}
+	return results, nil
+}
+
+func beirCorpus(ctx context.Context, im *store.Importer, in *input) error {
+	for {
+		line, err := in.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(line) == 0 {
+			continue
+		}
+		var d struct {
+			ID       *string         `json:"_id"`
+			Title    string          `json:"title"`
+			Text     *string         `json:"text"`
+			Metadata json.RawMessage `json:"metadata"`
+		}
+		if err := strictUnmarshal(in, line, &d); err != nil {
+			return err
+		}
+		if d.ID == nil || *d.ID == "" {
+			return lineErr(in.name, in.line, "_id", "missing or empty")
+		}
+		if d.Text == nil {
+			return lineErr(in.name, in.line, "text", "missing")
+		}
+		if len(d.Metadata) == 0 || string(d.Metadata) == "null" {
+			d.Metadata = json.RawMessage(`{}`)
+		}
+		if err := im.Document(ctx, store.DocumentIn{ExtID: *d.ID, Title: d.Title, Body: *d.Text,
+			SentenceStarts: textseg.Starts(*d.Text), Metadata: d.Metadata}); err != nil {
+			return err
+		}
+	}
+}
+
+func beirQueries(ctx context.Context, im *store.Importer, in *input) error {
+	for {
+		line, err := in.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(line) == 0 {
+			continue
+		}
+		var q struct {
+			ID       *string         `json:"_id"`
+			Text     *string         `json:"text"`
+			Metadata json.RawMessage `json:"metadata"`
+		}
+		if err := strictUnmarshal(in, line, &q); err != nil {
+			return err
+		}
+		if q.ID == nil || *q.ID == "" {
+			return lineErr(in.name, in.line, "_id", "missing or empty")
+		}
+		if q.Text == nil {
+			return lineErr(in.name, in.line, "text", "missing")
+		}
+		if len(q.Metadata) == 0 || string(q.Metadata) == "null" {
+			q.Metadata = json.RawMessage(`{}`)
+		}
+		if _, err := im.Query(ctx, store.QueryIn{ExtID: *q.ID, Text: *q.Text, Metadata: q.Metadata, Seq: in.line}); err != nil {
+			return err
+		}
+	}
+}
+
+func beirQrels(ctx context.Context, im *store.Importer, in *input) error {
+	cr := csv.NewReader(in.r)
+	cr.Comma = '\t'
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true
+	for n := 1; ; n++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return lineErr(in.name, n, "", "%v", err)
+		}
+		if n == 1 && len(rec) > 0 && rec[0] == "query-id" {
+			continue
+		}
+		if len(rec) != 3 {
+			return lineErr(in.name, n, "", "want 3 tab-separated fields (query-id, corpus-id, score), got %d", len(rec))
+		}
+		score, err := strconv.Atoi(strings.TrimSpace(rec[2]))
+		if err != nil {
+			return lineErr(in.name, n, "score", "not an integer: %q", rec[2])
+		}
+		qid, ok, err := im.QueryID(ctx, rec[0])
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return lineErr(in.name, n, "query-id", "unknown query %q (import queries.jsonl first)", rec[0])
+		}
+		if err := im.Qrel(ctx, qid, rec[1], score, "positive", "qrels"); err != nil {
+			return err
+		}
+	}
+}
+
+// strictUnmarshal decodes one JSON line, naming the field on type errors.
+func strictUnmarshal(in *input, line []byte, v any) error {
+	if err := json.Unmarshal(line, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return lineErr(in.name, in.line, te.Field, "must be %s, not JSON %s", te.Type.String(), te.Value)
+		}
+		return lineErr(in.name, in.line, "", "invalid JSON: %v", err)
+	}
+	return nil
+}

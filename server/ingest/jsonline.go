@@ -1,0 +1,202 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// rawObject splits one JSON object into its top-level members, keeping each
+// value's raw bytes. Unlike encoding/json it tolerates the bare NaN,
+// Infinity and -Infinity tokens that Python's json module writes, so that a
+// caller can decide per field what they mean. Keys keep their file order.
+type rawObject struct {
+	keys   []string
+	values map[string][]byte
+}
+
+func (o *rawObject) get(key string) ([]byte, bool) {
+	v, ok := o.values[key]
+	return v, ok
+}
+
+func parseRawObject(line []byte) (*rawObject, error) {
+	p := &scanner{b: line}
+	p.ws()
+	if !p.eat('{') {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	o := &rawObject{values: map[string][]byte{}}
+	p.ws()
+	if p.eat('}') {
+		return o, p.end()
+	}
+	for {
+		p.ws()
+		start := p.i
+		if err := p.str(); err != nil {
+			return nil, fmt.Errorf("object key: %w", err)
+		}
+		var key string
+		if err := json.Unmarshal(p.b[start:p.i], &key); err != nil {
+			return nil, fmt.Errorf("object key: %w", err)
+		}
+		p.ws()
+		if !p.eat(':') {
+			return nil, fmt.Errorf("missing ':' after key %q", key)
+		}
+		p.ws()
+		vs := p.i
+		if err := p.value(0); err != nil {
+			return nil, fmt.Errorf("field %s: %w", key, err)
+		}
+		if _, dup := o.values[key]; dup {
+			return nil, fmt.Errorf("field %s: appears twice", key)
+		}
+		o.keys = append(o.keys, key)
+		o.values[key] = p.b[vs:p.i]
+		p.ws()
+		if p.eat(',') {
+			continue
+		}
+		if p.eat('}') {
+			return o, p.end()
+		}
+		return nil, fmt.Errorf("expected ',' or '}' at byte %d", p.i)
+	}
+}
+
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (p *scanner) ws() {
+	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\t' || p.b[p.i] == '\r' || p.b[p.i] == '\n') {
+		p.i++
+	}
+}
+
+func (p *scanner) eat(c byte) bool {
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *scanner) end() error {
+	p.ws()
+	if p.i != len(p.b) {
+		return fmt.Errorf("unexpected text after the object at byte %d", p.i)
+	}
+	return nil
+}
+
+func (p *scanner) str() error {
+	if !p.eat('"') {
+		return fmt.Errorf("expected a string at byte %d", p.i)
+	}
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case '\\':
+			p.i += 2
+		case '"':
+			p.i++
+			return nil
+		default:
+			p.i++
+		}
+	}
+	return fmt.Errorf("unterminated string")
+}
+
+const maxDepth = 200
+
+func (p *scanner) value(depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("nested too deeply")
+	}
+	if p.i >= len(p.b) {
+		return fmt.Errorf("missing value")
+	}
+	switch c := p.b[p.i]; {
+	case c == '"':
+		return p.str()
+	case c == '{' || c == '[':
+		closeC := byte('}')
+		if c == '[' {
+			closeC = ']'
+		}
+		p.i++
+		p.ws()
+		if p.eat(closeC) {
+			return nil
+		}
+		for {
+			p.ws()
+			if c == '{' {
+				if err := p.str(); err != nil {
+					return err
+				}
+				p.ws()
+				if !p.eat(':') {
+					return fmt.Errorf("missing ':' at byte %d", p.i)
+				}
+				p.ws()
+			}
+			if err := p.value(depth + 1); err != nil {
+				return err
+			}
+			p.ws()
+			if p.eat(',') {
+				continue
+			}
+			if p.eat(closeC) {
+				return nil
+			}
+			return fmt.Errorf("expected ',' or '%c' at byte %d", closeC, p.i)
+		}
+	default:
+		// number, true, false, null, NaN, Infinity, -Infinity
+		start := p.i
+		for p.i < len(p.b) && bytes.IndexByte([]byte(",}] \t\r\n"), p.b[p.i]) < 0 {
+			p.i++
+		}
+		tok := string(p.b[start:p.i])
+		switch tok {
+		case "true", "false", "null", "NaN", "Infinity", "-Infinity":
+			return nil
+		}
+		var f json.Number
+		if err := json.Unmarshal([]byte(tok), &f); err != nil {
+			return fmt.Errorf("bad token %q", tok)
+		}
+		return nil
+	}
+}
+
+// hasNonFinite reports whether raw JSON text holds a bare NaN or Infinity
+// token outside strings.
+func hasNonFinite(raw []byte) bool {
+	inStr := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inStr {
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+			continue
+		}
+		if c == '"' {
+			inStr = true
+			continue
+		}
+		if c == 'N' || c == 'I' {
+			return true
+		}
+	}
+	return false
+}

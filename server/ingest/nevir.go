@@ -1,0 +1,80 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"boolpool/server/store"
+	"boolpool/server/textseg"
+)
+
+// NevIR pairs, one JSON object per line:
+//
+//	{"id", "q1", "q2", "doc1", "doc2", ...}
+//
+// q1 is relevant to doc1 only and q2 to doc2 only (the negation flips the
+// answer). Each pair becomes two queries "<id>-q1"/"<id>-q2" and two
+// documents "<id>-doc1"/"<id>-doc2" with relevance 1 and explicit 0 qrels.
+func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result) error {
+	res.Kind = "pairs"
+	for {
+		line, err := in.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var p struct {
+			ID   json.RawMessage `json:"id"`
+			Q1   *string         `json:"q1"`
+			Q2   *string         `json:"q2"`
+			Doc1 *string         `json:"doc1"`
+			Doc2 *string         `json:"doc2"`
+		}
+		if err := strictUnmarshal(in, line, &p); err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			name string
+			v    *string
+		}{{"q1", p.Q1}, {"q2", p.Q2}, {"doc1", p.Doc1}, {"doc2", p.Doc2}} {
+			if f.v == nil || *f.v == "" {
+				return lineErr(in.name, in.line, f.name, "missing or empty")
+			}
+		}
+		id := rawID(p.ID)
+		if id == "" {
+			id = fmt.Sprintf("pair%d", in.line)
+		}
+		md, _ := json.Marshal(map[string]string{"nevir_pair": id})
+		for i, d := range []string{*p.Doc1, *p.Doc2} {
+			if err := im.Document(ctx, store.DocumentIn{ExtID: fmt.Sprintf("%s-doc%d", id, i+1), Body: d,
+				SentenceStarts: textseg.Starts(d), Metadata: md}); err != nil {
+				return err
+			}
+		}
+		for i, q := range []string{*p.Q1, *p.Q2} {
+			qid, err := im.Query(ctx, store.QueryIn{ExtID: fmt.Sprintf("%s-q%d", id, i+1), Text: q, Metadata: md, Seq: 2*in.line + i})
+			if err != nil {
+				return err
+			}
+			for j := 0; j < 2; j++ {
+				rel, kind := 0, "negative"
+				if i == j {
+					rel, kind = 1, "positive"
+				}
+				if err := im.Qrel(ctx, qid, fmt.Sprintf("%s-doc%d", id, j+1), rel, kind, "nevir"); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,243 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"boolpool/server/boolexpr"
+	"boolpool/server/store"
+	"boolpool/server/textseg"
+)
+
+// QUEST lines are either queries
+//
+//	{"query", "docs", "original_query", "scores", "metadata"}
+//
+// or documents ({"title", "text"}, QUEST's documents.jsonl). The kind of a
+// file is decided by its first line.
+//
+// Traps in real files and what we do about them:
+//   - a bare NaN / Infinity in "scores" (Python's json writes them): kept
+//     verbatim and exported verbatim, since "scores" is opaque to boolpool;
+//     anywhere else it is an error (JSON has no NaN);
+//   - unknown top-level fields are kept and exported after the known ones;
+//   - a template whose <mark> count does not fit it: the query is imported
+//     without an expression and the import reports it as a note.
+//
+// QUEST queries have no id: a query's id is a hash of its text and marked
+// text, with "-2", "-3" … added for repeats within a file, which keeps
+// re-imports idempotent.
+
+const questSource = "gold"
+
+var questKnown = map[string]bool{"query": true, "docs": true, "original_query": true, "scores": true, "metadata": true}
+
+func importQuest(ctx context.Context, im *store.Importer, in *input, res *Result) error {
+	seen := map[string]int{}
+	for {
+		line, err := in.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		obj, err := parseRawObject(line)
+		if err != nil {
+			return lineErr(in.name, in.line, "", "%v", err)
+		}
+		_, isQuery := obj.get("query")
+		kind := "queries"
+		if !isQuery {
+			kind = "documents"
+		}
+		if res.Kind == "" {
+			res.Kind = kind
+		} else if res.Kind != kind {
+			return lineErr(in.name, in.line, "", "a %s line in a file of %s (no \"query\" field)", kind, res.Kind)
+		}
+		if isQuery {
+			err = questQueryLine(ctx, im, in, obj, seen, res)
+		} else {
+			err = questDocumentLine(ctx, im, in, obj)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func questDocumentLine(ctx context.Context, im *store.Importer, in *input, obj *rawObject) error {
+	title, err := requiredString(in, obj, "title")
+	if err != nil {
+		return err
+	}
+	text, err := requiredString(in, obj, "text")
+	if err != nil {
+		return err
+	}
+	if title == "" {
+		return lineErr(in.name, in.line, "title", "empty (the title is the document id)")
+	}
+	md := map[string]json.RawMessage{}
+	for _, k := range obj.keys {
+		if k != "title" && k != "text" {
+			if hasNonFinite(obj.values[k]) {
+				return lineErr(in.name, in.line, k, "bare NaN/Infinity is not JSON")
+			}
+			md[k] = obj.values[k]
+		}
+	}
+	mdb, _ := json.Marshal(md)
+	return im.Document(ctx, store.DocumentIn{
+		ExtID: title, Title: title, Body: text, SentenceStarts: textseg.Starts(text), Metadata: mdb,
+	})
+}
+
+func questQueryLine(ctx context.Context, im *store.Importer, in *input, obj *rawObject, seen map[string]int, res *Result) error {
+	text, err := requiredString(in, obj, "query")
+	if err != nil {
+		return err
+	}
+	var docs []string
+	raw, ok := obj.get("docs")
+	if !ok {
+		return lineErr(in.name, in.line, "docs", "missing")
+	}
+	if err := json.Unmarshal(raw, &docs); err != nil || docs == nil && string(raw) != "null" {
+		return lineErr(in.name, in.line, "docs", "must be an array of document titles (strings)")
+	}
+	original := ""
+	if raw, ok := obj.get("original_query"); ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &original); err != nil {
+			return lineErr(in.name, in.line, "original_query", "must be a string")
+		}
+	}
+	var scores *string
+	if raw, ok := obj.get("scores"); ok {
+		s := string(raw)
+		scores = &s
+	}
+	metadata := json.RawMessage(`{}`)
+	var meta struct {
+		Template *string `json:"template"`
+		Domain   *string `json:"domain"`
+		Split    *string `json:"split"`
+	}
+	if raw, ok := obj.get("metadata"); ok && string(raw) != "null" {
+		if hasNonFinite(raw) {
+			return lineErr(in.name, in.line, "metadata", "bare NaN/Infinity is not JSON (only \"scores\" may carry them)")
+		}
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			return lineErr(in.name, in.line, "metadata", "must be an object with string template/domain/split: %v", err)
+		}
+		metadata = json.RawMessage(raw)
+	}
+	extra := map[string]json.RawMessage{}
+	var extraKeys []string
+	for _, k := range obj.keys {
+		if !questKnown[k] {
+			if hasNonFinite(obj.values[k]) {
+				return lineErr(in.name, in.line, k, "bare NaN/Infinity is not JSON")
+			}
+			extra[k] = obj.values[k]
+			extraKeys = append(extraKeys, k)
+		}
+	}
+	extraJSON := json.RawMessage(`{}`)
+	if len(extraKeys) > 0 {
+		extraJSON = orderedObject(extraKeys, extra)
+	}
+	q := store.QueryIn{
+		Text: text, OriginalQuery: original, AnswerDocs: docs, ScoresRaw: scores,
+		Metadata: metadata, Extra: extraJSON, Seq: in.line,
+	}
+	if meta.Template != nil {
+		q.Template = *meta.Template
+	}
+	if meta.Domain != nil {
+		q.Domain = *meta.Domain
+	}
+	if meta.Split != nil {
+		q.Split = *meta.Split
+	}
+	if original != "" {
+		spans, _, err := boolexpr.ParseMarked(original)
+		if err != nil {
+			return lineErr(in.name, in.line, "original_query", "%v", err)
+		}
+		for _, sp := range spans {
+			q.Atoms = append(q.Atoms, store.Atom{Text: sp.Text, Start: sp.Start, End: sp.End})
+		}
+		if q.Template != "" {
+			if expr, err := boolexpr.FromTemplate(q.Template, len(spans)); err == nil {
+				b, _ := json.Marshal(expr)
+				q.Expression = b
+			} else {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s:%d: no expression: %v", in.name, in.line, err))
+			}
+		}
+	}
+	h := sha1.Sum([]byte(text + "\x00" + original))
+	id := "q" + hex.EncodeToString(h[:6])
+	seen[id]++
+	if n := seen[id]; n > 1 {
+		id = fmt.Sprintf("%s-%d", id, n)
+	}
+	q.ExtID = id
+	qid, err := im.Query(ctx, q)
+	if err != nil {
+		return err
+	}
+	if err := im.ReplaceQrels(ctx, qid, questSource); err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if err := im.Qrel(ctx, qid, d, 1, "positive", questSource); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func requiredString(in *input, obj *rawObject, field string) (string, error) {
+	raw, ok := obj.get(field)
+	if !ok {
+		return "", lineErr(in.name, in.line, field, "missing")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", lineErr(in.name, in.line, field, "must be a string")
+	}
+	if !utf8.ValidString(s) {
+		return "", lineErr(in.name, in.line, field, "not valid UTF-8")
+	}
+	return s, nil
+}
+
+// orderedObject writes a JSON object with keys in the given order.
+func orderedObject(keys []string, vals map[string]json.RawMessage) json.RawMessage {
+	b := []byte{'{'}
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kb, _ := json.Marshal(k)
+		b = append(b, kb...)
+		b = append(b, ':')
+		b = append(b, vals[k]...)
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,94 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"boolpool/server/store"
+	"boolpool/server/trecfmt"
+)
+
+func importTRECTopics(ctx context.Context, im *store.Importer, in *input, res *Result) error {
+	res.Kind = "queries"
+	tr := trecfmt.NewTopicsReader(in.r, in.name)
+	for n := 1; ; n++ {
+		t, err := tr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		text := t.Title
+		if text == "" {
+			text = t.Description
+		}
+		md, _ := json.Marshal(map[string]string{"description": t.Description, "narrative": t.Narrative})
+		if _, err := im.Query(ctx, store.QueryIn{ExtID: t.ID, Text: text, Metadata: md, Seq: n}); err != nil {
+			return err
+		}
+	}
+}
+
+func importTRECQrels(ctx context.Context, im *store.Importer, in *input, res *Result) error {
+	res.Kind = "qrels"
+	qr := trecfmt.NewQrelsReader(in.r, in.name)
+	for {
+		q, err := qr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		qid, ok, err := im.QueryID(ctx, q.QueryID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return lineErr(in.name, qr.Line(), "qid", "unknown query %q (import its queries first)", q.QueryID)
+		}
+		if err := im.Qrel(ctx, qid, q.DocID, q.Rel, "positive", "qrels"); err != nil {
+			return err
+		}
+	}
+}
+
+func importTRECRun(ctx context.Context, im *store.Importer, in *input, res *Result, name string) error {
+	res.Kind = "run"
+	if name == "" {
+		name = baseName(in.name)
+	}
+	runID, err := im.Run(ctx, name, "imported", nil)
+	if err != nil {
+		return err
+	}
+	rr := trecfmt.NewRunReader(in.r, in.name)
+	seen := map[[2]string]bool{}
+	for {
+		l, err := rr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		qid, ok, err := im.QueryID(ctx, l.QueryID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return lineErr(in.name, rr.Line(), "qid", "unknown query %q (import its queries first)", l.QueryID)
+		}
+		key := [2]string{l.QueryID, l.DocID}
+		if seen[key] {
+			return lineErr(in.name, rr.Line(), "docno", "document %q listed twice for query %q", l.DocID, l.QueryID)
+		}
+		seen[key] = true
+		if err := im.RunResult(ctx, runID, qid, l.DocID, l.Rank, l.Score); err != nil {
+			return err
+		}
+	}
+}

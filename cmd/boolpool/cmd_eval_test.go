@@ -55,7 +55,7 @@ func TestEvalJSON(t *testing.T) {
 		{"a mean mrr@10", a.Mean["mrr@10"], (1.0/3 + 0 + 1) / 3},
 		{"a mean p@5", a.Mean["p@5"], (3.0/5 + 0 + 2.0/5) / 3},
 		{"a mean recall@5", a.Mean["recall@5"], (3.0/4 + 0 + 1) / 3},
-		{"a mean judged@5", a.Mean["judged@5"], (4.0/5 + 1.0/5 + 2.0/5) / 3},
+		{"a mean judged@5", a.Mean["judged@5"], (4.0/5 + 1.0/2 + 2.0/2) / 3},
 		{"a mean negrecall@2", a.Mean["negrecall@2"], (2.0/3 + 1) / 2},
 		{"a mean violation", a.Mean["violation"], 1},
 		// run_b: q1 in ideal order, q2 nothing relevant; q5 absent.

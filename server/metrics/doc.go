@@ -30,8 +30,8 @@
 //
 // MRR@k is trec_eval's recip_rank restricted to the top k: 1/rank of the
 // first relevant document at rank <= k, else 0. Judged@k is the fraction of
-// the top k (dividing by k) that appears in the qrels with any grade, as in
-// ir_measures.
+// the top min(k, retrieved) documents that appear in the qrels with any
+// grade, as in ir_measures (ranked with the trec_eval order above).
 //
 // The measures outside trec_eval are defined in their own functions' doc
 // comments (MRecall, NegRecall, SetF1, Violation, NevIRAccuracy).

@@ -124,16 +124,13 @@ func NDCG(ranked []string, judged map[string]int, k int) float64 {
 	return dcg / ideal
 }
 
-// Judged is the fraction of the top k that has a judgment of any grade,
-// dividing by k (ir_measures' Judged@k). With k <= 0 it divides by the
-// number retrieved.
+// Judged is the fraction of the top k that has a judgment of any grade. It
+// divides by the number of documents actually in the top k, min(k,
+// retrieved), as ir_measures' Judged@k does (since its 2022 fix), so a short
+// run is not mistaken for an unjudged one. 0 for an empty ranking.
 func Judged(ranked []string, judged map[string]int, k int) float64 {
 	top := cut(ranked, k)
-	den := k
-	if k <= 0 {
-		den = len(top)
-	}
-	if den == 0 {
+	if len(top) == 0 {
 		return 0
 	}
 	n := 0
@@ -142,7 +139,7 @@ func Judged(ranked []string, judged map[string]int, k int) float64 {
 			n++
 		}
 	}
-	return float64(n) / float64(den)
+	return float64(n) / float64(len(top))
 }
 
 // SetF1 is QUEST's (§4.2) F1 of a predicted document set against the

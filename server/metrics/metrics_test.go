@@ -85,7 +85,8 @@ func TestPerQueryMeasures(t *testing.T) {
 		{"ndcg@1 q5 reversed", NDCG([]string{"g1", "g2"}, j5, 1), 0.5},
 		{"ndcg no positive grade", NDCG([]string{"e1"}, qrels["q2"], 10), 0},
 		{"judged@5", Judged(r1, j1, 5), 4.0 / 5},
-		{"judged@10 divides by k", Judged(r1, j1, 10), 4.0 / 10},
+		{"judged@10 divides by the 5 retrieved", Judged(r1, j1, 10), 4.0 / 5},
+		{"judged empty ranking", Judged(nil, j1, 10), 0},
 		{"judged@1", Judged(r1, j1, 1), 1},
 		{"f1 top 5: P 3/5 R 3/4", SetF1(r1[:5], j1, 1), 2 * 0.6 * 0.75 / 1.35},
 		{"f1 exact set", SetF1([]string{"g1", "g2", "g2"}, j5, 1), 1},
@@ -191,7 +192,7 @@ func TestEvaluate(t *testing.T) {
 		t.Error("q4 (not in qrels) was scored")
 	}
 	if !reflect.DeepEqual(res.PerQuery["q2"], map[string]float64{
-		"mrr@10": 0, "p@5": 0, "ndcg@5": 0, "recall@5": 0, "mrecall@2": 0, "judged@5": 1.0 / 5, "negrecall@2": 1, "f1@5": 0,
+		"mrr@10": 0, "p@5": 0, "ndcg@5": 0, "recall@5": 0, "mrecall@2": 0, "judged@5": 1.0 / 2, "negrecall@2": 1, "f1@5": 0,
 	}) {
 		t.Errorf("q2 = %v", res.PerQuery["q2"])
 	}
@@ -201,7 +202,7 @@ func TestEvaluate(t *testing.T) {
 		"ndcg@5":      (0.4750751056400577 + 0 + 1) / 3,
 		"recall@5":    (3.0/4 + 0 + 1) / 3,
 		"mrecall@2":   (0 + 0 + 1) / 3.0,
-		"judged@5":    (4.0/5 + 1.0/5 + 2.0/5) / 3,
+		"judged@5":    (4.0/5 + 1.0/2 + 2.0/2) / 3,
 		"negrecall@2": (2.0/3 + 1) / 2,
 		"violation":   1,
 		"f1@5":        (2*0.6*0.75/1.35 + 0 + 1) / 3,

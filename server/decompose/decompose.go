@@ -30,7 +30,7 @@ func Decompose(query string) Result {
 		return Result{Template: boolexpr.TemplateSingle, Expression: boolexpr.Atom(0), Atoms: []string{""}}
 	}
 	if pos, neg, ok := splitNegation(q); ok {
-		conj := shareHeads(splitAnd(pos))
+		conj := shareHeads(splitAnd(pos), false)
 		if len(conj) == 1 {
 			conj = splitNegPositive(conj[0])
 		}
@@ -53,10 +53,10 @@ func Decompose(query string) Result {
 		return finish(boolexpr.And(positive, boolexpr.Not(boolexpr.Atom(n))), atoms)
 	}
 	if parts := splitOr(q); len(parts) >= 2 {
-		parts = shareHeads(parts)
+		parts = shareHeads(parts, true)
 		return finish(nary(boolexpr.OpOr, len(parts)), parts)
 	}
-	parts := shareHeads(splitAnd(q))
+	parts := shareHeads(splitAnd(q), false)
 	switch len(parts) {
 	case 1:
 		parts = splitSingle(parts[0])
@@ -244,7 +244,7 @@ func splitOr(q string) []string {
 var andMarkers = []string{
 	"that are also both", "that are both", "which are also both", "that are also", "which are also",
 	"and are also", "that are", "which are", "that were", "who are", "that is", "which is",
-	"and also", "that also", "as well as", "and", "&",
+	"and also", "that also", "as well as", "and", "&", "also",
 }
 
 // splitAnd splits a conjunction into its conjuncts.
@@ -265,7 +265,15 @@ func splitAnd(q string) []string {
 		if best < 0 {
 			break
 		}
-		if p := dropBoth(clean(rest[:best])); p != "" {
+		chunk := rest[:best]
+		// "A, B, and C": the commas before a plain "and" separate conjuncts.
+		if m := lowerASCII(rest[best : best+bestLen]); m == "and" || m == "&" {
+			for _, c := range strings.Split(chunk, ",") {
+				if p := dropBoth(clean(c)); p != "" {
+					parts = append(parts, p)
+				}
+			}
+		} else if p := dropBoth(clean(chunk)); p != "" {
 			parts = append(parts, p)
 		}
 		rest = rest[best+bestLen:]
@@ -342,26 +350,47 @@ func borrowHead(part, from string) string {
 		return part
 	}
 	fws := words(from)
-	if l := lastLinkIndex(fws); l > 0 && capitalized(ws[0]) {
+	if l := lastLinkIndex(fws); l > 0 && properNoun(ws) {
 		return strings.Join(fws[:l+1], " ") + " " + part
 	}
 	if h := headIndex(fws); h >= 0 {
-		return part + " " + strings.Join(fws[h:], " ")
+		return part + " " + lowerASCII(fws[h])
 	}
 	return part
+}
+
+// properNoun reports whether every word but short function words is
+// capitalised ("Democratic Republic of the Congo", "Peru", "1948"): a place
+// or name that needs the neighbour's "Flora of" / "Films set in".
+func properNoun(ws []string) bool {
+	for _, w := range ws {
+		switch lowerASCII(w) {
+		case "the", "of", "and", "de", "la", "del":
+			continue
+		}
+		if !capitalized(w) {
+			return false
+		}
+	}
+	return len(ws) > 0
 }
 
 // shareHeads completes head-less conjuncts from their neighbours: later
 // ones borrow the head of an earlier one ("Orchids of Argentina, French
 // Guiana or Guyana"), an early adjective-only one borrows the tail of the
 // next ("Dutch or Swiss war films").
-func shareHeads(parts []string) []string {
+func shareHeads(parts []string, disjunction bool) []string {
 	out := append([]string{}, parts...)
 	for i := 1; i < len(out); i++ {
 		fw := firstWord(out[i])
-		if linkWords[fw] || (!hasHead(out[i]) && linkIndex(words(out[i])) < 0 && capitalized(words(out[i])[0]) && lastLinkIndex(words(out[i-1])) > 0) {
+		if linkWords[fw] || (!hasHead(out[i]) && linkIndex(words(out[i])) < 0 && properNoun(words(out[i])) && lastLinkIndex(words(out[i-1])) > 0) {
 			out[i] = borrowHead(out[i], out[i-1])
 		}
+	}
+	if !disjunction {
+		// In a conjunction a head-less conjunct is usually a category name
+		// of its own ("Arecaceae that are trees of Indo-China").
+		return out
 	}
 	for i := len(out) - 2; i >= 0; i-- {
 		ws := words(out[i])
@@ -388,9 +417,4 @@ func shareHeads(parts []string) []string {
 		}
 	}
 	return out
-}
-
-// canonical tidies an atom to read like a category name.
-func canonical(a string) string {
-	return upperFirst(clean(a))
 }

@@ -131,6 +131,8 @@ func splitSingle(s string) []string {
 		return []string{s}
 	}
 	switch {
+	case np.year != "" && len(np.pre) >= 2 && len(np.posts) == 1:
+		return append([]string{np.year + " " + np.head, np.preHead(false)}, np.postAtoms()...)
 	case np.year != "" && len(np.posts) >= 1:
 		return append([]string{np.preHead(true)}, np.postAtoms()...)
 	case np.year != "" && len(np.pre) >= 1:
@@ -147,10 +149,13 @@ func splitSingle(s string) []string {
 
 // splitConjunct splits one conjunct of a two-way AND that itself carries
 // pre- and post-modifiers, turning A AND B into the three-way AND it usually
-// is ("1990s history books about Asia that are military books").
+// is ("1990s history books about Asia that are military books"), except
+// for taxa.
 func splitConjunct(s string) []string {
 	np, ok := parseNP(s)
-	if !ok || len(np.posts) == 0 || np.year == "" && len(np.pre) == 0 {
+	if !ok || len(np.posts) == 0 || np.year == "" && len(np.pre) == 0 || taxonHeads[lowerASCII(np.head)] {
+		// Taxon names with a modifier and a place ("Endemic fauna of New
+		// Zealand") are as often one category as two.
 		return []string{s}
 	}
 	return append([]string{np.preHead(true)}, np.postAtoms()...)

@@ -111,6 +111,9 @@ var linkWords = map[string]bool{
 	"made": true, "that": true, "which": true, "who": true, "growing": true,
 	"living": true, "originating": true, "taking": true, "adapted": true,
 	"inspired": true, "centered": true, "centred": true, "focused": true,
+	"described": true, "discovered": true, "remade": true, "used": true, "named": true,
+	"known": true, "listed": true, "classified": true, "grown": true, "cultivated": true,
+	"eaten": true, "introduced": true, "won": true,
 }
 
 // headNouns are the plural category nouns QUEST-style queries are built on
@@ -147,11 +150,21 @@ var headNouns = map[string]bool{
 // hasHead reports whether s contains a head noun.
 func hasHead(s string) bool {
 	for _, w := range words(lowerASCII(s)) {
-		if headNouns[strings.Trim(w, ",;:.()")] {
+		if isHeadWord(w) {
 			return true
 		}
 	}
 	return false
+}
+
+// isHeadWord reports whether w (any case, maybe hyphenated as in
+// "fantasy-comedies") ends in a head noun.
+func isHeadWord(w string) bool {
+	w = strings.Trim(lowerASCII(w), ",;:.()")
+	if i := strings.LastIndexByte(w, '-'); i >= 0 {
+		w = w[i+1:]
+	}
+	return headNouns[w]
 }
 
 // headIndex returns the word index of the last head noun before the first
@@ -163,7 +176,7 @@ func headIndex(ws []string) int {
 		if i > 0 && linkWords[lw] {
 			break
 		}
-		if headNouns[lw] {
+		if isHeadWord(lw) {
 			h = i
 		}
 	}

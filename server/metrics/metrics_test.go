@@ -333,3 +333,33 @@ func TestPairedRandomization(t *testing.T) {
 		t.Fatalf("identical runs: %+v", same)
 	}
 }
+
+func TestAccumulator(t *testing.T) {
+	qrels, run := fixture()
+	ranked, _ := RankRun(run)
+	specs := []Spec{{"mrr", 10}, {"negrecall", 2}}
+	neg := map[string]map[string]bool{"q1": {"d9": true, "d2": true, "d7": true}}
+	want := Evaluate(qrels, ranked, specs, Options{Negatives: neg})
+
+	acc := NewAccumulator()
+	for q := range want.PerQuery {
+		acc.Set(q, EvaluateQuery(ranked[q], qrels[q], neg[q], specs, 1))
+	}
+	// A new judgment makes d2 relevant for q1: only q1 is re-scored.
+	qrels["q1"]["d2"] = 2
+	acc.Set("q1", EvaluateQuery(ranked["q1"], qrels["q1"], neg["q1"], specs, 1))
+	means, counts := acc.Means()
+	if !near(means["mrr@10"], (1+0+1)/3.0) || counts["mrr@10"] != 3 || counts["negrecall@2"] != 1 {
+		t.Fatalf("after update: %v %v", means, counts)
+	}
+	acc.Remove("q5")
+	acc.Remove("nope")
+	acc.Recompute()
+	means, counts = acc.Means()
+	if !near(means["mrr@10"], 0.5) || counts["mrr@10"] != 2 {
+		t.Fatalf("after remove: %v %v", means, counts)
+	}
+	if v, ok := acc.Query("q1"); !ok || v["mrr@10"] != 1 {
+		t.Fatalf("query q1: %v %v", v, ok)
+	}
+}

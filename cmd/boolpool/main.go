@@ -32,6 +32,8 @@ func commands() map[string]command {
 		"serve":   {"run the HTTP server and web app", runServe},
 		"import":  {"import documents, queries, qrels or runs into a project", runImport},
 		"export":  {"export a project's queries, documents, qrels, runs or judgments", runExport},
+
+		"decompose": {"split free-text queries into Boolean expressions over atoms", runDecompose},
 	}
 }
 

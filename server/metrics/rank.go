@@ -21,7 +21,9 @@ type Scored struct {
 type Run map[string][]Scored
 
 // NewQrels builds Qrels from judgment lines. A document judged twice for the
-// same query is an error, as in trec_eval: the two grades cannot both hold.
+// same query with different grades is an error (trec_eval rejects any
+// repeat): the two grades cannot both hold. An exact repeat is harmless and
+// accepted.
 func NewQrels(lines []trecfmt.Qrel) (Qrels, error) {
 	q := Qrels{}
 	for _, l := range lines {
@@ -30,7 +32,7 @@ func NewQrels(lines []trecfmt.Qrel) (Qrels, error) {
 			m = map[string]int{}
 			q[l.QueryID] = m
 		}
-		if prev, dup := m[l.DocID]; dup {
+		if prev, dup := m[l.DocID]; dup && prev != l.Rel {
 			return nil, fmt.Errorf("qrels: query %s document %s judged twice (%d and %d)", l.QueryID, l.DocID, prev, l.Rel)
 		}
 		m[l.DocID] = l.Rel

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -49,4 +52,94 @@ func TestReferenceCosines(t *testing.T) {
 			t.Errorf("cos(%q, %q) = %.4f, want %.4f", referenceSentences[tc.a], referenceSentences[tc.b], got, tc.want)
 		}
 	}
+}
+
+func readSentences(tb testing.TB) []string {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "sentences.txt"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+// pairwise returns the cosine of every pair (i < j).
+func pairwise(vecs [][]float32) []float64 {
+	var out []float64
+	for i := range vecs {
+		for j := i + 1; j < len(vecs); j++ {
+			out = append(out, Cosine(vecs[i], vecs[j]))
+		}
+	}
+	return out
+}
+
+func pearson(a, b []float64) float64 {
+	var ma, mb float64
+	for i := range a {
+		ma += a[i]
+		mb += b[i]
+	}
+	ma /= float64(len(a))
+	mb /= float64(len(b))
+	var sab, saa, sbb float64
+	for i := range a {
+		sab += (a[i] - ma) * (b[i] - mb)
+		saa += (a[i] - ma) * (a[i] - ma)
+		sbb += (b[i] - mb) * (b[i] - mb)
+	}
+	return sab / math.Sqrt(saa*sbb)
+}
+
+// TestInt8Quality: the int8 graph's vectors stay close to fp32's.
+func TestInt8Quality(t *testing.T) {
+	fp32 := openTest(t, MiniLM)
+	int8 := openTest(t, MiniLMInt8)
+	texts := readSentences(t)
+	ctx := context.Background()
+	a, err := fp32.Encode(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := int8.Encode(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum, worst float64 = 0, 1
+	for i := range a {
+		c := Cosine(a[i], b[i])
+		sum += c
+		worst = min(worst, c)
+	}
+	mean := sum / float64(len(a))
+	t.Logf("int8 vs fp32 over %d sentences: mean cosine %.4f, min %.4f, pairwise-similarity correlation %.4f", len(a), mean, worst, pearson(pairwise(a), pairwise(b)))
+	if mean < 0.98 {
+		t.Errorf("mean cosine int8 vs fp32 = %.4f, want >= 0.98", mean)
+	}
+}
+
+// TestStaticAgreement: the static encoder ranks pairs like the transformer.
+func TestStaticAgreement(t *testing.T) {
+	fp32 := openTest(t, MiniLM)
+	static := openTest(t, MiniLMStatic)
+	if static.Dim() != 256 {
+		t.Errorf("static dim = %d, want 256", static.Dim())
+	}
+	texts := readSentences(t)
+	ctx := context.Background()
+	a, err := fp32.Encode(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := static.Encode(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := pearson(pairwise(a), pairwise(b))
+	t.Logf("static vs fp32: pairwise-similarity correlation %.4f over %d sentences", r, len(a))
+	if r < 0.5 {
+		t.Errorf("pairwise-similarity correlation %.4f, want >= 0.5", r)
+	}
+	s01, s02 := Cosine(b[0], b[1]), Cosine(b[0], b[2])
+	t.Logf("static: cos(weather, sunny) = %.4f, cos(weather, stadium) = %.4f", s01, s02)
 }

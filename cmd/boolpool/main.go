@@ -33,6 +33,8 @@ func commands() map[string]command {
 		"import":  {"import documents, queries, qrels or runs into a project", runImport},
 		"export":  {"export a project's queries, documents, qrels, runs or judgments", runExport},
 
+		"model":     {"convert BERT checkpoints to ONNX; prepare the registered encoders", runModel},
+		"embed":     {"print the vectors of texts (--encoder minilm|minilm-int8|minilm-static)", runEmbed},
 		"decompose": {"split free-text queries into Boolean expressions over atoms", runDecompose},
 	}
 }

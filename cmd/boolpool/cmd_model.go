@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"boolpool/encoders"
+)
+
+// runModel manages encoder models: converting checkpoints to ONNX and
+// preparing the registered encoders in the cache.
+func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	usage := func() {
+		fmt.Fprintln(stderr, `usage:
+  boolpool model import --src DIR --out FILE.onnx [--int8]
+      convert a BERT checkpoint (config.json + *.safetensors) to an ONNX sentence encoder
+  boolpool model prepare [--encoder NAME,...|all]
+      build the registered encoders' ONNX files in the cache (from scripts/fetch-models.sh output)`)
+	}
+	if len(args) == 0 {
+		usage()
+		return fmt.Errorf("%w: missing sub-command", errUsage)
+	}
+	switch args[0] {
+	case "import":
+		return runModelImport(ctx, args[1:], stdout, stderr)
+	case "prepare":
+		return runModelPrepare(ctx, args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		usage()
+		return nil
+	}
+	usage()
+	return fmt.Errorf("%w: unknown sub-command %q", errUsage, args[0])
+}
+
+func runModelImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("model import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	src := fs.String("src", "", "checkpoint `directory` with config.json and one .safetensors file")
+	out := fs.String("out", "", "output ONNX `file`")
+	int8 := fs.Bool("int8", false, "quantise Linear layers to int8 (dynamic quantisation)")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *src == "" || *out == "" || fs.NArg() > 0 {
+		return fmt.Errorf("%w: --src and --out are required", errUsage)
+	}
+	if err := encoders.ImportBert(ctx, *src, *out, *int8); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, *out)
+	return nil
+}
+
+func runModelPrepare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("model prepare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	names := fs.String("encoder", "all", "comma-separated encoder `names` ("+strings.Join(encoders.Names(), ", ")+") or all")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	list := encoders.Names()
+	if *names != "all" {
+		list = strings.Split(*names, ",")
+	}
+	rt, err := encoders.NewRuntime(encoders.Config{})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	for _, name := range list {
+		path, err := rt.Prepare(ctx, strings.TrimSpace(name))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s\t%s\n", name, path)
+	}
+	return nil
+}

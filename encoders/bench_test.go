@@ -1,0 +1,60 @@
+package encoders
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"boolpool/encoders/tokenizer"
+)
+
+// benchTexts makes n texts of exactly tokens tokens each ([CLS] and [SEP]
+// included) by cycling through the test sentences word by word.
+func benchTexts(tb testing.TB, tok *tokenizer.Tokenizer, n, tokens int) []string {
+	words := strings.Fields(strings.Join(readSentences(tb), " "))
+	texts := make([]string, n)
+	w := 0
+	for i := range texts {
+		var parts []string
+		count := 2
+		for {
+			word := words[w%len(words)]
+			w++
+			c := len(tok.Tokenize(word))
+			if count+c > tokens {
+				if count == tokens {
+					break
+				}
+				continue
+			}
+			parts = append(parts, word)
+			count += c
+			if count == tokens {
+				break
+			}
+		}
+		texts[i] = strings.Join(parts, " ")
+	}
+	return texts
+}
+
+// BenchmarkEncode reports texts/s per encoder at 32, 128 and 256 tokens
+// (batches of 32).
+func BenchmarkEncode(b *testing.B) {
+	for _, name := range Names() {
+		enc := openTest(b, name)
+		for _, tokens := range []int{32, 128, 256} {
+			texts := benchTexts(b, enc.tok, 32, tokens)
+			b.Run(fmt.Sprintf("%s/%d", name, tokens), func(b *testing.B) {
+				ctx := context.Background()
+				for b.Loop() {
+					if _, err := enc.Encode(ctx, texts); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N*len(texts))/b.Elapsed().Seconds(), "texts/s")
+			})
+		}
+	}
+}

@@ -66,7 +66,10 @@ func importQuest(ctx context.Context, im *store.Importer, in *input, res *Result
 		if res.Kind == "" {
 			res.Kind = kind
 		} else if res.Kind != kind {
-			return lineErr(in.name, in.line, "", "a %s line in a file of %s (no \"query\" field)", kind, res.Kind)
+			if res.Kind == "queries" {
+				return lineErr(in.name, in.line, "query", "missing (the earlier lines of this file are queries)")
+			}
+			return lineErr(in.name, in.line, "query", "unexpected in a documents file (the first line was a document)")
 		}
 		if isQuery {
 			err = questQueryLine(ctx, im, in, obj, seen, res)

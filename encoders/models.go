@@ -253,3 +253,21 @@ func (r *Runtime) Open(ctx context.Context, name string) (*ONNXEncoder, error) {
 	e.sess = sess
 	return &ONNXEncoder{e}, nil
 }
+
+// LoadTokenizer loads the MiniLM WordPiece tokenizer from the cache
+// (cacheDir "" means DefaultCacheDir); it is the vocabulary of the lexical
+// sparse encoder too.
+func LoadTokenizer(cacheDir string) (*tokenizer.Tokenizer, error) {
+	if cacheDir == "" {
+		cacheDir = DefaultCacheDir()
+	}
+	path := filepath.Join(cacheDir, "models", sourceName, "tokenizer.json")
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("encoders: %s: %w (run scripts/fetch-models.sh)", path, ErrNotInstalled)
+	}
+	tok, err := tokenizer.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("encoders: %w", err)
+	}
+	return tok, nil
+}

@@ -239,4 +239,3 @@ func (im *Importer) RunResult(ctx context.Context, runID, queryID int64, docExtI
 		ON CONFLICT (run_id, query_id, doc_ext_id) DO UPDATE SET rank = EXCLUDED.rank, score = EXCLUDED.score`,
 		runID, queryID, docExtID, rank, score)
 }
-

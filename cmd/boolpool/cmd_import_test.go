@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"boolpool/server/store/storetest"
+)
+
+// TestImportExportCLI drives the commands as a user would: exit codes,
+// messages naming file/line/field, and nothing imported from a bad file.
+func TestImportExportCLI(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.URL(t)
+	var out, errb bytes.Buffer
+	if code := run(ctx, []string{"migrate", "--database-url", db}, &out, &errb); code != 0 {
+		t.Fatalf("migrate exit %d: %s", code, errb.String())
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jsonl")
+	bad := filepath.Join(dir, "bad.jsonl")
+	line := `{"query": "Cats or dogs", "docs": ["Tom"], "original_query": "<mark>Cats</mark> or <mark>Dogs</mark>", "scores": null, "metadata": {"template": "_ or _"}}`
+	if err := os.WriteFile(good, []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(line+"\n"+`{"query": "x", "docs": [1]}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	out.Reset()
+	errb.Reset()
+	code := run(ctx, []string{"import", "--database-url", db, "--project", "cli", "--format", "quest", bad}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), bad+":2: field docs:") || !strings.Contains(errb.String(), "nothing of this file was imported") {
+		t.Fatalf("bad import: exit %d, stderr %q", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(ctx, []string{"export", "--database-url", db, "--project", "cli", "--format", "quest"}, &out, &errb); code != 0 || out.Len() != 0 {
+		t.Fatalf("after a failed import the project must be empty: exit %d, out %q, err %q", code, out.String(), errb.String())
+	}
+
+	if code := run(ctx, []string{"import", "--database-url", db, "--project", "cli", "--format", "quest", good}, &out, &errb); code != 0 {
+		t.Fatalf("good import exit %d: %s", code, errb.String())
+	}
+	exported := filepath.Join(dir, "out.jsonl")
+	if code := run(ctx, []string{"export", "--database-url", db, "--project", "cli", "--format", "quest", "--out", exported}, &out, &errb); code != 0 {
+		t.Fatalf("export exit %d: %s", code, errb.String())
+	}
+	got, _ := os.ReadFile(exported)
+	want := `{"query": "Cats or dogs", "docs": ["Tom"], "original_query": "<mark>Cats</mark> or <mark>Dogs</mark>", "scores": null, "metadata": {"template": "_ or _"}}` + "\n"
+	if string(got) != want {
+		t.Fatalf("export:\n%s\nwant:\n%s", got, want)
+	}
+
+	errb.Reset()
+	if code := run(ctx, []string{"import", "--project", "cli"}, &out, &errb); code != 2 {
+		t.Fatalf("usage error exit %d, want 2", code)
+	}
+}

@@ -28,6 +28,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		minRel    = fs.Int("min-rel", 1, "lowest grade counted as relevant (trec_eval -l); nDCG always uses raw grades")
 		complete  = fs.Bool("complete", false, "also score qrels queries missing from a run, as empty rankings (trec_eval -c)")
 		asJSON    = fs.Bool("json", false, "print JSON instead of a table")
+		ciRuns    = fs.Int("ci", 0, "table only: bootstrap `resamples` for 95% intervals of the means, and as many permutations for paired randomisation tests of each run against the first (0 = off)")
+		seed      = fs.Uint64("seed", 1, "random seed for --ci (results are deterministic per seed)")
 		runPaths  []string
 	)
 	fs.Func("run", "TREC run `file` (qid Q0 docid rank score tag); repeat for several runs", func(s string) error {
@@ -35,7 +37,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return nil
 	})
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boolpool eval --qrels FILE --run FILE [--run FILE…] [--negatives FILE] [--metrics LIST] [--min-rel N] [--complete] [--json]")
+		fmt.Fprintln(stderr, "usage: boolpool eval --qrels FILE --run FILE [--run FILE…] [--negatives FILE] [--metrics LIST] [--min-rel N] [--complete] [--json | --ci N [--seed S]]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -126,7 +128,13 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	return printEvalTable(stdout, names, results, specs)
+	if err := printEvalTable(stdout, names, results, specs, *ciRuns, *seed); err != nil {
+		return err
+	}
+	if *ciRuns > 0 && len(names) > 1 {
+		return printPairedTests(stdout, names, results, specs, *ciRuns, *seed)
+	}
+	return nil
 }
 
 type evalOutput struct {
@@ -140,7 +148,7 @@ type evalRun struct {
 
 // printEvalTable prints, per run, one row per query and a final "all" row
 // of means, like trec_eval -q but with measures as columns.
-func printEvalTable(w io.Writer, names []string, results map[string]metrics.Result, specs []metrics.Spec) error {
+func printEvalTable(w io.Writer, names []string, results map[string]metrics.Result, specs []metrics.Spec, resamples int, seed uint64) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, name := range names {
 		res := results[name]
@@ -169,6 +177,46 @@ func printEvalTable(w io.Writer, names []string, results map[string]metrics.Resu
 			row(q, res.PerQuery[q])
 		}
 		row("all", res.Mean)
+		if resamples > 0 {
+			lo, hi := map[string]float64{}, map[string]float64{}
+			for _, s := range specs {
+				vals := res.Values(s.String())
+				if len(vals) == 0 {
+					continue
+				}
+				iv := metrics.Bootstrap(vals, resamples, 0.95, seed)
+				lo[s.String()], hi[s.String()] = iv.Low, iv.High
+			}
+			row("ci95-low", lo)
+			row("ci95-high", hi)
+		}
+	}
+	return tw.Flush()
+}
+
+// printPairedTests prints, for every run after the first, the mean
+// difference from the first run and its two-sided randomisation p-value
+// over the queries both runs scored.
+func printPairedTests(w io.Writer, names []string, results map[string]metrics.Result, specs []metrics.Spec, trials int, seed uint64) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\npaired randomisation test against %s (%d permutations): difference (p)\n", names[0], trials)
+	cols := []string{"run"}
+	for _, s := range specs {
+		cols = append(cols, s.String())
+	}
+	fmt.Fprintln(tw, strings.Join(cols, "\t"))
+	base := results[names[0]]
+	for _, name := range names[1:] {
+		cells := []string{name}
+		for _, s := range specs {
+			t := metrics.PairedRandomization(results[name].Values(s.String()), base.Values(s.String()), trials, seed)
+			if t.N == 0 {
+				cells = append(cells, "-")
+				continue
+			}
+			cells = append(cells, fmt.Sprintf("%+.4f (%.4f)", t.Diff, t.P))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	return tw.Flush()
 }

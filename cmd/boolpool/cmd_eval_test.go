@@ -117,3 +117,22 @@ func TestEvalErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestEvalCI(t *testing.T) {
+	args := []string{"--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_a.txt", "--run", "testdata/eval/run_b.txt",
+		"--metrics", "p@5", "--ci", "200", "--seed", "9"}
+	out, _, err := runCmd(t, runEval, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, _ := runCmd(t, runEval, args...)
+	if out != again {
+		t.Fatal("--ci output differs between identical invocations")
+	}
+	// run_b − run_a on the shared queries q1, q2: p@5 (0.8 − 0.6 + 0 − 0)/2.
+	for _, want := range []string{"ci95-low", "ci95-high", "paired randomisation test against run_a.txt (200 permutations)", "run_b.txt  +0.1000 ("} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

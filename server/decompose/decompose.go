@@ -122,13 +122,7 @@ func normalize(q string) string {
 		{"aren’t", "are not"}, {"isn’t", "is not"}, {"don’t", "do not"}, {"doesn’t", "does not"},
 		{"and/or", "or"},
 	} {
-		for {
-			i := findPhrase(q, c[0], 0)
-			if i < 0 {
-				break
-			}
-			q = q[:i] + c[1] + q[i+len(c[0]):]
-		}
+		q = replacePhrase(q, c[0], c[1])
 	}
 	return clean(q)
 }
@@ -163,7 +157,7 @@ func splitNegation(q string) (pos, neg string, ok bool) {
 		}
 	}
 	if best > 0 {
-		pos, neg = clean(q[:best]), clean(q[best+bestLen:])
+		pos, neg = trimConnectives(q[:best]), clean(q[best+bestLen:])
 		// "Novels not set in the 1930s that are about poverty": the relative
 		// clause after the negated phrase belongs to the positive part.
 		for _, rel := range []string{"that are also", "that are", "which are", "that"} {
@@ -178,6 +172,30 @@ func splitNegation(q string) (pos, neg string, ok bool) {
 		}
 	}
 	return splitNon(q)
+}
+
+// danglingConnectives are left at the end of the positive part when the
+// negation marker follows them ("… but is unrelated to …").
+var danglingConnectives = []string{"but", "and", "or", "is", "are", "were", "which", "that", "who", "also", "yet"}
+
+// trimConnectives cleans s and drops trailing connective words.
+func trimConnectives(s string) string {
+	ws := words(clean(s))
+	for len(ws) > 1 {
+		last := lowerASCII(strings.Trim(ws[len(ws)-1], ",;:"))
+		found := false
+		for _, c := range danglingConnectives {
+			if last == c {
+				found = true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+		ws = ws[:len(ws)-1]
+	}
+	return clean(strings.Join(ws, " "))
 }
 
 // splitNon handles a "non-X" / "non X" modifier: "Non-war novels set in the
@@ -249,13 +267,23 @@ var andMarkers = []string{
 
 // splitAnd splits a conjunction into its conjuncts.
 func splitAnd(q string) []string {
+	lq := lowerASCII(q)
+	// next[k] caches the next occurrence of andMarkers[k] after pos, so the
+	// scan stays linear in the query length times the number of markers.
+	next := make([]int, len(andMarkers))
+	for k, m := range andMarkers {
+		next[k] = findLower(lq, m, 1)
+	}
 	var parts []string
-	rest := q
+	pos := 0
 	for {
 		best, bestLen := -1, 0
-		for _, m := range andMarkers {
-			i := findPhrase(rest, m, 0)
-			if i <= 0 {
+		for k, m := range andMarkers {
+			if next[k] >= 0 && next[k] <= pos {
+				next[k] = findLower(lq, m, pos+1)
+			}
+			i := next[k]
+			if i < 0 {
 				continue
 			}
 			if best < 0 || i < best || i == best && len(m) > bestLen {
@@ -265,9 +293,9 @@ func splitAnd(q string) []string {
 		if best < 0 {
 			break
 		}
-		chunk := rest[:best]
+		chunk := q[pos:best]
 		// "A, B, and C": the commas before a plain "and" separate conjuncts.
-		if m := lowerASCII(rest[best : best+bestLen]); m == "and" || m == "&" {
+		if m := lq[best : best+bestLen]; m == "and" || m == "&" {
 			for _, c := range strings.Split(chunk, ",") {
 				if p := dropBoth(clean(c)); p != "" {
 					parts = append(parts, p)
@@ -276,9 +304,9 @@ func splitAnd(q string) []string {
 		} else if p := dropBoth(clean(chunk)); p != "" {
 			parts = append(parts, p)
 		}
-		rest = rest[best+bestLen:]
+		pos = best + bestLen
 	}
-	if p := dropBoth(clean(rest)); p != "" {
+	if p := dropBoth(clean(q[pos:])); p != "" {
 		parts = append(parts, p)
 	}
 	if len(parts) == 0 {
@@ -340,6 +368,12 @@ func borrowHead(part, from string) string {
 		return part
 	}
 	fw := lowerASCII(ws[0])
+	// "other than those of Colombia": the pronoun stands for the head.
+	if (fw == "those" || fw == "ones") && len(ws) > 1 {
+		if h := headOf(from); h != "" {
+			return h + " " + strings.Join(ws[1:], " ")
+		}
+	}
 	if linkWords[fw] && fw != "that" && fw != "which" && fw != "who" {
 		if h := headOf(from); h != "" {
 			return h + " " + part

@@ -7,6 +7,18 @@ import (
 	"testing"
 )
 
+// Floors for the QUEST train scores: the levels reached when the rules were
+// last tuned, minus a small margin, so a rule change that loses accuracy
+// fails here.
+const (
+	minTemplateAccuracy = 0.80
+	minExactF1          = 0.56
+	minTokenF1          = 0.84
+)
+
+// TestQuestTrainAccuracy decomposes every paraphrased QUEST train query and
+// scores it against the template and marked atoms of its original_query.
+// Set DECOMPOSE_DUMP=1 to log every query's prediction.
 func TestQuestTrainAccuracy(t *testing.T) {
 	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
 	if dir == "" {
@@ -27,6 +39,18 @@ func TestQuestTrainAccuracy(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("QUEST train decomposition:\n%s", b.String())
+	if rep.N != 1307 {
+		t.Errorf("%d queries, want 1307", rep.N)
+	}
+	if rep.TemplateAccuracy < minTemplateAccuracy {
+		t.Errorf("template accuracy %.3f < %.3f", rep.TemplateAccuracy, minTemplateAccuracy)
+	}
+	if rep.ExactF1 < minExactF1 {
+		t.Errorf("exact atom F1 %.3f < %.3f", rep.ExactF1, minExactF1)
+	}
+	if rep.TokenF1 < minTokenF1 {
+		t.Errorf("token atom F1 %.3f < %.3f", rep.TokenF1, minTokenF1)
+	}
 	if os.Getenv("DECOMPOSE_DUMP") != "" {
 		for _, g := range items {
 			r := Decompose(g.Query)

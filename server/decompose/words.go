@@ -29,9 +29,17 @@ func isBoundary(s string, i int) bool {
 }
 
 // findPhrase returns the byte index of the first whole-word, case-insensitive
-// occurrence of phrase in s at or after from, or -1.
+// occurrence of phrase (lower case) in s at or after from, or -1.
 func findPhrase(s, phrase string, from int) int {
-	ls := lowerASCII(s)
+	return findLower(lowerASCII(s), phrase, from)
+}
+
+// findLower is findPhrase on an already lower-cased string, so callers that
+// search one string many times lower-case it once.
+func findLower(ls, phrase string, from int) int {
+	if phrase == "" {
+		return -1
+	}
 	for from <= len(ls) {
 		j := strings.Index(ls[from:], phrase)
 		if j < 0 {
@@ -48,14 +56,34 @@ func findPhrase(s, phrase string, from int) int {
 
 // splitPhrase splits s at every whole-word occurrence of phrase.
 func splitPhrase(s, phrase string) []string {
+	ls := lowerASCII(s)
 	var parts []string
+	start := 0
 	for {
-		i := findPhrase(s, phrase, 0)
+		i := findLower(ls, phrase, start)
 		if i < 0 {
-			return append(parts, s)
+			return append(parts, s[start:])
 		}
-		parts = append(parts, s[:i])
-		s = s[i+len(phrase):]
+		parts = append(parts, s[start:i])
+		start = i + len(phrase)
+	}
+}
+
+// replacePhrase replaces every whole-word, case-insensitive occurrence of
+// old (lower case) in s by repl.
+func replacePhrase(s, old, repl string) string {
+	ls := lowerASCII(s)
+	var b strings.Builder
+	start := 0
+	for {
+		i := findLower(ls, old, start)
+		if i < 0 {
+			b.WriteString(s[start:])
+			return b.String()
+		}
+		b.WriteString(s[start:i])
+		b.WriteString(repl)
+		start = i + len(old)
 	}
 }
 

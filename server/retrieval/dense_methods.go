@@ -1,0 +1,368 @@
+package retrieval
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"boolpool/server/boolexpr"
+)
+
+// TextEncoder embeds texts (the encoders package's Encoder satisfies it).
+// Vectors are compared by cosine similarity.
+type TextEncoder interface {
+	Name() string
+	Dim() int
+	Encode(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// VectorIndex is a project's document vectors for one encoder.
+type VectorIndex interface {
+	// Search returns the k documents most cosine-similar to vec, best first
+	// (Score = cosine similarity).
+	Search(ctx context.Context, vec []float32, k int) ([]Result, error)
+	// Similarities returns the cosine similarity of vec to each document
+	// (documents without a vector are absent from the map).
+	Similarities(ctx context.Context, vec []float32, docIDs []string) (map[string]float64, error)
+}
+
+// Dense bundles the query encoder and the document vectors.
+type Dense struct {
+	Encoder TextEncoder
+	Vectors VectorIndex
+}
+
+var specDenseVanilla = Spec{
+	Name:    "dense-vanilla",
+	Summary: "embed the whole query text, cosine kNN over the document vectors (pgvector HNSW)",
+	Needs:   NeedsDense,
+	build: func(p Params, d Deps) (Method, error) {
+		return &denseVanilla{d: d.Dense}, nil
+	},
+}
+
+type denseVanilla struct{ d *Dense }
+
+func (m *denseVanilla) Name() string { return "dense-vanilla" }
+
+func (m *denseVanilla) Retrieve(ctx context.Context, q Query, k int) ([]Result, error) {
+	vs, err := m.d.Encoder.Encode(ctx, []string{q.Text})
+	if err != nil {
+		return nil, err
+	}
+	rs, err := m.d.Vectors.Search(ctx, vs[0], k)
+	if err != nil {
+		return nil, err
+	}
+	return sortResults(rs, k), nil
+}
+
+var specDenseDecomposed = Spec{
+	Name: "dense-decomposed",
+	Summary: "decomposed-query set operations (BoolQuestions baseline): top-N per atom by dense kNN, merged by the expression " +
+		"with intersection / union / difference; scores: AND = sum, OR = max, NOT = subtract the negated part's similarity",
+	Needs:  NeedsDense,
+	Params: []ParamSpec{{Name: "per_atom", Default: "2000", Doc: "documents retrieved per atom (BoolQuestions: top-2k)"}},
+	build: func(p Params, d Deps) (Method, error) {
+		n, err := p.int("per_atom", 1)
+		if err != nil {
+			return nil, err
+		}
+		return &denseDecomposed{d: d.Dense, perAtom: n}, nil
+	},
+}
+
+type denseDecomposed struct {
+	d       *Dense
+	perAtom int
+}
+
+func (m *denseDecomposed) Name() string { return "dense-decomposed" }
+
+func (m *denseDecomposed) Retrieve(ctx context.Context, q Query, k int) ([]Result, error) {
+	expr, atoms := q.Expression()
+	vecs, err := m.d.Encoder.Encode(ctx, atoms)
+	if err != nil {
+		return nil, err
+	}
+	lists := make([]map[string]float64, len(atoms))
+	for _, i := range expr.AtomIndices() {
+		rs, err := m.d.Vectors.Search(ctx, vecs[i], m.perAtom)
+		if err != nil {
+			return nil, err
+		}
+		lists[i] = make(map[string]float64, len(rs))
+		for _, r := range rs {
+			lists[i][r.DocID] = r.Score
+		}
+	}
+	ev := &decomposedEval{ctx: ctx, d: m.d, vecs: vecs, lists: lists, exact: map[string]map[int]float64{}}
+	set, err := ev.eval(expr)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, 0, len(set))
+	for id, s := range set {
+		out = append(out, Result{DocID: id, Score: s})
+	}
+	return sortResults(out, k), nil
+}
+
+// decomposedEval merges per-atom result lists by set algebra. A negated
+// part removes its retrieved documents; the survivors' scores are reduced by
+// their exact similarity to the negated part (fetched for them).
+type decomposedEval struct {
+	ctx   context.Context
+	d     *Dense
+	vecs  [][]float32
+	lists []map[string]float64
+	exact map[string]map[int]float64 // doc → atom → similarity
+}
+
+func (ev *decomposedEval) eval(e *boolexpr.Expr) (map[string]float64, error) {
+	switch e.Op {
+	case boolexpr.OpAtom:
+		out := make(map[string]float64, len(ev.lists[e.Atom]))
+		for id, s := range ev.lists[e.Atom] {
+			out[id] = s
+		}
+		return out, nil
+	case boolexpr.OpOr:
+		out := map[string]float64{}
+		for _, a := range e.Args {
+			s, err := ev.eval(a)
+			if err != nil {
+				return nil, err
+			}
+			for id, v := range s {
+				if old, ok := out[id]; !ok || v > old {
+					out[id] = v
+				}
+			}
+		}
+		return out, nil
+	case boolexpr.OpAnd:
+		var out map[string]float64
+		var negs []*boolexpr.Expr
+		for _, a := range e.Args {
+			if a.Op == boolexpr.OpNot {
+				negs = append(negs, a.Args[0])
+				continue
+			}
+			s, err := ev.eval(a)
+			if err != nil {
+				return nil, err
+			}
+			if out == nil {
+				out = s
+				continue
+			}
+			for id := range out {
+				if v, ok := s[id]; ok {
+					out[id] += v
+				} else {
+					delete(out, id)
+				}
+			}
+		}
+		if out == nil {
+			return nil, fmt.Errorf("dense-decomposed: %s has no positive conjunct", e)
+		}
+		for _, n := range negs {
+			s, err := ev.eval(n)
+			if err != nil {
+				return nil, err
+			}
+			for id := range s {
+				delete(out, id)
+			}
+			if err := ev.subtractExact(out, n); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case boolexpr.OpNot:
+		return nil, fmt.Errorf("dense-decomposed: NOT outside an AND (%s) needs the whole collection", e)
+	}
+	return nil, fmt.Errorf("dense-decomposed: unknown operator %q", e.Op)
+}
+
+// subtractExact lowers every score in set by the exact score of e (AND =
+// sum, OR = max, NOT = minus) computed from full similarities.
+func (ev *decomposedEval) subtractExact(set map[string]float64, e *boolexpr.Expr) error {
+	ids := make([]string, 0, len(set))
+	for id := range set {
+		ids = append(ids, id)
+	}
+	for _, i := range e.AtomIndices() {
+		var missing []string
+		for _, id := range ids {
+			if _, ok := ev.exact[id][i]; !ok {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		sims, err := ev.d.Vectors.Similarities(ev.ctx, ev.vecs[i], missing)
+		if err != nil {
+			return err
+		}
+		for _, id := range missing {
+			if ev.exact[id] == nil {
+				ev.exact[id] = map[int]float64{}
+			}
+			ev.exact[id][i] = sims[id]
+		}
+	}
+	for _, id := range ids {
+		set[id] -= exactScore(e, ev.exact[id])
+	}
+	return nil
+}
+
+func exactScore(e *boolexpr.Expr, sims map[int]float64) float64 {
+	switch e.Op {
+	case boolexpr.OpAtom:
+		return sims[e.Atom]
+	case boolexpr.OpNot:
+		return -exactScore(e.Args[0], sims)
+	case boolexpr.OpOr:
+		out := math.Inf(-1)
+		for _, a := range e.Args {
+			out = math.Max(out, exactScore(a, sims))
+		}
+		return out
+	case boolexpr.OpAnd:
+		var out float64
+		for _, a := range e.Args {
+			out += exactScore(a, sims)
+		}
+		return out
+	}
+	return 0
+}
+
+var specDenseAlgebra = Spec{
+	Name: "dense-algebra",
+	Summary: "vector algebra over the atom embeddings, then cosine kNN: AND = sum; OR = max-pool or sum; " +
+		"A AND NOT B = orthogonal negation A − (A·B/|B|²)B (Widdows 2003) or NRF A − λB (Rocchio)",
+	Needs: NeedsDense,
+	Params: []ParamSpec{
+		{Name: "union", Default: "max", Doc: "OR: max (element-wise max-pool) or sum"},
+		{Name: "negation", Default: "orthogonal", Doc: "NOT: orthogonal (project B's direction out) or nrf (subtract λB)"},
+		{Name: "lambda", Default: "0.5", Doc: "λ of nrf negation"},
+	},
+	build: func(p Params, d Deps) (Method, error) {
+		u, err := p.choice("union", "max", "sum")
+		if err != nil {
+			return nil, err
+		}
+		n, err := p.choice("negation", "orthogonal", "nrf")
+		if err != nil {
+			return nil, err
+		}
+		l, err := p.float("lambda")
+		if err != nil {
+			return nil, err
+		}
+		return &denseAlgebra{d: d.Dense, opt: AlgebraOptions{MaxUnion: u == "max", Orthogonal: n == "orthogonal", Lambda: l}}, nil
+	},
+}
+
+// AlgebraOptions selects the dense vector operators.
+type AlgebraOptions struct {
+	MaxUnion   bool
+	Orthogonal bool
+	Lambda     float64
+}
+
+type denseAlgebra struct {
+	d   *Dense
+	opt AlgebraOptions
+}
+
+func (m *denseAlgebra) Name() string { return "dense-algebra" }
+
+func (m *denseAlgebra) Retrieve(ctx context.Context, q Query, k int) ([]Result, error) {
+	expr, atoms := q.Expression()
+	vecs, err := m.d.Encoder.Encode(ctx, atoms)
+	if err != nil {
+		return nil, err
+	}
+	v := ComposeDense(expr, vecs, m.opt)
+	rs, err := m.d.Vectors.Search(ctx, v, k)
+	if err != nil {
+		return nil, err
+	}
+	return sortResults(rs, k), nil
+}
+
+// ComposeDense builds one query vector for e from the atom vectors.
+func ComposeDense(e *boolexpr.Expr, vecs [][]float32, opt AlgebraOptions) []float32 {
+	switch e.Op {
+	case boolexpr.OpAtom:
+		return append([]float32(nil), vecs[e.Atom]...)
+	case boolexpr.OpOr:
+		out := ComposeDense(e.Args[0], vecs, opt)
+		for _, a := range e.Args[1:] {
+			v := ComposeDense(a, vecs, opt)
+			for i := range out {
+				if opt.MaxUnion {
+					out[i] = max(out[i], v[i])
+				} else {
+					out[i] += v[i]
+				}
+			}
+		}
+		return out
+	case boolexpr.OpAnd:
+		var pos []float32
+		var negs []*boolexpr.Expr
+		for _, a := range e.Args {
+			if a.Op == boolexpr.OpNot {
+				negs = append(negs, a.Args[0])
+				continue
+			}
+			v := ComposeDense(a, vecs, opt)
+			if pos == nil {
+				pos = v
+				continue
+			}
+			for i := range pos {
+				pos[i] += v[i]
+			}
+		}
+		if pos == nil {
+			pos = make([]float32, len(vecs[0]))
+		}
+		for _, n := range negs {
+			pos = Negate(pos, ComposeDense(n, vecs, opt), opt)
+		}
+		return pos
+	case boolexpr.OpNot:
+		return Negate(make([]float32, len(vecs[0])), ComposeDense(e.Args[0], vecs, opt), opt)
+	}
+	return nil
+}
+
+// Negate returns a without b: orthogonal a − (a·b/|b|²)b, or NRF a − λb.
+func Negate(a, b []float32, opt AlgebraOptions) []float32 {
+	out := make([]float32, len(a))
+	coef := opt.Lambda
+	if opt.Orthogonal {
+		var ab, bb float64
+		for i := range a {
+			ab += float64(a[i]) * float64(b[i])
+			bb += float64(b[i]) * float64(b[i])
+		}
+		coef = 0
+		if bb > 0 {
+			coef = ab / bb
+		}
+	}
+	for i := range a {
+		out[i] = a[i] - float32(coef)*b[i]
+	}
+	return out
+}

@@ -1,0 +1,7 @@
+package retrieval
+
+import "fmt"
+
+func errorf(format string, args ...any) error {
+	return fmt.Errorf("retrieval: "+format, args...)
+}

@@ -1,0 +1,237 @@
+package retrieval
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"boolpool/server/boolexpr"
+	"boolpool/server/lexical"
+)
+
+var inf = math.Inf(1)
+
+var specBM25 = Spec{
+	Name:    "bm25",
+	Summary: "Okapi BM25 over title + text with English stemming, the whole query text as a bag of words (k1, b fixed when the index is built: Anserini's 0.9 / 0.4)",
+	Needs:   NeedsLexical,
+	build: func(p Params, d Deps) (Method, error) {
+		return &bm25Method{ix: d.Lexical}, nil
+	},
+}
+
+type bm25Method struct{ ix *lexical.Index }
+
+func (m *bm25Method) Name() string { return "bm25" }
+
+func (m *bm25Method) Retrieve(_ context.Context, q Query, k int) ([]Result, error) {
+	v := m.ix.QueryVector(lexical.NewAnalyzer(), q.Text)
+	return hitsToResults(m.ix, m.ix.Search(v, k)), nil
+}
+
+func hitsToResults(ix *lexical.Index, hits []lexical.Hit) []Result {
+	out := make([]Result, len(hits))
+	for i, h := range hits {
+		out[i] = Result{DocID: ix.DocID(h.Doc), Score: h.Score}
+	}
+	return out
+}
+
+// atomVectors returns the BM25 query vector of every atom text.
+func atomVectors(ix *lexical.Index, atoms []string) []lexical.Vec {
+	a := lexical.NewAnalyzer()
+	out := make([]lexical.Vec, len(atoms))
+	for i, t := range atoms {
+		out[i] = ix.QueryVector(a, t)
+	}
+	return out
+}
+
+// positiveVector sums the vectors of the atoms that are not negated.
+func positiveVector(e *boolexpr.Expr, vecs []lexical.Vec) lexical.Vec {
+	var v lexical.Vec
+	for _, i := range e.AtomIndices() {
+		if !e.Negated(i) {
+			v = lexical.Add(v, vecs[i])
+		}
+	}
+	return v
+}
+
+var specStrict = Spec{
+	Name: "bm25-strict-boolean",
+	Summary: "strict Boolean matching over the atoms (AND = all match, OR = any, NOT = exclude), " +
+		"matches ranked by BM25 of the non-negated atoms' terms",
+	Needs: NeedsLexical,
+	Params: []ParamSpec{{Name: "atom_match", Default: "all",
+		Doc: "when a document matches an atom: all = it contains every (stemmed, non-stop) term of the atom; any = at least one"}},
+	build: func(p Params, d Deps) (Method, error) {
+		mode, err := p.choice("atom_match", "all", "any")
+		if err != nil {
+			return nil, err
+		}
+		return &strictMethod{ix: d.Lexical, all: mode == "all"}, nil
+	},
+}
+
+type strictMethod struct {
+	ix  *lexical.Index
+	all bool
+}
+
+func (m *strictMethod) Name() string { return "bm25-strict-boolean" }
+
+// Matches returns the documents (numbers, ascending) that satisfy q.
+func (m *strictMethod) Matches(q Query) ([]uint32, []lexical.Vec, *boolexpr.Expr) {
+	expr, atoms := q.Expression()
+	vecs := atomVectors(m.ix, atoms)
+	sets := make([][]uint32, len(vecs))
+	for i, v := range vecs {
+		if m.all {
+			sets[i] = m.ix.DocsWithAll(v.Terms())
+		} else {
+			sets[i] = m.ix.DocsWithAny(v.Terms())
+		}
+	}
+	return evalSorted(expr, sets, m.ix.NumDocs()), vecs, expr
+}
+
+func (m *strictMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, error) {
+	matched, vecs, expr := m.Matches(q)
+	if len(matched) == 0 {
+		return []Result{}, nil
+	}
+	in := make(map[uint32]bool, len(matched))
+	for _, d := range matched {
+		in[d] = true
+	}
+	hits := make([]lexical.Hit, 0, len(matched))
+	for _, h := range m.ix.Match(positiveVector(expr, vecs)) {
+		if in[h.Doc] {
+			hits = append(hits, h)
+			delete(in, h.Doc)
+		}
+	}
+	// Matches without any positive term (e.g. a bare NOT) score 0.
+	for _, d := range matched {
+		if in[d] {
+			hits = append(hits, lexical.Hit{Doc: d})
+		}
+	}
+	return hitsToResults(m.ix, m.ix.TopK(hits, k)), nil
+}
+
+var specPNorm = Spec{
+	Name: "pnorm",
+	Summary: "p-norm extended Boolean model (Salton, Fox & Wu 1983) over per-atom BM25 scores normalised to [0,1] " +
+		"by the atom's best score: OR = (Σx^p/n)^(1/p), AND = 1 − (Σ(1−x)^p/n)^(1/p), NOT = 1 − x; " +
+		"candidates are the documents matching a term of a non-negated atom",
+	Needs: NeedsLexical,
+	Params: []ParamSpec{{Name: "p", Default: "2",
+		Doc: "the p of the p-norm, >= 1: 1 is vector-space-like averaging, inf is fuzzy-set min/max (strict Boolean on 0/1 scores)"}},
+	build: func(p Params, d Deps) (Method, error) {
+		pv, err := p.float("p")
+		if err != nil {
+			return nil, err
+		}
+		if pv < 1 {
+			return nil, errorf("pnorm: p must be >= 1, got %v", pv)
+		}
+		return &pnormMethod{ix: d.Lexical, p: pv}, nil
+	},
+}
+
+type pnormMethod struct {
+	ix *lexical.Index
+	p  float64
+}
+
+func (m *pnormMethod) Name() string { return "pnorm" }
+
+func (m *pnormMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, error) {
+	expr, atoms := q.Expression()
+	vecs := atomVectors(m.ix, atoms)
+	// Normalised per-atom scores of every candidate document.
+	norm := make([]map[uint32]float64, len(vecs))
+	cand := map[uint32]bool{}
+	for i, v := range vecs {
+		hits := m.ix.Match(v)
+		best := 0.0
+		for _, h := range hits {
+			best = math.Max(best, h.Score)
+		}
+		norm[i] = make(map[uint32]float64, len(hits))
+		for _, h := range hits {
+			if best > 0 {
+				norm[i][h.Doc] = h.Score / best
+			}
+			if !expr.Negated(i) {
+				cand[h.Doc] = true
+			}
+		}
+	}
+	docs := make([]uint32, 0, len(cand))
+	for d := range cand {
+		docs = append(docs, d)
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i] < docs[j] })
+	x := make([]float64, len(vecs))
+	hits := make([]lexical.Hit, len(docs))
+	for j, d := range docs {
+		for i := range x {
+			x[i] = norm[i][d]
+		}
+		hits[j] = lexical.Hit{Doc: d, Score: PNorm(expr, x, m.p)}
+	}
+	return hitsToResults(m.ix, m.ix.TopK(hits, k)), nil
+}
+
+// PNorm evaluates the unweighted p-norm model of e for atom scores x in
+// [0,1]; p = +Inf gives the fuzzy-set (min/max) model.
+func PNorm(e *boolexpr.Expr, x []float64, p float64) float64 {
+	switch e.Op {
+	case boolexpr.OpAtom:
+		return x[e.Atom]
+	case boolexpr.OpNot:
+		return 1 - PNorm(e.Args[0], x, p)
+	case boolexpr.OpOr, boolexpr.OpAnd:
+		and := e.Op == boolexpr.OpAnd
+		if math.IsInf(p, 1) {
+			out := PNorm(e.Args[0], x, p)
+			for _, a := range e.Args[1:] {
+				v := PNorm(a, x, p)
+				if and {
+					out = math.Min(out, v)
+				} else {
+					out = math.Max(out, v)
+				}
+			}
+			return out
+		}
+		// (Σv^p/n)^(1/p) computed as m·(Σ(v/m)^p/n)^(1/p), m = max v, so
+		// that large p does not underflow to 0.
+		vs := make([]float64, len(e.Args))
+		var m float64
+		for i, a := range e.Args {
+			v := PNorm(a, x, p)
+			if and {
+				v = 1 - v
+			}
+			vs[i] = v
+			m = math.Max(m, v)
+		}
+		var r float64
+		if m > 0 {
+			var sum float64
+			for _, v := range vs {
+				sum += math.Pow(v/m, p)
+			}
+			r = m * math.Pow(sum/float64(len(vs)), 1/p)
+		}
+		if and {
+			return 1 - r
+		}
+		return r
+	}
+	return 0
+}

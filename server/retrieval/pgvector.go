@@ -1,0 +1,33 @@
+package retrieval
+
+import (
+	"context"
+
+	"boolpool/server/store"
+)
+
+// PgVectors is the VectorIndex of one project and dense encoder in
+// pgvector (HNSW kNN; exact similarities for re-scoring).
+type PgVectors struct {
+	Store     *store.Store
+	ProjectID int64
+	Encoder   store.EncoderInfo
+}
+
+// Search implements VectorIndex.
+func (p *PgVectors) Search(ctx context.Context, vec []float32, k int) ([]Result, error) {
+	docs, err := p.Store.NearestDocuments(ctx, p.ProjectID, p.Encoder, vec, k)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, len(docs))
+	for i, d := range docs {
+		out[i] = Result{DocID: d.ExtID, Score: d.Score}
+	}
+	return out, nil
+}
+
+// Similarities implements VectorIndex.
+func (p *PgVectors) Similarities(ctx context.Context, vec []float32, docIDs []string) (map[string]float64, error) {
+	return p.Store.DocumentSimilarities(ctx, p.ProjectID, p.Encoder, vec, docIDs)
+}

@@ -120,6 +120,7 @@ func normalize(q string) string {
 		{"aren't", "are not"}, {"arent", "are not"}, {"isn't", "is not"}, {"weren't", "were not"},
 		{"wasn't", "was not"}, {"don't", "do not"}, {"doesn't", "does not"}, {"didn't", "did not"},
 		{"aren’t", "are not"}, {"isn’t", "is not"}, {"don’t", "do not"}, {"doesn’t", "does not"},
+		{"can't", "can not"}, {"cannot", "can not"}, {"can’t", "can not"}, {"won't", "will not"},
 		{"and/or", "or"},
 	} {
 		q = replacePhrase(q, c[0], c[1])
@@ -131,6 +132,7 @@ func normalize(q string) string {
 // the same position the longer marker wins, so "but not" beats "not".
 var negationMarkers = []string{
 	"but not", "but are not", "but is not", "but also not", "but which are not", "but that are not",
+	"that are not also", "are not also", "that can not be", "can not be", "that can not", "can not",
 	"and not", "and are not", "that are not", "which are not", "that were not", "who are not",
 	"that is not", "which is not", "are not", "is not", "were not", "that do not", "that does not",
 	"do not", "does not", "excluding", "exclude", "except for", "except", "with the exception of",
@@ -312,7 +314,32 @@ func splitAnd(q string) []string {
 	if len(parts) == 0 {
 		return []string{clean(q)}
 	}
-	return parts
+	return dropBareHead(parts)
+}
+
+// dropBareHead removes a leading conjunct that is only a head noun when
+// there are more than three ("Novels that are 1940s children's books,
+// travel books, and set on ships"): it then adds no constraint of its own,
+// but conjuncts that start with a link word ("set on ships") take it as
+// their head. With fewer conjuncts the bare noun is a category in its own
+// right ("Mammals that are also Cetaceans").
+func dropBareHead(parts []string) []string {
+	if len(parts) < 4 {
+		return parts
+	}
+	ws := words(parts[0])
+	if len(ws) != 1 || !isHeadWord(ws[0]) {
+		return parts
+	}
+	head := parts[0]
+	var out []string
+	for _, p := range parts[1:] {
+		if fw := firstWord(p); linkWords[fw] && fw != "that" && fw != "which" && fw != "who" {
+			p = head + " " + p
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // dropBoth removes a "both" left over from "both X and Y".

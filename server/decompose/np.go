@@ -14,6 +14,14 @@ var strongStarters = map[string]bool{
 
 var weakStarters = map[string]bool{"of": true, "in": true, "on": true, "by": true, "with": true, "during": true}
 
+// habitatModifiers make one Wikipedia category with a taxon and a place
+// ("Endemic flora of Ghana", "Freshwater fish of Malaysia"), not an
+// intersection.
+var habitatModifiers = map[string]bool{
+	"endemic": true, "freshwater": true, "marine": true, "prehistoric": true, "extinct": true,
+	"native": true, "fossil": true, "introduced": true, "invasive": true, "aquatic": true,
+}
+
 // isYear reports whether w is a year or decade ("1991", "1990s", "1990's").
 func isYear(w string) bool {
 	w = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(w, "s"), "'"), "’")
@@ -38,8 +46,9 @@ type nounPhrase struct {
 	posts [][]string
 }
 
-// parseNP analyses s; ok is false when s has no known head noun.
-func parseNP(s string) (np nounPhrase, ok bool) {
+// parseNP analyses s; ok is false when s has no known head noun. With
+// moveYear, a "from the 1980s" post-modifier of a work becomes its year.
+func parseNP(s string, moveYear bool) (np nounPhrase, ok bool) {
 	ws := words(s)
 	h := headIndex(ws)
 	if h < 0 {
@@ -68,7 +77,35 @@ func parseNP(s string) (np nounPhrase, ok bool) {
 	if len(seg) > 0 {
 		np.posts = append(np.posts, seg)
 	}
+	// "Teen horror films from the 1980s" is "1980s teen horror films": a
+	// time post-modifier of a work is its year.
+	if moveYear && np.year == "" && workHeads[lowerASCII(np.head)] {
+		for i, p := range np.posts {
+			if y := yearModifier(p); y != "" {
+				np.year = y
+				np.posts = append(np.posts[:i:i], np.posts[i+1:]...)
+				break
+			}
+		}
+	}
 	return np, true
+}
+
+// yearModifier returns the year of a "from/of/in (the) YEAR" segment.
+func yearModifier(seg []string) string {
+	n := len(seg)
+	if n < 2 || n > 3 || !isYear(seg[n-1]) {
+		return ""
+	}
+	switch lowerASCII(seg[0]) {
+	case "from", "of", "in":
+	default:
+		return ""
+	}
+	if n == 3 && lowerASCII(seg[1]) != "the" {
+		return ""
+	}
+	return seg[n-1]
 }
 
 func (np nounPhrase) preHead(withYear bool) string {
@@ -106,8 +143,11 @@ func (np nounPhrase) capitalizedPre() bool {
 // pre-modifiers plus a post-modifier, or a year plus a proper adjective
 // ("2000 English books").
 func splitNegPositive(s string) []string {
-	np, ok := parseNP(s)
+	np, ok := parseNP(s, true)
 	if !ok {
+		return []string{s}
+	}
+	if taxonHeads[lowerASCII(np.head)] && len(np.pre) == 1 && habitatModifiers[lowerASCII(np.pre[0])] {
 		return []string{s}
 	}
 	hasPre := np.year != "" || len(np.pre) > 0
@@ -126,7 +166,7 @@ func splitNegPositive(s string) []string {
 // American Revolution", "British supernatural films set in hospitals").
 // One-category shapes such as "Horror films from Serbia" stay whole.
 func splitSingle(s string) []string {
-	np, ok := parseNP(s)
+	np, ok := parseNP(s, false)
 	if !ok {
 		return []string{s}
 	}
@@ -152,7 +192,7 @@ func splitSingle(s string) []string {
 // is ("1990s history books about Asia that are military books"), except
 // for taxa.
 func splitConjunct(s string) []string {
-	np, ok := parseNP(s)
+	np, ok := parseNP(s, false)
 	if !ok || len(np.posts) == 0 || np.year == "" && len(np.pre) == 0 || taxonHeads[lowerASCII(np.head)] {
 		// Taxon names with a modifier and a place ("Endemic fauna of New
 		// Zealand") are as often one category as two.

@@ -30,7 +30,7 @@ func Decompose(query string) Result {
 		return Result{Template: boolexpr.TemplateSingle, Expression: boolexpr.Atom(0), Atoms: []string{""}}
 	}
 	if pos, neg, ok := splitNegation(q); ok {
-		conj := shareHeads(splitAnd(pos), false)
+		conj := shareHeads(splitAnd(pos, 2), false)
 		if len(conj) == 1 {
 			conj = splitNegPositive(conj[0])
 		}
@@ -56,7 +56,7 @@ func Decompose(query string) Result {
 		parts = shareHeads(parts, true)
 		return finish(nary(boolexpr.OpOr, len(parts)), parts)
 	}
-	parts := shareHeads(splitAnd(q), false)
+	parts := shareHeads(splitAnd(q, 3), false)
 	switch len(parts) {
 	case 1:
 		parts = splitSingle(parts[0])
@@ -128,16 +128,39 @@ func normalize(q string) string {
 	return clean(q)
 }
 
-// negationMarkers introduce the negated atom. The earliest match wins; at
-// the same position the longer marker wins, so "but not" beats "not".
-var negationMarkers = []string{
+// clauseNegations introduce a negated atom at clause level; phraseNegations
+// ("without", "not") may also sit inside a category name ("Films without
+// speech"), so a clause-level marker anywhere wins over them. Among markers
+// of one kind the earliest match wins and, at the same position, the longer
+// one ("but not" over "not").
+var clauseNegations = []string{
 	"but not", "but are not", "but is not", "but also not", "but which are not", "but that are not",
-	"that are not also", "are not also", "that can not be", "can not be", "that can not", "can not",
-	"and not", "and are not", "that are not", "which are not", "that were not", "who are not",
-	"that is not", "which is not", "are not", "is not", "were not", "that do not", "that does not",
-	"do not", "does not", "excluding", "exclude", "except for", "except", "with the exception of",
-	"without", "other than", "unrelated to", "not related to", "apart from", "aside from",
-	"not including", "but no", "not",
+	"that are not also", "are not also", "that are not", "which are not", "that were not", "who are not",
+	"that is not", "which is not", "and not", "and are not", "excluding", "exclude", "except for",
+	"except", "with the exception of", "other than", "unrelated to", "not related to", "apart from",
+	"aside from", "not including", "but no",
+}
+
+var phraseNegations = []string{
+	"that can not be", "can not be", "that can not", "can not", "are not", "is not", "were not",
+	"that do not", "that does not", "do not", "does not", "without", "not",
+}
+
+// findMarker returns the position and length of the earliest (then
+// longest) marker in q, or -1.
+func findMarker(q string, markers []string) (at, n int) {
+	lq := lowerASCII(q)
+	at = -1
+	for _, m := range markers {
+		i := findLower(lq, m, 0)
+		if i < 0 {
+			continue
+		}
+		if at < 0 || i < at || i == at && len(m) > n {
+			at, n = i, len(m)
+		}
+	}
+	return at, n
 }
 
 // nonExceptions are words that start with non- but do not negate.
@@ -148,23 +171,24 @@ var nonExceptions = map[string]bool{
 
 // splitNegation finds the negated part of q. pos is the positive remainder.
 func splitNegation(q string) (pos, neg string, ok bool) {
-	best, bestLen := -1, 0
-	for _, m := range negationMarkers {
-		i := findPhrase(q, m, 0)
-		if i < 0 {
-			continue
-		}
-		if best < 0 || i < best || i == best && len(m) > bestLen {
-			best, bestLen = i, len(m)
-		}
+	best, bestLen := findMarker(q, clauseNegations)
+	if best <= 0 {
+		best, bestLen = findMarker(q, phraseNegations)
 	}
 	if best > 0 {
 		pos, neg = trimConnectives(q[:best]), clean(q[best+bestLen:])
 		// "Novels not set in the 1930s that are about poverty": the relative
 		// clause after the negated phrase belongs to the positive part.
+		// A bare head ("Novels") takes the clause as its modifier; anything
+		// else gets it as one more conjunct ("Trees of New Guinea but not
+		// Malesia that are also Pantropical flora").
 		for _, rel := range []string{"that are also", "that are", "which are", "that"} {
 			if j := findPhrase(neg, rel, 0); j > 0 {
-				pos = clean(pos + " " + neg[j+len(rel):])
+				if ws := words(pos); len(ws) == 1 && isHeadWord(ws[0]) {
+					pos = clean(pos + " " + neg[j+len(rel):])
+				} else {
+					pos = clean(pos + " that are also " + neg[j+len(rel):])
+				}
 				neg = clean(neg[:j])
 				break
 			}
@@ -264,11 +288,11 @@ func splitOr(q string) []string {
 var andMarkers = []string{
 	"that are also both", "that are both", "which are also both", "that are also", "which are also",
 	"and are also", "that are", "which are", "that were", "who are", "that is", "which is",
-	"and also", "that also", "as well as", "and", "&", "also",
+	"and also", "that also", "as well as", "and", "also",
 }
 
 // splitAnd splits a conjunction into its conjuncts.
-func splitAnd(q string) []string {
+func splitAnd(q string, maxParts int) []string {
 	lq := lowerASCII(q)
 	// next[k] caches the next occurrence of andMarkers[k] after pos, so the
 	// scan stays linear in the query length times the number of markers.
@@ -297,7 +321,7 @@ func splitAnd(q string) []string {
 		}
 		chunk := q[pos:best]
 		// "A, B, and C": the commas before a plain "and" separate conjuncts.
-		if m := lq[best : best+bestLen]; m == "and" || m == "&" {
+		if lq[best:best+bestLen] == "and" {
 			for _, c := range strings.Split(chunk, ",") {
 				if p := dropBoth(clean(c)); p != "" {
 					parts = append(parts, p)
@@ -314,17 +338,17 @@ func splitAnd(q string) []string {
 	if len(parts) == 0 {
 		return []string{clean(q)}
 	}
-	return dropBareHead(parts)
+	return dropBareHead(parts, maxParts)
 }
 
 // dropBareHead removes a leading conjunct that is only a head noun when
-// there are more than three ("Novels that are 1940s children's books,
+// there are more than maxParts ("Novels that are 1940s children's books,
 // travel books, and set on ships"): it then adds no constraint of its own,
 // but conjuncts that start with a link word ("set on ships") take it as
 // their head. With fewer conjuncts the bare noun is a category in its own
 // right ("Mammals that are also Cetaceans").
-func dropBareHead(parts []string) []string {
-	if len(parts) < 4 {
+func dropBareHead(parts []string, maxParts int) []string {
+	if len(parts) <= maxParts {
 		return parts
 	}
 	ws := words(parts[0])

@@ -66,7 +66,9 @@ func parseNP(s string, moveYear bool) (np nounPhrase, ok bool) {
 		if i > 0 && len(seg) > 0 {
 			prev := lowerASCII(post[i-1])
 			prevLink := linkWords[prev]
-			if strongStarters[lw] && !prevLink ||
+			// A capitalised word mid-phrase is a name ("traditional Native
+			// American medicine"), not a starter.
+			if strongStarters[lw] && !prevLink && !capitalized(w) ||
 				weakStarters[lw] && !prevLink && !capitalized(post[i-1]) && prev != "works" && prev != "work" && prev != "the" {
 				np.posts = append(np.posts, seg)
 				seg = nil

@@ -1,0 +1,398 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"boolpool/encoders"
+	"boolpool/server/lexical"
+	"boolpool/server/retrieval"
+	"boolpool/server/store"
+	"boolpool/server/trecfmt"
+)
+
+// paramFlag collects repeated --param k=v.
+type paramFlag map[string]string
+
+func (p paramFlag) String() string {
+	var parts []string
+	for k, v := range p {
+		parts = append(parts, k+"="+v)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+func (p paramFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want k=v, got %q", s)
+	}
+	p[k] = v
+	return nil
+}
+
+// runRetrieve runs one retrieval method over a project's queries, stores
+// the run and optionally writes it as a TREC run file.
+func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "bench" {
+		return runRetrieveBench(ctx, args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("retrieve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := dbFlag(fs)
+	project := fs.String("project", "", "project `name` (required)")
+	method := fs.String("method", "", "method `name` (see --list)")
+	params := paramFlag{}
+	fs.Var(params, "param", "method parameter `k=v` (repeatable)")
+	split := fs.String("split", "", "only the queries of this split (default all)")
+	depth := fs.Int("depth", 1000, "results per query")
+	name := fs.String("name", "", "run `name` to store (default: the method name, with non-default parameters)")
+	out := fs.String("out", "", "also write the run to this TREC run `file` (- = stdout)")
+	encoder := fs.String("encoder", encoders.MiniLMStatic, "dense encoder `name` for dense methods")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "queries retrieved in parallel")
+	noStore := fs.Bool("no-store", false, "do not store the run in the database")
+	list := fs.Bool("list", false, "list the methods and their parameters")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: boolpool retrieve --project P --method NAME [--param k=v]... [--split S] [--depth 1000] [--out run.txt]\n       boolpool retrieve --list\n       boolpool retrieve bench --project P [--split S] [--methods a,b] [--runs N]")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *list {
+		return printMethods(stdout)
+	}
+	if *project == "" || *method == "" {
+		return fmt.Errorf("%w: --project and --method are required", errUsage)
+	}
+	if *depth < 1 {
+		return fmt.Errorf("%w: --depth must be positive", errUsage)
+	}
+	full, err := retrieval.ResolveParams(*method, params)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	runName := *name
+	if runName == "" {
+		runName = defaultRunName(*method, params)
+	}
+	st, err := openStore(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	p, err := st.ProjectByName(ctx, *project)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	env := &retrieveEnv{st: st, project: p, encoder: *encoder, log: log}
+	defer env.Close()
+	m, err := env.method(ctx, *method, params)
+	if err != nil {
+		return err
+	}
+	queries, err := retrieval.LoadQueries(ctx, st, p.ID, *split)
+	if err != nil {
+		return err
+	}
+	if len(queries) == 0 {
+		return fmt.Errorf("project %s has no queries (split %q)", p.Name, *split)
+	}
+	start := time.Now()
+	results, err := retrieval.RunAll(ctx, m, queries, *depth, *workers, stderr)
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	if spec, _ := retrieval.SpecByName(*method); spec.Needs == retrieval.NeedsDense {
+		full["encoder"] = *encoder
+	}
+	if !*noStore {
+		if _, err := retrieval.SaveRun(ctx, st, p.ID, runName, *method, full, queries, results); err != nil {
+			return err
+		}
+	}
+	if *out != "" {
+		if err := writeTRECRun(ctx, *out, stdout, runName, queries, results); err != nil {
+			return err
+		}
+	}
+	n := 0
+	for _, rs := range results {
+		n += len(rs)
+	}
+	stored := "stored as run " + runName
+	if *noStore {
+		stored = "not stored"
+	}
+	fmt.Fprintf(stderr, "%s: %d queries, %d results in %s (%.1f queries/s), %s\n", *method, len(queries), n,
+		took.Round(time.Millisecond), float64(len(queries))/took.Seconds(), stored)
+	return nil
+}
+
+func defaultRunName(method string, params map[string]string) string {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	name := method
+	for _, k := range keys {
+		v := strings.NewReplacer(",", "+", " ", "").Replace(params[k])
+		name += "." + k + "=" + v
+	}
+	return name
+}
+
+func printMethods(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	for _, s := range retrieval.Specs() {
+		fmt.Fprintf(tw, "%s\t(%s)\t%s\n", s.Name, s.Needs, s.Summary)
+		for _, p := range s.Params {
+			fmt.Fprintf(tw, "  --param %s=%s\t\t%s\n", p.Name, p.Default, p.Doc)
+		}
+	}
+	return tw.Flush()
+}
+
+func writeTRECRun(ctx context.Context, path string, stdout io.Writer, tag string, queries []retrieval.Query, results map[string][]retrieval.Result) error {
+	var lines []trecfmt.RunLine
+	for _, q := range queries {
+		for i, r := range results[q.ID] {
+			lines = append(lines, trecfmt.RunLine{QueryID: q.ID, Iter: "Q0", DocID: r.DocID, Rank: i + 1, Score: r.Score, Tag: tag})
+		}
+	}
+	if path == "-" {
+		return trecfmt.WriteRun(ctx, stdout, lines)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write run: %w", err)
+	}
+	if err := trecfmt.WriteRun(ctx, f, lines); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// retrieveEnv loads the resources methods need, once, on demand.
+type retrieveEnv struct {
+	st      *store.Store
+	project store.Project
+	encoder string
+	log     *slog.Logger
+
+	lex   *lexical.Index
+	dense *retrieval.Dense
+	rt    *encoders.Runtime
+	enc   *encoders.ONNXEncoder
+}
+
+func (e *retrieveEnv) Close() {
+	if e.enc != nil {
+		e.enc.Close()
+	}
+	if e.rt != nil {
+		e.rt.Close()
+	}
+}
+
+func (e *retrieveEnv) method(ctx context.Context, name string, params map[string]string) (retrieval.Method, error) {
+	spec, ok := retrieval.SpecByName(name)
+	if !ok {
+		return retrieval.New(name, params, retrieval.Deps{}) // the error lists the methods
+	}
+	var d retrieval.Deps
+	var err error
+	switch spec.Needs {
+	case retrieval.NeedsLexical:
+		if d.Lexical, err = e.lexical(ctx); err != nil {
+			return nil, err
+		}
+	case retrieval.NeedsDense:
+		if d.Dense, err = e.denseDeps(ctx); err != nil {
+			return nil, err
+		}
+	case retrieval.NeedsRuns:
+		d.Runs = map[string]map[string][]retrieval.Result{}
+		for _, rn := range retrieval.RRFRunNames(params["runs"]) {
+			r, err := retrieval.LoadRun(ctx, e.st, e.project.ID, rn)
+			if err != nil {
+				return nil, err
+			}
+			d.Runs[rn] = r
+		}
+	}
+	return retrieval.New(name, params, d)
+}
+
+func (e *retrieveEnv) lexical(ctx context.Context) (*lexical.Index, error) {
+	if e.lex == nil {
+		ix, err := retrieval.LoadLexical(ctx, e.st, e.project.ID, e.log)
+		if err != nil {
+			return nil, err
+		}
+		e.lex = ix
+	}
+	return e.lex, nil
+}
+
+func (e *retrieveEnv) denseDeps(ctx context.Context) (*retrieval.Dense, error) {
+	if e.dense != nil {
+		return e.dense, nil
+	}
+	info, err := e.st.EncoderByName(ctx, e.encoder)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("no document vectors of encoder %q: encode the project's documents first", e.encoder)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if n, err := e.st.CountEmbeddings(ctx, e.project.ID, info.ID); err != nil {
+		return nil, err
+	} else if n == 0 {
+		return nil, fmt.Errorf("project %s has no document vectors of encoder %q", e.project.Name, e.encoder)
+	}
+	if err := e.st.EnsureHNSW(ctx, info); err != nil {
+		return nil, err
+	}
+	e.rt, err = encoders.NewRuntime(encoders.Config{})
+	if err != nil {
+		return nil, err
+	}
+	e.enc, err = e.rt.Open(ctx, e.encoder)
+	if err != nil {
+		return nil, err
+	}
+	e.dense = &retrieval.Dense{Encoder: e.enc, Vectors: &retrieval.PgVectors{Store: e.st, ProjectID: e.project.ID, Encoder: info}}
+	return e.dense, nil
+}
+
+// jsonOut writes v as indented JSON.
+func jsonOut(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// benchRow is one method's latency summary.
+type benchRow struct {
+	Method  string  `json:"method"`
+	Queries int     `json:"queries"`
+	P50ms   float64 `json:"p50_ms"`
+	P95ms   float64 `json:"p95_ms"`
+	MeanMs  float64 `json:"mean_ms"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// runRetrieveBench measures per-query latency (one query at a time) of
+// each method over a project's queries.
+func runRetrieveBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("retrieve bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := dbFlag(fs)
+	project := fs.String("project", "", "project `name` (required)")
+	split := fs.String("split", "", "only this split's queries")
+	methods := fs.String("methods", "bm25,bm25-strict-boolean,pnorm,sparse-disentangled-negation,sparse-maxpool-union,sparse-cpt,dense-vanilla,dense-decomposed,dense-algebra",
+		"comma-separated methods (default parameters)")
+	depth := fs.Int("depth", 1000, "results per query")
+	encoder := fs.String("encoder", encoders.MiniLMStatic, "dense encoder `name`")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" {
+		return fmt.Errorf("%w: --project is required", errUsage)
+	}
+	st, err := openStore(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	p, err := st.ProjectByName(ctx, *project)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	env := &retrieveEnv{st: st, project: p, encoder: *encoder, log: log}
+	defer env.Close()
+	queries, err := retrieval.LoadQueries(ctx, st, p.ID, *split)
+	if err != nil {
+		return err
+	}
+	var rows []benchRow
+	for _, name := range strings.Split(*methods, ",") {
+		name = strings.TrimSpace(name)
+		row := benchRow{Method: name, Queries: len(queries)}
+		m, err := env.method(ctx, name, nil)
+		if err == nil {
+			var ms []float64
+			bar := retrieval.NewProgress(stderr, name, len(queries))
+			for _, q := range queries {
+				t0 := time.Now()
+				if _, err = m.Retrieve(ctx, q, *depth); err != nil {
+					break
+				}
+				ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+				bar.Add(1)
+			}
+			bar.Done()
+			if err == nil {
+				row.P50ms, row.P95ms, row.MeanMs = percentile(ms, 0.50), percentile(ms, 0.95), mean(ms)
+			}
+		}
+		if err != nil {
+			row.Error = err.Error()
+		}
+		rows = append(rows, row)
+	}
+	if *asJSON {
+		return jsonOut(stdout, rows)
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "method\tqueries\tp50 ms\tp95 ms\tmean ms")
+	for _, r := range rows {
+		if r.Error != "" {
+			fmt.Fprintf(tw, "%s\t%d\t-\t-\t-\t(%s)\n", r.Method, r.Queries, r.Error)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\n", r.Method, r.Queries, r.P50ms, r.P95ms, r.MeanMs)
+	}
+	return tw.Flush()
+}
+
+// percentile is the nearest-rank percentile of xs.
+func percentile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	i := int(q*float64(len(s))+0.999999) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var t float64
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(len(xs))
+}

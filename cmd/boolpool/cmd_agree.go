@@ -61,6 +61,10 @@ func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if v != nil {
 			s = fmt.Sprintf("%.4f", *v)
 		}
+		if note == "" {
+			fmt.Fprintf(tw, "%s\t%s\n", name, s)
+			return
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, s, note)
 	}
 	line("fleiss_kappa", rep.FleissKappa, fmt.Sprintf("(%d items rated by every rater)", rep.FleissItems))

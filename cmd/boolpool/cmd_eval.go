@@ -24,7 +24,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var (
 		qrelsPath = fs.String("qrels", "", "TREC qrels `file` (qid iter docid grade)")
 		negPath   = fs.String("negatives", "", "qrels-shaped `file` listing explicit negatives (every line is one; the grade column is ignored)")
-		list      = fs.String("metrics", "", "comma-separated `measures`, e.g. ndcg@10,p@5 (default "+metrics.DefaultSpecs+", plus negrecall@10,violation with --negatives)")
+		list      = fs.String("metrics", "", "comma-separated `measures` name@k from mrr, ndcg, p, recall, mrecall, judged, f1, negrecall, violation (default "+metrics.DefaultSpecs+", plus negrecall@10,violation with --negatives)")
 		minRel    = fs.Int("min-rel", 1, "lowest grade counted as relevant (trec_eval -l); nDCG always uses raw grades")
 		complete  = fs.Bool("complete", false, "also score qrels queries missing from a run, as empty rankings (trec_eval -c)")
 		asJSON    = fs.Bool("json", false, "print JSON instead of a table")

@@ -34,5 +34,9 @@
 // grade, as in ir_measures (ranked with the trec_eval order above).
 //
 // The measures outside trec_eval are defined in their own functions' doc
-// comments (MRecall, NegRecall, SetF1, Violation, NevIRAccuracy).
+// comments (MRecall, NegRecall, SetF1, Violation, NevIRAccuracy). Evaluate
+// scores them on the same queries as the rest (qrels ∩ run), and a query
+// for which one is undefined simply lacks it: NegRecall needs at least one
+// explicit negative, Violation at least one relevant document and one
+// negative. Their means are over the queries that have them.
 package metrics

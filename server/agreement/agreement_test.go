@@ -198,3 +198,28 @@ func TestConfusion(t *testing.T) {
 		t.Fatalf("pooled %v", pooled)
 	}
 }
+
+func TestPerRater(t *testing.T) {
+	// Same table as the pairwise Cohen test: κ(0,1) = 6/11, κ(0,2) = 1/6,
+	// κ(1,2) = 6/11.
+	r := Ratings{{1, 1, 1}, {1, 1, 0}, {1, 1, 1}, {0, 1, 1}, {0, 0, 0}}
+	got := PerRater(r)
+	want := []struct{ kappa, agree float64 }{
+		{(6.0/11 + 1.0/6) / 2, 7.0 / 10}, // rater 0 matches 1 on 4 items, 2 on 3
+		{6.0 / 11, 8.0 / 10},             // rater 1 matches 0 on 4, 2 on 4
+		{(1.0/6 + 6.0/11) / 2, 7.0 / 10},
+	}
+	for i, w := range want {
+		if got[i].Rater != i || got[i].Items != 5 || math.Abs(got[i].Kappa-w.kappa) > 1e-12 || math.Abs(got[i].Agree-w.agree) > 1e-12 {
+			t.Errorf("rater %d = %+v, want κ %v agree %v", i, got[i], w.kappa, w.agree)
+		}
+	}
+}
+
+func TestGoldAccuracy(t *testing.T) {
+	exact, binary, n := GoldAccuracy([]int{3, 2, 0, 1, M}, []int{3, 3, 1, 2, 0}, 2)
+	// Exact: item 0 only → 1/4; binary: items 0, 1, 2 → 3/4 (item 3: 1 vs 2 crosses).
+	if n != 4 || exact != 0.25 || binary != 0.75 {
+		t.Fatalf("exact %v binary %v n %d", exact, binary, n)
+	}
+}

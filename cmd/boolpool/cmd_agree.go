@@ -57,10 +57,7 @@ func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "items\t%d\t(%d raters)\n", rep.Items, rep.Raters)
 	line := func(name string, v *float64, note string) {
-		s := "undefined"
-		if v != nil {
-			s = fmt.Sprintf("%.4f", *v)
-		}
+		s := fmtOpt(v)
 		if note == "" {
 			fmt.Fprintf(tw, "%s\t%s\n", name, s)
 			return
@@ -73,28 +70,45 @@ func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	line("gwet_ac1", rep.GwetAC1, "(4-point scale)")
 	line("cohen_kappa_mean", rep.CohenMean, "(mean over rater pairs)")
 	line("unanimous_binarised", rep.Unanimous, fmt.Sprintf("(label >= %d relevant; %d items with >= 2 ratings)", binaryRelevant, rep.UnanimousItems))
+	fmt.Fprintln(tw, "\nrater\titems\tmean κ with others\texact agreement with others")
+	for _, p := range rep.PerRater {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\n", p.Rater, p.Items, fmtOpt(p.Kappa), fmtOpt(p.Agreement))
+	}
 	return tw.Flush()
 }
 
 // agreeOutput is the --json shape; undefined coefficients are null.
 type agreeOutput struct {
-	Items          int      `json:"items"`
-	Raters         int      `json:"raters"`
-	FleissKappa    *float64 `json:"fleiss_kappa"`
-	FleissItems    int      `json:"fleiss_items"`
-	AlphaNominal   *float64 `json:"krippendorff_alpha_nominal"`
-	AlphaOrdinal   *float64 `json:"krippendorff_alpha_ordinal"`
-	GwetAC1        *float64 `json:"gwet_ac1"`
-	CohenMean      *float64 `json:"cohen_kappa_mean"`
-	Unanimous      *float64 `json:"unanimous_binarised"`
-	UnanimousItems int      `json:"unanimous_items"`
+	Items          int           `json:"items"`
+	Raters         int           `json:"raters"`
+	FleissKappa    *float64      `json:"fleiss_kappa"`
+	FleissItems    int           `json:"fleiss_items"`
+	AlphaNominal   *float64      `json:"krippendorff_alpha_nominal"`
+	AlphaOrdinal   *float64      `json:"krippendorff_alpha_ordinal"`
+	GwetAC1        *float64      `json:"gwet_ac1"`
+	CohenMean      *float64      `json:"cohen_kappa_mean"`
+	Unanimous      *float64      `json:"unanimous_binarised"`
+	UnanimousItems int           `json:"unanimous_items"`
+	PerRater       []raterOutput `json:"per_rater"`
+}
+
+type raterOutput struct {
+	Rater     int      `json:"rater"`
+	Items     int      `json:"items"`
+	Kappa     *float64 `json:"cohen_kappa_mean"`
+	Agreement *float64 `json:"agreement"`
 }
 
 func agreeReport(r agreement.Ratings) agreeOutput {
 	fleiss, fleissN := agreement.FleissKappa(r)
 	_, cohen := agreement.PairwiseCohen(r)
 	unan, unanN := agreement.UnanimousBinarised(r, binaryRelevant)
+	var per []raterOutput
+	for _, p := range agreement.PerRater(r) {
+		per = append(per, raterOutput{Rater: p.Rater, Items: p.Items, Kappa: finite(p.Kappa), Agreement: finite(p.Agree)})
+	}
 	return agreeOutput{
+		PerRater:       per,
 		Items:          len(r),
 		Raters:         r.Raters(),
 		FleissKappa:    finite(fleiss),
@@ -106,6 +120,13 @@ func agreeReport(r agreement.Ratings) agreeOutput {
 		Unanimous:      finite(unan),
 		UnanimousItems: unanN,
 	}
+}
+
+func fmtOpt(v *float64) string {
+	if v == nil {
+		return "undefined"
+	}
+	return fmt.Sprintf("%.4f", *v)
 }
 
 func finite(v float64) *float64 {

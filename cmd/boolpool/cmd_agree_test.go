@@ -13,9 +13,25 @@ func TestAgreeJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got map[string]*float64
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatal(err)
+	}
+	got := map[string]*float64{}
+	for k, v := range raw {
+		var f *float64
+		if json.Unmarshal(v, &f) == nil {
+			got[k] = f
+		}
+	}
+	var per []struct {
+		Rater int      `json:"rater"`
+		Items int      `json:"items"`
+		Kappa *float64 `json:"cohen_kappa_mean"`
+	}
+	if err := json.Unmarshal(raw["per_rater"], &per); err != nil || len(per) != 2 || per[0].Items != 6 || per[1].Items != 5 ||
+		per[0].Kappa == nil || math.Abs(*per[0].Kappa-6.0/11) > 1e-12 {
+		t.Errorf("per_rater = %s (%v)", raw["per_rater"], err)
 	}
 	// Items (2,2) (2,2) (2,2) (0,2) (0,0) (2,–), worked by hand:
 	// Fleiss over the 5 complete items: P̄ = .8, p = (.3,.7), P̄e = .58 → 11/21.

@@ -103,10 +103,10 @@ type SimResult struct {
 
 // SimSummary describes the simulated pools.
 type SimSummary struct {
-	Queries       int         `json:"queries"`         // queries with a relevant document in the pool
-	PoolSize      int         `json:"pool_size"`       // (query, document) pairs
-	PoolRelevant  int         `json:"pool_relevant"`   // relevant pairs in the pool
-	QrelsRelevant int         `json:"qrels_relevant"`  // relevant pairs in the qrels (pool recall = PoolRelevant / this)
+	Queries       int         `json:"queries"`        // queries with a relevant document in the pool
+	PoolSize      int         `json:"pool_size"`      // (query, document) pairs
+	PoolRelevant  int         `json:"pool_relevant"`  // relevant pairs in the pool
+	QrelsRelevant int         `json:"qrels_relevant"` // relevant pairs in the qrels (pool recall = PoolRelevant / this)
 	Baseline      string      `json:"baseline"`
 	Results       []SimResult `json:"results"`
 }

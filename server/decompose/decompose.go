@@ -30,33 +30,25 @@ func Decompose(query string) Result {
 		return Result{Template: boolexpr.TemplateSingle, Expression: boolexpr.Atom(0), Atoms: []string{""}}
 	}
 	if pos, neg, ok := splitNegation(q); ok {
-		conj := shareHeads(splitAnd(pos, 2), false)
+		parts, viaAnd := splitAnd(pos, 2)
+		conj := mergeAdjectives(shareHeads(parts, false, viaAnd), viaAnd)
 		if len(conj) == 1 {
 			conj = splitNegPositive(conj[0])
 		}
-		negAtom := borrowHead(neg, conj[0])
-		atoms := append(append([]string{}, conj...), negAtom)
-		n := len(conj)
-		var positive *boolexpr.Expr
-		if n == 1 {
-			positive = boolexpr.Atom(0)
-		} else {
-			args := make([]*boolexpr.Expr, n)
-			for i := range args {
-				args[i] = boolexpr.Atom(i)
-			}
-			positive = boolexpr.And(args...)
+		positives := dedupe(conj)
+		negAtom := canonical(borrowHead(neg, conj[0]))
+		atoms := append(positives, negAtom)
+		positive := boolexpr.Atom(0)
+		if len(positives) > 1 {
+			positive = nary(boolexpr.OpAnd, len(positives))
 		}
-		if n == 1 {
-			return finish(boolexpr.And(positive, boolexpr.Not(boolexpr.Atom(n))), atoms)
-		}
-		return finish(boolexpr.And(positive, boolexpr.Not(boolexpr.Atom(n))), atoms)
+		return result(boolexpr.And(positive, boolexpr.Not(boolexpr.Atom(len(positives)))), atoms)
 	}
 	if parts := splitOr(q); len(parts) >= 2 {
-		parts = shareHeads(parts, true)
-		return finish(nary(boolexpr.OpOr, len(parts)), parts)
+		return flat(boolexpr.OpOr, shareHeads(parts, true, nil))
 	}
-	parts := shareHeads(splitAnd(q, 3), false)
+	parts, viaAnd := splitAnd(q, 3)
+	parts = mergeAdjectives(shareHeads(parts, false, viaAnd), viaAnd)
 	switch len(parts) {
 	case 1:
 		parts = splitSingle(parts[0])
@@ -68,10 +60,57 @@ func Decompose(query string) Result {
 			}
 		}
 	}
-	if len(parts) == 1 {
-		return finish(boolexpr.Atom(0), parts)
+	return flat(boolexpr.OpAnd, parts)
+}
+
+// flat builds a single atom or an n-ary AND/OR over the distinct canonical
+// atoms ("Flora or plants of the Gambia" is one atom).
+func flat(op boolexpr.Op, parts []string) Result {
+	atoms := dedupe(parts)
+	if len(atoms) == 1 {
+		return result(boolexpr.Atom(0), atoms)
 	}
-	return finish(nary(boolexpr.OpAnd, len(parts)), parts)
+	return result(nary(op, len(atoms)), atoms)
+}
+
+// dedupe canonicalises atoms and drops repeats (case-insensitively).
+func dedupe(parts []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range parts {
+		c := canonical(p)
+		if k := lowerASCII(c); !seen[k] {
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// mergeAdjectives folds a one-word conjunct without a head noun, joined by
+// a relative clause, into the previous conjunct as a modifier: "Adventure films that are dutch" is the
+// single category "Dutch adventure films", "Hemiptera that are extinct" is
+// "Extinct Hemiptera".
+func mergeAdjectives(parts []string, viaAnd []bool) []string {
+	out := []string{}
+	for i, p := range parts {
+		ws := words(p)
+		if len(out) > 0 && !viaAnd[i] && len(ws) == 1 && !isHeadWord(ws[0]) && !strings.HasSuffix(lowerASCII(ws[0]), "s") {
+			out[len(out)-1] = upperFirst(ws[0]) + " " + lowerFirstWord(words(out[len(out)-1]))[0] + restWords(out[len(out)-1])
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// restWords returns s without its first word, with a leading space, or "".
+func restWords(s string) string {
+	ws := words(s)
+	if len(ws) < 2 {
+		return ""
+	}
+	return " " + strings.Join(ws[1:], " ")
 }
 
 func nary(op boolexpr.Op, n int) *boolexpr.Expr {
@@ -82,13 +121,10 @@ func nary(op boolexpr.Op, n int) *boolexpr.Expr {
 	return &boolexpr.Expr{Op: op, Args: args}
 }
 
-func finish(e *boolexpr.Expr, atoms []string) Result {
-	out := make([]string, len(atoms))
-	for i, a := range atoms {
-		out[i] = canonical(a)
-	}
+// result wraps an expression over already canonical atoms.
+func result(e *boolexpr.Expr, atoms []string) Result {
 	t, _ := boolexpr.TemplateOf(e)
-	return Result{Template: t, Expression: e, Atoms: out}
+	return Result{Template: t, Expression: e, Atoms: atoms}
 }
 
 // questionPrefixes are the openings people put before the actual category
@@ -291,8 +327,12 @@ var andMarkers = []string{
 	"and also", "that also", "as well as", "and", "also",
 }
 
-// splitAnd splits a conjunction into its conjuncts.
-func splitAnd(q string, maxParts int) []string {
+// splitAnd splits a conjunction into its conjuncts. viaAnd[i] is true when
+// conjunct i was joined by a plain "and" or a list comma rather than by a
+// relative clause ("that are also"): such a conjunct often lost the head
+// and preposition it shares with its neighbour ("Films about security and
+// surveillance").
+func splitAnd(q string, maxParts int) (parts []string, viaAnd []bool) {
 	lq := lowerASCII(q)
 	// next[k] caches the next occurrence of andMarkers[k] after pos, so the
 	// scan stays linear in the query length times the number of markers.
@@ -300,8 +340,14 @@ func splitAnd(q string, maxParts int) []string {
 	for k, m := range andMarkers {
 		next[k] = findLower(lq, m, 1)
 	}
-	var parts []string
+	add := func(text string, and bool) {
+		if p := dropBoth(clean(text)); p != "" {
+			parts = append(parts, p)
+			viaAnd = append(viaAnd, and)
+		}
+	}
 	pos := 0
+	prevAnd := false
 	for {
 		best, bestLen := -1, 0
 		for k, m := range andMarkers {
@@ -320,25 +366,24 @@ func splitAnd(q string, maxParts int) []string {
 			break
 		}
 		chunk := q[pos:best]
-		// "A, B, and C": the commas before a plain "and" separate conjuncts.
-		if lq[best:best+bestLen] == "and" {
-			for _, c := range strings.Split(chunk, ",") {
-				if p := dropBoth(clean(c)); p != "" {
-					parts = append(parts, p)
-				}
+		isAnd := lq[best:best+bestLen] == "and"
+		if isAnd {
+			// "A, B, and C": the commas before a plain "and" separate
+			// conjuncts.
+			for i, c := range strings.Split(chunk, ",") {
+				add(c, prevAnd || i > 0)
 			}
-		} else if p := dropBoth(clean(chunk)); p != "" {
-			parts = append(parts, p)
+		} else {
+			add(chunk, prevAnd)
 		}
+		prevAnd = isAnd
 		pos = best + bestLen
 	}
-	if p := dropBoth(clean(q[pos:])); p != "" {
-		parts = append(parts, p)
-	}
+	add(q[pos:], prevAnd)
 	if len(parts) == 0 {
-		return []string{clean(q)}
+		return []string{clean(q)}, []bool{false}
 	}
-	return dropBareHead(parts, maxParts)
+	return dropBareHead(parts, viaAnd, maxParts)
 }
 
 // dropBareHead removes a leading conjunct that is only a head noun when
@@ -347,13 +392,13 @@ func splitAnd(q string, maxParts int) []string {
 // but conjuncts that start with a link word ("set on ships") take it as
 // their head. With fewer conjuncts the bare noun is a category in its own
 // right ("Mammals that are also Cetaceans").
-func dropBareHead(parts []string, maxParts int) []string {
+func dropBareHead(parts []string, viaAnd []bool, maxParts int) ([]string, []bool) {
 	if len(parts) <= maxParts {
-		return parts
+		return parts, viaAnd
 	}
 	ws := words(parts[0])
 	if len(ws) != 1 || !isHeadWord(ws[0]) {
-		return parts
+		return parts, viaAnd
 	}
 	head := parts[0]
 	var out []string
@@ -363,7 +408,9 @@ func dropBareHead(parts []string, maxParts int) []string {
 		}
 		out = append(out, p)
 	}
-	return out
+	flags := append([]bool{}, viaAnd[1:]...)
+	flags[0] = false
+	return out, flags
 }
 
 // dropBoth removes a "both" left over from "both X and Y".
@@ -444,6 +491,20 @@ func borrowHead(part, from string) string {
 	return part
 }
 
+// borrowHeadPrefix is borrowHead, except that with shared a head-less
+// conjunct takes the neighbour's prefix up to its last link word whatever
+// its case ("Films about security and surveillance" → "Films about
+// surveillance").
+func borrowHeadPrefix(part, from string, shared bool) string {
+	ws, fws := words(part), words(from)
+	if shared && len(ws) > 0 && !linkWords[lowerASCII(ws[0])] && !hasHead(part) {
+		if l := lastLinkIndex(fws); l > 0 {
+			return strings.Join(fws[:l+1], " ") + " " + part
+		}
+	}
+	return borrowHead(part, from)
+}
+
 // properNoun reports whether every word but short function words is
 // capitalised ("Democratic Republic of the Congo", "Peru", "1948"): a place
 // or name that needs the neighbour's "Flora of" / "Films set in".
@@ -464,12 +525,17 @@ func properNoun(ws []string) bool {
 // ones borrow the head of an earlier one ("Orchids of Argentina, French
 // Guiana or Guyana"), an early adjective-only one borrows the tail of the
 // next ("Dutch or Swiss war films").
-func shareHeads(parts []string, disjunction bool) []string {
+func shareHeads(parts []string, disjunction bool, viaAnd []bool) []string {
 	out := append([]string{}, parts...)
 	for i := 1; i < len(out); i++ {
+		ws := words(out[i])
 		fw := firstWord(out[i])
-		if linkWords[fw] || (!hasHead(out[i]) && linkIndex(words(out[i])) < 0 && properNoun(words(out[i])) && lastLinkIndex(words(out[i-1])) > 0) {
-			out[i] = borrowHead(out[i], out[i-1])
+		headless := !hasHead(out[i]) && linkIndex(ws) < 0 && lastLinkIndex(words(out[i-1])) > 0
+		// After a plain "and" even a lower-case topic shares the
+		// neighbour's "Films about".
+		shared := i < len(viaAnd) && viaAnd[i]
+		if linkWords[fw] || headless && (properNoun(ws) || shared) {
+			out[i] = borrowHeadPrefix(out[i], out[i-1], shared)
 		}
 	}
 	if !disjunction {

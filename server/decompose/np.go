@@ -68,7 +68,7 @@ func parseNP(s string, moveYear bool) (np nounPhrase, ok bool) {
 			prevLink := linkWords[prev]
 			// A capitalised word mid-phrase is a name ("traditional Native
 			// American medicine"), not a starter.
-			if strongStarters[lw] && !prevLink && !capitalized(w) ||
+			if strongStarters[lw] && !prevLink && !capitalized(w) && prev != "works" && prev != "work" ||
 				weakStarters[lw] && !prevLink && !capitalized(post[i-1]) && prev != "works" && prev != "work" && prev != "the" {
 				np.posts = append(np.posts, seg)
 				seg = nil
@@ -171,6 +171,18 @@ func splitSingle(s string) []string {
 	np, ok := parseNP(s, false)
 	if !ok {
 		return []string{s}
+	}
+	// A trailing "from 1976" is part of one category name as often as not
+	// ("Crime drama films from 1976"), so it is no evidence for a split.
+	for i, p := range np.posts {
+		if yearModifier(p) != "" && np.year == "" {
+			np.posts = append(np.posts[:i:i], np.posts[i+1:]...)
+			if len(np.pre)+len(np.posts) < 2 || len(np.posts) == 0 && len(np.pre) < 3 {
+				return []string{s}
+			}
+			np.posts = append(np.posts, p)
+			break
+		}
 	}
 	switch {
 	case np.year != "" && len(np.pre) >= 2 && len(np.posts) == 1:

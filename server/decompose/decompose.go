@@ -145,8 +145,11 @@ func normalize(q string) string {
 		changed = false
 		lq := lowerASCII(q)
 		for _, p := range questionPrefixes {
-			if strings.HasPrefix(lq, p) && len(q) > len(p) {
-				q = clean(q[len(p):])
+			// The prefix ends in a space; a comma or colon ends it too
+			// ("find me, Cisuralian animals").
+			p = strings.TrimSuffix(p, " ")
+			if strings.HasPrefix(lq, p) && len(q) > len(p)+1 && strings.ContainsRune(" ,:", rune(q[len(p)])) {
+				q = clean(q[len(p)+1:])
 				changed = true
 				break
 			}
@@ -472,7 +475,7 @@ func borrowHead(part, from string) string {
 			return h + " " + strings.Join(ws[1:], " ")
 		}
 	}
-	if linkWords[fw] && fw != "that" && fw != "which" && fw != "who" {
+	if linkWords[fw] && fw != "that" && fw != "which" && fw != "who" && headIndex(ws) < 0 {
 		if h := headOf(from); h != "" {
 			return h + " " + part
 		}
@@ -534,7 +537,7 @@ func shareHeads(parts []string, disjunction bool, viaAnd []bool) []string {
 		// After a plain "and" even a lower-case topic shares the
 		// neighbour's "Films about".
 		shared := i < len(viaAnd) && viaAnd[i]
-		if linkWords[fw] || headless && (properNoun(ws) || shared) {
+		if linkWords[fw] && headIndex(ws) < 0 || headless && (properNoun(ws) || shared) {
 			out[i] = borrowHeadPrefix(out[i], out[i-1], shared)
 		}
 	}
@@ -548,7 +551,7 @@ func shareHeads(parts []string, disjunction bool, viaAnd []bool) []string {
 		if hasHead(out[i]) || linkIndex(ws) >= 0 {
 			// A bare head ("Birds or Endemic fauna of Grenada") borrows the
 			// next conjunct's modifier.
-			if len(ws) <= 2 && linkIndex(ws) < 0 {
+			if len(ws) == 1 && linkIndex(ws) < 0 {
 				nws := words(out[i+1])
 				if l := linkIndex(nws); l > 0 {
 					out[i] = out[i] + " " + strings.Join(nws[l:], " ")

@@ -30,6 +30,7 @@ func commands() map[string]command {
 		"agree":   {"inter-annotator agreement over a ratings file", runAgree},
 		"migrate": {"apply pending database migrations", runMigrate},
 		"serve":   {"run the HTTP server and web app", runServe},
+		"bench":   {"run the benchmarks and print one table (make bench)", runBench},
 		"demo":    {"load the demo project and accounts (or rebuild its data)", runDemo},
 		"import":  {"import documents, queries, qrels or runs into a project", runImport},
 		"export":  {"export a project's queries, documents, qrels, runs or judgments", runExport},

@@ -394,13 +394,21 @@ func splitAnd(q string, maxParts int) (parts []string, viaAnd []bool) {
 // travel books, and set on ships"): it then adds no constraint of its own,
 // but conjuncts that start with a link word ("set on ships") take it as
 // their head. With fewer conjuncts the bare noun is a category in its own
-// right ("Mammals that are also Cetaceans").
+// right ("Mammals that are also Cetaceans"), unless the next conjunct
+// starts with a link word and so needs it as its head.
 func dropBareHead(parts []string, viaAnd []bool, maxParts int) ([]string, []bool) {
-	if len(parts) <= maxParts {
+	if len(parts) < 2 {
 		return parts, viaAnd
 	}
 	ws := words(parts[0])
 	if len(ws) != 1 || !isHeadWord(ws[0]) {
+		return parts, viaAnd
+	}
+	// "Fish that are from both Macaronesia and the Atlantic Ocean": the
+	// bare head is the head of the next conjunct, not a conjunct.
+	nws := words(parts[1])
+	modifies := linkWords[lowerASCII(nws[0])] && headIndex(nws) < 0
+	if len(parts) <= maxParts && !modifies {
 		return parts, viaAnd
 	}
 	head := parts[0]

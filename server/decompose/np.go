@@ -113,7 +113,7 @@ func yearModifier(seg []string) string {
 func (np nounPhrase) preHead(withYear bool) string {
 	ws := append([]string{}, np.pre...)
 	if withYear && np.year != "" {
-		ws = append([]string{np.year}, ws...)
+		ws = append([]string{np.year}, lowerFirstWord(ws)...)
 	}
 	return strings.Join(append(ws, np.head), " ")
 }
@@ -172,16 +172,27 @@ func splitSingle(s string) []string {
 	if !ok {
 		return []string{s}
 	}
-	// A trailing "from 1976" is part of one category name as often as not
-	// ("Crime drama films from 1976"), so it is no evidence for a split.
-	for i, p := range np.posts {
-		if yearModifier(p) != "" && np.year == "" {
-			np.posts = append(np.posts[:i:i], np.posts[i+1:]...)
-			if len(np.pre)+len(np.posts) < 2 || len(np.posts) == 0 && len(np.pre) < 3 {
-				return []string{s}
+	// A "from 1976" post-modifier folds into the first category ("Teen
+	// drama films from the 1980s about abortion" → "1980s teen drama
+	// films", "Films about abortion"); on its own it is part of one
+	// category name as often as not ("Crime drama films from 1976").
+	if np.year == "" {
+		for i, p := range np.posts {
+			y := yearModifier(p)
+			if y == "" {
+				continue
 			}
-			np.posts = append(np.posts, p)
-			break
+			np.year = y
+			np.posts = append(np.posts[:i:i], np.posts[i+1:]...)
+			switch {
+			case len(np.posts) >= 1 && len(np.pre) >= 1 || len(np.posts) >= 2:
+				return append([]string{np.preHead(true)}, np.postAtoms()...)
+			case len(np.pre) >= 3:
+				// Many modifiers and a year: "Superhero comedy short films
+				// from the 1940s".
+				return []string{np.preHead(false), y + " " + np.head}
+			}
+			return []string{s}
 		}
 	}
 	switch {

@@ -30,6 +30,8 @@ func commands() map[string]command {
 		"agree":   {"inter-annotator agreement over a ratings file", runAgree},
 		"migrate": {"apply pending database migrations", runMigrate},
 		"serve":   {"run the HTTP server and web app", runServe},
+		"backup":  {"dump the database (pg_dump custom format)", runBackup},
+		"restore": {"restore a backup into the database, in one transaction", runRestore},
 		"bench":   {"run the benchmarks and print one table (make bench)", runBench},
 		"demo":    {"load the demo project and accounts (or rebuild its data)", runDemo},
 		"import":  {"import documents, queries, qrels or runs into a project", runImport},
@@ -40,6 +42,7 @@ func commands() map[string]command {
 		"decompose": {"split free-text queries into Boolean expressions over atoms", runDecompose},
 		"index":     {"rebuild a project's lexical (BM25) index, and an encoder's HNSW index", runIndex},
 		"retrieve":  {"run a retrieval method over a project's queries (--list for methods)", runRetrieve},
+		"pool":      {"build a judging pool from runs; simulate judging orders; explicit negatives", runPool},
 	}
 }
 

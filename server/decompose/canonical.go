@@ -57,7 +57,7 @@ var wordSubs = map[string]string{
 	"movies": "films", "movie": "film", "sci-fi": "science fiction", "scifi": "science fiction",
 	"us": "United States", "u.s.": "United States", "usa": "United States", "uk": "United Kingdom",
 	"u.k.": "United Kingdom", "ww1": "World War I", "wwi": "World War I", "ww2": "World War II",
-	"wwii": "World War II",
+	"wwii": "World War II", "childrens": "children's", "childrens'": "children's",
 }
 
 // placePreps introduce where a taxon lives.
@@ -89,8 +89,113 @@ func canonical(a string) string {
 		}
 		out = append(out, w)
 	}
+	out = dropRelative(out)
 	out = rewriteNP(out)
+	out = rewriteNames(out)
 	return upperFirst(strings.Join(out, " "))
+}
+
+// dropRelative removes "that are" / "which are" before a link word: "Films
+// that are set in Jakarta" is "Films set in Jakarta".
+func dropRelative(ws []string) []string {
+	for i := 0; i+2 < len(ws); i++ {
+		a, b := lowerASCII(ws[i]), lowerASCII(ws[i+1])
+		if (a == "that" || a == "which") && (b == "are" || b == "were" || b == "is") &&
+			linkWords[lowerASCII(ws[i+2])] && i > 0 {
+			return append(append([]string{}, ws[:i]...), ws[i+2:]...)
+		}
+	}
+	return ws
+}
+
+// adjectiveLike reports whether a capitalised word is an adjective rather
+// than a name ("Neotropical", "Canadian", "Chinese", "English-language").
+func adjectiveLike(w string) bool {
+	lw := lowerASCII(w)
+	if placeOfDemonym(w) != "" {
+		return true
+	}
+	for _, suf := range []string{"ic", "al", "an", "ese", "ish", "-language", "-related", "century", "'s", "’s"} {
+		if strings.HasSuffix(lw, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeOfDemonym maps a demonym back to its place ("Croatian" → "Croatia",
+// "American" → "the United States"), or "".
+func placeOfDemonym(w string) string {
+	best := ""
+	for place, dem := range demonyms {
+		// The longest spelling is the category one ("the United States"
+		// rather than "us").
+		if dem == w && (len(place) > len(best) || len(place) == len(best) && place < best) {
+			best = place
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	ws := strings.Fields(best)
+	for i, x := range ws {
+		if x != "the" && x != "of" && x != "and" {
+			ws[i] = upperFirst(x)
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+// publisherWords mark a name as a publisher or title, not an author.
+var publisherWords = map[string]bool{
+	"the": true, "press": true, "books": true, "publishing": true, "house": true, "comics": true,
+	"publishers": true, "random": true, "penguin": true,
+}
+
+// rewriteNames applies the name rules of category titles: "Marlon James
+// novels" is "Novels by Marlon James", "Alfred A. Knopf books" stays but
+// "Books published by Alfred A. Knopf" becomes it, "Novels written by X"
+// is "Novels by X", "Croatian endemic flora" is "Endemic flora of Croatia"
+// and "Ontario's endemic fauna" is "Endemic fauna of Ontario". Capitalised
+// pre-modifiers of taxa are left alone: sentence case and geological
+// periods ("Miocene mammals") make them unreliable as place names.
+func rewriteNames(ws []string) []string {
+	h := headIndex(ws)
+	if h < 0 {
+		return ws
+	}
+	head := lowerASCII(ws[h])
+	pre, post := ws[:h], ws[h+1:]
+	if len(post) >= 3 && (lowerASCII(post[0]) == "published" || lowerASCII(post[0]) == "written") && lowerASCII(post[1]) == "by" {
+		if lowerASCII(post[0]) == "published" && properNoun(post[2:]) && len(pre) == 0 {
+			return append(append([]string{}, post[2:]...), head)
+		}
+		if lowerASCII(post[0]) == "written" {
+			return append(append(append([]string{}, pre...), ws[h], "by"), post[2:]...)
+		}
+	}
+	if len(post) > 0 {
+		return ws
+	}
+	if (head == "novels" || head == "books") && len(pre) == 2 && capitalized(pre[0]) && capitalized(pre[1]) &&
+		!adjectiveLike(pre[0]) && !adjectiveLike(pre[1]) && !isYear(pre[0]) && !isYear(pre[1]) &&
+		!publisherWords[lowerASCII(pre[0])] && !publisherWords[lowerASCII(pre[1])] {
+		return []string{upperFirst(head), "by", pre[0], pre[1]}
+	}
+	if taxonHeads[head] && len(pre) >= 1 {
+		// "Ontario's endemic fauna"
+		if p := pre[0]; strings.HasSuffix(p, "'s") || strings.HasSuffix(p, "’s") {
+			place := strings.TrimSuffix(strings.TrimSuffix(p, "'s"), "’s")
+			rest := lowerFirstWord(append(pre[1:len(pre):len(pre)], lowerASCII(ws[h])))
+			return append(append(rest, "of"), place)
+		}
+		// "Croatian endemic flora"
+		if place := placeOfDemonym(pre[0]); place != "" {
+			rest := lowerFirstWord(append(pre[1:len(pre):len(pre)], lowerASCII(ws[h])))
+			return append(append(rest, "of"), strings.Fields(place)...)
+		}
+	}
+	return ws
 }
 
 // rewriteNP applies the year / demonym / taxon rules to "PRE HEAD POST".

@@ -231,6 +231,18 @@ func rewriteNP(ws []string) []string {
 			return append(np, head)
 		}
 	}
+	// "plants endemic to Ghana" → "Endemic flora of Ghana"
+	if taxonHeads[head] && len(post) >= 3 && lpost[0] == "endemic" && lpost[1] == "to" {
+		h2 := lowerASCII(ws[h])
+		switch h2 {
+		case "plants":
+			h2 = "flora"
+		case "animals":
+			h2 = "fauna"
+		}
+		np := append(append([]string{"Endemic"}, lowerFirstWord(pre)...), h2, "of")
+		return append(np, post[2:]...)
+	}
 	if taxonHeads[head] {
 		for _, p := range placePreps {
 			if len(post) <= len(p) || !hasPrefixWords(lpost, p) {

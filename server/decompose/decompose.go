@@ -161,6 +161,12 @@ func normalize(q string) string {
 		{"aren’t", "are not"}, {"isn’t", "is not"}, {"don’t", "do not"}, {"doesn’t", "does not"},
 		{"can't", "can not"}, {"cannot", "can not"}, {"can’t", "can not"}, {"won't", "will not"},
 		{"and/or", "or"},
+		// "Plants that are only found in Ghana" is QUEST's "Endemic flora
+		// of Ghana"; one marker keeps the splitters off "that are".
+		{"that can only be found in", "endemic to"}, {"that are only found in", "endemic to"},
+		{"that are found only in", "endemic to"}, {"only found in", "endemic to"},
+		{"found only in", "endemic to"}, {"that only grow in", "endemic to"}, {"only from", "endemic to"},
+		{"plant species", "plants"}, {"animal species", "animals"},
 	} {
 		q = replacePhrase(q, c[0], c[1])
 	}

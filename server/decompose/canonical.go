@@ -161,6 +161,11 @@ var publisherWords = map[string]bool{
 // periods ("Miocene mammals") make them unreliable as place names.
 func rewriteNames(ws []string) []string {
 	h := headIndex(ws)
+	if h < 0 && len(ws) > 1 && isHeadWord(ws[len(ws)-1]) {
+		// "Croatian Endemic Flora": "endemic" is a link word only after
+		// its head.
+		h = len(ws) - 1
+	}
 	if h < 0 {
 		return ws
 	}

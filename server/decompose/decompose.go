@@ -88,9 +88,9 @@ func dedupe(parts []string) []string {
 }
 
 // mergeAdjectives folds a one-word conjunct without a head noun, joined by
-// a relative clause, into the previous conjunct as a modifier: "Adventure films that are dutch" is the
-// single category "Dutch adventure films", "Hemiptera that are extinct" is
-// "Extinct Hemiptera".
+// a relative clause, into the previous conjunct as a modifier: "Adventure
+// films that are dutch" is the single category "Dutch adventure films",
+// "Hemiptera that are extinct" is "Extinct Hemiptera".
 func mergeAdjectives(parts []string, viaAnd []bool) []string {
 	out := []string{}
 	for i, p := range parts {

@@ -70,6 +70,28 @@ func TestDecompose(t *testing.T) {
 		{"Debut novels from 1957", boolexpr.TemplateSingle, "A", []string{"1957 debut novels"}},
 		{"Fish found in Egypt", boolexpr.TemplateSingle, "A", []string{"Fish of Egypt"}},
 		{"plants from Belarus", boolexpr.TemplateSingle, "A", []string{"Flora of Belarus"}},
+		{"Plant species that are only found in Ghana", boolexpr.TemplateSingle, "A", []string{"Endemic flora of Ghana"}},
+		{"Croatian Endemic Flora", boolexpr.TemplateSingle, "A", []string{"Endemic flora of Croatia"}},
+		{"Ontario's Endemic fauna", boolexpr.TemplateSingle, "A", []string{"Endemic fauna of Ontario"}},
+		{"Marlon James Novels", boolexpr.TemplateSingle, "A", []string{"Novels by Marlon James"}},
+		{"Novels written by Val McDermid", boolexpr.TemplateSingle, "A", []string{"Novels by Val McDermid"}},
+		{"buddy comedy films of the 1930's", boolexpr.TemplateSingle, "A", []string{"1930s buddy comedy films"}},
+		{"Birds from 1961", boolexpr.TemplateSingle, "A", []string{"Birds described in 1961"}},
+		// Repeated atoms collapse; a relative-clause adjective is a modifier.
+		{"Flora or plants from the Gambia", boolexpr.TemplateSingle, "A", []string{"Flora of the Gambia"}},
+		{"Adventure films that are dutch", boolexpr.TemplateSingle, "A", []string{"Dutch adventure films"}},
+		// A bare head before a link conjunct is its head, not a conjunct.
+		{"Fish that are from both Macaronesia and the Atlantic Ocean.", boolexpr.TemplateAnd2, "A AND B",
+			[]string{"Fish of Macaronesia", "Fish of the Atlantic Ocean"}},
+		// After a plain "and" a topic shares "Films about".
+		{"Films about security and surveillance", boolexpr.TemplateAnd2, "A AND B",
+			[]string{"Films about security", "Films about surveillance"}},
+		// A clause-level negation wins over "without" inside a category.
+		{"British sports films without speech that are not about Horse racing", boolexpr.TemplateAndNot, "(A AND B) AND NOT C",
+			[]string{"British sports films", "Films without speech", "Films about Horse racing"}},
+		// A year post-modifier folds into the first category.
+		{"Teen drama films from the 1980s about abortion", boolexpr.TemplateAnd2, "A AND B",
+			[]string{"1980s teen drama films", "Films about abortion"}},
 		// Beyond QUEST: four disjuncts fit no template.
 		{"Ada or Pascal or Prolog or Lisp development tools", "", "A OR B OR C OR D",
 			[]string{"Ada development tools", "Pascal development tools", "Prolog development tools", "Lisp development tools"}},

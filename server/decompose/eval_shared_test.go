@@ -11,9 +11,9 @@ import (
 // last tuned, minus a small margin, so a rule change that loses accuracy
 // fails here.
 const (
-	minTemplateAccuracy = 0.80
-	minExactF1          = 0.56
-	minTokenF1          = 0.84
+	minTemplateAccuracy = 0.82
+	minExactF1          = 0.59
+	minTokenF1          = 0.85
 )
 
 // TestQuestTrainAccuracy decomposes every paraphrased QUEST train query and

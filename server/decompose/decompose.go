@@ -44,7 +44,10 @@ func Decompose(query string) Result {
 		}
 		return result(boolexpr.And(positive, boolexpr.Not(boolexpr.Atom(len(positives)))), atoms)
 	}
-	if parts := splitOr(q); len(parts) >= 2 {
+	// An explicit "that are also" makes the query a conjunction; an "or"
+	// in it belongs to an atom ("packages containing TeX or LaTeX
+	// documents that are also fonts"). QUEST never mixes the two.
+	if parts := splitOr(q); len(parts) >= 2 && findPhrase(q, "that are also", 0) < 0 {
 		return flat(boolexpr.OpOr, shareHeads(parts, true, nil))
 	}
 	parts, viaAnd := splitAnd(q, 3)
@@ -355,13 +358,13 @@ func splitAnd(q string, maxParts int) (parts []string, viaAnd []bool) {
 			viaAnd = append(viaAnd, and)
 		}
 	}
-	pos := 0
+	pos, from := 0, 0
 	prevAnd := false
 	for {
 		best, bestLen := -1, 0
 		for k, m := range andMarkers {
-			if next[k] >= 0 && next[k] <= pos {
-				next[k] = findLower(lq, m, pos+1)
+			if next[k] >= 0 && next[k] <= from {
+				next[k] = findLower(lq, m, from+1)
 			}
 			i := next[k]
 			if i < 0 {
@@ -376,6 +379,11 @@ func splitAnd(q string, maxParts int) (parts []string, viaAnd []bool) {
 		}
 		chunk := q[pos:best]
 		isAnd := lq[best:best+bestLen] == "and"
+		if isAnd && coordinatedModifier(chunk) {
+			// "time and clock software": the "and" is inside one atom.
+			from = best + bestLen
+			continue
+		}
 		if isAnd {
 			// "A, B, and C": the commas before a plain "and" separate
 			// conjuncts.
@@ -387,6 +395,7 @@ func splitAnd(q string, maxParts int) (parts []string, viaAnd []bool) {
 		}
 		prevAnd = isAnd
 		pos = best + bestLen
+		from = pos
 	}
 	add(q[pos:], prevAnd)
 	if len(parts) == 0 {
@@ -428,6 +437,21 @@ func dropBareHead(parts []string, viaAnd []bool, maxParts int) ([]string, []bool
 	flags := append([]bool{}, viaAnd[1:]...)
 	flags[0] = false
 	return out, flags
+}
+
+// coordinatedModifier reports whether the text before an "and" is a bare
+// modifier or noun without a head, place or link word ("time" in "time
+// and clock software", "toys" in "toys and gimmicks"): then the "and"
+// joins two words of one category name rather than two conjuncts.
+func coordinatedModifier(chunk string) bool {
+	ws := words(clean(chunk))
+	if len(ws) == 0 || len(ws) > 2 || strings.Contains(chunk, ",") {
+		return false
+	}
+	if hasHead(chunk) || linkWords[lowerASCII(ws[0])] || properNoun(ws) {
+		return false
+	}
+	return true
 }
 
 // dropBoth removes a "both" left over from "both X and Y".
@@ -502,10 +526,26 @@ func borrowHead(part, from string) string {
 	if l := lastLinkIndex(fws); l > 0 && properNoun(ws) {
 		return strings.Join(fws[:l+1], " ") + " " + part
 	}
-	if h := headIndex(fws); h >= 0 {
+	if h := headIndex(fws); h >= 0 && !pluralLike(ws[len(ws)-1]) {
 		return part + " " + lowerASCII(fws[h])
 	}
 	return part
+}
+
+// pluralLike reports whether w looks like a plural noun ("plugins",
+// "interpreters"): such a conjunct names a category by itself, without a
+// borrowed head noun.
+func pluralLike(w string) bool {
+	lw := lowerASCII(strings.Trim(w, ",;:.()"))
+	if len(lw) < 4 || !strings.HasSuffix(lw, "s") {
+		return false
+	}
+	for _, suf := range []string{"ss", "us", "is", "ics", "'s", "’s"} {
+		if strings.HasSuffix(lw, suf) {
+			return false
+		}
+	}
+	return true
 }
 
 // borrowHeadPrefix is borrowHead, except that with shared a head-less
@@ -575,7 +615,7 @@ func shareHeads(parts []string, disjunction bool, viaAnd []bool) []string {
 		}
 		nws := words(out[i+1])
 		h := headIndex(nws)
-		if h < 0 {
+		if h < 0 || pluralLike(ws[len(ws)-1]) {
 			continue
 		}
 		if len(ws) == 1 && h >= 1 {

@@ -15,7 +15,7 @@ import (
 func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	usage := func() {
 		fmt.Fprintln(stderr, `usage:
-  boolpool model import --src DIR --out FILE.onnx [--int8]
+  boolpool model import --src DIR --out FILE.onnx [--int8] [--fused]
       convert a BERT checkpoint (config.json + *.safetensors) to an ONNX sentence encoder
   boolpool model prepare [--encoder NAME,...|all]
       build the registered encoders' ONNX files in the cache (from scripts/fetch-models.sh output)`)
@@ -43,6 +43,7 @@ func runModelImport(ctx context.Context, args []string, stdout, stderr io.Writer
 	src := fs.String("src", "", "checkpoint `directory` with config.json and one .safetensors file")
 	out := fs.String("out", "", "output ONNX `file`")
 	int8 := fs.Bool("int8", false, "quantise Linear layers to int8 (dynamic quantisation)")
+	fused := fs.Bool("fused", false, "use ONNX Runtime contrib operators (Attention, SkipLayerNormalization …) instead of standard ONNX operators")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil
@@ -52,7 +53,7 @@ func runModelImport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *src == "" || *out == "" || fs.NArg() > 0 {
 		return fmt.Errorf("%w: --src and --out are required", errUsage)
 	}
-	if err := encoders.ImportBert(ctx, *src, *out, *int8); err != nil {
+	if err := encoders.ImportBert(ctx, *src, *out, encoders.ImportOptions{Int8: *int8, Fused: *fused}); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, *out)

@@ -74,6 +74,11 @@ type BertOptions struct {
 	// (DynamicQuantizeLinear + MatMulInteger), like ONNX Runtime's dynamic
 	// quantisation; attention score products stay in float32.
 	Int8 bool
+	// Fused uses ONNX Runtime's contrib operators (com.microsoft Attention /
+	// QAttention, SkipLayerNormalization, DynamicQuantizeMatMul) instead of
+	// their standard-op decomposition: fewer kernels and copies, but the
+	// model then runs only on ONNX Runtime.
+	Fused bool
 	// Metadata is stored in the model's metadata_props.
 	Metadata map[string]string
 }
@@ -95,7 +100,10 @@ func BuildBert(cfg BertConfig, w *Weights, opt BertOptions) (*Model, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	b := &bertBuilder{m: &Model{Name: "bert", Metadata: map[string]string{}}, cfg: cfg, w: w, int8: opt.Int8}
+	b := &bertBuilder{m: &Model{Name: "bert", Metadata: map[string]string{}}, cfg: cfg, w: w, int8: opt.Int8, fused: opt.Fused}
+	if opt.Fused {
+		b.m.Opsets = map[string]int64{msDomain: 1}
+	}
 	if _, _, err := w.Get("embeddings.word_embeddings.weight"); err != nil {
 		if _, _, err2 := w.Get("bert.embeddings.word_embeddings.weight"); err2 == nil {
 			b.prefix = "bert."
@@ -118,7 +126,18 @@ type bertBuilder struct {
 	w      *Weights
 	prefix string
 	int8   bool
+	fused  bool
 	err    error
+}
+
+// msDomain is ONNX Runtime's contrib operator domain.
+const msDomain = "com.microsoft"
+
+// msOp appends a com.microsoft node with one output.
+func (b *bertBuilder) msOp(op string, inputs []string, attrs ...Attr) string {
+	out := b.m.Fresh(op)
+	b.m.Nodes = append(b.m.Nodes, Node{Op: op, Domain: msDomain, Name: out, Inputs: inputs, Outputs: []string{out}, Attrs: attrs})
+	return out
 }
 
 // weight fetches a checkpoint tensor; the first error sticks.
@@ -164,6 +183,18 @@ func (b *bertBuilder) build() error {
 	inv := m.Op("Sub", []string{m.Const("one", nil, 1), maskF})
 	ext := m.Op("Mul", []string{inv, m.Const("neg", nil, -10000)})
 	ext = m.Op("Unsqueeze", []string{ext, m.ConstI64("axes", []int64{2}, 1, 2)})
+
+	if b.fused {
+		maskI := m.Op("Cast", []string{AttentionMask}, AttrInt("to", Int32))
+		for l := 0; l < c.NumHiddenLayers; l++ {
+			x = b.fusedLayer(x, maskI, l)
+			if b.err != nil {
+				return b.err
+			}
+		}
+		PoolAndNormalize(m, x, maskF, OutputName)
+		return b.err
+	}
 
 	shape4 := m.ConstI64("shape_heads", []int64{4}, 0, 0, heads, hd)
 	shape3 := m.ConstI64("shape_hidden", []int64{3}, 0, 0, H)
@@ -214,6 +245,86 @@ func (b *bertBuilder) build() error {
 	}
 	PoolAndNormalize(m, x, maskF, OutputName)
 	return b.err
+}
+
+// fusedLayer is one transformer layer in ONNX Runtime contrib operators.
+func (b *bertBuilder) fusedLayer(x, maskI string, l int) string {
+	m, c := b.m, b.cfg
+	H := c.HiddenSize
+	p := fmt.Sprintf("encoder.layer.%d.", l)
+	wq := b.weight(p+"attention.self.query.weight", H, H)
+	wk := b.weight(p+"attention.self.key.weight", H, H)
+	wv := b.weight(p+"attention.self.value.weight", H, H)
+	bq := b.weight(p+"attention.self.query.bias", H)
+	bk := b.weight(p+"attention.self.key.bias", H)
+	bv := b.weight(p+"attention.self.value.bias", H)
+	if b.err != nil {
+		return x
+	}
+	// Rows of the PyTorch [out, in] layout: Q, then K, then V outputs.
+	wqkv := append(append(append(make([]float32, 0, 3*H*H), wq...), wk...), wv...)
+	bqkv := m.Init(FloatTensor(fmt.Sprintf("l%d_qkv.bias", l), []int64{3 * H}, append(append(append(make([]float32, 0, 3*H), bq...), bk...), bv...)))
+	heads := AttrInt("num_heads", c.NumAttentionHeads)
+	var attn string
+	if b.int8 {
+		q, scales := QuantizeColumns(wqkv, H, 3*H)
+		wName := m.Init(Int8Tensor(fmt.Sprintf("l%d_qkv.weight_int8", l), []int64{H, 3 * H}, q))
+		sName := m.Init(FloatTensor(fmt.Sprintf("l%d_qkv.weight_scale", l), []int64{3 * H}, scales))
+		zp := m.Init(Int8Tensor(fmt.Sprintf("l%d_qkv.weight_zero_point", l), []int64{3 * H}, make([]int8, 3*H)))
+		xq := m.OpN("DynamicQuantizeLinear", 3, []string{x})
+		attn = b.msOp("QAttention", []string{xq[0], wName, bqkv, xq[1], sName, maskI, xq[2], zp}, heads)
+	} else {
+		wt := transpose(wqkv, H, 3*H)
+		wName := m.Init(FloatTensor(fmt.Sprintf("l%d_qkv.weight", l), []int64{H, 3 * H}, wt))
+		attn = b.msOp("Attention", []string{x, wName, bqkv, maskI}, heads)
+	}
+	eps := AttrFloat("epsilon", float32(c.LayerNormEps))
+	o := b.matmulNoBias(attn, fmt.Sprintf("l%d_attn_out", l), b.weight(p+"attention.output.dense.weight", H, H), H, H)
+	x = b.msOp("SkipLayerNormalization", []string{o, x,
+		m.Init(FloatTensor(p+"attention.output.LayerNorm.weight", []int64{H}, b.weight(p+"attention.output.LayerNorm.weight", H))),
+		m.Init(FloatTensor(p+"attention.output.LayerNorm.bias", []int64{H}, b.weight(p+"attention.output.LayerNorm.bias", H))),
+		m.Init(FloatTensor(p+"attention.output.dense.bias", []int64{H}, b.weight(p+"attention.output.dense.bias", H))),
+	}, eps)
+	h := b.matmulNoBias(x, fmt.Sprintf("l%d_ffn_in", l), b.weight(p+"intermediate.dense.weight", c.IntermediateSize, H), H, c.IntermediateSize)
+	g := b.msOp("BiasGelu", []string{h, m.Init(FloatTensor(p+"intermediate.dense.bias", []int64{c.IntermediateSize}, b.weight(p+"intermediate.dense.bias", c.IntermediateSize)))})
+	o = b.matmulNoBias(g, fmt.Sprintf("l%d_ffn_out", l), b.weight(p+"output.dense.weight", H, c.IntermediateSize), c.IntermediateSize, H)
+	return b.msOp("SkipLayerNormalization", []string{o, x,
+		m.Init(FloatTensor(p+"output.LayerNorm.weight", []int64{H}, b.weight(p+"output.LayerNorm.weight", H))),
+		m.Init(FloatTensor(p+"output.LayerNorm.bias", []int64{H}, b.weight(p+"output.LayerNorm.bias", H))),
+		m.Init(FloatTensor(p+"output.dense.bias", []int64{H}, b.weight(p+"output.dense.bias", H))),
+	}, eps)
+}
+
+// matmulNoBias multiplies by a PyTorch [out, in] weight (bias applied by the
+// following fused operator): MatMul in fp32, DynamicQuantizeMatMul in int8.
+func (b *bertBuilder) matmulNoBias(x, name string, w []float32, in, out int64) string {
+	m := b.m
+	if b.err != nil {
+		return x
+	}
+	if int64(len(w)) != in*out {
+		b.err = fmt.Errorf("%s: weight size %d, want %d×%d", name, len(w), out, in)
+		return x
+	}
+	if !b.int8 {
+		return m.Op("MatMul", []string{x, m.Init(FloatTensor(name+".weight", []int64{in, out}, transpose(w, in, out)))})
+	}
+	q, scales := QuantizeColumns(w, in, out)
+	wName := m.Init(Int8Tensor(name+".weight_int8", []int64{in, out}, q))
+	sName := m.Init(FloatTensor(name+".weight_scale", []int64{out}, scales))
+	zp := m.Init(Int8Tensor(name+".weight_zero_point", []int64{out}, make([]int8, out)))
+	return b.msOp("DynamicQuantizeMatMul", []string{x, wName, sName, zp})
+}
+
+// transpose turns a PyTorch [out, in] weight into [in, out].
+func transpose(w []float32, in, out int64) []float32 {
+	wt := make([]float32, in*out)
+	for o := int64(0); o < out; o++ {
+		for i := int64(0); i < in; i++ {
+			wt[i*out+o] = w[o*in+i]
+		}
+	}
+	return wt
 }
 
 // PoolAndNormalize appends masked mean pooling of x [batch, seq, dim] over

@@ -359,7 +359,7 @@ func splitAnd(q string, maxParts int) (parts []string, viaAnd []bool) {
 		}
 	}
 	pos, from := 0, 0
-	prevAnd := false
+	prevAnd, afterBoth := false, false
 	for {
 		best, bestLen := -1, 0
 		for k, m := range andMarkers {
@@ -379,7 +379,7 @@ func splitAnd(q string, maxParts int) (parts []string, viaAnd []bool) {
 		}
 		chunk := q[pos:best]
 		isAnd := lq[best:best+bestLen] == "and"
-		if isAnd && coordinatedModifier(chunk) {
+		if isAnd && coordinatedModifier(chunk, afterBoth) {
 			// "time and clock software": the "and" is inside one atom.
 			from = best + bestLen
 			continue
@@ -394,6 +394,7 @@ func splitAnd(q string, maxParts int) (parts []string, viaAnd []bool) {
 			add(chunk, prevAnd)
 		}
 		prevAnd = isAnd
+		afterBoth = strings.HasSuffix(lq[best:best+bestLen], "both")
 		pos = best + bestLen
 		from = pos
 	}
@@ -443,7 +444,7 @@ func dropBareHead(parts []string, viaAnd []bool, maxParts int) ([]string, []bool
 // modifier or noun without a head, place or link word ("time" in "time
 // and clock software", "toys" in "toys and gimmicks"): then the "and"
 // joins two words of one category name rather than two conjuncts.
-func coordinatedModifier(chunk string) bool {
+func coordinatedModifier(chunk string, afterBoth bool) bool {
 	ws := words(clean(chunk))
 	if len(ws) == 0 || len(ws) > 2 || strings.Contains(chunk, ",") {
 		return false
@@ -451,7 +452,9 @@ func coordinatedModifier(chunk string) bool {
 	if hasHead(chunk) || linkWords[lowerASCII(ws[0])] || properNoun(ws) {
 		return false
 	}
-	return true
+	// After "both", a plural ("both debuggers and source code tools") is a
+	// category of its own; elsewhere "toys and gimmicks" is one.
+	return !(afterBoth && pluralLike(ws[len(ws)-1]))
 }
 
 // dropBoth removes a "both" left over from "both X and Y".

@@ -59,3 +59,30 @@ func TestQuestTrainAccuracy(t *testing.T) {
 		}
 	}
 }
+
+// TestDebquestAccuracy scores the decomposer on DebQUEST's templated
+// queries, whose wording follows the templates literally: what is left are
+// atoms that contain "and" or lack a head noun.
+func TestDebquestAccuracy(t *testing.T) {
+	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
+	if dir == "" {
+		t.Skip("BOOLPOOL_SHARED_DATA not set; skipping the decomposer evaluation on DebQUEST")
+	}
+	for _, split := range []string{"train", "val"} {
+		f, err := os.Open(filepath.Join(dir, "debquest", split+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, err := ReadQuest(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", split, err)
+		}
+		rep := Evaluate(items)
+		t.Logf("DebQUEST %s: n=%d template accuracy %.3f, exact atom F1 %.3f, token atom F1 %.3f",
+			split, rep.N, rep.TemplateAccuracy, rep.ExactF1, rep.TokenF1)
+		if rep.TemplateAccuracy < 0.94 || rep.ExactF1 < 0.95 {
+			t.Errorf("%s: template accuracy %.3f (floor 0.94), exact atom F1 %.3f (floor 0.95)", split, rep.TemplateAccuracy, rep.ExactF1)
+		}
+	}
+}

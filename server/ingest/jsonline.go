@@ -200,3 +200,43 @@ func hasNonFinite(raw []byte) bool {
 	}
 	return false
 }
+
+// nonFiniteToNull replaces bare NaN, Infinity and -Infinity tokens outside
+// strings with null, so the rest of the value can be checked as JSON.
+func nonFiniteToNull(raw []byte) []byte {
+	if !hasNonFinite(raw) {
+		return raw
+	}
+	var out []byte
+	inStr := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inStr {
+			out = append(out, c)
+			if c == '\\' && i+1 < len(raw) {
+				i++
+				out = append(out, raw[i])
+			} else if c == '"' {
+				inStr = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inStr = true
+			out = append(out, c)
+		case bytes.HasPrefix(raw[i:], []byte("NaN")):
+			out = append(out, "null"...)
+			i += len("NaN") - 1
+		case bytes.HasPrefix(raw[i:], []byte("-Infinity")):
+			out = append(out, "null"...)
+			i += len("-Infinity") - 1
+		case bytes.HasPrefix(raw[i:], []byte("Infinity")):
+			out = append(out, "null"...)
+			i += len("Infinity") - 1
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}

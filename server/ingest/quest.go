@@ -100,6 +100,9 @@ func questDocumentLine(ctx context.Context, im *store.Importer, in *input, obj *
 			if hasNonFinite(obj.values[k]) {
 				return lineErr(in.name, in.line, k, "bare NaN/Infinity is not JSON")
 			}
+			if !json.Valid(obj.values[k]) {
+				return lineErr(in.name, in.line, k, "not valid JSON")
+			}
 			md[k] = obj.values[k]
 		}
 	}
@@ -110,26 +113,60 @@ func questDocumentLine(ctx context.Context, im *store.Importer, in *input, obj *
 }
 
 func questQueryLine(ctx context.Context, im *store.Importer, in *input, obj *rawObject, seen map[string]int, res *Result) error {
-	text, err := requiredString(in, obj, "query")
+	q, note, err := parseQuestQuery(in.name, in.line, obj)
 	if err != nil {
 		return err
+	}
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
+	seen[q.ExtID]++
+	if n := seen[q.ExtID]; n > 1 {
+		q.ExtID = fmt.Sprintf("%s-%d", q.ExtID, n)
+	}
+	qid, err := im.Query(ctx, q)
+	if err != nil {
+		return err
+	}
+	if err := im.ReplaceQrels(ctx, qid, questSource); err != nil {
+		return err
+	}
+	for _, d := range q.AnswerDocs {
+		if err := im.Qrel(ctx, qid, d, 1, "positive", questSource); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseQuestQuery turns one QUEST query line into a query to store. It
+// touches no database, so it can be fuzzed on its own. note is a
+// non-fatal remark (e.g. marks that do not fit the template).
+func parseQuestQuery(file string, line int, obj *rawObject) (q store.QueryIn, note string, err error) {
+	in := &input{name: file, line: line}
+	text, err := requiredString(in, obj, "query")
+	if err != nil {
+		return q, "", err
 	}
 	var docs []string
 	raw, ok := obj.get("docs")
 	if !ok {
-		return lineErr(in.name, in.line, "docs", "missing")
+		return q, "", lineErr(file, line, "docs", "missing")
 	}
 	if err := json.Unmarshal(raw, &docs); err != nil || docs == nil && string(raw) != "null" {
-		return lineErr(in.name, in.line, "docs", "must be an array of document titles (strings)")
+		return q, "", lineErr(file, line, "docs", "must be an array of document titles (strings)")
 	}
 	original := ""
 	if raw, ok := obj.get("original_query"); ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &original); err != nil {
-			return lineErr(in.name, in.line, "original_query", "must be a string")
+			return q, "", lineErr(file, line, "original_query", "must be a string")
 		}
 	}
 	var scores *string
 	if raw, ok := obj.get("scores"); ok {
+		if !json.Valid(nonFiniteToNull(raw)) {
+			return q, "", lineErr(file, line, "scores", "not valid JSON")
+		}
 		s := string(raw)
 		scores = &s
 	}
@@ -141,10 +178,10 @@ func questQueryLine(ctx context.Context, im *store.Importer, in *input, obj *raw
 	}
 	if raw, ok := obj.get("metadata"); ok && string(raw) != "null" {
 		if hasNonFinite(raw) {
-			return lineErr(in.name, in.line, "metadata", "bare NaN/Infinity is not JSON (only \"scores\" may carry them)")
+			return q, "", lineErr(file, line, "metadata", "bare NaN/Infinity is not JSON (only \"scores\" may carry them)")
 		}
 		if err := json.Unmarshal(raw, &meta); err != nil {
-			return lineErr(in.name, in.line, "metadata", "must be an object with string template/domain/split: %v", err)
+			return q, "", lineErr(file, line, "metadata", "must be an object with string template/domain/split: %v", err)
 		}
 		metadata = json.RawMessage(raw)
 	}
@@ -153,7 +190,10 @@ func questQueryLine(ctx context.Context, im *store.Importer, in *input, obj *raw
 	for _, k := range obj.keys {
 		if !questKnown[k] {
 			if hasNonFinite(obj.values[k]) {
-				return lineErr(in.name, in.line, k, "bare NaN/Infinity is not JSON")
+				return q, "", lineErr(file, line, k, "bare NaN/Infinity is not JSON")
+			}
+			if !json.Valid(obj.values[k]) {
+				return q, "", lineErr(file, line, k, "not valid JSON")
 			}
 			extra[k] = obj.values[k]
 			extraKeys = append(extraKeys, k)
@@ -163,9 +203,9 @@ func questQueryLine(ctx context.Context, im *store.Importer, in *input, obj *raw
 	if len(extraKeys) > 0 {
 		extraJSON = orderedObject(extraKeys, extra)
 	}
-	q := store.QueryIn{
+	q = store.QueryIn{
 		Text: text, OriginalQuery: original, AnswerDocs: docs, ScoresRaw: scores,
-		Metadata: metadata, Extra: extraJSON, Seq: in.line,
+		Metadata: metadata, Extra: extraJSON, Seq: line,
 	}
 	if meta.Template != nil {
 		q.Template = *meta.Template
@@ -179,7 +219,7 @@ func questQueryLine(ctx context.Context, im *store.Importer, in *input, obj *raw
 	if original != "" {
 		spans, _, err := boolexpr.ParseMarked(original)
 		if err != nil {
-			return lineErr(in.name, in.line, "original_query", "%v", err)
+			return q, "", lineErr(file, line, "original_query", "%v", err)
 		}
 		for _, sp := range spans {
 			q.Atoms = append(q.Atoms, store.Atom{Text: sp.Text, Start: sp.Start, End: sp.End})
@@ -189,30 +229,13 @@ func questQueryLine(ctx context.Context, im *store.Importer, in *input, obj *raw
 				b, _ := json.Marshal(expr)
 				q.Expression = b
 			} else {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s:%d: no expression: %v", in.name, in.line, err))
+				note = fmt.Sprintf("%s:%d: no expression: %v", file, line, err)
 			}
 		}
 	}
 	h := sha1.Sum([]byte(text + "\x00" + original))
-	id := "q" + hex.EncodeToString(h[:6])
-	seen[id]++
-	if n := seen[id]; n > 1 {
-		id = fmt.Sprintf("%s-%d", id, n)
-	}
-	q.ExtID = id
-	qid, err := im.Query(ctx, q)
-	if err != nil {
-		return err
-	}
-	if err := im.ReplaceQrels(ctx, qid, questSource); err != nil {
-		return err
-	}
-	for _, d := range docs {
-		if err := im.Qrel(ctx, qid, d, 1, "positive", questSource); err != nil {
-			return err
-		}
-	}
-	return nil
+	q.ExtID = "q" + hex.EncodeToString(h[:6])
+	return q, note, nil
 }
 
 func requiredString(in *input, obj *rawObject, field string) (string, error) {

@@ -17,6 +17,7 @@ import (
 
 	"boolpool/encoders"
 	"boolpool/server/lexical"
+	"boolpool/server/metrics"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
@@ -46,8 +47,13 @@ func (p paramFlag) Set(s string) error {
 // runRetrieve runs one retrieval method over a project's queries, stores
 // the run and optionally writes it as a TREC run file.
 func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "bench" {
-		return runRetrieveBench(ctx, args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "bench":
+			return runRetrieveBench(ctx, args[1:], stdout, stderr)
+		case "eval":
+			return runRetrieveEval(ctx, args[1:], stdout, stderr)
+		}
 	}
 	fs := flag.NewFlagSet("retrieve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -65,7 +71,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	noStore := fs.Bool("no-store", false, "do not store the run in the database")
 	list := fs.Bool("list", false, "list the methods and their parameters")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boolpool retrieve --project P --method NAME [--param k=v]... [--split S] [--depth 1000] [--out run.txt]\n       boolpool retrieve --list\n       boolpool retrieve bench --project P [--split S] [--methods a,b] [--runs N]")
+		fmt.Fprintln(stderr, "usage: boolpool retrieve --project P --method NAME [--param k=v]... [--split S] [--depth 1000] [--out run.txt]\n       boolpool retrieve --list\n       boolpool retrieve bench --project P [--split S] [--methods a,b]\n       boolpool retrieve eval --project P [--runs a,b] [--split S] [--negatives FILE]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -395,4 +401,158 @@ func mean(xs []float64) float64 {
 		t += x
 	}
 	return t / float64(len(xs))
+}
+
+// evalRow is one run's mean of every measure over one template.
+type evalRow struct {
+	Run      string             `json:"run"`
+	Template string             `json:"template"` // "all" for every query
+	Queries  int                `json:"queries"`
+	Means    map[string]float64 `json:"means"`
+	Counts   map[string]int     `json:"counts"`
+}
+
+// runRetrieveEval scores stored runs against the project's positive qrels
+// (and explicit negatives), broken down by query template.
+func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("retrieve eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := dbFlag(fs)
+	project := fs.String("project", "", "project `name` (required)")
+	runs := fs.String("runs", "", "comma-separated stored run `names` (default: all runs)")
+	split := fs.String("split", "", "only this split's queries")
+	negPath := fs.String("negatives", "", "qrels `file` of explicit negatives (see boolpool pool negatives)")
+	list := fs.String("metrics", "ndcg@10,recall@100,mrecall@100,negrecall@10,mrr@10", "measures")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" {
+		return fmt.Errorf("%w: --project is required", errUsage)
+	}
+	specs, err := metrics.ParseSpecs(*list)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	st, p, err := openProject(ctx, *db, *project)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	queries, err := retrieval.LoadQueries(ctx, st, p.ID, *split)
+	if err != nil {
+		return err
+	}
+	judged := map[string]map[string]int{}
+	err = st.EachQrel(ctx, p.ID, "positive", "", func(q store.Qrel) error {
+		if judged[q.QueryExtID] == nil {
+			judged[q.QueryExtID] = map[string]int{}
+		}
+		judged[q.QueryExtID][q.DocExtID] = q.Relevance
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	negs := map[string]map[string]bool{}
+	if *negPath != "" {
+		f, err := os.Open(*negPath)
+		if err != nil {
+			return err
+		}
+		lines, err := trecfmt.ReadQrels(ctx, f, *negPath)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			if negs[l.QueryID] == nil {
+				negs[l.QueryID] = map[string]bool{}
+			}
+			negs[l.QueryID][l.DocID] = true
+		}
+	}
+	names := splitList(*runs)
+	if len(names) == 0 {
+		infos, err := st.ListRuns(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		for _, r := range infos {
+			names = append(names, r.Name)
+		}
+	}
+	templates := []string{"all"}
+	seen := map[string]bool{}
+	for _, q := range queries {
+		if q.Template != "" && !seen[q.Template] {
+			seen[q.Template] = true
+			templates = append(templates, q.Template)
+		}
+	}
+	var rows []evalRow
+	for _, name := range names {
+		run, err := retrieval.LoadRun(ctx, st, p.ID, name)
+		if err != nil {
+			return err
+		}
+		byT := map[string]*evalRow{}
+		for _, t := range templates {
+			byT[t] = &evalRow{Run: name, Template: t, Means: map[string]float64{}, Counts: map[string]int{}}
+		}
+		for _, q := range queries {
+			if len(judged[q.ID]) == 0 {
+				continue
+			}
+			ranked := make([]string, len(run[q.ID]))
+			for i, r := range run[q.ID] {
+				ranked[i] = r.DocID
+			}
+			vals := metrics.EvaluateQuery(ranked, judged[q.ID], negs[q.ID], specs, 1)
+			for _, t := range []string{"all", q.Template} {
+				row := byT[t]
+				if row == nil {
+					continue
+				}
+				row.Queries++
+				for k, v := range vals {
+					row.Means[k] += v
+					row.Counts[k]++
+				}
+			}
+		}
+		for _, t := range templates {
+			row := byT[t]
+			for k := range row.Means {
+				row.Means[k] /= float64(row.Counts[k])
+			}
+			rows = append(rows, *row)
+		}
+	}
+	if *asJSON {
+		return jsonOut(stdout, rows)
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "template\trun\tn")
+	for _, s := range specs {
+		fmt.Fprintf(tw, "\t%s", s)
+	}
+	fmt.Fprintln(tw)
+	for _, t := range templates {
+		for _, r := range rows {
+			if r.Template != t {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d", t, r.Run, r.Queries)
+			for _, s := range specs {
+				if c := r.Counts[s.String()]; c > 0 {
+					fmt.Fprintf(tw, "\t%.3f", r.Means[s.String()])
+				} else {
+					fmt.Fprint(tw, "\t-")
+				}
+			}
+			fmt.Fprintln(tw)
+		}
+	}
+	return tw.Flush()
 }

@@ -30,6 +30,7 @@ func commands() map[string]command {
 		"agree":   {"inter-annotator agreement over a ratings file", runAgree},
 		"migrate": {"apply pending database migrations", runMigrate},
 		"serve":   {"run the HTTP server and web app", runServe},
+		"user":    {"add an account: user add --username U --role R --password P [--project P]", runUser},
 		"backup":  {"dump the database (pg_dump custom format)", runBackup},
 		"restore": {"restore a backup into the database, in one transaction", runRestore},
 		"bench":   {"run the benchmarks and print one table (make bench)", runBench},

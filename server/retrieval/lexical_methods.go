@@ -2,8 +2,8 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"math"
-	"sort"
 
 	"boolpool/server/boolexpr"
 	"boolpool/server/lexical"
@@ -151,30 +151,29 @@ func (m *pnormMethod) Name() string { return "pnorm" }
 func (m *pnormMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, error) {
 	expr, atoms := q.Expression()
 	vecs := atomVectors(m.ix, atoms)
-	// Normalised per-atom scores of every candidate document.
-	norm := make([]map[uint32]float64, len(vecs))
-	cand := map[uint32]bool{}
+	// Normalised per-atom scores, dense over the collection (atoms such as
+	// "software" match tens of thousands of documents).
+	n := m.ix.NumDocs()
+	norm := make([][]float64, len(vecs))
+	isCand := make([]bool, n)
+	var docs []uint32
 	for i, v := range vecs {
 		hits := m.ix.Match(v)
 		best := 0.0
 		for _, h := range hits {
 			best = math.Max(best, h.Score)
 		}
-		norm[i] = make(map[uint32]float64, len(hits))
+		norm[i] = make([]float64, n)
 		for _, h := range hits {
 			if best > 0 {
 				norm[i][h.Doc] = h.Score / best
 			}
-			if !expr.Negated(i) {
-				cand[h.Doc] = true
+			if !expr.Negated(i) && !isCand[h.Doc] {
+				isCand[h.Doc] = true
+				docs = append(docs, h.Doc)
 			}
 		}
 	}
-	docs := make([]uint32, 0, len(cand))
-	for d := range cand {
-		docs = append(docs, d)
-	}
-	sort.Slice(docs, func(i, j int) bool { return docs[i] < docs[j] })
 	x := make([]float64, len(vecs))
 	hits := make([]lexical.Hit, len(docs))
 	for j, d := range docs {
@@ -234,4 +233,53 @@ func PNorm(e *boolexpr.Expr, x []float64, p float64) float64 {
 		return r
 	}
 	return 0
+}
+
+// Probe is a pool-only ranked list: the top documents of one atom.
+type Probe struct {
+	Label string // "not:<atom>" or "and-atom:<atom>"
+	Docs  []string
+}
+
+// LogicProbes returns the pool-only probes of q (DESIGN §3): the BM25 top
+// `depth` documents of every negated atom (explicit-negative candidates,
+// needed for NegRecall) and of every single positive atom of an AND
+// (single-constraint false positives).
+func LogicProbes(ix *lexical.Index, q Query, depth int) []Probe {
+	expr, atoms := q.Expression()
+	vecs := atomVectors(ix, atoms)
+	var out []Probe
+	seen := map[string]bool{}
+	add := func(label string, atom int) {
+		if seen[label] {
+			return
+		}
+		seen[label] = true
+		hits := ix.Search(vecs[atom], depth)
+		docs := make([]string, len(hits))
+		for i, h := range hits {
+			docs[i] = ix.DocID(h.Doc)
+		}
+		out = append(out, Probe{Label: label, Docs: docs})
+	}
+	for _, i := range expr.NegatedAtoms() {
+		add(fmt.Sprintf("not:%d", i), i)
+	}
+	var walk func(e *boolexpr.Expr)
+	walk = func(e *boolexpr.Expr) {
+		if e.Op == boolexpr.OpAnd {
+			for _, a := range e.Args {
+				if a.Op == boolexpr.OpAtom {
+					add(fmt.Sprintf("and-atom:%d", a.Atom), a.Atom)
+				}
+			}
+		}
+		if e.Op != boolexpr.OpNot {
+			for _, a := range e.Args {
+				walk(a)
+			}
+		}
+	}
+	walk(expr)
+	return out
 }

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"boolpool/server/boolexpr"
+	"boolpool/server/pooling"
+	"boolpool/server/store"
+	"boolpool/server/trecfmt"
+)
+
+// runPool builds a judging pool from stored runs; `pool simulate` compares
+// judging orders with known qrels; `pool negatives` writes the explicit
+// negatives of NOT queries from a membership file.
+func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "simulate":
+			return runPoolSimulate(ctx, args[1:], stdout, stderr)
+		case "negatives":
+			return runPoolNegatives(ctx, args[1:], stdout, stderr)
+		}
+	}
+	fs := flag.NewFlagSet("pool", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := dbFlag(fs)
+	project := fs.String("project", "", "project `name` (required)")
+	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
+	depth := fs.Int("depth", 10, "pool depth k per run")
+	strategy := fs.String("strategy", pooling.Depth, "judging order: depth (rank order), mtf (Move-to-Front) or bandit (MaxMean, non-stationary)")
+	probes := fs.Bool("probes", false, "add the logic probes: BM25 top documents of each negated atom and each atom of an AND")
+	probeDepth := fs.Int("probe-depth", 10, "documents per probe")
+	split := fs.String("split", "", "only this split's queries")
+	name := fs.String("name", "", "pool `name` (default: <strategy>-<depth>)")
+	judgedK := fs.String("judged-k", "10,20,100", "k values for the Judged@k report")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit [--probes]\n       boolpool pool simulate --project P --runs a,b,c --depth K [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" || *runs == "" {
+		return fmt.Errorf("%w: --project and --runs are required", errUsage)
+	}
+	ks, err := parseInts(*judgedK)
+	if err != nil {
+		return fmt.Errorf("%w: --judged-k: %v", errUsage, err)
+	}
+	if *name == "" {
+		*name = fmt.Sprintf("%s-%d", *strategy, *depth)
+	}
+	st, p, err := openProject(ctx, *db, *project)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	start := time.Now()
+	rep, err := pooling.Create(ctx, st, p.ID, pooling.Spec{Name: *name, Runs: splitList(*runs), Depth: *depth, Strategy: *strategy,
+		Probes: *probes, ProbeDepth: *probeDepth, Split: *split, JudgedK: ks}, slog.New(slog.NewTextHandler(stderr, nil)))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "pool %s built in %s\n", rep.Name, time.Since(start).Round(time.Millisecond))
+	if *asJSON {
+		return jsonOut(stdout, rep)
+	}
+	c := rep.Composition
+	fmt.Fprintf(stdout, "pool %q (id %d): %d items over %d queries (%.1f per query); %d carry a probe label, %d found only by probes\n\n",
+		rep.Name, rep.PoolID, c.Items, c.Queries, float64(c.Items)/float64(max(c.Queries, 1)), c.ProbeItems, c.ProbeOnly)
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "run\tcontributed\tunique")
+	for _, k := range ks {
+		fmt.Fprintf(tw, "\tJudged@%d", k)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range c.Runs {
+		fmt.Fprintf(tw, "%s\t%d\t%d", r.Run, r.Contributed, r.Unique)
+		for _, k := range ks {
+			fmt.Fprintf(tw, "\t%.3f", rep.JudgedAtK[r.Run][k])
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprintln(tw, "\noverlap (items found by both)\t")
+	fmt.Fprint(tw, "\t")
+	for i := range c.Runs {
+		fmt.Fprintf(tw, "%d\t", i+1)
+	}
+	fmt.Fprintln(tw)
+	for i, r := range c.Runs {
+		fmt.Fprintf(tw, "%d %s\t", i+1, r.Run)
+		for _, v := range c.Overlap[i] {
+			fmt.Fprintf(tw, "%d\t", v)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("pool simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := dbFlag(fs)
+	project := fs.String("project", "", "project `name` (required)")
+	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
+	depth := fs.Int("depth", 100, "pool depth k per run")
+	split := fs.String("split", "", "only this split's queries")
+	levels := fs.String("levels", "0.5,0.8,0.9", "shares of the pool's relevant documents to reach")
+	strategies := fs.String("strategies", strings.Join(pooling.Strategies(), ","), "judging orders to compare; the first is the baseline")
+	discount := fs.Float64("discount", 0.9, "bandit: discount of past rewards (1 = stationary MaxMean)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" || *runs == "" {
+		return fmt.Errorf("%w: --project and --runs are required", errUsage)
+	}
+	var lv []float64
+	for _, s := range splitList(*levels) {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f <= 0 || f > 1 {
+			return fmt.Errorf("%w: --levels: %q is not in (0, 1]", errUsage, s)
+		}
+		lv = append(lv, f)
+	}
+	st, p, err := openProject(ctx, *db, *project)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	start := time.Now()
+	sum, err := pooling.SimulateProject(ctx, st, p.ID, splitList(*runs), *depth, *split, splitList(*strategies), lv, pooling.BanditOptions{Discount: *discount})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "simulated in %s\n", time.Since(start).Round(time.Millisecond))
+	if *asJSON {
+		return jsonOut(stdout, sum)
+	}
+	return printSimulation(stdout, sum, *depth)
+}
+
+func printSimulation(w io.Writer, sum pooling.SimSummary, depth int) error {
+	fmt.Fprintf(w, "depth-%d pool: %d queries with a relevant document in the pool, %d (query, document) pairs, %d relevant (pool recall %.3f of %d)\n\n",
+		depth, sum.Queries, sum.PoolSize, sum.PoolRelevant, float64(sum.PoolRelevant)/float64(max(sum.QrelsRelevant, 1)), sum.QrelsRelevant)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "strategy")
+	if len(sum.Results) > 0 {
+		for _, l := range sum.Results[0].Levels {
+			fmt.Fprintf(tw, "\tjudgments to %.0f%% (mean/query)\tvs %s", 100*l, sum.Baseline)
+		}
+	}
+	fmt.Fprintln(tw)
+	for _, r := range sum.Results {
+		fmt.Fprint(tw, r.Strategy)
+		for i := range r.Levels {
+			fmt.Fprintf(tw, "\t%d (%.1f)\t%+.1f%%", r.TotalJudgments[i], r.MeanJudgments[i], -100*r.Saving[i])
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+func runPoolNegatives(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("pool negatives", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := dbFlag(fs)
+	project := fs.String("project", "", "project `name` (required)")
+	memberships := fs.String("memberships", "", "DebQUEST memberships.tsv(.gz) `file` (required)")
+	split := fs.String("split", "", "only this split's queries")
+	out := fs.String("out", "-", "TREC qrels `file` of the explicit negatives (- = stdout)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" || *memberships == "" {
+		return fmt.Errorf("%w: --project and --memberships are required", errUsage)
+	}
+	f, err := os.Open(*memberships)
+	if err != nil {
+		return err
+	}
+	m, err := pooling.ReadMemberships(f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	st, p, err := openProject(ctx, *db, *project)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	qs, err := st.ListQueries(ctx, p.ID, *split)
+	if err != nil {
+		return err
+	}
+	var lines []trecfmt.Qrel
+	withNeg, mismatched := 0, 0
+	for _, q := range qs {
+		if len(q.Expression) == 0 || string(q.Expression) == "null" {
+			continue
+		}
+		ids, err := pooling.AtomIDs(q.Metadata)
+		if err != nil {
+			return fmt.Errorf("query %s: %w", q.ExtID, err)
+		}
+		e, err := boolexpr.ParseJSON(q.Expression, len(ids))
+		if err != nil {
+			return fmt.Errorf("query %s: %w", q.ExtID, err)
+		}
+		answers, negs, err := pooling.GoldSets(e, ids, m)
+		if err != nil {
+			return fmt.Errorf("query %s: %w", q.ExtID, err)
+		}
+		// The recomputed answers must be the gold set: a check that atom
+		// order and expression agree.
+		gold := append([]string(nil), q.AnswerDocs...)
+		sort.Strings(gold)
+		if strings.Join(gold, "\x00") != strings.Join(answers, "\x00") {
+			mismatched++
+		}
+		if len(negs) > 0 {
+			withNeg++
+		}
+		for _, d := range negs {
+			lines = append(lines, trecfmt.Qrel{QueryID: q.ExtID, Iter: "0", DocID: d, Rel: 1})
+		}
+	}
+	if mismatched > 0 {
+		return fmt.Errorf("%d queries' recomputed answer sets differ from their gold sets: wrong memberships file or atom order", mismatched)
+	}
+	fmt.Fprintf(stderr, "%d explicit negatives for %d queries (of %d; gold sets recomputed exactly)\n", len(lines), withNeg, len(qs))
+	if *out == "-" {
+		return trecfmt.WriteQrels(ctx, stdout, lines)
+	}
+	w, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := trecfmt.WriteQrels(ctx, w, lines); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+func openProject(ctx context.Context, db, name string) (*store.Store, store.Project, error) {
+	st, err := openStore(ctx, db)
+	if err != nil {
+		return nil, store.Project{}, err
+	}
+	p, err := st.ProjectByName(ctx, name)
+	if err != nil {
+		st.Close()
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, store.Project{}, fmt.Errorf("no project %q", name)
+		}
+		return nil, store.Project{}, err
+	}
+	return st, p, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, x := range splitList(s) {
+		n, err := strconv.Atoi(x)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", x)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

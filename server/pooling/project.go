@@ -1,0 +1,166 @@
+package pooling
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"boolpool/server/retrieval"
+	"boolpool/server/store"
+)
+
+// Spec describes a pool to build over a project's stored runs.
+type Spec struct {
+	Name       string   `json:"name"`
+	Runs       []string `json:"runs"`
+	Depth      int      `json:"depth"`
+	Strategy   string   `json:"strategy"`
+	Probes     bool     `json:"probes"`
+	ProbeDepth int      `json:"probe_depth"`
+	Split      string   `json:"split"`
+	JudgedK    []int    `json:"judged_k"`
+}
+
+// Report is what building a pool produced.
+type Report struct {
+	PoolID      int64                      `json:"pool_id"`
+	Name        string                     `json:"name"`
+	Strategy    string                     `json:"strategy"`
+	Depth       int                        `json:"depth"`
+	Composition Composition                `json:"composition"`
+	JudgedAtK   map[string]map[int]float64 `json:"judged_at_k"` // run → k → share of its top k in the pool
+}
+
+// loadRuns reads stored runs.
+func loadRuns(ctx context.Context, st *store.Store, projectID int64, names []string) ([]Run, error) {
+	runs := make([]Run, len(names))
+	for i, n := range names {
+		res, err := retrieval.LoadRun(ctx, st, projectID, n)
+		if err != nil {
+			return nil, err
+		}
+		lists := make(map[string][]string, len(res))
+		for q, rs := range res {
+			docs := make([]string, len(rs))
+			for j, r := range rs {
+				docs[j] = r.DocID
+			}
+			lists[q] = docs
+		}
+		runs[i] = Run{Name: n, Lists: lists}
+	}
+	return runs, nil
+}
+
+// Create builds a pool from stored runs (plus, with Probes, the logic probes
+// from the project's lexical index), saves it and reports its composition
+// and the Judged@k of each run against it. Adaptive strategies start from
+// no judgments (their order is refined by calling Build again as judgments
+// arrive).
+func Create(ctx context.Context, st *store.Store, projectID int64, spec Spec, log *slog.Logger) (Report, error) {
+	if len(spec.Runs) == 0 {
+		return Report{}, fmt.Errorf("pooling: no runs given")
+	}
+	if spec.Strategy == DocID {
+		return Report{}, fmt.Errorf("pooling: docid is a simulation baseline; store depth, mtf or bandit pools")
+	}
+	runs, err := loadRuns(ctx, st, projectID, spec.Runs)
+	if err != nil {
+		return Report{}, err
+	}
+	queries, err := retrieval.LoadQueries(ctx, st, projectID, spec.Split)
+	if err != nil {
+		return Report{}, err
+	}
+	var probesOf func(q retrieval.Query) []Probe
+	if spec.Probes {
+		ix, err := retrieval.LoadLexical(ctx, st, projectID, log)
+		if err != nil {
+			return Report{}, err
+		}
+		probesOf = func(q retrieval.Query) []Probe {
+			var out []Probe
+			for _, p := range retrieval.LogicProbes(ix, q, spec.ProbeDepth) {
+				out = append(out, Probe{Label: p.Label, Docs: p.Docs})
+			}
+			return out
+		}
+	}
+	var all []Item
+	var rows []store.PoolItemIn
+	inPool := map[string]map[string]bool{}
+	for _, q := range queries {
+		var probes []Probe
+		if probesOf != nil {
+			probes = probesOf(q)
+		}
+		items, err := Build(q.ID, runs, probes, Options{Depth: spec.Depth, Strategy: spec.Strategy}, NoJudgments)
+		if err != nil {
+			return Report{}, err
+		}
+		inPool[q.ID] = map[string]bool{}
+		for _, it := range items {
+			inPool[q.ID][it.DocID] = true
+			rows = append(rows, store.PoolItemIn{QueryID: q.RowID, DocExtID: it.DocID, Priority: it.Priority, Sources: it.Sources, Probe: it.Probe})
+		}
+		all = append(all, items...)
+	}
+	params, _ := json.Marshal(spec)
+	id, err := st.SavePool(ctx, projectID, spec.Name, spec.Strategy, spec.Depth, params, rows)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{PoolID: id, Name: spec.Name, Strategy: spec.Strategy, Depth: spec.Depth,
+		Composition: Compose(all, spec.Runs), JudgedAtK: map[string]map[int]float64{}}
+	judged := func(q, d string) bool { return inPool[q][d] }
+	for _, r := range runs {
+		rep.JudgedAtK[r.Name] = map[int]float64{}
+		for _, k := range spec.JudgedK {
+			rep.JudgedAtK[r.Name][k] = JudgedAtK(restrict(r, inPool), judged, k)
+		}
+	}
+	return rep, nil
+}
+
+// restrict keeps only the run's queries that are in the pool (a split).
+func restrict(r Run, queries map[string]map[string]bool) Run {
+	out := Run{Name: r.Name, Lists: map[string][]string{}}
+	for q, l := range r.Lists {
+		if _, ok := queries[q]; ok {
+			out.Lists[q] = l
+		}
+	}
+	return out
+}
+
+// SimulateProject runs Simulate over stored runs with the project's
+// positive qrels (relevance >= 1) as the oracle.
+func SimulateProject(ctx context.Context, st *store.Store, projectID int64, runNames []string, depth int, split string, strategies []string, levels []float64, bandit BanditOptions) (SimSummary, error) {
+	runs, err := loadRuns(ctx, st, projectID, runNames)
+	if err != nil {
+		return SimSummary{}, err
+	}
+	queries, err := retrieval.LoadQueries(ctx, st, projectID, split)
+	if err != nil {
+		return SimSummary{}, err
+	}
+	rel := map[string]map[string]bool{}
+	err = st.EachQrel(ctx, projectID, "positive", "", func(q store.Qrel) error {
+		if q.Relevance >= 1 {
+			if rel[q.QueryExtID] == nil {
+				rel[q.QueryExtID] = map[string]bool{}
+			}
+			rel[q.QueryExtID][q.DocExtID] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return SimSummary{}, err
+	}
+	qids := make([]string, len(queries))
+	for i, q := range queries {
+		qids[i] = q.ID
+	}
+	return Simulate(qids, runs, depth, rel, strategies, levels, bandit)
+}

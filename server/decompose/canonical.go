@@ -2,69 +2,429 @@ package decompose
 
 import "strings"
 
-// demonyms maps places to the adjective Wikipedia category names use for
-// works from them ("Horror films from Serbia" is "Serbian horror films").
-var demonyms = map[string]string{
-	"america": "American", "the united states": "American", "the us": "American", "the usa": "American",
-	"united states": "American", "usa": "American", "us": "American",
-	"india": "Indian", "france": "French", "britain": "British", "great britain": "British",
-	"the united kingdom": "British", "the uk": "British", "uk": "British", "united kingdom": "British",
-	"germany": "German", "canada": "Canadian", "czech republic": "Czech", "the czech republic": "Czech",
-	"czechia": "Czech", "the netherlands": "Dutch", "netherlands": "Dutch", "holland": "Dutch",
-	"spain": "Spanish", "japan": "Japanese", "china": "Chinese", "ireland": "Irish", "russia": "Russian",
-	"brazil": "Brazilian", "israel": "Israeli", "australia": "Australian", "bulgaria": "Bulgarian",
-	"turkey": "Turkish", "poland": "Polish", "austria": "Austrian", "romania": "Romanian",
-	"england": "English", "switzerland": "Swiss", "denmark": "Danish", "italy": "Italian",
-	"iceland": "Icelandic", "portugal": "Portuguese", "the philippines": "Philippine",
-	"philippines": "Philippine", "bangladesh": "Bangladeshi", "belgium": "Belgian", "sweden": "Swedish",
-	"hungary": "Hungarian", "czechoslovakia": "Czechoslovak", "scotland": "Scottish", "greece": "Greek",
-	"mauritania": "Mauritanian", "senegal": "Senegalese", "finland": "Finnish", "serbia": "Serbian",
-	"nigeria": "Nigerian", "norway": "Norwegian", "mexico": "Mexican", "argentina": "Argentine",
-	"chile": "Chilean", "cuba": "Cuban", "egypt": "Egyptian", "iran": "Iranian", "pakistan": "Pakistani",
-	"south korea": "South Korean", "korea": "Korean", "north korea": "North Korean", "taiwan": "Taiwanese",
-	"thailand": "Thai", "vietnam": "Vietnamese", "indonesia": "Indonesian", "malaysia": "Malaysian",
-	"new zealand": "New Zealand", "hong kong": "Hong Kong", "wales": "Welsh", "ukraine": "Ukrainian",
-	"the soviet union": "Soviet", "soviet union": "Soviet", "estonia": "Estonian", "latvia": "Latvian",
-	"lithuania": "Lithuanian", "croatia": "Croatian", "slovenia": "Slovenian", "slovakia": "Slovak",
-	"colombia": "Colombian", "peru": "Peruvian", "venezuela": "Venezuelan", "south africa": "South African",
-	"kenya": "Kenyan", "ghana": "Ghanaian", "lebanon": "Lebanese", "syria": "Syrian", "iraq": "Iraqi",
-	"sri lanka": "Sri Lankan", "nepal": "Nepalese", "singapore": "Singaporean", "yugoslavia": "Yugoslav",
-	"quebec": "Quebec", "europe": "European", "africa": "African", "asia": "Asian",
+// demonymOf returns the adjective Wikipedia category names use for works
+// from place ("Horror films from Serbia" is "Serbian horror films"), or "".
+func demonymOf(place string) string {
+	switch place {
+	case "america", "the united states", "the us", "the usa", "united states", "usa", "us":
+		return "American"
+	case "india":
+		return "Indian"
+	case "france":
+		return "French"
+	case "britain", "great britain", "the united kingdom", "the uk", "uk", "united kingdom":
+		return "British"
+	case "germany":
+		return "German"
+	case "canada":
+		return "Canadian"
+	case "czech republic", "the czech republic", "czechia":
+		return "Czech"
+	case "the netherlands", "netherlands", "holland":
+		return "Dutch"
+	case "spain":
+		return "Spanish"
+	case "japan":
+		return "Japanese"
+	case "china":
+		return "Chinese"
+	case "ireland":
+		return "Irish"
+	case "russia":
+		return "Russian"
+	case "brazil":
+		return "Brazilian"
+	case "israel":
+		return "Israeli"
+	case "australia":
+		return "Australian"
+	case "bulgaria":
+		return "Bulgarian"
+	case "turkey":
+		return "Turkish"
+	case "poland":
+		return "Polish"
+	case "austria":
+		return "Austrian"
+	case "romania":
+		return "Romanian"
+	case "england":
+		return "English"
+	case "switzerland":
+		return "Swiss"
+	case "denmark":
+		return "Danish"
+	case "italy":
+		return "Italian"
+	case "iceland":
+		return "Icelandic"
+	case "portugal":
+		return "Portuguese"
+	case "the philippines", "philippines":
+		return "Philippine"
+	case "bangladesh":
+		return "Bangladeshi"
+	case "belgium":
+		return "Belgian"
+	case "sweden":
+		return "Swedish"
+	case "hungary":
+		return "Hungarian"
+	case "czechoslovakia":
+		return "Czechoslovak"
+	case "scotland":
+		return "Scottish"
+	case "greece":
+		return "Greek"
+	case "mauritania":
+		return "Mauritanian"
+	case "senegal":
+		return "Senegalese"
+	case "finland":
+		return "Finnish"
+	case "serbia":
+		return "Serbian"
+	case "nigeria":
+		return "Nigerian"
+	case "norway":
+		return "Norwegian"
+	case "mexico":
+		return "Mexican"
+	case "argentina":
+		return "Argentine"
+	case "chile":
+		return "Chilean"
+	case "cuba":
+		return "Cuban"
+	case "egypt":
+		return "Egyptian"
+	case "iran":
+		return "Iranian"
+	case "pakistan":
+		return "Pakistani"
+	case "south korea":
+		return "South Korean"
+	case "korea":
+		return "Korean"
+	case "north korea":
+		return "North Korean"
+	case "taiwan":
+		return "Taiwanese"
+	case "thailand":
+		return "Thai"
+	case "vietnam":
+		return "Vietnamese"
+	case "indonesia":
+		return "Indonesian"
+	case "malaysia":
+		return "Malaysian"
+	case "new zealand":
+		return "New Zealand"
+	case "hong kong":
+		return "Hong Kong"
+	case "wales":
+		return "Welsh"
+	case "ukraine":
+		return "Ukrainian"
+	case "the soviet union", "soviet union":
+		return "Soviet"
+	case "estonia":
+		return "Estonian"
+	case "latvia":
+		return "Latvian"
+	case "lithuania":
+		return "Lithuanian"
+	case "croatia":
+		return "Croatian"
+	case "slovenia":
+		return "Slovenian"
+	case "slovakia":
+		return "Slovak"
+	case "colombia":
+		return "Colombian"
+	case "peru":
+		return "Peruvian"
+	case "venezuela":
+		return "Venezuelan"
+	case "south africa":
+		return "South African"
+	case "kenya":
+		return "Kenyan"
+	case "ghana":
+		return "Ghanaian"
+	case "lebanon":
+		return "Lebanese"
+	case "syria":
+		return "Syrian"
+	case "iraq":
+		return "Iraqi"
+	case "sri lanka":
+		return "Sri Lankan"
+	case "nepal":
+		return "Nepalese"
+	case "singapore":
+		return "Singaporean"
+	case "yugoslavia":
+		return "Yugoslav"
+	case "quebec":
+		return "Quebec"
+	case "europe":
+		return "European"
+	case "africa":
+		return "African"
+	case "asia":
+		return "Asian"
+	}
+	return ""
 }
 
-// workHeads are heads of creative works; their place modifiers become
-// demonyms and their years move to the front ("2007 German novels").
-var workHeads = map[string]bool{
-	"films": true, "film": true, "novels": true, "novel": true, "books": true, "documentaries": true,
-	"comedies": true, "dramas": true, "thrillers": true, "novellas": true, "plays": true, "comics": true,
-	"anime": true, "manga": true, "musicals": true, "westerns": true, "series": true,
+// demonymPlaces returns the place spellings demonymOf maps to dem.
+func demonymPlaces(dem string) []string {
+	switch dem {
+	case "American":
+		return []string{"america", "the united states", "the us", "the usa", "united states", "usa", "us"}
+	case "Indian":
+		return []string{"india"}
+	case "French":
+		return []string{"france"}
+	case "British":
+		return []string{"britain", "great britain", "the united kingdom", "the uk", "uk", "united kingdom"}
+	case "German":
+		return []string{"germany"}
+	case "Canadian":
+		return []string{"canada"}
+	case "Czech":
+		return []string{"czech republic", "the czech republic", "czechia"}
+	case "Dutch":
+		return []string{"the netherlands", "netherlands", "holland"}
+	case "Spanish":
+		return []string{"spain"}
+	case "Japanese":
+		return []string{"japan"}
+	case "Chinese":
+		return []string{"china"}
+	case "Irish":
+		return []string{"ireland"}
+	case "Russian":
+		return []string{"russia"}
+	case "Brazilian":
+		return []string{"brazil"}
+	case "Israeli":
+		return []string{"israel"}
+	case "Australian":
+		return []string{"australia"}
+	case "Bulgarian":
+		return []string{"bulgaria"}
+	case "Turkish":
+		return []string{"turkey"}
+	case "Polish":
+		return []string{"poland"}
+	case "Austrian":
+		return []string{"austria"}
+	case "Romanian":
+		return []string{"romania"}
+	case "English":
+		return []string{"england"}
+	case "Swiss":
+		return []string{"switzerland"}
+	case "Danish":
+		return []string{"denmark"}
+	case "Italian":
+		return []string{"italy"}
+	case "Icelandic":
+		return []string{"iceland"}
+	case "Portuguese":
+		return []string{"portugal"}
+	case "Philippine":
+		return []string{"the philippines", "philippines"}
+	case "Bangladeshi":
+		return []string{"bangladesh"}
+	case "Belgian":
+		return []string{"belgium"}
+	case "Swedish":
+		return []string{"sweden"}
+	case "Hungarian":
+		return []string{"hungary"}
+	case "Czechoslovak":
+		return []string{"czechoslovakia"}
+	case "Scottish":
+		return []string{"scotland"}
+	case "Greek":
+		return []string{"greece"}
+	case "Mauritanian":
+		return []string{"mauritania"}
+	case "Senegalese":
+		return []string{"senegal"}
+	case "Finnish":
+		return []string{"finland"}
+	case "Serbian":
+		return []string{"serbia"}
+	case "Nigerian":
+		return []string{"nigeria"}
+	case "Norwegian":
+		return []string{"norway"}
+	case "Mexican":
+		return []string{"mexico"}
+	case "Argentine":
+		return []string{"argentina"}
+	case "Chilean":
+		return []string{"chile"}
+	case "Cuban":
+		return []string{"cuba"}
+	case "Egyptian":
+		return []string{"egypt"}
+	case "Iranian":
+		return []string{"iran"}
+	case "Pakistani":
+		return []string{"pakistan"}
+	case "South Korean":
+		return []string{"south korea"}
+	case "Korean":
+		return []string{"korea"}
+	case "North Korean":
+		return []string{"north korea"}
+	case "Taiwanese":
+		return []string{"taiwan"}
+	case "Thai":
+		return []string{"thailand"}
+	case "Vietnamese":
+		return []string{"vietnam"}
+	case "Indonesian":
+		return []string{"indonesia"}
+	case "Malaysian":
+		return []string{"malaysia"}
+	case "New Zealand":
+		return []string{"new zealand"}
+	case "Hong Kong":
+		return []string{"hong kong"}
+	case "Welsh":
+		return []string{"wales"}
+	case "Ukrainian":
+		return []string{"ukraine"}
+	case "Soviet":
+		return []string{"the soviet union", "soviet union"}
+	case "Estonian":
+		return []string{"estonia"}
+	case "Latvian":
+		return []string{"latvia"}
+	case "Lithuanian":
+		return []string{"lithuania"}
+	case "Croatian":
+		return []string{"croatia"}
+	case "Slovenian":
+		return []string{"slovenia"}
+	case "Slovak":
+		return []string{"slovakia"}
+	case "Colombian":
+		return []string{"colombia"}
+	case "Peruvian":
+		return []string{"peru"}
+	case "Venezuelan":
+		return []string{"venezuela"}
+	case "South African":
+		return []string{"south africa"}
+	case "Kenyan":
+		return []string{"kenya"}
+	case "Ghanaian":
+		return []string{"ghana"}
+	case "Lebanese":
+		return []string{"lebanon"}
+	case "Syrian":
+		return []string{"syria"}
+	case "Iraqi":
+		return []string{"iraq"}
+	case "Sri Lankan":
+		return []string{"sri lanka"}
+	case "Nepalese":
+		return []string{"nepal"}
+	case "Singaporean":
+		return []string{"singapore"}
+	case "Yugoslav":
+		return []string{"yugoslavia"}
+	case "Quebec":
+		return []string{"quebec"}
+	case "European":
+		return []string{"europe"}
+	case "African":
+		return []string{"africa"}
+	case "Asian":
+		return []string{"asia"}
+	}
+	return nil
 }
 
-// taxonHeads are heads of living things; "X from <place>" is "X of
-// <place>" and "birds from 1961" is "Birds described in 1961".
-var taxonHeads = map[string]bool{
-	"flora": true, "fauna": true, "plants": true, "birds": true, "trees": true, "fish": true,
-	"fishes": true, "mammals": true, "animals": true, "insects": true, "moths": true, "butterflies": true,
-	"orchids": true, "reptiles": true, "amphibians": true, "frogs": true, "snakes": true, "lizards": true,
-	"spiders": true, "beetles": true, "crustaceans": true, "molluscs": true, "mollusks": true,
-	"snails": true, "shrubs": true, "grasses": true, "ferns": true, "cacti": true, "fungi": true,
-	"dinosaurs": true, "rodents": true, "bats": true, "primates": true, "sharks": true, "turtles": true,
-	"vertebrates": true, "invertebrates": true, "arthropods": true, "lepidoptera": true, "crops": true,
+// isWorkHead reports whether w is the head of creative works; their place
+// modifiers become demonyms and their years move to the front ("2007 German
+// novels").
+func isWorkHead(w string) bool {
+	switch w {
+	case "films", "film", "novels", "novel", "books", "documentaries", "comedies", "dramas",
+		"thrillers", "novellas", "plays", "comics", "anime", "manga", "musicals", "westerns", "series":
+		return true
+	}
+	return false
 }
 
-// wordSubs normalise spellings that differ from category names.
-var wordSubs = map[string]string{
-	"movies": "films", "movie": "film", "sci-fi": "science fiction", "scifi": "science fiction",
-	"us": "United States", "u.s.": "United States", "usa": "United States", "uk": "United Kingdom",
-	"u.k.": "United Kingdom", "ww1": "World War I", "wwi": "World War I", "ww2": "World War II",
-	"wwii": "World War II", "childrens": "children's", "childrens'": "children's",
+// isTaxonHead reports whether w is the head of living things; "X from
+// <place>" is "X of <place>" and "birds from 1961" is "Birds described in
+// 1961".
+func isTaxonHead(w string) bool {
+	switch w {
+	case "flora", "fauna", "plants", "birds", "trees", "fish", "fishes", "mammals", "animals",
+		"insects", "moths", "butterflies", "orchids", "reptiles", "amphibians", "frogs", "snakes",
+		"lizards", "spiders", "beetles", "crustaceans", "molluscs", "mollusks", "snails", "shrubs",
+		"grasses", "ferns", "cacti", "fungi", "dinosaurs", "rodents", "bats", "primates", "sharks",
+		"turtles", "vertebrates", "invertebrates", "arthropods", "lepidoptera", "crops":
+		return true
+	}
+	return false
 }
 
-// placePreps introduce where a taxon lives.
-var placePreps = [][]string{
-	{"that", "are", "from"}, {"that", "are", "native", "to"}, {"found", "only", "in"},
-	{"that", "live", "in"}, {"that", "grow", "in"}, {"native", "to"}, {"found", "in"},
-	{"located", "in"}, {"living", "in"}, {"growing", "in"}, {"from"}, {"in"}, {"of"},
+// wordSub returns the category spelling of a word that differs from it
+// ("movies" → "films"), or "".
+func wordSub(w string) string {
+	switch w {
+	case "movies":
+		return "films"
+	case "movie":
+		return "film"
+	case "sci-fi":
+		return "science fiction"
+	case "scifi":
+		return "science fiction"
+	case "us":
+		return "United States"
+	case "u.s.":
+		return "United States"
+	case "usa":
+		return "United States"
+	case "uk":
+		return "United Kingdom"
+	case "u.k.":
+		return "United Kingdom"
+	case "ww1":
+		return "World War I"
+	case "wwi":
+		return "World War I"
+	case "ww2":
+		return "World War II"
+	case "wwii":
+		return "World War II"
+	case "childrens":
+		return "children's"
+	case "childrens'":
+		return "children's"
+	}
+	return ""
+}
+
+// placePreps returns the phrases that introduce where a taxon lives.
+func placePreps() [][]string {
+	return [][]string{
+		{"that", "are", "from"}, {"that", "are", "native", "to"}, {"found", "only", "in"},
+		{"that", "live", "in"}, {"that", "grow", "in"}, {"native", "to"}, {"found", "in"},
+		{"located", "in"}, {"living", "in"}, {"growing", "in"}, {"from"}, {"in"}, {"of"},
+	}
 }
 
 // canonical rewrites an atom towards Wikipedia category style, the form of
@@ -80,7 +440,7 @@ func canonical(a string) string {
 	var out []string
 	for _, w := range ws {
 		lw := lowerASCII(w)
-		if sub, ok := wordSubs[lw]; ok && !(lw == "us" && w == "us") {
+		if sub := wordSub(lw); sub != "" && !(lw == "us" && w == "us") {
 			out = append(out, strings.Fields(sub)...)
 			continue
 		}
@@ -101,7 +461,7 @@ func dropRelative(ws []string) []string {
 	for i := 0; i+2 < len(ws); i++ {
 		a, b := lowerASCII(ws[i]), lowerASCII(ws[i+1])
 		if (a == "that" || a == "which") && (b == "are" || b == "were" || b == "is") &&
-			linkWords[lowerASCII(ws[i+2])] && i > 0 {
+			isLinkWord(lowerASCII(ws[i+2])) && i > 0 {
 			return append(append([]string{}, ws[:i]...), ws[i+2:]...)
 		}
 	}
@@ -127,10 +487,10 @@ func adjectiveLike(w string) bool {
 // "American" → "the United States"), or "".
 func placeOfDemonym(w string) string {
 	best := ""
-	for place, dem := range demonyms {
+	for _, place := range demonymPlaces(w) {
 		// The longest spelling is the category one ("the United States"
 		// rather than "us").
-		if dem == w && (len(place) > len(best) || len(place) == len(best) && place < best) {
+		if len(place) > len(best) {
 			best = place
 		}
 	}
@@ -146,10 +506,14 @@ func placeOfDemonym(w string) string {
 	return strings.Join(ws, " ")
 }
 
-// publisherWords mark a name as a publisher or title, not an author.
-var publisherWords = map[string]bool{
-	"the": true, "press": true, "books": true, "publishing": true, "house": true, "comics": true,
-	"publishers": true, "random": true, "penguin": true,
+// isPublisherWord reports whether w marks a name as a publisher or title,
+// not an author.
+func isPublisherWord(w string) bool {
+	switch w {
+	case "the", "press", "books", "publishing", "house", "comics", "publishers", "random", "penguin":
+		return true
+	}
+	return false
 }
 
 // rewriteNames applies the name rules of category titles: "Marlon James
@@ -184,10 +548,10 @@ func rewriteNames(ws []string) []string {
 	}
 	if (head == "novels" || head == "books") && len(pre) == 2 && capitalized(pre[0]) && capitalized(pre[1]) &&
 		!adjectiveLike(pre[0]) && !adjectiveLike(pre[1]) && !isYear(pre[0]) && !isYear(pre[1]) &&
-		!publisherWords[lowerASCII(pre[0])] && !publisherWords[lowerASCII(pre[1])] {
+		!isPublisherWord(lowerASCII(pre[0])) && !isPublisherWord(lowerASCII(pre[1])) {
 		return []string{upperFirst(head), "by", pre[0], pre[1]}
 	}
-	if taxonHeads[head] && len(pre) >= 1 {
+	if isTaxonHead(head) && len(pre) >= 1 {
 		// "Ontario's endemic fauna"
 		if p := pre[0]; strings.HasSuffix(p, "'s") || strings.HasSuffix(p, "’s") {
 			place := strings.TrimSuffix(strings.TrimSuffix(p, "'s"), "’s")
@@ -219,10 +583,10 @@ func rewriteNP(ws []string) []string {
 	if n := len(post); n >= 2 && n <= 3 && (lpost[0] == "from" || lpost[0] == "of" || lpost[0] == "in") &&
 		isYear(post[n-1]) && (n == 2 || lpost[1] == "the") {
 		year := post[n-1]
-		if taxonHeads[head] {
+		if isTaxonHead(head) {
 			return append(append(append([]string{}, pre...), ws[h]), "described", "in", year)
 		}
-		if workHeads[head] {
+		if isWorkHead(head) {
 			np := append([]string{year}, lowerFirstWord(pre)...)
 			if len(pre) == 0 {
 				return append(np, head)
@@ -230,14 +594,14 @@ func rewriteNP(ws []string) []string {
 			return append(np, ws[h])
 		}
 	}
-	if workHeads[head] && len(post) >= 2 && lpost[0] == "from" {
-		if dem, ok := demonyms[strings.Join(lpost[1:], " ")]; ok {
+	if isWorkHead(head) && len(post) >= 2 && lpost[0] == "from" {
+		if dem := demonymOf(strings.Join(lpost[1:], " ")); dem != "" {
 			np := append([]string{dem}, lowerFirstWord(pre)...)
 			return append(np, head)
 		}
 	}
 	// "plants endemic to Ghana" → "Endemic flora of Ghana"
-	if taxonHeads[head] && len(post) >= 3 && lpost[0] == "endemic" && lpost[1] == "to" {
+	if isTaxonHead(head) && len(post) >= 3 && lpost[0] == "endemic" && lpost[1] == "to" {
 		h2 := lowerASCII(ws[h])
 		switch h2 {
 		case "plants":
@@ -248,8 +612,8 @@ func rewriteNP(ws []string) []string {
 		np := append(append([]string{"Endemic"}, lowerFirstWord(pre)...), h2, "of")
 		return append(np, post[2:]...)
 	}
-	if taxonHeads[head] {
-		for _, p := range placePreps {
+	if isTaxonHead(head) {
+		for _, p := range placePreps() {
 			if len(post) <= len(p) || !hasPrefixWords(lpost, p) {
 				continue
 			}

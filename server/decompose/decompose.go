@@ -130,14 +130,16 @@ func result(e *boolexpr.Expr, atoms []string) Result {
 	return Result{Template: t, Expression: e, Atoms: atoms}
 }
 
-// questionPrefixes are the openings people put before the actual category
+// questionPrefixes returns the openings people put before the actual category
 // ("what are some …", "find me …"); they are never part of an atom.
-var questionPrefixes = []string{
-	"what are some of the ", "what are some ", "what are the ", "what are ", "what is ", "what were ",
-	"which are ", "which ", "what ", "find me ", "find ", "list of ", "list ", "show me ",
-	"give me ", "i want ", "i need ", "looking for ", "search for ", "name some ", "name ",
-	"are there any ", "are there ", "can you find ", "can you list ", "please list ",
-	"tell me ", "some ", "any ", "all ",
+func questionPrefixes() []string {
+	return []string{
+		"what are some of the ", "what are some ", "what are the ", "what are ", "what is ", "what were ",
+		"which are ", "which ", "what ", "find me ", "find ", "list of ", "list ", "show me ",
+		"give me ", "i want ", "i need ", "looking for ", "search for ", "name some ", "name ",
+		"are there any ", "are there ", "can you find ", "can you list ", "please list ",
+		"tell me ", "some ", "any ", "all ",
+	}
 }
 
 // normalize trims question wording and punctuation and expands
@@ -147,7 +149,7 @@ func normalize(q string) string {
 	for changed := true; changed; {
 		changed = false
 		lq := lowerASCII(q)
-		for _, p := range questionPrefixes {
+		for _, p := range questionPrefixes() {
 			// The prefix ends in a space; a comma or colon ends it too
 			// ("find me, Cisuralian animals").
 			p = strings.TrimSuffix(p, " ")
@@ -181,17 +183,23 @@ func normalize(q string) string {
 // speech"), so a clause-level marker anywhere wins over them. Among markers
 // of one kind the earliest match wins and, at the same position, the longer
 // one ("but not" over "not").
-var clauseNegations = []string{
-	"but not", "but are not", "but is not", "but also not", "but which are not", "but that are not",
-	"that are not also", "are not also", "that are not", "which are not", "that were not", "who are not",
-	"that is not", "which is not", "and not", "and are not", "excluding", "exclude", "except for",
-	"except", "with the exception of", "other than", "unrelated to", "not related to", "apart from",
-	"aside from", "not including", "but no",
+func clauseNegations() []string {
+	return []string{
+		"but not", "but are not", "but is not", "but also not", "but which are not", "but that are not",
+		"that are not also", "are not also", "that are not", "which are not", "that were not", "who are not",
+		"that is not", "which is not", "and not", "and are not", "excluding", "exclude", "except for",
+		"except", "with the exception of", "other than", "unrelated to", "not related to", "apart from",
+		"aside from", "not including", "but no",
+	}
 }
 
-var phraseNegations = []string{
-	"that can not be", "can not be", "that can not", "can not", "are not", "is not", "were not",
-	"that do not", "that does not", "do not", "does not", "without", "not",
+// phraseNegations are the negation markers that may sit inside a category
+// name (see clauseNegations).
+func phraseNegations() []string {
+	return []string{
+		"that can not be", "can not be", "that can not", "can not", "are not", "is not", "were not",
+		"that do not", "that does not", "do not", "does not", "without", "not",
+	}
 }
 
 // findMarker returns the position and length of the earliest (then
@@ -211,17 +219,21 @@ func findMarker(q string, markers []string) (at, n int) {
 	return at, n
 }
 
-// nonExceptions are words that start with non- but do not negate.
-var nonExceptions = map[string]bool{
-	"non-fiction": true, "nonfiction": true, "non-profit": true, "nonprofit": true,
-	"non-governmental": true, "non-linear": true, "non-stop": true, "non-english": false,
+// isNonException reports whether w starts with non- but does not negate.
+func isNonException(w string) bool {
+	switch w {
+	case "non-fiction", "nonfiction", "non-profit", "nonprofit", "non-governmental", "non-linear",
+		"non-stop":
+		return true
+	}
+	return false
 }
 
 // splitNegation finds the negated part of q. pos is the positive remainder.
 func splitNegation(q string) (pos, neg string, ok bool) {
-	best, bestLen := findMarker(q, clauseNegations)
+	best, bestLen := findMarker(q, clauseNegations())
 	if best <= 0 {
-		best, bestLen = findMarker(q, phraseNegations)
+		best, bestLen = findMarker(q, phraseNegations())
 	}
 	if best > 0 {
 		pos, neg = trimConnectives(q[:best]), clean(q[best+bestLen:])
@@ -248,9 +260,11 @@ func splitNegation(q string) (pos, neg string, ok bool) {
 	return splitNon(q)
 }
 
-// danglingConnectives are left at the end of the positive part when the
-// negation marker follows them ("… but is unrelated to …").
-var danglingConnectives = []string{"but", "and", "or", "is", "are", "were", "which", "that", "who", "also", "yet"}
+// danglingConnectives returns the words left at the end of the positive
+// part when the negation marker follows them ("… but is unrelated to …").
+func danglingConnectives() []string {
+	return []string{"but", "and", "or", "is", "are", "were", "which", "that", "who", "also", "yet"}
+}
 
 // trimConnectives cleans s and drops trailing connective words.
 func trimConnectives(s string) string {
@@ -258,7 +272,7 @@ func trimConnectives(s string) string {
 	for len(ws) > 1 {
 		last := lowerASCII(strings.Trim(ws[len(ws)-1], ",;:"))
 		found := false
-		for _, c := range danglingConnectives {
+		for _, c := range danglingConnectives() {
 			if last == c {
 				found = true
 				break
@@ -281,7 +295,7 @@ func splitNon(q string) (pos, neg string, ok bool) {
 		var x string
 		rest := ws[i+1:]
 		switch {
-		case nonExceptions[lw]:
+		case isNonException(lw):
 			continue
 		case strings.HasPrefix(lw, "non-") && len(lw) > 4:
 			x = w[4:]
@@ -332,11 +346,14 @@ func splitOr(q string) []string {
 	return parts
 }
 
-// andMarkers join conjuncts. Relative clauses first, then plain "and".
-var andMarkers = []string{
-	"that are also both", "that are both", "which are also both", "that are also", "which are also",
-	"and are also", "that are", "which are", "that were", "who are", "that is", "which is",
-	"and also", "that also", "as well as", "and", "also",
+// andMarkers returns the phrases that join conjuncts: relative clauses
+// first, then plain "and".
+func andMarkers() []string {
+	return []string{
+		"that are also both", "that are both", "which are also both", "that are also", "which are also",
+		"and are also", "that are", "which are", "that were", "who are", "that is", "which is",
+		"and also", "that also", "as well as", "and", "also",
+	}
 }
 
 // splitAnd splits a conjunction into its conjuncts. viaAnd[i] is true when
@@ -348,8 +365,9 @@ func splitAnd(q string, maxParts int) (parts []string, viaAnd []bool) {
 	lq := lowerASCII(q)
 	// next[k] caches the next occurrence of andMarkers[k] after pos, so the
 	// scan stays linear in the query length times the number of markers.
-	next := make([]int, len(andMarkers))
-	for k, m := range andMarkers {
+	markers := andMarkers()
+	next := make([]int, len(markers))
+	for k, m := range markers {
 		next[k] = findLower(lq, m, 1)
 	}
 	add := func(text string, and bool) {
@@ -362,7 +380,7 @@ func splitAnd(q string, maxParts int) (parts []string, viaAnd []bool) {
 	prevAnd, afterBoth := false, false
 	for {
 		best, bestLen := -1, 0
-		for k, m := range andMarkers {
+		for k, m := range markers {
 			if next[k] >= 0 && next[k] <= from {
 				next[k] = findLower(lq, m, from+1)
 			}
@@ -423,14 +441,14 @@ func dropBareHead(parts []string, viaAnd []bool, maxParts int) ([]string, []bool
 	// "Fish that are from both Macaronesia and the Atlantic Ocean": the
 	// bare head is the head of the next conjunct, not a conjunct.
 	nws := words(parts[1])
-	modifies := linkWords[lowerASCII(nws[0])] && headIndex(nws) < 0
+	modifies := isLinkWord(lowerASCII(nws[0])) && headIndex(nws) < 0
 	if len(parts) <= maxParts && !modifies {
 		return parts, viaAnd
 	}
 	head := parts[0]
 	var out []string
 	for _, p := range parts[1:] {
-		if fw := firstWord(p); linkWords[fw] && fw != "that" && fw != "which" && fw != "who" {
+		if fw := firstWord(p); isLinkWord(fw) && fw != "that" && fw != "which" && fw != "who" {
 			p = head + " " + p
 		}
 		out = append(out, p)
@@ -449,7 +467,7 @@ func coordinatedModifier(chunk string, afterBoth bool) bool {
 	if len(ws) == 0 || len(ws) > 2 || strings.Contains(chunk, ",") {
 		return false
 	}
-	if hasHead(chunk) || linkWords[lowerASCII(ws[0])] || properNoun(ws) {
+	if hasHead(chunk) || isLinkWord(lowerASCII(ws[0])) || properNoun(ws) {
 		return false
 	}
 	// After "both", a plural ("both debuggers and source code tools") is a
@@ -469,7 +487,7 @@ func dropBoth(s string) string {
 // word, or -1.
 func linkIndex(ws []string) int {
 	for i := 1; i < len(ws); i++ {
-		if linkWords[lowerASCII(strings.Trim(ws[i], ",;:"))] {
+		if isLinkWord(lowerASCII(strings.Trim(ws[i], ",;:"))) {
 			return i
 		}
 	}
@@ -479,7 +497,7 @@ func linkIndex(ws []string) int {
 // lastLinkIndex returns the word index of the last link word, or -1.
 func lastLinkIndex(ws []string) int {
 	for i := len(ws) - 1; i >= 1; i-- {
-		if linkWords[lowerASCII(strings.Trim(ws[i], ",;:"))] {
+		if isLinkWord(lowerASCII(strings.Trim(ws[i], ",;:"))) {
 			return i
 		}
 	}
@@ -516,7 +534,7 @@ func borrowHead(part, from string) string {
 			return h + " " + strings.Join(ws[1:], " ")
 		}
 	}
-	if linkWords[fw] && fw != "that" && fw != "which" && fw != "who" && headIndex(ws) < 0 {
+	if isLinkWord(fw) && fw != "that" && fw != "which" && fw != "who" && headIndex(ws) < 0 {
 		if h := headOf(from); h != "" {
 			return h + " " + part
 		}
@@ -557,7 +575,7 @@ func pluralLike(w string) bool {
 // surveillance").
 func borrowHeadPrefix(part, from string, shared bool) string {
 	ws, fws := words(part), words(from)
-	if shared && len(ws) > 0 && !linkWords[lowerASCII(ws[0])] && !hasHead(part) {
+	if shared && len(ws) > 0 && !isLinkWord(lowerASCII(ws[0])) && !hasHead(part) {
 		if l := lastLinkIndex(fws); l > 0 {
 			return strings.Join(fws[:l+1], " ") + " " + part
 		}
@@ -594,7 +612,7 @@ func shareHeads(parts []string, disjunction bool, viaAnd []bool) []string {
 		// After a plain "and" even a lower-case topic shares the
 		// neighbour's "Films about".
 		shared := i < len(viaAnd) && viaAnd[i]
-		if linkWords[fw] && headIndex(ws) < 0 || headless && (properNoun(ws) || shared) {
+		if isLinkWord(fw) && headIndex(ws) < 0 || headless && (properNoun(ws) || shared) {
 			out[i] = borrowHeadPrefix(out[i], out[i-1], shared)
 		}
 	}

@@ -231,19 +231,22 @@ func normalizeAtom(s string) string {
 
 func notAlnum(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
-// stopWords carry no category meaning; connective and preposition choice
-// varies freely between a paraphrase and its category name.
-var stopWords = map[string]bool{
-	"the": true, "a": true, "an": true, "of": true, "from": true, "in": true, "on": true,
-	"at": true, "by": true, "and": true, "or": true, "that": true, "are": true, "is": true,
-	"also": true, "to": true, "for": true, "with": true, "about": true, "which": true,
-	"found": true, "s": true,
+// isStopWord reports whether w carries no category meaning: connective and
+// preposition choice varies freely between a paraphrase and its category
+// name.
+func isStopWord(w string) bool {
+	switch w {
+	case "the", "a", "an", "of", "from", "in", "on", "at", "by", "and", "or", "that", "are", "is",
+		"also", "to", "for", "with", "about", "which", "found", "s":
+		return true
+	}
+	return false
 }
 
 func contentTokens(s string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), notAlnum) {
-		if stopWords[w] {
+		if isStopWord(w) {
 			continue
 		}
 		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {

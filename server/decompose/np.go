@@ -2,24 +2,38 @@ package decompose
 
 import "strings"
 
-// strongStarters always open a new post-modifier ("Films set in Asia about
-// psychic powers" has two); weakStarters ("of", "in", …) only after a
-// lower-case word, because inside proper nouns ("Republic of the Congo")
-// and after a verb ("set in") they continue the current one.
-var strongStarters = map[string]bool{
-	"about": true, "set": true, "based": true, "shot": true, "filmed": true, "from": true,
-	"found": true, "described": true, "published": true, "written": true, "featuring": true,
-	"starring": true, "without": true, "directed": true, "produced": true, "native": true,
+// isStrongStarter reports whether w always opens a new post-modifier
+// ("Films set in Asia about psychic powers" has two).
+func isStrongStarter(w string) bool {
+	switch w {
+	case "about", "set", "based", "shot", "filmed", "from", "found", "described", "published",
+		"written", "featuring", "starring", "without", "directed", "produced", "native":
+		return true
+	}
+	return false
 }
 
-var weakStarters = map[string]bool{"of": true, "in": true, "on": true, "by": true, "with": true, "during": true}
+// isWeakStarter reports whether w ("of", "in", …) opens a new post-modifier
+// after a lower-case word; inside proper nouns ("Republic of the Congo")
+// and after a verb ("set in") it continues the current one.
+func isWeakStarter(w string) bool {
+	switch w {
+	case "of", "in", "on", "by", "with", "during":
+		return true
+	}
+	return false
+}
 
-// habitatModifiers make one Wikipedia category with a taxon and a place
-// ("Endemic flora of Ghana", "Freshwater fish of Malaysia"), not an
-// intersection.
-var habitatModifiers = map[string]bool{
-	"endemic": true, "freshwater": true, "marine": true, "prehistoric": true, "extinct": true,
-	"native": true, "fossil": true, "introduced": true, "invasive": true, "aquatic": true,
+// isHabitatModifier reports whether w makes one Wikipedia category with a
+// taxon and a place ("Endemic flora of Ghana", "Freshwater fish of
+// Malaysia"), not an intersection.
+func isHabitatModifier(w string) bool {
+	switch w {
+	case "endemic", "freshwater", "marine", "prehistoric", "extinct", "native", "fossil",
+		"introduced", "invasive", "aquatic":
+		return true
+	}
+	return false
 }
 
 // isYear reports whether w is a year or decade ("1991", "1990s", "1990's").
@@ -65,11 +79,11 @@ func parseNP(s string, moveYear bool) (np nounPhrase, ok bool) {
 		lw := lowerASCII(strings.Trim(w, ",;:"))
 		if i > 0 && len(seg) > 0 {
 			prev := lowerASCII(post[i-1])
-			prevLink := linkWords[prev]
+			prevLink := isLinkWord(prev)
 			// A capitalised word mid-phrase is a name ("traditional Native
 			// American medicine"), not a starter.
-			if strongStarters[lw] && !prevLink && !capitalized(w) && prev != "works" && prev != "work" ||
-				weakStarters[lw] && !prevLink && !capitalized(post[i-1]) && prev != "works" && prev != "work" && prev != "the" {
+			if isStrongStarter(lw) && !prevLink && !capitalized(w) && prev != "works" && prev != "work" ||
+				isWeakStarter(lw) && !prevLink && !capitalized(post[i-1]) && prev != "works" && prev != "work" && prev != "the" {
 				np.posts = append(np.posts, seg)
 				seg = nil
 			}
@@ -81,7 +95,7 @@ func parseNP(s string, moveYear bool) (np nounPhrase, ok bool) {
 	}
 	// "Teen horror films from the 1980s" is "1980s teen horror films": a
 	// time post-modifier of a work is its year.
-	if moveYear && np.year == "" && workHeads[lowerASCII(np.head)] {
+	if moveYear && np.year == "" && isWorkHead(lowerASCII(np.head)) {
 		for i, p := range np.posts {
 			if y := yearModifier(p); y != "" {
 				np.year = y
@@ -149,7 +163,7 @@ func splitNegPositive(s string) []string {
 	if !ok {
 		return []string{s}
 	}
-	if taxonHeads[lowerASCII(np.head)] && len(np.pre) == 1 && habitatModifiers[lowerASCII(np.pre[0])] {
+	if isTaxonHead(lowerASCII(np.head)) && len(np.pre) == 1 && isHabitatModifier(lowerASCII(np.pre[0])) {
 		return []string{s}
 	}
 	hasPre := np.year != "" || len(np.pre) > 0
@@ -218,7 +232,7 @@ func splitSingle(s string) []string {
 // for taxa.
 func splitConjunct(s string) []string {
 	np, ok := parseNP(s, false)
-	if !ok || len(np.posts) == 0 || np.year == "" && len(np.pre) == 0 || taxonHeads[lowerASCII(np.head)] {
+	if !ok || len(np.posts) == 0 || np.year == "" && len(np.pre) == 0 || isTaxonHead(lowerASCII(np.head)) {
 		// Taxon names with a modifier and a place ("Endemic fauna of New
 		// Zealand") are as often one category as two.
 		return []string{s}

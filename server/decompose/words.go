@@ -126,53 +126,47 @@ func upperFirst(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-// linkWords start a post-modifier of a category name ("Birds of Mindoro",
-// "Films set in Lebanon", "Novels about poverty"). A conjunct that starts
-// with one has lost its head noun to the previous conjunct.
-var linkWords = map[string]bool{
-	"of": true, "from": true, "in": true, "on": true, "at": true, "by": true,
-	"about": true, "with": true, "set": true, "based": true, "found": true,
-	"native": true, "shot": true, "filmed": true, "written": true, "published": true,
-	"directed": true, "produced": true, "featuring": true, "during": true,
-	"within": true, "to": true, "for": true, "starring": true, "released": true,
-	"endemic": true, "located": true, "depicting": true, "involving": true,
-	"made": true, "that": true, "which": true, "who": true, "growing": true,
-	"living": true, "originating": true, "taking": true, "adapted": true,
-	"inspired": true, "centered": true, "centred": true, "focused": true,
-	"described": true, "discovered": true, "remade": true, "used": true, "named": true,
-	"known": true, "listed": true, "classified": true, "grown": true, "cultivated": true,
-	"eaten": true, "introduced": true, "won": true,
+// isLinkWord reports whether w starts a post-modifier of a category name
+// ("Birds of Mindoro", "Films set in Lebanon", "Novels about poverty"). A
+// conjunct that starts with one has lost its head noun to the previous
+// conjunct.
+func isLinkWord(w string) bool {
+	switch w {
+	case "of", "from", "in", "on", "at", "by", "about", "with", "set", "based", "found", "native",
+		"shot", "filmed", "written", "published", "directed", "produced", "featuring", "during",
+		"within", "to", "for", "starring", "released", "endemic", "located", "depicting", "involving",
+		"made", "that", "which", "who", "growing", "living", "originating", "taking", "adapted",
+		"inspired", "centered", "centred", "focused", "described", "discovered", "remade", "used",
+		"named", "known", "listed", "classified", "grown", "cultivated", "eaten", "introduced", "won":
+		return true
+	}
+	return false
 }
 
-// headNouns are the plural category nouns QUEST-style queries are built on
-// (Wikipedia category heads) and a few of their everyday synonyms. A
-// conjunct without one ("Dutch", "American horror") borrows the head of its
-// neighbour.
-var headNouns = map[string]bool{
-	"films": true, "movies": true, "film": true, "movie": true, "novels": true, "novel": true,
-	"books": true, "book": true, "flora": true, "fauna": true, "plants": true, "plant": true,
-	"birds": true, "trees": true, "fish": true, "fishes": true, "mammals": true, "animals": true,
-	"insects": true, "moths": true, "butterflies": true, "orchids": true, "reptiles": true,
-	"amphibians": true, "frogs": true, "snakes": true, "lizards": true, "spiders": true,
-	"beetles": true, "crustaceans": true, "molluscs": true, "mollusks": true, "snails": true,
-	"genera": true, "species": true, "shrubs": true, "grasses": true, "ferns": true,
-	"cacti": true, "fungi": true, "dinosaurs": true, "documentaries": true, "works": true,
-	"novellas": true, "stories": true, "plays": true, "poems": true, "comics": true,
-	"manga": true, "anime": true, "series": true, "biographies": true, "memoirs": true,
-	"dramas": true, "comedies": true, "thrillers": true, "westerns": true, "musicals": true,
-	"vertebrates": true, "invertebrates": true, "arthropods": true, "rodents": true,
-	"bats": true, "primates": true, "sharks": true, "rays": true, "turtles": true,
-	"crocodilians": true, "bryophytes": true, "mosses": true, "lichens": true, "vines": true,
-	"herbs": true, "flowers": true, "crops": true, "vegetables": true, "fruits": true,
-	"shorebirds": true, "seabirds": true, "songbirds": true, "wildlife": true, "life": true,
-	"collections": true, "anthologies": true, "essays": true, "textbooks": true,
-	"software": true, "programs": true, "tools": true, "packages": true, "games": true,
-	"libraries": true, "utilities": true, "applications": true, "fonts": true,
-	"dictionaries": true, "editors": true, "daemons": true, "servers": true, "clients": true,
-	"cetaceans": true, "marsupials": true, "ungulates": true, "carnivorans": true,
-	"succulents": true, "epiphytes": true, "palms": true, "grass": true, "cultivars": true,
-	"taxa": true, "organisms": true, "creatures": true, "pictures": true, "shorts": true,
-	"cartoons": true, "adaptations": true, "sequels": true, "remakes": true, "epics": true,
+// isHeadNoun reports whether w is one of the plural category nouns
+// QUEST-style queries are built on (Wikipedia category heads) or an
+// everyday synonym. A conjunct without one ("Dutch", "American horror")
+// borrows the head of its neighbour.
+func isHeadNoun(w string) bool {
+	switch w {
+	case "films", "movies", "film", "movie", "novels", "novel", "books", "book", "flora", "fauna",
+		"plants", "plant", "birds", "trees", "fish", "fishes", "mammals", "animals", "insects", "moths",
+		"butterflies", "orchids", "reptiles", "amphibians", "frogs", "snakes", "lizards", "spiders",
+		"beetles", "crustaceans", "molluscs", "mollusks", "snails", "genera", "species", "shrubs",
+		"grasses", "ferns", "cacti", "fungi", "dinosaurs", "documentaries", "works", "novellas",
+		"stories", "plays", "poems", "comics", "manga", "anime", "series", "biographies", "memoirs",
+		"dramas", "comedies", "thrillers", "westerns", "musicals", "vertebrates", "invertebrates",
+		"arthropods", "rodents", "bats", "primates", "sharks", "rays", "turtles", "crocodilians",
+		"bryophytes", "mosses", "lichens", "vines", "herbs", "flowers", "crops", "vegetables", "fruits",
+		"shorebirds", "seabirds", "songbirds", "wildlife", "life", "collections", "anthologies",
+		"essays", "textbooks", "software", "programs", "tools", "packages", "games", "libraries",
+		"utilities", "applications", "fonts", "dictionaries", "editors", "daemons", "servers", "clients",
+		"cetaceans", "marsupials", "ungulates", "carnivorans", "succulents", "epiphytes", "palms",
+		"grass", "cultivars", "taxa", "organisms", "creatures", "pictures", "shorts", "cartoons",
+		"adaptations", "sequels", "remakes", "epics":
+		return true
+	}
+	return false
 }
 
 // hasHead reports whether s contains a head noun.
@@ -192,7 +186,7 @@ func isHeadWord(w string) bool {
 	if i := strings.LastIndexByte(w, '-'); i >= 0 {
 		w = w[i+1:]
 	}
-	return headNouns[w]
+	return isHeadNoun(w)
 }
 
 // headIndex returns the word index of the last head noun before the first
@@ -201,7 +195,7 @@ func headIndex(ws []string) int {
 	h := -1
 	for i, w := range ws {
 		lw := strings.Trim(lowerASCII(w), ",;:.()")
-		if i > 0 && linkWords[lw] {
+		if i > 0 && isLinkWord(lw) {
 			break
 		}
 		if isHeadWord(lw) {

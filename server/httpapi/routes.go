@@ -1,7 +1,15 @@
 package httpapi
 
 import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"boolpool/server/auth"
+	"boolpool/server/judging"
+	"boolpool/web"
+	"boolpool/web/api"
 )
 
 // routes is the one route table, grouped by middleware and role.
@@ -13,4 +21,52 @@ func (s *Server) routes() {
 	// Probes: no auth, no session.
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
+
+	authSvc := auth.New(s.store, auth.Options{
+		SessionTTL: s.cfg.SessionTTL, SecureCookies: s.cfg.SecureCookies, LoginPerMinute: s.cfg.LoginPerMinute,
+	}, s.log)
+	judgeSvc := judging.New(s.store, s.log)
+	ah := authHandlers{svc: authSvc, users: s.store}
+	th := taskHandlers{svc: judgeSvc}
+	jh := judgeHandlers{svc: judgeSvc}
+
+	signedIn := []echo.MiddlewareFunc{noStore, authSvc.RequireSession}
+	researcher := append(signedIn[:len(signedIn):len(signedIn)], auth.RequireRole(api.RoleResearcher))
+	admin := append(signedIn[:len(signedIn):len(signedIn)], auth.RequireRole(api.RoleAdmin))
+
+	// Anonymous: sign-in (rate limited inside the auth service).
+	e.POST("/api/auth/login", ah.login, noStore)
+
+	// Any signed-in user (annotators and up); unsafe methods need the CSRF header.
+	e.GET("/api/me", ah.me, signedIn...)
+	e.POST("/api/auth/logout", ah.logout, signedIn...)
+	e.POST("/api/projects/:project/queue", th.queue, signedIn...)
+	e.GET("/api/projects/:project/instructions", th.instructions, signedIn...)
+	e.GET("/api/items/:id", th.item, signedIn...)
+	e.POST("/api/judgments", jh.submit, signedIn...)
+
+	// Researchers and admins.
+	e.GET("/api/projects/:project/stats", th.stats, researcher...)
+
+	// Admins.
+	e.GET("/api/admin/users", ah.listUsers, admin...)
+	e.POST("/api/admin/users", ah.createUser, admin...)
+
+	// Unknown API paths are JSON 404s, not app pages.
+	e.Any("/api/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound, "no such API route") })
+
+	// The web app: static files (app.wasm precompressed) and go-app pages.
+	web.Routes()
+	static := newStaticFiles(s.cfg.StaticDir, loadWasm(s.cfg.StaticDir, s.log))
+	e.GET("/web/*", static.serve)
+	e.HEAD("/web/*", static.serve)
+	e.Any("/*", echo.WrapHandler(web.Handler()))
+}
+
+// noStore keeps API answers (sessions, tasks) out of shared caches.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return next(c)
+	}
 }

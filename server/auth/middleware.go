@@ -1,0 +1,95 @@
+package auth
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"boolpool/server/apperr"
+	"boolpool/server/store"
+	"boolpool/web/api"
+)
+
+// Cookie names.
+const (
+	SessionCookie = "boolpool_session"
+)
+
+const sessionKey = "boolpool.session"
+
+// SetSessionCookie writes the session cookie: HttpOnly (scripts cannot read
+// it), SameSite=Lax (no cross-site POSTs), Secure behind TLS.
+func (s *Service) SetSessionCookie(c echo.Context, l Login) {
+	c.SetCookie(&http.Cookie{
+		Name: SessionCookie, Value: l.Token, Path: "/",
+		Expires: l.ExpiresAt, MaxAge: int(time.Until(l.ExpiresAt).Seconds()),
+		HttpOnly: true, Secure: s.opts.SecureCookies, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// ClearSessionCookie removes the session cookie.
+func (s *Service) ClearSessionCookie(c echo.Context) {
+	c.SetCookie(&http.Cookie{
+		Name: SessionCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: s.opts.SecureCookies, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// SessionToken returns the request's session token ("" if none).
+func SessionToken(c echo.Context) string {
+	ck, err := c.Cookie(SessionCookie)
+	if err != nil {
+		return ""
+	}
+	return ck.Value
+}
+
+// RequireSession rejects requests without a live session (401) and
+// state-changing requests whose X-CSRF-Token header does not match the
+// session's token (403).
+func (s *Service) RequireSession(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ss, err := s.Session(c.Request().Context(), SessionToken(c))
+		if err != nil {
+			return err
+		}
+		if !safeMethod(c.Request().Method) {
+			got := c.Request().Header.Get(api.CSRFHeader)
+			if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(ss.CSRFToken)) != 1 {
+				return fmt.Errorf("auth: %s header missing or wrong: %w", api.CSRFHeader, apperr.ErrForbidden)
+			}
+		}
+		c.Set(sessionKey, ss)
+		return next(c)
+	}
+}
+
+// RequireRole lets through only users whose role is at least min (use after
+// RequireSession).
+func RequireRole(min string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			ss, ok := CurrentSession(c)
+			if !ok {
+				return fmt.Errorf("auth: no session: %w", apperr.ErrUnauthorized)
+			}
+			if !api.RoleAtLeast(ss.User.Role, min) {
+				return fmt.Errorf("auth: %s role required: %w", min, apperr.ErrForbidden)
+			}
+			return next(c)
+		}
+	}
+}
+
+// CurrentSession returns the session RequireSession stored on c.
+func CurrentSession(c echo.Context) (store.Session, bool) {
+	ss, ok := c.Get(sessionKey).(store.Session)
+	return ss, ok
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}

@@ -1,0 +1,176 @@
+package httpapi
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"boolpool/server/apperr"
+	"boolpool/server/auth"
+	"boolpool/server/store"
+	"boolpool/web/api"
+)
+
+// authService is what the auth handlers need.
+type authService interface {
+	Login(ctx context.Context, username, password, clientKey string) (auth.Login, error)
+	Logout(ctx context.Context, token string) error
+	SetSessionCookie(c echo.Context, l auth.Login)
+	ClearSessionCookie(c echo.Context)
+}
+
+// userStore is what the account handlers need.
+type userStore interface {
+	UserProjects(ctx context.Context, userID int64) ([]string, error)
+	ListUsers(ctx context.Context) ([]store.User, error)
+	CreateUser(ctx context.Context, n store.NewUser) (store.User, error)
+	ProjectByName(ctx context.Context, name string) (store.Project, error)
+	AddProjectMember(ctx context.Context, projectID, userID int64) error
+}
+
+type authHandlers struct {
+	svc   authService
+	users userStore
+}
+
+func (h authHandlers) login(c echo.Context) error {
+	var req api.LoginRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	l, err := h.svc.Login(c.Request().Context(), req.Username, req.Password, clientAddr(c))
+	if err != nil {
+		return err
+	}
+	projects, err := h.users.UserProjects(c.Request().Context(), l.User.ID)
+	if err != nil {
+		return err
+	}
+	h.svc.SetSessionCookie(c, l)
+	return c.JSON(http.StatusOK, meOf(l.User, l.CSRFToken, projects))
+}
+
+func (h authHandlers) logout(c echo.Context) error {
+	if err := h.svc.Logout(c.Request().Context(), auth.SessionToken(c)); err != nil {
+		return err
+	}
+	h.svc.ClearSessionCookie(c)
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (h authHandlers) me(c echo.Context) error {
+	ss, _ := auth.CurrentSession(c)
+	projects, err := h.users.UserProjects(c.Request().Context(), ss.User.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, meOf(ss.User, ss.CSRFToken, projects))
+}
+
+func (h authHandlers) listUsers(c echo.Context) error {
+	us, err := h.users.ListUsers(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	out := make([]api.UserView, 0, len(us))
+	for _, u := range us {
+		ps, err := h.users.UserProjects(c.Request().Context(), u.ID)
+		if err != nil {
+			return err
+		}
+		out = append(out, api.UserView{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Role: u.Role, Disabled: u.Disabled, Projects: ps})
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (h authHandlers) createUser(c echo.Context) error {
+	var req api.NewUserRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	ss, _ := auth.CurrentSession(c)
+	u, err := CreateAccount(c.Request().Context(), h.users, req, ss.User.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, api.UserView{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Role: u.Role})
+}
+
+// accountStore is what CreateAccount needs.
+type accountStore interface {
+	CreateUser(ctx context.Context, n store.NewUser) (store.User, error)
+	ProjectByName(ctx context.Context, name string) (store.Project, error)
+	AddProjectMember(ctx context.Context, projectID, userID int64) error
+}
+
+// CreateAccount validates and creates a user (admins, and the
+// 'boolpool user add' command), optionally adding them to a project.
+func CreateAccount(ctx context.Context, st accountStore, req api.NewUserRequest, createdBy int64) (store.User, error) {
+	req.Username = strings.TrimSpace(req.Username)
+	if !validUsername(req.Username) {
+		return store.User{}, apperr.Invalidf("username", "1-64 characters: letters, digits, '.', '_' or '-'")
+	}
+	if !api.ValidRole(req.Role) {
+		return store.User{}, apperr.Invalidf("role", "must be annotator, researcher or admin")
+	}
+	if len(req.Password) < auth.MinPasswordLen {
+		return store.User{}, apperr.Invalidf("password", "at least %d characters", auth.MinPasswordLen)
+	}
+	if len(req.Password) > 1024 {
+		return store.User{}, apperr.Invalidf("password", "at most 1024 characters")
+	}
+	var p store.Project
+	if req.Project != "" {
+		var err error
+		if p, err = st.ProjectByName(ctx, req.Project); err != nil {
+			return store.User{}, err
+		}
+	}
+	hash, err := auth.HashPassword(req.Password, auth.DefaultHashParams)
+	if err != nil {
+		return store.User{}, err
+	}
+	u, err := st.CreateUser(ctx, store.NewUser{Username: req.Username, DisplayName: req.DisplayName, Role: req.Role, PasswordHash: hash, CreatedBy: createdBy})
+	if err != nil {
+		return store.User{}, err
+	}
+	if req.Project != "" {
+		if err := st.AddProjectMember(ctx, p.ID, u.ID); err != nil {
+			return u, err
+		}
+	}
+	return u, nil
+}
+
+func validUsername(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func meOf(u store.User, csrf string, projects []string) api.Me {
+	if projects == nil {
+		projects = []string{}
+	}
+	return api.Me{UserID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Role: u.Role, Projects: projects, CSRFToken: csrf}
+}
+
+// clientAddr is the peer address, the key of the login rate limit. It
+// deliberately ignores X-Forwarded-For, which any client can forge.
+func clientAddr(c echo.Context) string {
+	host, _, err := net.SplitHostPort(c.Request().RemoteAddr)
+	if err != nil {
+		return c.Request().RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,33 @@
+package judging
+
+import "boolpool/web/api"
+
+// DefaultInstructions are shown when a project has none of its own for a
+// task kind (after QUEST's annotation interfaces, Appendix C).
+func DefaultInstructions(kind string) api.Instructions {
+	switch kind {
+	case api.KindParaphrase:
+		return api.Instructions{
+			Text: "Rewrite the templated query as a fluent question a person would ask, keeping its exact meaning: every constraint, and every 'and', 'or' and 'not'. If the query makes no sense, mark it nonsensical instead.",
+			Examples: []api.Example{
+				{Query: "Birds of Venezuela but not Birds of Colombia", Label: "Birds found in Venezuela but not in Colombia", Explanation: "Fluent, and keeps the NOT.", Good: true},
+				{Query: "Birds of Venezuela but not Birds of Colombia", Label: "Birds of Venezuela and Colombia", Explanation: "Changes the meaning: the NOT is lost.", Good: false},
+			},
+		}
+	case api.KindValidation:
+		return api.Instructions{
+			Text: "Compare the paraphrase with the original query. Is it fluent English? Does it mean the same (same constraints, same and/or/not)? Would a person naturally ask it?",
+			Examples: []api.Example{
+				{Query: "Films set in Paris that are also 1990s comedy films", Label: "fluent yes · meaning same · natural yes", Explanation: "Paraphrase: '1990s comedies set in Paris'.", Good: true},
+				{Query: "Films set in Paris that are also 1990s comedy films", Label: "meaning different", Explanation: "Paraphrase: 'comedies set in Paris' drops the 1990s.", Good: false},
+			},
+		}
+	}
+	return api.Instructions{
+		Text: "Read the query and the document. Judge how relevant the document is (1 definitely not … 4 definitely relevant) and whether the document's text gives complete, partial or no evidence. For each constraint of the query, mark the sentences that support it, and say whether it holds for the document. For a negated constraint (shown with NOT), mark the sentences that show the document has the excluded property: counter-evidence.",
+		Examples: []api.Example{
+			{Query: "Birds of the Venezuelan Andes but not of Colombia", Document: "The rufous-browed tyrannulet is found in the Andes of Venezuela.", Label: "likely relevant · partial evidence", Explanation: "Venezuela is supported; nothing says it is absent from Colombia.", Good: true},
+			{Query: "Birds of the Venezuelan Andes but not of Colombia", Document: "The species ranges from Venezuela into Colombia.", Label: "definitely relevant", Explanation: "Wrong: the sentence is counter-evidence for the negated constraint.", Good: false},
+		},
+	}
+}

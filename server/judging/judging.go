@@ -1,0 +1,308 @@
+// Package judging is the rater workflow: leasing items to raters (r raters
+// per item, never the same item twice to one rater, gold items mixed in,
+// leases that expire and return), building the task views, and storing
+// judgments idempotently with the server-side constraint-contradiction flag,
+// supersession instead of overwrite, follow-up validation tasks for new
+// paraphrases and the majority vote over three validations.
+package judging
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"boolpool/server/apperr"
+	"boolpool/server/boolexpr"
+	"boolpool/server/store"
+	"boolpool/web/api"
+)
+
+// Store is what judging needs from the database.
+type Store interface {
+	ProjectByName(ctx context.Context, name string) (store.Project, error)
+	ProjectByID(ctx context.Context, id int64) (store.Project, error)
+	IsProjectMember(ctx context.Context, projectID, userID int64) (bool, error)
+	Lease(ctx context.Context, p store.LeaseParams) ([]store.Assignment, error)
+	Progress(ctx context.Context, p store.LeaseParams) (store.RaterProgress, error)
+	AssignmentFor(ctx context.Context, itemID, userID int64) (store.Assignment, error)
+	ItemByID(ctx context.Context, id int64) (store.Item, error)
+	QueryByID(ctx context.Context, id int64) (store.Query, error)
+	DocumentByID(ctx context.Context, id int64) (store.Document, error)
+	SaveJudgment(ctx context.Context, n store.NewJudgment) (store.Judgment, bool, error)
+	CurrentJudgments(ctx context.Context, itemID int64) ([]store.Judgment, error)
+	SaveValidationVerdict(ctx context.Context, v store.ValidationVerdict) error
+	CountItems(ctx context.Context, projectID int64) (store.ItemCounts, error)
+}
+
+// Rater is the signed-in user doing the work.
+type Rater struct {
+	ID   int64
+	Role string
+}
+
+// Service implements the rater workflow.
+type Service struct {
+	st  Store
+	log *slog.Logger
+}
+
+// New builds the service.
+func New(st Store, log *slog.Logger) *Service { return &Service{st: st, log: log} }
+
+// MaxQueue is the most tasks one queue request leases (the current task plus
+// a few preloaded ones).
+const MaxQueue = 5
+
+// Limits on free text, in bytes.
+const (
+	maxComment    = 4000
+	maxSkipReason = 500
+	maxParaphrase = 1000
+	maxTimeSpent  = int64(24 * time.Hour / time.Millisecond)
+)
+
+// project loads a project the rater may work in: a member, or an admin.
+func (s *Service) project(ctx context.Context, r Rater, name string) (store.Project, error) {
+	p, err := s.st.ProjectByName(ctx, name)
+	if err != nil {
+		return p, err
+	}
+	if r.Role == api.RoleAdmin {
+		return p, nil
+	}
+	ok, err := s.st.IsProjectMember(ctx, p.ID, r.ID)
+	if err != nil {
+		return p, err
+	}
+	if !ok {
+		return p, fmt.Errorf("judging: not a member of project %q: %w", name, apperr.ErrForbidden)
+	}
+	return p, nil
+}
+
+// ratersFor is how many raters an item of a kind gets: one paraphrase per
+// templated query, three validations per paraphrase (majority vote), and the
+// project's r for relevance.
+func ratersFor(p store.Project, kind string) int {
+	switch kind {
+	case api.KindParaphrase:
+		return 1
+	case api.KindValidation:
+		return 3
+	}
+	return p.RatersPerItem
+}
+
+func validKind(k string) bool {
+	return k == api.KindRelevance || k == api.KindParaphrase || k == api.KindValidation
+}
+
+func leaseParams(p store.Project, r Rater, kind string, n int) store.LeaseParams {
+	return store.LeaseParams{
+		ProjectID: p.ID, UserID: r.ID, Kind: kind, N: n,
+		Raters: ratersFor(p, kind), GoldRate: float64(p.GoldRate),
+		Lease: time.Duration(p.LeaseSeconds) * time.Second,
+	}
+}
+
+// Queue leases up to req.N tasks (the rater's live leases first) and
+// reports progress.
+func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.QueueRequest) (api.Queue, error) {
+	if req.Kind == "" {
+		req.Kind = api.KindRelevance
+	}
+	if !validKind(req.Kind) {
+		return api.Queue{}, apperr.Invalidf("kind", "must be relevance, paraphrase or validation")
+	}
+	if req.N == 0 {
+		req.N = 2
+	}
+	if req.N < 0 || req.N > MaxQueue {
+		return api.Queue{}, apperr.Invalidf("n", "must be between 1 and %d", MaxQueue)
+	}
+	p, err := s.project(ctx, r, project)
+	if err != nil {
+		return api.Queue{}, err
+	}
+	lp := leaseParams(p, r, req.Kind, req.N)
+	as, err := s.st.Lease(ctx, lp)
+	if err != nil {
+		return api.Queue{}, err
+	}
+	q := api.Queue{Tasks: []api.Task{}}
+	for _, a := range as {
+		t, err := s.taskFor(ctx, p, a)
+		if err != nil {
+			return api.Queue{}, err
+		}
+		q.Tasks = append(q.Tasks, t)
+	}
+	pr, err := s.st.Progress(ctx, lp)
+	if err != nil {
+		return api.Queue{}, err
+	}
+	q.Progress = api.Progress{Done: pr.Done, Skipped: pr.Skipped, Leased: pr.Leased, Available: pr.Available, ActiveMs: pr.ActiveMs}
+	return q, nil
+}
+
+// Task returns the task view of an item assigned to the rater; an item
+// assigned to someone else is ErrForbidden.
+func (s *Service) Task(ctx context.Context, r Rater, itemID int64) (api.Task, error) {
+	it, a, err := s.assigned(ctx, r, itemID)
+	if err != nil {
+		return api.Task{}, err
+	}
+	p, err := s.st.ProjectByID(ctx, it.ProjectID)
+	if err != nil {
+		return api.Task{}, err
+	}
+	return s.taskFor(ctx, p, a)
+}
+
+// assigned loads an item and the rater's assignment of it.
+func (s *Service) assigned(ctx context.Context, r Rater, itemID int64) (store.Item, store.Assignment, error) {
+	it, err := s.st.ItemByID(ctx, itemID)
+	if err != nil {
+		return it, store.Assignment{}, err
+	}
+	a, err := s.st.AssignmentFor(ctx, itemID, r.ID)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return it, a, fmt.Errorf("judging: item %d is not assigned to you: %w", itemID, apperr.ErrForbidden)
+	}
+	return it, a, err
+}
+
+func (s *Service) taskFor(ctx context.Context, p store.Project, a store.Assignment) (api.Task, error) {
+	it, err := s.st.ItemByID(ctx, a.ItemID)
+	if err != nil {
+		return api.Task{}, err
+	}
+	q, err := s.st.QueryByID(ctx, it.QueryID)
+	if err != nil {
+		return api.Task{}, err
+	}
+	t := api.Task{
+		AssignmentID: a.ID, ItemID: it.ID, Kind: it.Kind, Project: p.Name,
+		Query: QueryView(q), LeaseExpiresAt: a.LeaseExpiresAt,
+	}
+	if it.DocumentID != nil {
+		d, err := s.st.DocumentByID(ctx, *it.DocumentID)
+		if err != nil {
+			return api.Task{}, err
+		}
+		dv := DocumentView(d)
+		t.Document = &dv
+	}
+	if it.Kind == api.KindValidation {
+		var pl itemPayload
+		if err := json.Unmarshal(it.Payload, &pl); err != nil {
+			return api.Task{}, fmt.Errorf("judging: item %d payload: %w", it.ID, err)
+		}
+		t.Paraphrase = pl.Paraphrase
+	}
+	return t, nil
+}
+
+// itemPayload is items.payload of a validation task.
+type itemPayload struct {
+	Paraphrase       string `json:"paraphrase,omitempty"`
+	AuthorID         int64  `json:"author_id,omitempty"`
+	ParaphraseItemID int64  `json:"paraphrase_item_id,omitempty"`
+	JudgmentClientID string `json:"judgment_client_id,omitempty"`
+}
+
+// Stats summarises a project's judging for researchers.
+func (s *Service) Stats(ctx context.Context, r Rater, project string) (api.ProjectStats, error) {
+	p, err := s.project(ctx, r, project)
+	if err != nil {
+		return api.ProjectStats{}, err
+	}
+	c, err := s.st.CountItems(ctx, p.ID)
+	if err != nil {
+		return api.ProjectStats{}, err
+	}
+	return api.ProjectStats{Project: p.Name, Items: c.Items, Judgments: c.Judgments, Contradictions: c.Contradictions, Annotators: c.Annotators}, nil
+}
+
+// Instructions returns the project's instructions for a task kind:
+// projects.instructions is {"<kind>": {"text": …, "examples": […]}}; a
+// project without its own gets the built-in defaults.
+func (s *Service) Instructions(ctx context.Context, r Rater, project, kind string) (api.Instructions, error) {
+	if kind == "" {
+		kind = api.KindRelevance
+	}
+	if !validKind(kind) {
+		return api.Instructions{}, apperr.Invalidf("kind", "must be relevance, paraphrase or validation")
+	}
+	p, err := s.project(ctx, r, project)
+	if err != nil {
+		return api.Instructions{}, err
+	}
+	var all map[string]api.Instructions
+	if len(p.Instructions) > 0 {
+		if err := json.Unmarshal(p.Instructions, &all); err != nil {
+			s.log.Warn("project instructions are not per-kind JSON; using defaults", "project", p.Name, "err", err)
+		}
+	}
+	if in, ok := all[kind]; ok && in.Text != "" {
+		return in, nil
+	}
+	return DefaultInstructions(kind), nil
+}
+
+// QueryView prepares a query for judging: the marked text with atom spans
+// (spans that do not fit the text are dropped to -1) and the expression.
+func QueryView(q store.Query) api.QueryView {
+	text := q.Text
+	if q.OriginalQuery != "" {
+		if _, t, err := boolexpr.ParseMarked(q.OriginalQuery); err == nil {
+			text = t
+		}
+	}
+	v := api.QueryView{ID: q.ID, Text: text, Template: q.Template, Atoms: []api.AtomView{}}
+	if len(q.Expression) > 0 && string(q.Expression) != "null" {
+		if e, err := boolexpr.ParseJSON(q.Expression, len(q.Atoms)); err == nil {
+			v.Expression = e
+		}
+	}
+	for i, a := range q.Atoms {
+		av := api.AtomView{Index: i, Text: a.Text, Start: a.Start, End: a.End}
+		if a.Start < 0 || a.End > len(text) || a.Start >= a.End || text[a.Start:a.End] == "" {
+			av.Start, av.End = -1, -1
+		}
+		if v.Expression != nil {
+			av.Negated = v.Expression.Negated(i)
+		}
+		v.Atoms = append(v.Atoms, av)
+	}
+	return v
+}
+
+// DocumentView splits a document into its sentences. Offsets that are out
+// of order or out of range are ignored, so a bad import never hides text.
+func DocumentView(d store.Document) api.DocumentView {
+	v := api.DocumentView{ID: d.ID, ExtID: d.ExtID, Title: d.Title, Sentences: []string{}}
+	var starts []int
+	prev := -1
+	for _, s := range d.SentenceStarts {
+		if int(s) > prev && int(s) < len(d.Body) {
+			starts = append(starts, int(s))
+			prev = int(s)
+		}
+	}
+	if len(starts) == 0 || starts[0] != 0 {
+		starts = append([]int{0}, starts...)
+	}
+	for i, st := range starts {
+		end := len(d.Body)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		v.Sentences = append(v.Sentences, strings.TrimSpace(d.Body[st:end]))
+	}
+	return v
+}

@@ -1,0 +1,187 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Judgment is one stored judgment. Rows are never updated: a correction is a
+// new row whose Supersedes names the rater's previous judgment of the item.
+type Judgment struct {
+	ID            int64           `db:"id"`
+	ClientID      string          `db:"client_id"`
+	ItemID        int64           `db:"item_id"`
+	UserID        int64           `db:"user_id"`
+	Kind          string          `db:"kind"`
+	Relevance     *int16          `db:"relevance"`
+	Evidence      *string         `db:"evidence"`
+	Attributions  json.RawMessage `db:"attributions"`
+	Payload       json.RawMessage `db:"payload"`
+	Contradiction bool            `db:"contradiction"`
+	Comment       string          `db:"comment"`
+	SkipReason    string          `db:"skip_reason"`
+	TimeSpentMs   int             `db:"time_spent_ms"`
+	Supersedes    *int64          `db:"supersedes"`
+	CreatedAt     time.Time       `db:"created_at"`
+}
+
+const judgmentCols = `id, client_id::text AS client_id, item_id, user_id, kind, relevance, evidence, attributions, payload,
+	contradiction, comment, skip_reason, time_spent_ms, supersedes, created_at`
+
+// NewJudgment is the input of SaveJudgment. Attributions and Payload are
+// JSON (nil = [] and {}). FollowUp, when set, is an item created in the same
+// transaction (the validation task of a new paraphrase).
+type NewJudgment struct {
+	ClientID      string
+	ItemID        int64
+	UserID        int64
+	ProjectID     int64
+	Kind          string
+	Relevance     *int16
+	Evidence      *string
+	Attributions  json.RawMessage
+	Payload       json.RawMessage
+	Contradiction bool
+	Comment       string
+	SkipReason    string
+	TimeSpentMs   int
+	FollowUp      *NewItem
+}
+
+// SaveJudgment stores a judgment idempotently: a client id seen before
+// returns the stored row with inserted = false and changes nothing. A new
+// row supersedes the rater's previous judgment of the item, completes (or
+// skips) their assignment and adds its time to the day's activity, all in
+// one transaction.
+func (s *Store) SaveJudgment(ctx context.Context, n NewJudgment) (j Judgment, inserted bool, err error) {
+	attrs := n.Attributions
+	if attrs == nil {
+		attrs = json.RawMessage(`[]`)
+	}
+	payload := n.Payload
+	if payload == nil {
+		payload = json.RawMessage(`{}`)
+	}
+	err = s.InTx(ctx, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, `INSERT INTO judgments (client_id, item_id, user_id, kind, relevance, evidence, attributions,
+				payload, contradiction, comment, skip_reason, time_spent_ms, supersedes)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+				(SELECT id FROM judgments WHERE item_id = $2 AND user_id = $3 ORDER BY id DESC LIMIT 1))
+			ON CONFLICT (client_id) DO NOTHING
+			RETURNING `+judgmentCols,
+			n.ClientID, n.ItemID, n.UserID, n.Kind, n.Relevance, n.Evidence, attrs, payload,
+			n.Contradiction, n.Comment, n.SkipReason, n.TimeSpentMs)
+		got, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
+		if err != nil {
+			return fmt.Errorf("store: save judgment: %w", err)
+		}
+		if len(got) == 0 {
+			// A retry: hand back what was stored the first time.
+			rows, _ := tx.Query(ctx, `SELECT `+judgmentCols+` FROM judgments WHERE client_id = $1`, n.ClientID)
+			j, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Judgment])
+			if err != nil {
+				return fmt.Errorf("store: judgment %s: %w", n.ClientID, err)
+			}
+			if j.UserID != n.UserID || j.ItemID != n.ItemID {
+				return fmt.Errorf("store: client id %s belongs to another judgment: %w", n.ClientID, ErrConflict)
+			}
+			return nil
+		}
+		j, inserted = got[0], true
+		status := AssignDone
+		if n.SkipReason != "" {
+			status = AssignSkipped
+		}
+		if _, err := tx.Exec(ctx, `UPDATE assignments SET status = $3, done_at = now() WHERE item_id = $1 AND user_id = $2`,
+			n.ItemID, n.UserID, status); err != nil {
+			return fmt.Errorf("store: complete assignment: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO activity (user_id, project_id, day, active_ms) VALUES ($1, $2, current_date, $3)
+			ON CONFLICT (user_id, project_id, day) DO UPDATE SET active_ms = activity.active_ms + EXCLUDED.active_ms`,
+			n.UserID, n.ProjectID, n.TimeSpentMs); err != nil {
+			return fmt.Errorf("store: log activity: %w", err)
+		}
+		if n.FollowUp != nil {
+			if _, err := createItem(ctx, tx, *n.FollowUp); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return j, inserted, err
+}
+
+// JudgmentsByItem returns every judgment of an item, oldest first.
+func (s *Store) JudgmentsByItem(ctx context.Context, itemID int64) ([]Judgment, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+judgmentCols+` FROM judgments WHERE item_id = $1 ORDER BY id`, itemID)
+	js, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
+	if err != nil {
+		return nil, fmt.Errorf("store: judgments of item %d: %w", itemID, err)
+	}
+	return js, nil
+}
+
+// CurrentJudgments returns each rater's latest, non-skipped judgment of an
+// item (the ones that count), oldest first.
+func (s *Store) CurrentJudgments(ctx context.Context, itemID int64) ([]Judgment, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT * FROM (
+			SELECT DISTINCT ON (user_id) `+judgmentCols+` FROM judgments WHERE item_id = $1 ORDER BY user_id, id DESC
+		) latest WHERE skip_reason = '' ORDER BY id`, itemID)
+	js, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
+	if err != nil {
+		return nil, fmt.Errorf("store: current judgments of item %d: %w", itemID, err)
+	}
+	return js, nil
+}
+
+// CountJudgmentsByClient counts rows with a client id (tests use it to prove
+// a retried judgment was stored exactly once).
+func (s *Store) CountJudgmentsByClient(ctx context.Context, clientID string) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM judgments WHERE client_id = $1`, clientID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count judgments: %w", err)
+	}
+	return n, nil
+}
+
+// ValidationVerdict is the majority vote over a paraphrase's validations.
+type ValidationVerdict struct {
+	ItemID      int64     `db:"item_id"`
+	Fluent      string    `db:"fluent"`
+	Meaning     string    `db:"meaning"`
+	Naturalness string    `db:"naturalness"`
+	Votes       int       `db:"votes"`
+	Accepted    bool      `db:"accepted"`
+	DecidedAt   time.Time `db:"decided_at"`
+}
+
+// SaveValidationVerdict writes (or refreshes) an item's verdict.
+func (s *Store) SaveValidationVerdict(ctx context.Context, v ValidationVerdict) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO validation_verdicts (item_id, fluent, meaning, naturalness, votes, accepted)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (item_id) DO UPDATE SET fluent = EXCLUDED.fluent, meaning = EXCLUDED.meaning,
+			naturalness = EXCLUDED.naturalness, votes = EXCLUDED.votes, accepted = EXCLUDED.accepted, decided_at = now()`,
+		v.ItemID, v.Fluent, v.Meaning, v.Naturalness, v.Votes, v.Accepted)
+	if err != nil {
+		return fmt.Errorf("store: save verdict: %w", err)
+	}
+	return nil
+}
+
+// ValidationVerdictFor returns an item's verdict, or ErrNotFound.
+func (s *Store) ValidationVerdictFor(ctx context.Context, itemID int64) (ValidationVerdict, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT item_id, fluent, meaning, naturalness, votes, accepted, decided_at
+		FROM validation_verdicts WHERE item_id = $1`, itemID)
+	v, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[ValidationVerdict])
+	if err == pgx.ErrNoRows {
+		return v, fmt.Errorf("store: verdict of item %d: %w", itemID, ErrNotFound)
+	}
+	if err != nil {
+		return v, fmt.Errorf("store: verdict of item %d: %w", itemID, err)
+	}
+	return v, nil
+}

@@ -1,0 +1,210 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+// ErrNetwork marks a request that never got an HTTP answer (offline, server
+// down, request blocked).
+var ErrNetwork = errors.New("network unavailable")
+
+// APIError is an HTTP error answer from the server.
+type APIError struct {
+	Status  int
+	Problem api.Problem
+}
+
+func (e *APIError) Error() string {
+	if e.Problem.Detail != "" {
+		return e.Problem.Detail
+	}
+	if e.Problem.Title != "" {
+		return e.Problem.Title
+	}
+	return http.StatusText(e.Status)
+}
+
+// StatusOf returns the HTTP status of err (0 if it is not an APIError).
+func StatusOf(err error) int {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.Status
+	}
+	return 0
+}
+
+// Client talks to the boolpool JSON API from the browser. It remembers the
+// session's CSRF token and sends it on every state-changing request.
+type Client struct {
+	base string
+	http *http.Client
+	mu   sync.Mutex
+	csrf string
+}
+
+// NewClient returns a client for the page's own origin.
+func NewClient() *Client {
+	base := ""
+	if app.IsClient {
+		u := app.Window().URL()
+		base = u.Scheme + "://" + u.Host
+	}
+	return &Client{base: base, http: &http.Client{Timeout: 20 * time.Second}}
+}
+
+func (c *Client) setCSRF(t string) {
+	c.mu.Lock()
+	c.csrf = t
+	c.mu.Unlock()
+}
+
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("encode request: %w", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if method != http.MethodGet {
+		c.mu.Lock()
+		req.Header.Set(api.CSRFHeader, c.csrf)
+		c.mu.Unlock()
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w: %v", method, path, ErrNetwork, err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if err != nil {
+		return fmt.Errorf("%s %s: %w: %v", method, path, ErrNetwork, err)
+	}
+	if res.StatusCode >= 400 {
+		ae := &APIError{Status: res.StatusCode}
+		_ = json.Unmarshal(data, &ae.Problem)
+		return ae
+	}
+	if out != nil && len(data) > 0 {
+		if err := json.Unmarshal(data, out); err != nil {
+			return fmt.Errorf("decode %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// Me returns the signed-in user (401 APIError when signed out).
+func (c *Client) Me(ctx context.Context) (api.Me, error) {
+	var me api.Me
+	err := c.do(ctx, http.MethodGet, "/api/me", nil, &me)
+	if err == nil {
+		c.setCSRF(me.CSRFToken)
+	}
+	return me, err
+}
+
+// Login opens a session.
+func (c *Client) Login(ctx context.Context, username, password string) (api.Me, error) {
+	var me api.Me
+	err := c.do(ctx, http.MethodPost, "/api/auth/login", api.LoginRequest{Username: username, Password: password}, &me)
+	if err == nil {
+		c.setCSRF(me.CSRFToken)
+	}
+	return me, err
+}
+
+// Logout ends the session.
+func (c *Client) Logout(ctx context.Context) error {
+	return c.do(ctx, http.MethodPost, "/api/auth/logout", nil, nil)
+}
+
+// Queue leases up to n tasks of kind in project.
+func (c *Client) Queue(ctx context.Context, project, kind string, n int) (api.Queue, error) {
+	var q api.Queue
+	err := c.do(ctx, http.MethodPost, "/api/projects/"+project+"/queue", api.QueueRequest{Kind: kind, N: n}, &q)
+	return q, err
+}
+
+// Item fetches one item assigned to the user.
+func (c *Client) Item(ctx context.Context, id int64) (api.Task, error) {
+	var t api.Task
+	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/items/%d", id), nil, &t)
+	return t, err
+}
+
+// Submit sends one judgment.
+func (c *Client) Submit(ctx context.Context, req api.JudgmentRequest) (api.JudgmentResponse, error) {
+	var res api.JudgmentResponse
+	err := c.do(ctx, http.MethodPost, "/api/judgments", req, &res)
+	return res, err
+}
+
+// Instructions fetches a project's instructions for a task kind.
+func (c *Client) Instructions(ctx context.Context, project, kind string) (api.Instructions, error) {
+	var in api.Instructions
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+project+"/instructions?kind="+kind, nil, &in)
+	return in, err
+}
+
+// Stats fetches a project's judging summary (researchers).
+func (c *Client) Stats(ctx context.Context, project string) (api.ProjectStats, error) {
+	var st api.ProjectStats
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+project+"/stats", nil, &st)
+	return st, err
+}
+
+// Users lists all accounts (admins).
+func (c *Client) Users(ctx context.Context) ([]api.UserView, error) {
+	var us []api.UserView
+	err := c.do(ctx, http.MethodGet, "/api/admin/users", nil, &us)
+	return us, err
+}
+
+// CreateUser creates an account (admins).
+func (c *Client) CreateUser(ctx context.Context, req api.NewUserRequest) (api.UserView, error) {
+	var u api.UserView
+	err := c.do(ctx, http.MethodPost, "/api/admin/users", req, &u)
+	return u, err
+}
+
+// homeFor is where a user lands after signing in.
+func homeFor(me api.Me) string {
+	switch me.Role {
+	case api.RoleAdmin:
+		return "/admin"
+	case api.RoleResearcher:
+		return "/researcher"
+	}
+	if len(me.Projects) > 0 {
+		return "/judge/" + me.Projects[0]
+	}
+	return "/"
+}
+
+// lastPathPart is the final segment of a URL path ("/judge/demo" → "demo").
+func lastPathPart(p string) string {
+	p = strings.TrimRight(p, "/")
+	return p[strings.LastIndex(p, "/")+1:]
+}

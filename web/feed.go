@@ -1,0 +1,404 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+// Page load states, exposed as data-state on each page's root for tests and
+// styling.
+const (
+	stateLoading = "loading"
+	stateReady   = "ready"
+	stateEmpty   = "empty"
+	stateError   = "error"
+)
+
+// preload is how many tasks a page keeps leased: the current one and the
+// next ones, so "submit and next" never waits for the network.
+const preload = 3
+
+// taskFeed is what every judging page shares: the signed-in user, the leased
+// tasks (current first), progress, and the outbox with its sync loop. It is
+// not a component; pages embed it and call it from their lifecycle hooks.
+type taskFeed struct {
+	kind     string
+	project  string
+	itemID   int64 // set when the page opened one item by URL (/item/N)
+	client   *Client
+	outbox   *Outbox
+	me       api.Me
+	tasks    []api.Task
+	progress api.Progress
+	judged   map[int64]bool
+	state    string
+	errMsg   string
+	sync     SyncState
+	pending  int
+	rejected int
+	lastSave time.Time
+	started  time.Time
+	wake     chan struct{}
+	cancel   context.CancelFunc
+	release  []func()
+	onChange func() // called when the current task may have changed
+}
+
+func (f *taskFeed) changed() {
+	if f.onChange != nil {
+		f.onChange()
+	}
+}
+
+// navKind maps a URL path to the task kind and project it shows.
+func (f *taskFeed) nav(ctx app.Context, kind string) {
+	u := ctx.Page().URL()
+	f.kind = kind
+	f.project = lastPathPart(u.Path)
+	f.state = stateLoading
+	if f.judged == nil {
+		f.judged = map[int64]bool{}
+	}
+}
+
+// mount starts the client side: the outbox, its sync loop, the online
+// listener and the first load.
+func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string, ev app.Value) bool) {
+	if !app.IsClient {
+		return
+	}
+	f.client = NewClient()
+	f.outbox = LoadOutbox(ctx.LocalStorage())
+	f.pending = f.outbox.Pending()
+	f.rejected = len(f.outbox.Rejected())
+	f.sync = SyncSaved
+	if f.pending > 0 {
+		f.sync = SyncPending
+	}
+	f.wake = make(chan struct{}, 1)
+	loopCtx, cancel := context.WithCancel(context.Background())
+	f.cancel = cancel
+	go f.syncLoop(loopCtx, ctx)
+	f.listen("online", func(app.Value) {
+		f.outbox.RetryNow(time.Now())
+		f.poke()
+	})
+	if onKey != nil {
+		f.listen("keydown", func(ev app.Value) {
+			if isTyping(ev) && ev.Get("key").String() != "Escape" {
+				return
+			}
+			if ev.Get("ctrlKey").Bool() || ev.Get("metaKey").Bool() || ev.Get("altKey").Bool() {
+				return
+			}
+			key := ev.Get("key").String()
+			// preventDefault must run synchronously in the event.
+			if handledKeys[key] {
+				ev.Call("preventDefault")
+			}
+			ctx.Dispatch(func(ctx app.Context) { onKey(ctx, key, ev) })
+		})
+	}
+	f.load(ctx)
+}
+
+// handledKeys are the keys the judging views take over (so space does not
+// scroll and Enter does not click a focused button twice).
+var handledKeys = map[string]bool{" ": true, "Enter": true, "j": true, "k": true, "?": true}
+
+func (f *taskFeed) listen(event string, h func(ev app.Value)) {
+	fn := app.FuncOf(func(this app.Value, args []app.Value) any {
+		if len(args) > 0 {
+			h(args[0])
+		} else {
+			h(nil)
+		}
+		return nil
+	})
+	app.Window().Call("addEventListener", event, fn)
+	f.release = append(f.release, func() {
+		app.Window().Call("removeEventListener", event, fn)
+		fn.Release()
+	})
+}
+
+func (f *taskFeed) dismount() {
+	if f.cancel != nil {
+		f.cancel()
+	}
+	for _, r := range f.release {
+		r()
+	}
+	f.release = nil
+}
+
+// isTyping reports whether a key event comes from a text field.
+func isTyping(ev app.Value) bool {
+	t := ev.Get("target")
+	if !t.Truthy() {
+		return false
+	}
+	switch t.Get("tagName").String() {
+	case "INPUT", "TEXTAREA", "SELECT":
+		return t.Get("type").String() != "radio" && t.Get("type").String() != "checkbox"
+	}
+	return false
+}
+
+func (f *taskFeed) poke() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// syncLoop flushes the outbox whenever poked and once a second.
+func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-loopCtx.Done():
+			return
+		case <-t.C:
+		case <-f.wake:
+		}
+		if f.outbox.Pending() == 0 {
+			continue
+		}
+		res := f.outbox.Flush(loopCtx, func(c context.Context, req api.JudgmentRequest) error {
+			_, err := f.client.Submit(c, req)
+			return err
+		}, time.Now)
+		pending, rejected := f.outbox.Pending(), len(f.outbox.Rejected())
+		ctx.Dispatch(func(ctx app.Context) {
+			wasOffline := f.sync == SyncOffline
+			f.sync, f.pending, f.rejected = res.State, pending, rejected
+			if res.Sent > 0 {
+				f.lastSave = time.Now()
+				f.progress.Done += res.Sent
+				if f.progress.Leased >= res.Sent {
+					f.progress.Leased -= res.Sent
+				}
+			}
+			if wasOffline && res.State == SyncSaved && len(f.tasks) < 2 {
+				f.refill(ctx)
+			}
+		})
+	}
+}
+
+// load resolves the user, then leases tasks (or opens the one item).
+func (f *taskFeed) load(ctx app.Context) {
+	cl := f.client
+	itemID, project, kind := f.itemID, f.project, f.kind
+	ctx.Async(func() {
+		c := context.Background()
+		me, err := cl.Me(c)
+		if StatusOf(err) == 401 {
+			ctx.Dispatch(func(ctx app.Context) { ctx.Navigate("/login?next=" + url.QueryEscape(ctx.Page().URL().Path)) })
+			return
+		}
+		if err != nil {
+			ctx.Dispatch(func(ctx app.Context) { f.fail(err) })
+			return
+		}
+		var tasks []api.Task
+		var prog api.Progress
+		if itemID > 0 {
+			var t api.Task
+			t, err = cl.Item(c, itemID)
+			tasks = []api.Task{t}
+		} else {
+			var q api.Queue
+			q, err = cl.Queue(c, project, kind, preload)
+			tasks, prog = q.Tasks, q.Progress
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			f.me = me
+			if err != nil {
+				f.fail(err)
+				return
+			}
+			f.progress = prog
+			f.setTasks(tasks)
+		})
+	})
+}
+
+func (f *taskFeed) fail(err error) {
+	f.state = stateError
+	switch {
+	case StatusOf(err) == 403:
+		f.errMsg = "You do not have access to this: " + err.Error()
+	case StatusOf(err) == 404:
+		f.errMsg = "Not found: " + err.Error()
+	case errors.Is(err, ErrNetwork):
+		f.errMsg = "The server cannot be reached. Your saved work is safe; this page retries when you reload."
+	default:
+		f.errMsg = err.Error()
+	}
+}
+
+// setTasks installs freshly leased tasks, dropping the ones judged here but
+// perhaps not yet acknowledged (the server still counts them as leased).
+func (f *taskFeed) setTasks(tasks []api.Task) {
+	var keep []api.Task
+	seen := map[int64]bool{}
+	for _, t := range f.tasks {
+		if !seen[t.ItemID] && !f.judged[t.ItemID] {
+			keep = append(keep, t)
+			seen[t.ItemID] = true
+		}
+	}
+	for _, t := range tasks {
+		if !seen[t.ItemID] && !f.judged[t.ItemID] && !f.outbox.Has(t.ItemID) {
+			keep = append(keep, t)
+			seen[t.ItemID] = true
+		}
+	}
+	wasCurrent := int64(0)
+	if len(f.tasks) > 0 {
+		wasCurrent = f.tasks[0].ItemID
+	}
+	f.tasks = keep
+	if len(keep) == 0 {
+		f.state = stateEmpty
+		return
+	}
+	f.state = stateReady
+	if keep[0].ItemID != wasCurrent {
+		f.started = time.Now()
+	}
+	f.changed()
+}
+
+// refill leases more tasks in the background.
+func (f *taskFeed) refill(ctx app.Context) {
+	if f.itemID > 0 {
+		return
+	}
+	cl, project, kind := f.client, f.project, f.kind
+	ctx.Async(func() {
+		q, err := cl.Queue(context.Background(), project, kind, preload)
+		ctx.Dispatch(func(ctx app.Context) {
+			if err != nil {
+				if errors.Is(err, ErrNetwork) {
+					f.sync = SyncOffline
+				}
+				if len(f.tasks) == 0 {
+					f.state = stateEmpty
+				}
+				return
+			}
+			f.progress = q.Progress
+			f.setTasks(q.Tasks)
+		})
+	})
+}
+
+// current is the task on screen.
+func (f *taskFeed) current() (api.Task, bool) {
+	if f.state != stateReady || len(f.tasks) == 0 {
+		return api.Task{}, false
+	}
+	return f.tasks[0], true
+}
+
+// submit queues a judgment durably, moves to the next task at once, and
+// lets the sync loop send it.
+func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
+	req.ClientID = NewUUID()
+	req.TimeSpentMs = time.Since(f.started).Milliseconds()
+	if err := f.outbox.Add(req, time.Now()); err != nil {
+		return err
+	}
+	f.judged[req.ItemID] = true
+	f.pending = f.outbox.Pending()
+	if f.sync != SyncOffline {
+		f.sync = SyncPending
+	}
+	f.tasks = f.tasks[1:]
+	f.started = time.Now()
+	f.poke()
+	if len(f.tasks) == 0 {
+		if f.itemID > 0 {
+			f.state = stateEmpty
+		} else {
+			f.state = stateLoading
+		}
+	}
+	if len(f.tasks) < preload {
+		f.refill(ctx)
+	}
+	f.changed()
+	return nil
+}
+
+// retryNow is the status badge's "retry now".
+func (f *taskFeed) retryNow() {
+	if f.outbox != nil {
+		f.outbox.RetryNow(time.Now())
+		f.poke()
+	}
+}
+
+// header renders the navigation bar, sync badge and progress for a page.
+func (f *taskFeed) header(title string) app.UI {
+	return app.Div().Body(
+		NewNavBar().Me(f.me).Active(f.kind).Project(f.project),
+		app.Div().Class("statusline").Body(
+			app.H1().Class("page-title").Text(title),
+			NewProgressBar().Progress(f.progress).Kind(f.kind),
+			NewSyncBadge().State(string(f.sync)).Pending(f.pending).Rejected(f.rejected),
+		),
+	)
+}
+
+// body renders the empty / loading / error states, or ready().
+func (f *taskFeed) body(ready func(t api.Task) app.UI) app.UI {
+	switch f.state {
+	case stateLoading:
+		return app.P().Class("notice").Aria("live", "polite").Text("Loading…")
+	case stateError:
+		return app.Div().Class("notice", "error").Role("alert").Body(
+			app.P().Text(f.errMsg),
+			app.A().Href("/").Text("Back to the start page"),
+		)
+	case stateEmpty:
+		msg := "Nothing left to judge here right now. Thank you!"
+		if f.sync == SyncOffline {
+			msg = "You are offline and have judged every preloaded item. Your judgments are kept in this browser and sent when the connection is back."
+		}
+		return app.Div().Class("notice", "empty").Role("status").Body(
+			app.P().Text(msg),
+			app.If(f.pending > 0, func() app.UI {
+				return app.P().Textf("%d judgment(s) waiting to be sent.", f.pending)
+			}),
+		)
+	}
+	t, ok := f.current()
+	if !ok {
+		return app.P().Class("notice").Text("Loading…")
+	}
+	return ready(t)
+}
+
+// rootAttrs decorates a page root with the attributes tests and CSS use.
+// data-wasm exists only once the wasm side has mounted.
+func (f *taskFeed) root(div app.HTMLDiv) app.HTMLDiv {
+	div = div.DataSet("state", f.state).DataSet("kind", f.kind).DataSet("sync", string(f.sync)).DataSet("pending", f.pending)
+	if f.client != nil {
+		div = div.DataSet("wasm", "1")
+	}
+	if t, ok := f.current(); ok {
+		div = div.DataSet("item", t.ItemID)
+	}
+	return div
+}

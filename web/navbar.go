@@ -1,0 +1,81 @@
+package web
+
+import (
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+// NavBar is the top bar: brand, the pages the user's role may open, and
+// sign-out.
+type NavBar struct {
+	app.Compo
+	Ime      api.Me
+	Iactive  string
+	Iproject string
+}
+
+// NewNavBar returns an empty navigation bar.
+func NewNavBar() *NavBar { return &NavBar{} }
+
+// Me sets the signed-in user.
+func (n *NavBar) Me(v api.Me) *NavBar { n.Ime = v; return n }
+
+// Active names the current section (a task kind, "researcher" or "admin").
+func (n *NavBar) Active(v string) *NavBar { n.Iactive = v; return n }
+
+// Project sets the project the judging links point at.
+func (n *NavBar) Project(v string) *NavBar { n.Iproject = v; return n }
+
+// Render draws the bar.
+func (n *NavBar) Render() app.UI {
+	project := n.Iproject
+	if project == "" && len(n.Ime.Projects) > 0 {
+		project = n.Ime.Projects[0]
+	}
+	link := func(href, label, section string) app.UI {
+		a := app.A().Href(href).Text(label)
+		if section == n.Iactive {
+			a = a.Class("active").Aria("current", "page")
+		}
+		return app.Li().Body(a)
+	}
+	return app.Nav().Class("navbar").Aria("label", "Main").Body(
+		app.A().Class("brand").Href("/").Text("boolpool"),
+		app.Ul().Body(
+			app.If(project != "", func() app.UI {
+				return app.Range([]int{0}).Slice(func(int) app.UI {
+					return app.Div().Class("navgroup").Body(
+						link("/judge/"+project, "Relevance", api.KindRelevance),
+						link("/paraphrase/"+project, "Paraphrase", api.KindParaphrase),
+						link("/validate/"+project, "Validate", api.KindValidation),
+					)
+				})
+			}),
+			app.If(api.RoleAtLeast(n.Ime.Role, api.RoleResearcher), func() app.UI {
+				return link("/researcher", "Researcher", "researcher")
+			}),
+			app.If(n.Ime.Role == api.RoleAdmin, func() app.UI {
+				return link("/admin", "Admin", "admin")
+			}),
+		),
+		app.If(n.Ime.Username != "", func() app.UI {
+			return app.Div().Class("who").Body(
+				app.Span().Class("username").Textf("%s (%s)", n.Ime.Username, n.Ime.Role),
+				app.Button().Type("button").Class("link").ID("logout").Text("Sign out").OnClick(n.logout),
+			)
+		}),
+	)
+}
+
+func (n *NavBar) logout(ctx app.Context, e app.Event) {
+	cl := NewClient()
+	ctx.Async(func() {
+		// The CSRF token comes from /api/me; a failure still leaves the
+		// user on the login page, where the session is gone or expires.
+		if _, err := cl.Me(ctx); err == nil {
+			_ = cl.Logout(ctx)
+		}
+		ctx.Dispatch(func(ctx app.Context) { ctx.Navigate("/login") })
+	})
+}

@@ -1,0 +1,101 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"boolpool/web/api"
+)
+
+// memStorage is an in-memory Storage that round-trips through JSON like
+// the browser's.
+type memStorage map[string][]byte
+
+func (m memStorage) Set(k string, v any) error {
+	b, err := json.Marshal(v)
+	m[k] = b
+	return err
+}
+
+func (m memStorage) Get(k string, v any) error {
+	if b, ok := m[k]; ok {
+		return json.Unmarshal(b, v)
+	}
+	return nil
+}
+
+func TestOutboxSurvivesReloadAndRetries(t *testing.T) {
+	st := memStorage{}
+	now := time.Unix(1000, 0)
+	o := LoadOutbox(st)
+	for i := 1; i <= 3; i++ {
+		if err := o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: int64(i)}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A reload (new outbox from the same storage) keeps everything.
+	o = LoadOutbox(st)
+	if o.Pending() != 3 || !o.Has(2) {
+		t.Fatalf("after reload: %d pending", o.Pending())
+	}
+	offline := func(context.Context, api.JudgmentRequest) error { return fmt.Errorf("fetch: %w", ErrNetwork) }
+	res := o.Flush(context.Background(), offline, func() time.Time { return now })
+	if res.State != SyncOffline || o.Pending() != 3 {
+		t.Fatalf("offline flush: %+v, %d pending", res, o.Pending())
+	}
+	// Backoff: nothing is due right away.
+	var sent []int64
+	online := func(_ context.Context, r api.JudgmentRequest) error { sent = append(sent, r.ItemID); return nil }
+	if res := o.Flush(context.Background(), online, func() time.Time { return now }); res.Sent != 0 {
+		t.Errorf("sent %d during backoff", res.Sent)
+	}
+	// Later, in order.
+	res = o.Flush(context.Background(), online, func() time.Time { return now.Add(time.Minute) })
+	if res.Sent != 3 || res.State != SyncSaved || o.Pending() != 0 || fmt.Sprint(sent) != "[1 2 3]" {
+		t.Errorf("online flush: %+v sent %v", res, sent)
+	}
+	if LoadOutbox(st).Pending() != 0 {
+		t.Error("acknowledged judgments still stored")
+	}
+}
+
+func TestOutboxRejectsKeepWork(t *testing.T) {
+	st := memStorage{}
+	o := LoadOutbox(st)
+	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 1}, time.Now())
+	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 2}, time.Now())
+	send := func(_ context.Context, r api.JudgmentRequest) error {
+		if r.ItemID == 1 {
+			return &APIError{Status: 400, Problem: api.Problem{Field: "relevance"}}
+		}
+		return nil
+	}
+	res := o.Flush(context.Background(), send, time.Now)
+	if res.Sent != 1 || o.Pending() != 0 || len(o.Rejected()) != 1 {
+		t.Errorf("flush %+v pending %d rejected %d", res, o.Pending(), len(o.Rejected()))
+	}
+	signedOut := func(context.Context, api.JudgmentRequest) error { return &APIError{Status: 401} }
+	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 3}, time.Now())
+	if res := o.Flush(context.Background(), signedOut, time.Now); res.State != SyncSignedOut || o.Pending() != 1 {
+		t.Errorf("401: %+v", res)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	want := []time.Duration{time.Second, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 30 * time.Second, 30 * time.Second}
+	for i, w := range want {
+		if got := Backoff(i); got != w {
+			t.Errorf("Backoff(%d) = %v, want %v", i, got, w)
+		}
+	}
+}
+
+func TestNewUUID(t *testing.T) {
+	a, b := NewUUID(), NewUUID()
+	if a == b || len(a) != 36 || a[14] != '4' {
+		t.Errorf("uuids %s %s", a, b)
+	}
+}

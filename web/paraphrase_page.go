@@ -1,0 +1,166 @@
+package web
+
+import (
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+var paraphraseKeys = []KeyHelp{
+	{"Enter", "submit the paraphrase and go to the next query (Shift+Enter: new line)"},
+	{"Esc", "leave the text field"},
+	{"m", "mark the query nonsensical (outside the text field)"},
+	{"i", "show or hide the instructions"},
+	{"?", "show or hide this list"},
+}
+
+// ParaphrasePage is the stage-1 task (QUEST figure 4): rewrite a templated
+// query as a fluent one, or mark it nonsensical.
+type ParaphrasePage struct {
+	app.Compo
+	taskFeed
+
+	text         string
+	nonsensical  bool
+	message      string
+	showKeys     bool
+	showHelp     bool
+	instructions api.Instructions
+	shownItem    int64
+}
+
+// NewParaphrasePage returns the page.
+func NewParaphrasePage() *ParaphrasePage { return &ParaphrasePage{} }
+
+// OnNav sets the page up from /paraphrase/<project>.
+func (p *ParaphrasePage) OnNav(ctx app.Context) {
+	p.nav(ctx, api.KindParaphrase)
+	p.onChange = p.syncForm
+	ctx.Page().SetTitle("Paraphrase · boolpool")
+}
+
+// OnMount starts the client side.
+func (p *ParaphrasePage) OnMount(ctx app.Context) {
+	p.mount(ctx, p.onKey)
+	p.listenEnter(ctx)
+}
+
+// OnDismount stops the client side.
+func (p *ParaphrasePage) OnDismount() { p.dismount() }
+
+// listenEnter submits on Enter inside the paraphrase field.
+func (p *ParaphrasePage) listenEnter(ctx app.Context) {
+	if !app.IsClient {
+		return
+	}
+	p.listen("keydown", func(ev app.Value) {
+		if ev.Get("key").String() != "Enter" || ev.Get("shiftKey").Bool() {
+			return
+		}
+		if t := ev.Get("target"); t.Truthy() && t.Get("id").String() == "paraphrase-text" {
+			ev.Call("preventDefault")
+			v := t.Get("value").String()
+			ctx.Dispatch(func(ctx app.Context) { p.text = v; p.submit(ctx) })
+		}
+	})
+}
+
+func (p *ParaphrasePage) syncForm() {
+	if t, ok := p.current(); ok && t.ItemID != p.shownItem {
+		p.shownItem = t.ItemID
+		p.text, p.nonsensical, p.message = "", false, ""
+	}
+}
+
+func (p *ParaphrasePage) onKey(ctx app.Context, key string, ev app.Value) bool {
+	switch key {
+	case "?":
+		p.showKeys = !p.showKeys
+	case "Escape":
+		p.showKeys, p.showHelp = false, false
+		if ev.Get("target").Truthy() {
+			ev.Get("target").Call("blur")
+		}
+	case "i":
+		p.showHelp = !p.showHelp
+		loadInstructions(ctx, p.client, p.project, api.KindParaphrase, &p.instructions, p.showHelp)
+	case "m":
+		p.nonsensical = !p.nonsensical
+	case "Enter":
+		p.submit(ctx)
+	default:
+		return false
+	}
+	return true
+}
+
+func (p *ParaphrasePage) submit(ctx app.Context) {
+	t, ok := p.current()
+	if !ok {
+		return
+	}
+	text := strings.TrimSpace(p.text)
+	if text == "" && !p.nonsensical {
+		p.message = "Write a paraphrase, or mark the query nonsensical (m)."
+		return
+	}
+	req := api.JudgmentRequest{ItemID: t.ItemID, Kind: api.KindParaphrase, Paraphrase: &api.ParaphraseAnswer{Text: text, Nonsensical: p.nonsensical}}
+	if err := p.taskFeed.submit(ctx, req); err != nil {
+		p.message = err.Error()
+	}
+}
+
+// Render draws the page.
+func (p *ParaphrasePage) Render() app.UI {
+	return p.root(app.Div().ID("paraphrase").Class("page", "paraphrase")).Body(
+		p.header("Paraphrase"),
+		app.Main().Body(p.body(func(t api.Task) app.UI {
+			return app.Div().Class("task", "simple-task").Body(
+				app.Section().Class("query-panel").Body(
+					app.H2().Text("Templated query"),
+					app.P().ID("query").Class("query").Body(queryText(t.Query)...),
+				),
+				app.Section().Class("labels-panel").Body(
+					app.Label().For("paraphrase-text").Text("Your fluent paraphrase (same meaning, same and / or / not)"),
+					app.Textarea().ID("paraphrase-text").Rows(3).AutoFocus(true).Disabled(p.nonsensical).Text(p.text).
+						OnInput(func(ctx app.Context, e app.Event) { p.text = ctx.JSSrc().Get("value").String() }),
+					app.Label().Class("check").Body(
+						app.Input().Type("checkbox").ID("nonsensical").Checked(p.nonsensical).
+							OnChange(func(ctx app.Context, e app.Event) { p.nonsensical = ctx.JSSrc().Get("checked").Bool() }),
+						app.Text(" The query is nonsensical (m)"),
+					),
+					app.If(p.message != "", func() app.UI { return app.P().ID("form-message").Class("error").Role("alert").Text(p.message) }),
+					app.Div().Class("actions").Body(
+						app.Button().Type("button").ID("submit").Class("primary").Text("Submit and next (Enter)").
+							OnClick(func(ctx app.Context, e app.Event) { p.submit(ctx) }),
+						app.Button().Type("button").Class("link").Text("Instructions (i)").OnClick(func(ctx app.Context, e app.Event) {
+							p.showHelp = !p.showHelp
+							loadInstructions(ctx, p.client, p.project, api.KindParaphrase, &p.instructions, p.showHelp)
+						}),
+					),
+				),
+			)
+		})),
+		NewKeymapDialog().Open(p.showKeys).Keys(paraphraseKeys),
+		NewInstructionsPanel().Open(p.showHelp).Instructions(p.instructions),
+	)
+}
+
+// loadInstructions fetches instructions into *dst the first time a panel
+// opens.
+func loadInstructions(ctx app.Context, cl *Client, project, kind string, dst *api.Instructions, open bool) {
+	if !open || dst.Text != "" || cl == nil {
+		return
+	}
+	ctx.Async(func() {
+		in, err := cl.Instructions(ctx, project, kind)
+		ctx.Dispatch(func(ctx app.Context) {
+			if err != nil {
+				in.Text = "The instructions could not be loaded: " + err.Error()
+			}
+			*dst = in
+		})
+	})
+}

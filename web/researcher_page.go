@@ -1,0 +1,98 @@
+package web
+
+import (
+	"context"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+// ResearcherPage is the researchers' start page: per-project judging
+// progress (dashboards, pool builder and adjudication grow here).
+type ResearcherPage struct {
+	app.Compo
+	me      api.Me
+	stats   []api.ProjectStats
+	state   string
+	message string
+	mounted bool
+}
+
+// NewResearcherPage returns the page.
+func NewResearcherPage() *ResearcherPage { return &ResearcherPage{state: stateLoading} }
+
+// OnNav titles the page.
+func (p *ResearcherPage) OnNav(ctx app.Context) { ctx.Page().SetTitle("Researcher · boolpool") }
+
+// OnMount loads the user and their projects' stats.
+func (p *ResearcherPage) OnMount(ctx app.Context) {
+	if !app.IsClient {
+		return
+	}
+	p.mounted = true
+	cl := NewClient()
+	ctx.Async(func() {
+		c := context.Background()
+		me, err := cl.Me(c)
+		var stats []api.ProjectStats
+		if err == nil {
+			for _, pr := range me.Projects {
+				st, serr := cl.Stats(c, pr)
+				if serr != nil {
+					err = serr
+					break
+				}
+				stats = append(stats, st)
+			}
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			p.me, p.stats = me, stats
+			p.state, p.message = pageState(ctx, err, len(stats) == 0)
+		})
+	})
+}
+
+// pageState maps a load result to a page state and message, sending
+// signed-out users to the login page.
+func pageState(ctx app.Context, err error, empty bool) (string, string) {
+	switch {
+	case StatusOf(err) == 401:
+		ctx.Navigate("/login?next=" + ctx.Page().URL().Path)
+		return stateLoading, ""
+	case StatusOf(err) == 403:
+		return stateError, "Your role cannot open this page."
+	case err != nil:
+		return stateError, err.Error()
+	case empty:
+		return stateEmpty, "Nothing here yet."
+	}
+	return stateReady, ""
+}
+
+// Render draws the page.
+func (p *ResearcherPage) Render() app.UI {
+	root := app.Div().ID("researcher").Class("page").DataSet("state", p.state)
+	if p.mounted {
+		root = root.DataSet("wasm", "1")
+	}
+	return root.Body(
+		NewNavBar().Me(p.me).Active("researcher"),
+		app.Main().Body(
+			app.H1().Text("Projects"),
+			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
+			app.If(p.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(p.message) }),
+			app.If(p.state == stateReady, func() app.UI {
+				return app.Table().ID("project-stats").Body(
+					app.THead().Body(app.Tr().Body(app.Th().Text("Project"), app.Th().Text("Items"), app.Th().Text("Judgments"),
+						app.Th().Text("Contradictions"), app.Th().Text("Annotators"))),
+					app.TBody().Body(app.Range(p.stats).Slice(func(i int) app.UI {
+						s := p.stats[i]
+						return app.Tr().Body(app.Td().Text(s.Project), app.Td().Text(s.Items), app.Td().Text(s.Judgments),
+							app.Td().Text(s.Contradictions), app.Td().Text(s.Annotators))
+					})),
+				)
+			}),
+		),
+	)
+}

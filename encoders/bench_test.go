@@ -58,3 +58,37 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAgreement reports, per fast encoder, its agreement with the
+// fp32 transformer on the test sentences: mean cosine to the fp32 vector
+// (int8 only: the static encoder lives in another space) and the Pearson
+// correlation of all pairwise similarities.
+func BenchmarkAgreement(b *testing.B) {
+	fp32 := openTest(b, MiniLM)
+	texts := readSentences(b)
+	ctx := context.Background()
+	ref, err := fp32.Encode(ctx, texts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	refPairs := pairwise(ref)
+	for _, name := range []string{MiniLMInt8, MiniLMStatic} {
+		enc := openTest(b, name)
+		b.Run(name, func(b *testing.B) {
+			var got [][]float32
+			for b.Loop() {
+				if got, err = enc.Encode(ctx, texts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if enc.Dim() == fp32.Dim() {
+				var s float64
+				for i := range got {
+					s += Cosine(got[i], ref[i])
+				}
+				b.ReportMetric(s/float64(len(got)), "mean-cos-to-fp32")
+			}
+			b.ReportMetric(pearson(refPairs, pairwise(got)), "pairwise-sim-r")
+		})
+	}
+}

@@ -23,8 +23,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -551,4 +554,40 @@ func (t *Tokenizer) wordPiece(dst []int32, word []byte) []int32 {
 		start = end
 	}
 	return dst
+}
+
+// EncodeBatch encodes texts like Encode, spread over workers goroutines
+// (workers <= 0: runtime.GOMAXPROCS).
+func (t *Tokenizer) EncodeBatch(texts []string, maxLen, workers int) [][]int32 {
+	out := make([][]int32, len(texts))
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(texts))
+	if workers <= 1 {
+		for i, s := range texts {
+			out[i] = t.Encode(s, maxLen)
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	const chunk = 64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(chunk)) - chunk
+				if start >= len(texts) {
+					return
+				}
+				for i := start; i < min(start+chunk, len(texts)); i++ {
+					out[i] = t.Encode(texts[i], maxLen)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }

@@ -99,11 +99,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var names []string
 	results := map[string]metrics.Result{}
 	for _, path := range runPaths {
-		lines, err := readFile(ctx, path, trecfmt.ReadRun)
+		run, err := readFile(ctx, path, readRun)
 		if err != nil {
 			return err
 		}
-		ranked, dups := metrics.RankRun(metrics.NewRun(lines))
+		ranked, dups := metrics.RankRun(run)
 		if dups > 0 {
 			fmt.Fprintf(stderr, "boolpool eval: %s: %d duplicate docid lines ignored (the first line of each document counts)\n", path, dups)
 		}
@@ -219,6 +219,28 @@ func printPairedTests(w io.Writer, names []string, results map[string]metrics.Re
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	return tw.Flush()
+}
+
+// readRun streams a run file straight into a metrics.Run, so a large run
+// is held once, not twice.
+func readRun(ctx context.Context, r io.Reader, file string) (metrics.Run, error) {
+	rr := trecfmt.NewRunReader(r, file)
+	run := metrics.Run{}
+	for n := 0; ; n++ {
+		if n%65536 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		l, err := rr.Read()
+		if err == io.EOF {
+			return run, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		run[l.QueryID] = append(run[l.QueryID], metrics.Scored{DocID: l.DocID, Score: l.Score})
+	}
 }
 
 // readFile opens path and hands it to a trecfmt reader, which names the

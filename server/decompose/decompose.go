@@ -36,13 +36,28 @@ func Decompose(query string) Result {
 			conj = splitNegPositive(conj[0])
 		}
 		positives := dedupe(conj)
-		negAtom := canonical(borrowHead(neg, conj[0]))
-		atoms := append(positives, negAtom)
 		positive := boolexpr.Atom(0)
 		if len(positives) > 1 {
 			positive = nary(boolexpr.OpAnd, len(positives))
 		}
-		return result(boolexpr.And(positive, boolexpr.Not(boolexpr.Atom(len(positives)))), atoms)
+		// "but not Y or Z" excludes both: NOT (Y OR Z).
+		var negs []string
+		for _, n := range splitPhrase(neg, "or") {
+			if n = clean(n); n != "" {
+				negs = append(negs, borrowHead(n, conj[0]))
+			}
+		}
+		negs = dedupe(negs)
+		atoms := append(positives, negs...)
+		negated := boolexpr.Atom(len(positives))
+		if len(negs) > 1 {
+			args := make([]*boolexpr.Expr, len(negs))
+			for i := range negs {
+				args[i] = boolexpr.Atom(len(positives) + i)
+			}
+			negated = boolexpr.Or(args...)
+		}
+		return result(boolexpr.And(positive, boolexpr.Not(negated)), atoms)
 	}
 	// An explicit "that are also" makes the query a conjunction; an "or"
 	// in it belongs to an atom ("packages containing TeX or LaTeX

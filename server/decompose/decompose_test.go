@@ -92,6 +92,9 @@ func TestDecompose(t *testing.T) {
 		// A year post-modifier folds into the first category.
 		{"Teen drama films from the 1980s about abortion", boolexpr.TemplateAnd2, "A AND B",
 			[]string{"1980s teen drama films", "Films about abortion"}},
+		// Beyond QUEST: a disjunction of exclusions.
+		{"Web browsers but not Firefox or Chromium", "", "A AND NOT (B OR C)",
+			[]string{"Web browsers", "Firefox", "Chromium"}},
 		// Beyond QUEST: four disjuncts fit no template.
 		{"Ada or Pascal or Prolog or Lisp development tools", "", "A OR B OR C OR D",
 			[]string{"Ada development tools", "Pascal development tools", "Prolog development tools", "Lisp development tools"}},

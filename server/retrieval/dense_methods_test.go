@@ -1,0 +1,229 @@
+package retrieval
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pgvector/pgvector-go"
+
+	"boolpool/server/boolexpr"
+	"boolpool/server/store"
+	"boolpool/server/store/storetest"
+)
+
+// wordEncoder is a deterministic toy encoder: one dimension per vocabulary
+// word, the L2-normalised word counts of the text.
+type wordEncoder struct{ vocab []string }
+
+func (w wordEncoder) Name() string { return "toy-words" }
+func (w wordEncoder) Dim() int     { return len(w.vocab) }
+func (w wordEncoder) Encode(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, len(w.vocab))
+		for _, tok := range strings.Fields(strings.ToLower(t)) {
+			for j, word := range w.vocab {
+				if tok == word {
+					v[j]++
+				}
+			}
+		}
+		var n float64
+		for _, x := range v {
+			n += float64(x * x)
+		}
+		if n > 0 {
+			for j := range v {
+				v[j] /= float32(math.Sqrt(n))
+			}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+var toyEncoder = wordEncoder{vocab: []string{"red", "apple", "fruit", "green", "cherry", "banana", "pie"}}
+
+var denseDocs = map[string]string{
+	"d1": "red apple fruit",
+	"d2": "green apple fruit",
+	"d3": "red cherry fruit",
+	"d4": "apple pie",
+	"d5": "banana fruit",
+	"d6": "red red red",
+	"d7": "red apple pie",
+	"d8": "green apple pie",
+}
+
+// denseFixture stores the toy corpus and its vectors in a fresh database
+// and returns the pgvector-backed Dense.
+func denseFixture(t *testing.T) *Dense {
+	t.Helper()
+	ctx := context.Background()
+	st := storetest.New(t)
+	p, err := st.EnsureProject(ctx, "toy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
+		for id, text := range denseDocs {
+			if err := im.Document(ctx, store.DocumentIn{ExtID: id, Body: text}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var encID int
+	if err := st.Pool().QueryRow(ctx, `INSERT INTO encoders (name, kind, model_hash, dim) VALUES ('toy-words', 'dense', 'x', $1) RETURNING id`,
+		toyEncoder.Dim()).Scan(&encID); err != nil {
+		t.Fatal(err)
+	}
+	for id, text := range denseDocs {
+		v, _ := toyEncoder.Encode(ctx, []string{text})
+		if _, err := st.Pool().Exec(ctx, `INSERT INTO embeddings (encoder_id, document_id, content_hash, embedding)
+			SELECT $1, d.id, d.content_hash, $2 FROM documents d WHERE d.project_id = $3 AND d.ext_id = $4`,
+			encID, pgvector.NewVector(v[0]), p.ID, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := st.EncoderByName(ctx, "toy-words")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EnsureHNSW(ctx, enc); err != nil {
+		t.Fatal(err)
+	}
+	return &Dense{Encoder: toyEncoder, Vectors: &PgVectors{Store: st, ProjectID: p.ID, Encoder: enc}}
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+func cosine(a, b []float32) float64 {
+	na, nb := math.Sqrt(dot(a, a)), math.Sqrt(dot(b, b))
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot(a, b) / (na * nb)
+}
+
+// bruteForce ranks the toy corpus by cosine to v.
+func bruteForce(v []float32) []Result {
+	var out []Result
+	for id, text := range denseDocs {
+		dv, _ := toyEncoder.Encode(context.Background(), []string{text})
+		out = append(out, Result{DocID: id, Score: cosine(v, dv[0])})
+	}
+	return sortResults(out, 0)
+}
+
+func TestDenseVanillaMatchesBruteForce(t *testing.T) {
+	d := denseFixture(t)
+	rs := retrieve(t, mustNew(t, "dense-vanilla", nil, Deps{Dense: d}), Query{ID: "q", Text: "red apple"})
+	qv, _ := toyEncoder.Encode(context.Background(), []string{"red apple"})
+	want := bruteForce(qv[0])
+	if len(rs) != len(want) {
+		t.Fatalf("got %d results, want %d", len(rs), len(want))
+	}
+	for i := range want {
+		if math.Abs(rs[i].Score-want[i].Score) > 1e-5 {
+			t.Errorf("rank %d: %v, want %v", i, rs[i], want[i])
+		}
+	}
+	if rs[0].DocID != "d7" && rs[0].DocID != "d1" {
+		t.Errorf("top = %v", rs[0])
+	}
+}
+
+func TestDenseAlgebra(t *testing.T) {
+	ctx := context.Background()
+	vecs, _ := toyEncoder.Encode(ctx, []string{"apple", "red", "fruit"})
+	notRed := boolexpr.And(boolexpr.Atom(0), boolexpr.Not(boolexpr.Atom(1)))
+	// apple and red are orthogonal in this toy space: make A lean on red.
+	lean, _ := toyEncoder.Encode(ctx, []string{"apple apple red", "red"})
+	orth := ComposeDense(notRed, lean, AlgebraOptions{Orthogonal: true})
+	if math.Abs(dot(orth, lean[1])) > 1e-6 {
+		t.Errorf("orthogonal negation keeps %v of the negated direction", dot(orth, lean[1]))
+	}
+	if orth[1] != lean[0][1] {
+		t.Errorf("orthogonal negation changed the apple coordinate: %v", orth)
+	}
+	nrf := ComposeDense(notRed, lean, AlgebraOptions{Lambda: 0.5})
+	if math.Abs(float64(nrf[0])-(float64(lean[0][0])-0.5)) > 1e-6 {
+		t.Errorf("nrf = %v", nrf)
+	}
+	or := boolexpr.Or(boolexpr.Atom(0), boolexpr.Atom(1))
+	mx := ComposeDense(or, vecs, AlgebraOptions{MaxUnion: true})
+	sum := ComposeDense(or, vecs, AlgebraOptions{})
+	if mx[0] != 1 || mx[1] != 1 || sum[0] != 1 || sum[1] != 1 {
+		t.Errorf("max %v sum %v", mx, sum)
+	}
+	// Retrieval: "apple AND NOT red" with orthogonal negation ranks the
+	// apple documents without red first and never the red-only d6 near the top.
+	d := denseFixture(t)
+	q := Query{ID: "q", Text: "apple not red", Atoms: []string{"apple apple red", "red"}, Expr: notRed}
+	rs := retrieve(t, mustNew(t, "dense-algebra", nil, Deps{Dense: d}), q)
+	top := map[string]bool{rs[0].DocID: true, rs[1].DocID: true}
+	if !top["d4"] && !top["d2"] && !top["d8"] {
+		t.Errorf("orthogonal negation top two %v", rs[:2])
+	}
+	if rs[len(rs)-1].DocID != "d6" {
+		t.Errorf("d6 (red only) should rank last, got %v", rs)
+	}
+}
+
+func TestDenseDecomposed(t *testing.T) {
+	d := denseFixture(t)
+	ctx := context.Background()
+	// per_atom = 4: "fruit" retrieves d5 (banana fruit, cos .707) and the
+	// three 3-word fruit documents (.577): d1, d2, d3.
+	q := Query{ID: "q", Text: "fruit not red", Atoms: []string{"fruit", "red"},
+		Expr: boolexpr.And(boolexpr.Atom(0), boolexpr.Not(boolexpr.Atom(1)))}
+	rs := retrieve(t, mustNew(t, "dense-decomposed", map[string]string{"per_atom": "4"}, Deps{Dense: d}), q)
+	got := ids(rs)
+	sort.Strings(got)
+	// red's top 4: d6 (1.0), d1, d3, d7 (.577): removed from fruit's list.
+	if strings.Join(got, ",") != "d2,d5" {
+		t.Fatalf("fruit − red = %v", rs)
+	}
+	// Survivors keep fruit similarity minus their exact red similarity (0).
+	for _, r := range rs {
+		fv, _ := toyEncoder.Encode(ctx, []string{"fruit", denseDocs[r.DocID], "red"})
+		want := cosine(fv[0], fv[1]) - cosine(fv[2], fv[1])
+		if math.Abs(r.Score-want) > 1e-5 {
+			t.Errorf("%s score %v, want %v", r.DocID, r.Score, want)
+		}
+	}
+	// AND: intersection with summed scores; OR: union with max.
+	and := Query{ID: "q", Text: "apple and pie", Atoms: []string{"apple", "pie"}, Expr: boolexpr.And(boolexpr.Atom(0), boolexpr.Atom(1))}
+	rs = retrieve(t, mustNew(t, "dense-decomposed", map[string]string{"per_atom": "8"}, Deps{Dense: d}), and)
+	for _, r := range rs {
+		if !strings.Contains(denseDocs[r.DocID], "apple") && !strings.Contains(denseDocs[r.DocID], "pie") {
+			continue
+		}
+		fv, _ := toyEncoder.Encode(ctx, []string{"apple", "pie", denseDocs[r.DocID]})
+		want := cosine(fv[0], fv[2]) + cosine(fv[1], fv[2])
+		if math.Abs(r.Score-want) > 1e-5 {
+			t.Errorf("AND %s score %v, want %v", r.DocID, r.Score, want)
+		}
+	}
+	if rs[0].DocID != "d4" {
+		t.Errorf("apple AND pie top = %v", rs[0])
+	}
+	or := Query{ID: "q", Text: "cherry or banana", Atoms: []string{"cherry", "banana"}, Expr: boolexpr.Or(boolexpr.Atom(0), boolexpr.Atom(1))}
+	rs = retrieve(t, mustNew(t, "dense-decomposed", map[string]string{"per_atom": "1"}, Deps{Dense: d}), or)
+	if got := ids(rs); len(got) != 2 || got[0] != "d5" || got[1] != "d3" {
+		t.Errorf("cherry OR banana = %v", rs)
+	}
+}

@@ -140,6 +140,27 @@ func (np nounPhrase) postAtoms() []string {
 	return out
 }
 
+// floraSplit splits plant taxa placed somewhere: Wikipedia has no
+// "Rosales genera of Europe" or "Angiosperms of Manchuria", so such a
+// phrase is the taxon AND "Flora of <place>". It returns nil otherwise.
+func (np nounPhrase) floraSplit() []string {
+	switch lowerASCII(np.head) {
+	case "genera", "angiosperms", "eudicots", "monocots", "asterids", "rosids":
+	default:
+		return nil
+	}
+	if np.year != "" || len(np.posts) != 1 || len(np.posts[0]) < 2 {
+		return nil
+	}
+	p := np.posts[0]
+	switch lowerASCII(p[0]) {
+	case "of", "from", "in":
+	default:
+		return nil
+	}
+	return []string{np.preHead(false), "Flora of " + strings.Join(p[1:], " ")}
+}
+
 func (np nounPhrase) capitalizedPre() bool {
 	for _, w := range np.pre {
 		if capitalized(w) {
@@ -163,6 +184,9 @@ func splitNegPositive(s string) []string {
 	if !ok {
 		return []string{s}
 	}
+	if sub := np.floraSplit(); sub != nil {
+		return sub
+	}
 	if isTaxonHead(lowerASCII(np.head)) && len(np.pre) == 1 && isHabitatModifier(lowerASCII(np.pre[0])) {
 		return []string{s}
 	}
@@ -185,6 +209,9 @@ func splitSingle(s string) []string {
 	np, ok := parseNP(s, false)
 	if !ok {
 		return []string{s}
+	}
+	if sub := np.floraSplit(); sub != nil {
+		return sub
 	}
 	// A "from 1976" post-modifier folds into the first category ("Teen
 	// drama films from the 1980s about abortion" → "1980s teen drama
@@ -232,6 +259,11 @@ func splitSingle(s string) []string {
 // for taxa.
 func splitConjunct(s string) []string {
 	np, ok := parseNP(s, false)
+	if ok {
+		if sub := np.floraSplit(); sub != nil {
+			return sub
+		}
+	}
 	if !ok || len(np.posts) == 0 || np.year == "" && len(np.pre) == 0 || isTaxonHead(lowerASCII(np.head)) {
 		// Taxon names with a modifier and a place ("Endemic fauna of New
 		// Zealand") are as often one category as two.

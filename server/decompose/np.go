@@ -176,9 +176,10 @@ func (np nounPhrase) capitalizedPre() bool {
 // per-query answers.
 
 // splitNegPositive splits the positive part of a negation query ("Crime
-// novels set in the Middle Ages but not …") when it reads as two categories:
-// pre-modifiers plus a post-modifier, or a year plus a proper adjective
-// ("2000 English books").
+// novels set in the Middle Ages but not …") when it reads as two
+// categories: pre-modifiers plus a post-modifier, two post-modifiers, three
+// or more pre-modifiers ("Jungle adventure sequel films"), or a year plus a
+// proper adjective ("2000 English books").
 func splitNegPositive(s string) []string {
 	np, ok := parseNP(s, true)
 	if !ok {
@@ -196,6 +197,10 @@ func splitNegPositive(s string) []string {
 		return append([]string{np.preHead(true)}, np.postAtoms()...)
 	case np.year != "" && np.capitalizedPre():
 		return []string{np.year + " " + np.head, np.preHead(false)}
+	case len(np.posts) >= 2:
+		return np.postAtoms()
+	case np.year == "" && len(np.pre) >= 3:
+		return []string{np.pre[0] + " " + np.head, strings.Join(np.pre[1:], " ") + " " + np.head}
 	}
 	return []string{s}
 }

@@ -34,8 +34,7 @@ build: deps wasm
 # The browser app: built for js/wasm (no cgo), then precompressed.
 wasm:
 	@if [ -f wasm/main.go ]; then \
-	  GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o static/app.wasm ./wasm && \
-	  $(GO) run ./web/cmd/compress static/app.wasm; \
+	  GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o static/app.wasm ./wasm; \
 	fi
 
 db:

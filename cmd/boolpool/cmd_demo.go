@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"boolpool/server/demo"
 )
@@ -35,7 +36,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer st.Close()
-	sum, err := demo.Load(ctx, st)
+	sum, err := demo.Load(ctx, st, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if sum.Imported {
 		state = "imported"
 	}
-	fmt.Fprintf(stdout, "demo project %q %s: %d documents, %d queries\n", demo.Project, state, sum.Documents, sum.Queries)
+	fmt.Fprintf(stdout, "demo project %q %s: %d documents, %d queries, %d items to judge\n", demo.Project, state, sum.Documents, sum.Queries, sum.Items)
 	fmt.Fprintln(stdout, "demo logins (username / password / role):")
 	for _, a := range sum.Users {
 		fmt.Fprintf(stdout, "  %-11s %-20s %s\n", a.Username, a.Password, a.Role)

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"log/slog"
 	"embed"
 	"errors"
 	"fmt"
@@ -12,6 +13,9 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/ingest"
+	"boolpool/server/lexical"
+	"boolpool/server/pooling"
+	"boolpool/server/retrieval"
 	"boolpool/server/store"
 )
 
@@ -45,13 +49,14 @@ type Summary struct {
 	Documents int64
 	Queries   int64
 	Imported  bool // false when the data was already there
+	Items     int
 	Users     []Account
 }
 
 // Load creates the demo project, imports the vendored data unless it is
 // already complete, and creates the demo accounts that do not exist yet
 // (existing accounts keep their passwords).
-func Load(ctx context.Context, st *store.Store) (Summary, error) {
+func Load(ctx context.Context, st *store.Store, log *slog.Logger) (Summary, error) {
 	var sum Summary
 	p, err := st.EnsureProject(ctx, Project)
 	if err != nil {
@@ -92,6 +97,11 @@ func Load(ctx context.Context, st *store.Store) (Summary, error) {
 		}
 	}
 	sum.Documents, sum.Queries = c.Documents, c.Queries
+	items, err := ensureWork(ctx, st, p, log)
+	if err != nil {
+		return sum, err
+	}
+	sum.Items = items
 	for _, a := range Accounts() {
 		u, err := st.UserByUsername(ctx, a.Username)
 		if errors.Is(err, apperr.ErrNotFound) {
@@ -131,3 +141,60 @@ func dataCounts() (docs, queries int64, err error) {
 // demoDocuments is the number of documents in data/documents.jsonl.gz, as
 // printed by Build; TestVendoredData checks that they agree.
 const demoDocuments = 6970
+
+// demoRuns are the retrieval runs pooled for the demo: lexical methods only,
+// so a fresh machine needs no encoder for 'make run'.
+var demoRuns = []string{"bm25", "bm25-strict-boolean", "pnorm"}
+
+// ensureWork gives the annotators something to do on first start: it runs
+// the lexical methods over the demo queries, pools their top 5 with the
+// logic probes (depth-k, Move-to-Front order), publishes the pool as
+// relevance items, and adds stage-1 paraphrase tasks. It does nothing when
+// the project already has items.
+func ensureWork(ctx context.Context, st *store.Store, p store.Project, log *slog.Logger) (int, error) {
+	ic, err := st.CountItems(ctx, p.ID)
+	if err != nil {
+		return 0, err
+	}
+	if ic.Items > 0 {
+		return ic.Items, nil
+	}
+	if _, err := retrieval.BuildLexical(ctx, st, p.ID, lexical.DefaultParams(), log); err != nil {
+		return 0, fmt.Errorf("demo: index: %w", err)
+	}
+	ix, err := retrieval.LoadLexical(ctx, st, p.ID, log)
+	if err != nil {
+		return 0, fmt.Errorf("demo: index: %w", err)
+	}
+	queries, err := retrieval.LoadQueries(ctx, st, p.ID, "")
+	if err != nil {
+		return 0, err
+	}
+	for _, name := range demoRuns {
+		m, err := retrieval.New(name, nil, retrieval.Deps{Lexical: ix})
+		if err != nil {
+			return 0, err
+		}
+		res, err := retrieval.RunAll(ctx, m, queries, 100, 2, nil)
+		if err != nil {
+			return 0, fmt.Errorf("demo: %s: %w", name, err)
+		}
+		full, _ := retrieval.ResolveParams(name, nil)
+		if _, err := retrieval.SaveRun(ctx, st, p.ID, name, name, full, queries, res); err != nil {
+			return 0, err
+		}
+	}
+	rep, err := pooling.Create(ctx, st, p.ID, pooling.Spec{Name: "demo-pool", Runs: demoRuns, Depth: 5,
+		Strategy: pooling.MTF, Probes: true, ProbeDepth: 2, JudgedK: []int{5}}, log)
+	if err != nil {
+		return 0, fmt.Errorf("demo: pool: %w", err)
+	}
+	if _, err := st.PublishPool(ctx, rep.PoolID, 0, float64(p.GoldRate)); err != nil {
+		return 0, err
+	}
+	if _, err := st.CreateParaphraseTasks(ctx, p.ID, 20); err != nil {
+		return 0, err
+	}
+	ic, err = st.CountItems(ctx, p.ID)
+	return ic.Items, err
+}

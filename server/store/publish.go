@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// PublishResult says what publishing a pool created.
+type PublishResult struct {
+	Items     int `json:"items"`      // relevance items created
+	Gold      int `json:"gold"`       // of which gold items
+	NoDocText int `json:"no_doc_text"` // pool entries skipped: the document is not stored
+}
+
+// PublishPool turns a pool's entries into relevance items that raters can
+// be assigned, and marks the pool published. Entries whose document is not
+// stored are skipped (there is nothing to show). Items that already exist
+// for the same (query, document) are kept, so publishing twice, or two
+// overlapping pools, never duplicates work.
+//
+// Gold items: where the query has imported gold qrels (source "gold"), a
+// deterministic goldRate share of the new items becomes gold, with
+// gold_answer {"relevance": 3} for a gold-set document and {"relevance": 0}
+// otherwise.
+func (s *Store) PublishPool(ctx context.Context, poolID, userID int64, goldRate float64) (PublishResult, error) {
+	var res PublishResult
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var projectID int64
+		err := tx.QueryRow(ctx, `UPDATE pools SET status = 'published' WHERE id = $1 RETURNING project_id`, poolID).Scan(&projectID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("store: pool %d: %w", poolID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("store: publish pool: %w", err)
+		}
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM pool_items pi JOIN queries q ON q.id = pi.query_id
+			WHERE pi.pool_id = $1 AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.project_id = q.project_id AND d.ext_id = pi.doc_ext_id)`,
+			poolID).Scan(&res.NoDocText); err != nil {
+			return fmt.Errorf("store: publish pool: %w", err)
+		}
+		// The gold choice hashes (query, document) so it is stable across
+		// re-publishing and independent of insertion order.
+		rows, err := tx.Query(ctx, `INSERT INTO items (project_id, kind, query_id, document_id, pool_id, priority, is_gold, gold_answer)
+			SELECT q.project_id, 'relevance', q.id, d.id, pi.pool_id, pi.priority,
+				g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2 * 10000,
+				CASE WHEN g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2 * 10000
+					THEN json_build_object('relevance', CASE WHEN r.doc_ext_id IS NULL THEN 0 ELSE 3 END)::jsonb END
+			FROM pool_items pi
+			JOIN queries q ON q.id = pi.query_id
+			JOIN documents d ON d.project_id = q.project_id AND d.ext_id = pi.doc_ext_id
+			CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM qrels WHERE query_id = q.id AND source = 'gold') AS has_gold) g
+			LEFT JOIN qrels r ON r.query_id = q.id AND r.doc_ext_id = pi.doc_ext_id AND r.source = 'gold' AND r.kind = 'positive'
+			WHERE pi.pool_id = $1
+			ORDER BY pi.query_id, pi.priority
+			ON CONFLICT (project_id, query_id, document_id) WHERE kind = 'relevance' DO NOTHING
+			RETURNING is_gold`, poolID, goldRate)
+		if err != nil {
+			return fmt.Errorf("store: publish pool: %w", err)
+		}
+		for rows.Next() {
+			var gold bool
+			if err := rows.Scan(&gold); err != nil {
+				rows.Close()
+				return fmt.Errorf("store: publish pool: %w", err)
+			}
+			res.Items++
+			if gold {
+				res.Gold++
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("store: publish pool: %w", err)
+		}
+		return audit(ctx, tx, userID, projectID, "pool.publish", "pool", fmt.Sprint(poolID), res)
+	})
+	return res, err
+}
+
+// CreateParaphraseTasks adds a stage-1 paraphrase item for each of the
+// project's queries that has a marked original query and no such item yet,
+// up to limit (0 = all). It returns how many it created.
+func (s *Store) CreateParaphraseTasks(ctx context.Context, projectID int64, limit int) (int, error) {
+	tag, err := s.pool.Exec(ctx, `INSERT INTO items (project_id, kind, query_id, priority, payload)
+		SELECT q.project_id, 'paraphrase', q.id, q.seq, '{}'::jsonb FROM queries q
+		WHERE q.project_id = $1 AND q.original_query <> ''
+		  AND NOT EXISTS (SELECT 1 FROM items i WHERE i.query_id = q.id AND i.kind = 'paraphrase')
+		ORDER BY q.seq, q.id
+		LIMIT CASE WHEN $2 > 0 THEN $2 ELSE NULL END`, projectID, limit)
+	if err != nil {
+		return 0, fmt.Errorf("store: paraphrase tasks: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

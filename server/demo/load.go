@@ -2,11 +2,11 @@ package demo
 
 import (
 	"context"
-	"log/slog"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 

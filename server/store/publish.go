@@ -10,8 +10,8 @@ import (
 
 // PublishResult says what publishing a pool created.
 type PublishResult struct {
-	Items     int `json:"items"`      // relevance items created
-	Gold      int `json:"gold"`       // of which gold items
+	Items     int `json:"items"`       // relevance items created
+	Gold      int `json:"gold"`        // of which gold items
 	NoDocText int `json:"no_doc_text"` // pool entries skipped: the document is not stored
 }
 

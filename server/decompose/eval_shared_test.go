@@ -11,9 +11,9 @@ import (
 // last tuned, minus a small margin, so a rule change that loses accuracy
 // fails here.
 const (
-	minTemplateAccuracy = 0.82
-	minExactF1          = 0.59
-	minTokenF1          = 0.85
+	minTemplateAccuracy = 0.83
+	minExactF1          = 0.60
+	minTokenF1          = 0.855
 )
 
 // TestQuestTrainAccuracy decomposes every paraphrased QUEST train query and

@@ -242,8 +242,12 @@ func splitSingle(s string) []string {
 		}
 	}
 	switch {
-	case np.year != "" && len(np.pre) >= 2 && len(np.posts) == 1:
+	case np.year != "" && len(np.pre) >= 2 && len(np.posts) == 1,
+		np.year != "" && len(np.pre) == 1 && capitalized(np.pre[0]) && len(np.posts) == 1:
+		// "1939 Irish novels set in Europe": year, nationality and setting.
 		return append([]string{np.year + " " + np.head, np.preHead(false)}, np.postAtoms()...)
+	case np.year != "" && len(np.pre) >= 3 && np.capitalizedPre() && len(np.posts) == 0:
+		return []string{np.year + " " + np.head, np.pre[0] + " " + np.head, strings.Join(np.pre[1:], " ") + " " + np.head}
 	case np.year != "" && len(np.posts) >= 1:
 		return append([]string{np.preHead(true)}, np.postAtoms()...)
 	case np.year != "" && len(np.pre) >= 1:

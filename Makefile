@@ -4,7 +4,6 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 
-export BOOLPOOL_CACHE ?= $(HOME)/.cache/boolpool
 ADDR ?= 127.0.0.1:8080
 GO ?= go
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)

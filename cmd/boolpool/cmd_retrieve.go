@@ -67,6 +67,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	name := fs.String("name", "", "run `name` to store (default: the method name, with non-default parameters)")
 	out := fs.String("out", "", "also write the run to this TREC run `file` (- = stdout)")
 	encoder := fs.String("encoder", encoders.MiniLMStatic, "dense encoder `name` for dense methods")
+	vectors := fs.String("vectors", "pgvector", "dense methods' document vectors: pgvector (stored embeddings, HNSW) or memory (encode the documents in-process, exact search)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "queries retrieved in parallel")
 	noStore := fs.Bool("no-store", false, "do not store the run in the database")
 	list := fs.Bool("list", false, "list the methods and their parameters")
@@ -104,7 +105,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	env := &retrieveEnv{st: st, project: p, encoder: *encoder, log: log}
+	env := &retrieveEnv{st: st, project: p, encoder: *encoder, memory: *vectors == "memory", log: log, progress: stderr}
 	defer env.Close()
 	m, err := env.method(ctx, *method, params)
 	if err != nil {
@@ -125,6 +126,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	took := time.Since(start)
 	if spec, _ := retrieval.SpecByName(*method); spec.Needs == retrieval.NeedsDense {
 		full["encoder"] = *encoder
+		full["vectors"] = *vectors
 	}
 	if !*noStore {
 		if _, err := retrieval.SaveRun(ctx, st, p.ID, runName, *method, full, queries, results); err != nil {
@@ -199,8 +201,10 @@ func writeTRECRun(ctx context.Context, path string, stdout io.Writer, tag string
 type retrieveEnv struct {
 	st      *store.Store
 	project store.Project
-	encoder string
-	log     *slog.Logger
+	encoder  string
+	memory   bool // exact in-memory vectors encoded on the fly instead of pgvector
+	log      *slog.Logger
+	progress io.Writer
 
 	lex   *lexical.Index
 	dense *retrieval.Dense
@@ -261,21 +265,26 @@ func (e *retrieveEnv) denseDeps(ctx context.Context) (*retrieval.Dense, error) {
 	if e.dense != nil {
 		return e.dense, nil
 	}
-	info, err := e.st.EncoderByName(ctx, e.encoder)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("no document vectors of encoder %q: encode the project's documents first", e.encoder)
+	var vectors retrieval.VectorIndex
+	if !e.memory {
+		info, err := e.st.EncoderByName(ctx, e.encoder)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("no document vectors of encoder %q: encode the project's documents first (or use --vectors memory)", e.encoder)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n, err := e.st.CountEmbeddings(ctx, e.project.ID, info.ID); err != nil {
+			return nil, err
+		} else if n == 0 {
+			return nil, fmt.Errorf("project %s has no document vectors of encoder %q (or use --vectors memory)", e.project.Name, e.encoder)
+		}
+		if err := e.st.EnsureHNSW(ctx, info); err != nil {
+			return nil, err
+		}
+		vectors = &retrieval.PgVectors{Store: e.st, ProjectID: e.project.ID, Encoder: info}
 	}
-	if err != nil {
-		return nil, err
-	}
-	if n, err := e.st.CountEmbeddings(ctx, e.project.ID, info.ID); err != nil {
-		return nil, err
-	} else if n == 0 {
-		return nil, fmt.Errorf("project %s has no document vectors of encoder %q", e.project.Name, e.encoder)
-	}
-	if err := e.st.EnsureHNSW(ctx, info); err != nil {
-		return nil, err
-	}
+	var err error
 	e.rt, err = encoders.NewRuntime(encoders.Config{})
 	if err != nil {
 		return nil, err
@@ -284,8 +293,39 @@ func (e *retrieveEnv) denseDeps(ctx context.Context) (*retrieval.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.dense = &retrieval.Dense{Encoder: e.enc, Vectors: &retrieval.PgVectors{Store: e.st, ProjectID: e.project.ID, Encoder: info}}
+	if e.memory {
+		if vectors, err = e.encodeInMemory(ctx); err != nil {
+			return nil, err
+		}
+	}
+	e.dense = &retrieval.Dense{Encoder: e.enc, Vectors: vectors}
 	return e.dense, nil
+}
+
+// encodeInMemory embeds every document of the project (title + text).
+func (e *retrieveEnv) encodeInMemory(ctx context.Context) (*retrieval.MemoryVectors, error) {
+	var ids, texts []string
+	err := e.st.EachDocument(ctx, e.project.ID, func(d store.Document) error {
+		ids = append(ids, d.ExtID)
+		texts = append(texts, d.Title+"\n"+d.Body)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	bar := retrieval.NewProgress(e.progress, "encode "+e.encoder, len(texts))
+	defer bar.Done()
+	vecs := make([][]float32, 0, len(texts))
+	const batch = 256
+	for i := 0; i < len(texts); i += batch {
+		vs, err := e.enc.Encode(ctx, texts[i:min(i+batch, len(texts))])
+		if err != nil {
+			return nil, err
+		}
+		vecs = append(vecs, vs...)
+		bar.Add(len(vs))
+	}
+	return retrieval.NewMemoryVectors(ids, vecs)
 }
 
 // jsonOut writes v as indented JSON.
@@ -317,6 +357,7 @@ func runRetrieveBench(ctx context.Context, args []string, stdout, stderr io.Writ
 		"comma-separated methods (default parameters)")
 	depth := fs.Int("depth", 1000, "results per query")
 	encoder := fs.String("encoder", encoders.MiniLMStatic, "dense encoder `name`")
+	vectors := fs.String("vectors", "pgvector", "dense document vectors: pgvector or memory")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -334,7 +375,7 @@ func runRetrieveBench(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	env := &retrieveEnv{st: st, project: p, encoder: *encoder, log: log}
+	env := &retrieveEnv{st: st, project: p, encoder: *encoder, memory: *vectors == "memory", log: log, progress: stderr}
 	defer env.Close()
 	queries, err := retrieval.LoadQueries(ctx, st, p.ID, *split)
 	if err != nil {

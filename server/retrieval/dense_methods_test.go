@@ -227,3 +227,36 @@ func TestDenseDecomposed(t *testing.T) {
 		t.Errorf("cherry OR banana = %v", rs)
 	}
 }
+
+func TestMemoryVectorsMatchPgvector(t *testing.T) {
+	d := denseFixture(t)
+	ctx := context.Background()
+	var ids []string
+	var vecs [][]float32
+	for id, text := range denseDocs {
+		v, _ := toyEncoder.Encode(ctx, []string{text})
+		ids = append(ids, id)
+		vecs = append(vecs, v[0])
+	}
+	mem, err := NewMemoryVectors(ids, vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"red apple", "fruit", "pie green"} {
+		qv, _ := toyEncoder.Encode(ctx, []string{text})
+		a, err := mem.Search(ctx, qv[0], 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := d.Vectors.Search(ctx, qv[0], 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = sortResults(b, 5)
+		for i := range a {
+			if a[i].DocID != b[i].DocID || math.Abs(a[i].Score-b[i].Score) > 1e-5 {
+				t.Errorf("%q rank %d: memory %v, pgvector %v", text, i, a[i], b[i])
+			}
+		}
+	}
+}

@@ -14,9 +14,12 @@ type PgVectors struct {
 	Encoder   store.EncoderInfo
 }
 
-// Search implements VectorIndex.
+// Search implements VectorIndex. It fetches a few more than k neighbours and
+// cuts after sorting by (similarity, id), so that documents tied at the
+// cut-off are chosen by id rather than by HNSW traversal order (ties larger
+// than the slack remain arbitrary).
 func (p *PgVectors) Search(ctx context.Context, vec []float32, k int) ([]Result, error) {
-	docs, err := p.Store.NearestDocuments(ctx, p.ProjectID, p.Encoder, vec, k)
+	docs, err := p.Store.NearestDocuments(ctx, p.ProjectID, p.Encoder, vec, k+k/10+10)
 	if err != nil {
 		return nil, err
 	}
@@ -24,7 +27,7 @@ func (p *PgVectors) Search(ctx context.Context, vec []float32, k int) ([]Result,
 	for i, d := range docs {
 		out[i] = Result{DocID: d.ExtID, Score: d.Score}
 	}
-	return out, nil
+	return sortResults(out, k), nil
 }
 
 // Similarities implements VectorIndex.

@@ -1,0 +1,375 @@
+package live
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"boolpool/server/consensus"
+	"boolpool/web/api"
+)
+
+// num turns an undefined coefficient (NaN) into null.
+func num(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// Snapshot assembles the dashboard figures from the running sums (cheap:
+// no pass over items or judgments, only over raters, rater pairs, runs,
+// templates and the bootstrap resamples).
+func (s *State) Snapshot(project string) api.LiveSnapshot {
+	out := api.LiveSnapshot{
+		Project: project, Version: s.version, At: time.Now().UTC(),
+		Bootstrap: api.BootstrapParameters{Method: "poisson-percentile", Resamples: Resamples, Level: Level},
+	}
+	out.Consensus = api.ConsensusSummary{Items: s.decided, Unanimous: s.status[consensus.StatusUnanimous],
+		Majority: s.status[consensus.StatusMajority], Tie: s.status[consensus.StatusTie],
+		Adjudicated: s.status[consensus.StatusAdjudicated], Queue: s.queue, Relevant: s.relevant}
+	out.Agreement = s.agreement()
+	out.Annotators = s.annotators()
+	out.Leaderboard, out.Templates = s.leaderboard()
+	out.Progress = s.progress()
+	out.Contradictions = s.contradictions()
+	out.Composition = s.composition()
+	return out
+}
+
+func (s *State) agreement() api.AgreementView {
+	v := api.AgreementView{RatedItems: s.rated, PairedItems: s.paired, FleissItems: s.fleissN, UnanimousItems: s.unanN}
+	v.Confusion = make([][]int, Labels)
+	for c := range Labels {
+		v.Confusion[c] = append([]int(nil), s.confusion[c][:]...)
+	}
+	// Fleiss' κ over the items with exactly raters_per_item ratings.
+	if m := s.raters; s.fleissN > 0 && m >= 2 {
+		n := float64(s.fleissN)
+		pBar := float64(s.fleissSq) / (n * float64(m*(m-1)))
+		pe := 0.0
+		for _, t := range s.fleissTot {
+			p := float64(t) / (n * float64(m))
+			pe += p * p
+		}
+		if pe != 1 {
+			v.FleissKappa = num((pBar - pe) / (1 - pe))
+		}
+	}
+	// Krippendorff's α from the coincidence matrix.
+	var o [Labels][Labels]float64
+	for m, co := range s.coinc {
+		if m < 2 {
+			continue
+		}
+		for c := range Labels {
+			for k := range Labels {
+				o[c][k] += float64(co[c][k]) / float64(m-1)
+			}
+		}
+	}
+	v.AlphaNominal = num(alphaFrom(o, false))
+	v.AlphaOrdinal = num(alphaFrom(o, true))
+	// Gwet's AC1 on the 4-point scale.
+	if s.gwetPaired > 0 && s.rated > 0 {
+		pa := 0.0
+		for r, x := range s.gwetPa {
+			if r >= 2 {
+				pa += float64(x) / float64(r*(r-1))
+			}
+		}
+		pa /= float64(s.gwetPaired)
+		pe := 0.0
+		for c := range Labels {
+			p := 0.0
+			for r, cnt := range s.gwetPi {
+				p += float64(cnt[c]) / float64(r)
+			}
+			p /= float64(s.rated)
+			pe += p * (1 - p)
+		}
+		pe /= float64(Labels - 1)
+		if pe != 1 {
+			v.GwetAC1 = num((pa - pe) / (1 - pe))
+		}
+	}
+	if s.unanN > 0 {
+		v.Unanimous = num(float64(s.unanYes) / float64(s.unanN))
+	}
+	sum, defined := 0.0, 0
+	for _, m := range s.pairs {
+		if k, ok := cohen(m); ok {
+			sum += k
+			defined++
+		}
+	}
+	if defined > 0 {
+		v.MeanCohenKappa = num(sum / float64(defined))
+	}
+	return v
+}
+
+// alphaFrom is Krippendorff's α from a coincidence matrix (see
+// agreement.KrippendorffAlpha; unused categories change nothing).
+func alphaFrom(o [Labels][Labels]float64, ordinal bool) float64 {
+	var nc [Labels]float64
+	n := 0.0
+	for c := range Labels {
+		for k := range Labels {
+			nc[c] += o[c][k]
+		}
+		n += nc[c]
+	}
+	delta := func(c, k int) float64 {
+		if ordinal {
+			lo, hi := min(c, k), max(c, k)
+			sum := 0.0
+			for g := lo; g <= hi; g++ {
+				sum += nc[g]
+			}
+			d := sum - (nc[c]+nc[k])/2
+			return d * d
+		}
+		if c == k {
+			return 0
+		}
+		return 1
+	}
+	observed, expected := 0.0, 0.0
+	for c := range Labels {
+		for k := range Labels {
+			d := delta(c, k)
+			observed += o[c][k] * d
+			expected += nc[c] * nc[k] * d
+		}
+	}
+	if expected == 0 {
+		return math.NaN()
+	}
+	return 1 - (n-1)*observed/expected
+}
+
+// cohen is Cohen's κ from a two-rater confusion matrix; ok is false when
+// the pair shares no item or κ is undefined.
+func cohen(m *[Labels][Labels]int) (float64, bool) {
+	n, diag := 0, 0
+	var rows, cols [Labels]int
+	for c := range Labels {
+		for k := range Labels {
+			n += m[c][k]
+			rows[c] += m[c][k]
+			cols[k] += m[c][k]
+		}
+		diag += m[c][c]
+	}
+	if n == 0 {
+		return 0, false
+	}
+	fn := float64(n)
+	po := float64(diag) / fn
+	pe := 0.0
+	for c := range Labels {
+		pe += (float64(rows[c]) / fn) * (float64(cols[c]) / fn)
+	}
+	if pe == 1 {
+		return 0, false
+	}
+	return (po - pe) / (1 - pe), true
+}
+
+func (s *State) userName(id int64) string {
+	if n, ok := s.users[id]; ok {
+		return n
+	}
+	return fmt.Sprintf("user %d", id)
+}
+
+func (s *State) annotators() []api.AnnotatorView {
+	kSum := map[int64]float64{}
+	kN := map[int64]int{}
+	for p, m := range s.pairs {
+		if k, ok := cohen(m); ok {
+			kSum[p.a] += k
+			kSum[p.b] += k
+			kN[p.a]++
+			kN[p.b]++
+		}
+	}
+	out := []api.AnnotatorView{}
+	for id, rs := range s.raterStats {
+		if rs.items == 0 {
+			continue
+		}
+		a := api.AnnotatorView{UserID: id, Username: s.userName(id), Items: rs.items, GoldItems: rs.goldN}
+		if kN[id] > 0 {
+			a.Kappa = num(kSum[id] / float64(kN[id]))
+		}
+		if rs.comps > 0 {
+			a.Agree = num(float64(rs.same) / float64(rs.comps))
+		}
+		if rs.goldN > 0 {
+			a.GoldExact = num(float64(rs.goldExact) / float64(rs.goldN))
+			a.GoldBinary = num(float64(rs.goldBinary) / float64(rs.goldN))
+		}
+		out = append(out, a)
+	}
+	sortAnnotators(out)
+	return out
+}
+
+func sortAnnotators(a []api.AnnotatorView) {
+	sort.Slice(a, func(i, j int) bool {
+		if a[i].Username != a[j].Username {
+			return a[i].Username < a[j].Username
+		}
+		return a[i].UserID < a[j].UserID
+	})
+}
+
+func (s *State) leaderboard() ([]api.RunScores, []api.TemplateScores) {
+	board := make([]api.RunScores, 0, len(s.runs))
+	for r, name := range s.runs {
+		rs := &s.perRun[r]
+		means, counts := rs.acc.Means()
+		row := api.RunScores{Run: name, Queries: counts[s.names[0]]}
+		for m, measure := range s.names {
+			sc := api.MetricScore{Measure: measure, Queries: counts[measure]}
+			if counts[measure] > 0 {
+				sc.Mean = num(means[measure])
+				if lo, hi, ok := interval(rs.boot[m].s, rs.boot[m].w); ok {
+					sc.Low, sc.High = num(lo), num(hi)
+				}
+			}
+			row.Scores = append(row.Scores, sc)
+		}
+		board = append(board, row)
+	}
+	sortBoard(board)
+	var tmpl []api.TemplateScores
+	for t, label := range s.templates {
+		ts := api.TemplateScores{Template: label}
+		for r, name := range s.runs {
+			means, counts := s.perRun[r].tmpl[t].Means()
+			if counts[s.names[0]] == 0 {
+				continue
+			}
+			ts.Queries = max(ts.Queries, counts[s.names[0]])
+			ts.Runs = append(ts.Runs, api.TemplateRun{Run: name, Means: means})
+		}
+		if len(ts.Runs) > 0 {
+			tmpl = append(tmpl, ts)
+		}
+	}
+	sortTemplates(tmpl)
+	return board, tmpl
+}
+
+// sortBoard orders the leaderboard by the first measure (nDCG@10), best
+// first, runs without scores last, then by name.
+func sortBoard(b []api.RunScores) {
+	key := func(r api.RunScores) float64 {
+		if len(r.Scores) == 0 || r.Scores[0].Mean == nil {
+			return math.Inf(-1)
+		}
+		return *r.Scores[0].Mean
+	}
+	sort.SliceStable(b, func(i, j int) bool {
+		ki, kj := key(b[i]), key(b[j])
+		if ki != kj {
+			return ki > kj
+		}
+		return b[i].Run < b[j].Run
+	})
+}
+
+func sortTemplates(t []api.TemplateScores) {
+	sort.Slice(t, func(i, j int) bool { return t[i].Template < t[j].Template })
+	for _, ts := range t {
+		sort.Slice(ts.Runs, func(i, j int) bool { return ts.Runs[i].Run < ts.Runs[j].Run })
+	}
+}
+
+func (s *State) progress() api.PoolProgress {
+	p := api.PoolProgress{Items: s.itemsTotal, Judged: s.itemsDone, Remaining: s.itemsTotal - s.itemsDone,
+		Queries: []api.QueryProgress{}, Runs: []api.RunProgress{}}
+	for qi, q := range s.queries {
+		n := s.qItems[qi]
+		if n == 0 {
+			continue
+		}
+		p.QueriesTotal++
+		if s.qJudged[qi] == n {
+			p.QueriesComplete++
+		} else if len(p.Queries) < listCap {
+			p.Queries = append(p.Queries, api.QueryProgress{QueryID: q.ID, ExtID: q.ExtID, Items: n, Judged: s.qJudged[qi], Remaining: n - s.qJudged[qi]})
+		}
+	}
+	for r, name := range s.runs {
+		p.Runs = append(p.Runs, api.RunProgress{Run: name, Items: s.runItems[r], Judged: s.runJudged[r], Remaining: s.runItems[r] - s.runJudged[r]})
+	}
+	return p
+}
+
+func (s *State) contradictions() api.ContradictionList {
+	ids := make([]int64, 0, len(s.contradicted))
+	for id := range s.contradicted {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] > ids[j] })
+	out := api.ContradictionList{Total: len(ids), Items: []api.ContradictionView{}}
+	for _, id := range ids[:min(len(ids), listCap)] {
+		it := s.contradicted[id]
+		cv := api.ContradictionView{ItemID: id, QueryExtID: s.queries[it.qi].ExtID, DocExtID: it.doc, Raters: []string{}}
+		for _, v := range it.votes {
+			if v.Contradiction {
+				cv.Raters = append(cv.Raters, s.userName(v.Rater))
+			}
+		}
+		out.Items = append(out.Items, cv)
+	}
+	return out
+}
+
+func (s *State) composition() api.CompositionView {
+	c := api.CompositionView{Runs: []api.RunComposition{}, Overlap: make([][]int, len(s.runs))}
+	for r, name := range s.runs {
+		c.Runs = append(c.Runs, api.RunComposition{Run: name, Relevant: s.relFound[r], Unique: s.relUnique[r]})
+		c.Overlap[r] = append([]int(nil), s.overlap[r]...)
+	}
+	return c
+}
+
+// RelevantFound lists every consensus-relevant document with the runs
+// that found it, in query import order then document id.
+func (s *State) RelevantFound() []api.RelevantFound {
+	var out []api.RelevantFound
+	type key struct {
+		qi  int
+		doc string
+	}
+	var keys []key
+	byKey := map[key]*item{}
+	for _, it := range s.items {
+		if it.has && it.dec.Relevant() {
+			k := key{it.qi, it.doc}
+			keys = append(keys, k)
+			byKey[k] = it
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].qi != keys[j].qi {
+			return keys[i].qi < keys[j].qi
+		}
+		return keys[i].doc < keys[j].doc
+	})
+	for _, k := range keys {
+		it := byKey[k]
+		rf := api.RelevantFound{QueryExtID: s.queries[k.qi].ExtID, DocExtID: k.doc, Relevance: it.dec.Relevance, Runs: []string{}}
+		for _, r := range it.foundBy {
+			rf.Runs = append(rf.Runs, s.runs[r])
+		}
+		out = append(out, rf)
+	}
+	return out
+}

@@ -1,0 +1,276 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ConsensusRow is the stored consensus of one relevance item.
+type ConsensusRow struct {
+	ItemID            int64     `db:"item_id"`
+	ProjectID         int64     `db:"project_id"`
+	QueryID           int64     `db:"query_id"`
+	Relevance         int16     `db:"relevance"`
+	Status            string    `db:"status"`
+	Votes             int       `db:"votes"`
+	RelevantVotes     int       `db:"relevant_votes"`
+	Contradictions    int       `db:"contradictions"`
+	NeedsAdjudication bool      `db:"needs_adjudication"`
+	AdjudicationID    *int64    `db:"adjudication_id"`
+	UpdatedAt         time.Time `db:"updated_at"`
+}
+
+const consensusCols = `item_id, project_id, query_id, relevance, status, votes, relevant_votes, contradictions,
+	needs_adjudication, adjudication_id, updated_at`
+
+// Adjudication is a researcher's decision on an item.
+type Adjudication struct {
+	ID        int64     `db:"id"`
+	ItemID    int64     `db:"item_id"`
+	UserID    int64     `db:"user_id"`
+	Relevance int16     `db:"relevance"`
+	Note      string    `db:"note"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+const adjudicationCols = `id, item_id, user_id, relevance, note, created_at`
+
+// DecideFunc computes an item's consensus from its current judgments (each
+// rater's latest, non-skipped relevance judgment, oldest first) and its
+// latest adjudication (nil if none). ok = false means no consensus (the
+// stored row, if any, is removed).
+type DecideFunc func(current []Judgment, adj *Adjudication) (row ConsensusRow, ok bool)
+
+// RefreshConsensus recomputes one item's consensus under a row lock on the
+// item, so concurrent judgments of the same item cannot store a stale
+// result, and writes it when it changed (audited as consensus.update with
+// the old and new values). It returns the stored row (zero and ok = false
+// when there is none) and whether anything changed.
+func (s *Store) RefreshConsensus(ctx context.Context, itemID int64, decide DecideFunc) (row ConsensusRow, ok, changed bool, err error) {
+	err = s.InTx(ctx, func(tx pgx.Tx) error {
+		var projectID, queryID int64
+		var kind string
+		err := tx.QueryRow(ctx, `SELECT project_id, query_id, kind FROM items WHERE id = $1 FOR UPDATE`, itemID).Scan(&projectID, &queryID, &kind)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("store: item %d: %w", itemID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("store: lock item %d: %w", itemID, err)
+		}
+		if kind != "relevance" {
+			return nil
+		}
+		rows, _ := tx.Query(ctx, `SELECT * FROM (
+				SELECT DISTINCT ON (user_id) `+judgmentCols+` FROM judgments WHERE item_id = $1 ORDER BY user_id, id DESC
+			) latest WHERE skip_reason = '' AND relevance IS NOT NULL ORDER BY id`, itemID)
+		current, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
+		if err != nil {
+			return fmt.Errorf("store: current judgments of item %d: %w", itemID, err)
+		}
+		adj, err := latestAdjudication(ctx, tx, itemID)
+		if err != nil {
+			return err
+		}
+		old, had, err := consensusFor(ctx, tx, itemID)
+		if err != nil {
+			return err
+		}
+		row, ok = decide(current, adj)
+		if !ok {
+			if had {
+				changed = true
+				if _, err := tx.Exec(ctx, `DELETE FROM consensus WHERE item_id = $1`, itemID); err != nil {
+					return fmt.Errorf("store: clear consensus: %w", err)
+				}
+				return audit(ctx, tx, 0, projectID, "consensus.clear", "item", fmt.Sprint(itemID), map[string]any{"old": old})
+			}
+			return nil
+		}
+		row.ItemID, row.ProjectID, row.QueryID = itemID, projectID, queryID
+		if adj != nil {
+			row.AdjudicationID = &adj.ID
+		}
+		if had && sameConsensus(old, row) {
+			row = old
+			return nil
+		}
+		changed = true
+		rows, _ = tx.Query(ctx, `INSERT INTO consensus (item_id, project_id, query_id, relevance, status, votes, relevant_votes,
+				contradictions, needs_adjudication, adjudication_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			ON CONFLICT (item_id) DO UPDATE SET relevance = EXCLUDED.relevance, status = EXCLUDED.status, votes = EXCLUDED.votes,
+				relevant_votes = EXCLUDED.relevant_votes, contradictions = EXCLUDED.contradictions,
+				needs_adjudication = EXCLUDED.needs_adjudication, adjudication_id = EXCLUDED.adjudication_id, updated_at = now()
+			RETURNING `+consensusCols,
+			itemID, projectID, queryID, row.Relevance, row.Status, row.Votes, row.RelevantVotes, row.Contradictions,
+			row.NeedsAdjudication, row.AdjudicationID)
+		row, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[ConsensusRow])
+		if err != nil {
+			return fmt.Errorf("store: save consensus: %w", err)
+		}
+		detail := map[string]any{"new": consensusDetail(row)}
+		if had {
+			detail["old"] = consensusDetail(old)
+		}
+		return audit(ctx, tx, 0, projectID, "consensus.update", "item", fmt.Sprint(itemID), detail)
+	})
+	return row, ok, changed, err
+}
+
+func sameConsensus(a, b ConsensusRow) bool {
+	sameAdj := (a.AdjudicationID == nil) == (b.AdjudicationID == nil) &&
+		(a.AdjudicationID == nil || *a.AdjudicationID == *b.AdjudicationID)
+	return sameAdj && a.Relevance == b.Relevance && a.Status == b.Status && a.Votes == b.Votes &&
+		a.RelevantVotes == b.RelevantVotes && a.Contradictions == b.Contradictions && a.NeedsAdjudication == b.NeedsAdjudication
+}
+
+func consensusDetail(r ConsensusRow) map[string]any {
+	return map[string]any{"relevance": r.Relevance, "status": r.Status, "votes": r.Votes,
+		"relevant_votes": r.RelevantVotes, "needs_adjudication": r.NeedsAdjudication}
+}
+
+func consensusFor(ctx context.Context, tx pgx.Tx, itemID int64) (ConsensusRow, bool, error) {
+	rows, _ := tx.Query(ctx, `SELECT `+consensusCols+` FROM consensus WHERE item_id = $1`, itemID)
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[ConsensusRow])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, false, nil
+	}
+	if err != nil {
+		return r, false, fmt.Errorf("store: consensus of item %d: %w", itemID, err)
+	}
+	return r, true, nil
+}
+
+func latestAdjudication(ctx context.Context, q querier, itemID int64) (*Adjudication, error) {
+	rows, _ := q.Query(ctx, `SELECT `+adjudicationCols+` FROM adjudications WHERE item_id = $1 ORDER BY id DESC LIMIT 1`, itemID)
+	a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Adjudication])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: adjudication of item %d: %w", itemID, err)
+	}
+	return &a, nil
+}
+
+// ConsensusOf returns an item's stored consensus, or ErrNotFound.
+func (s *Store) ConsensusOf(ctx context.Context, itemID int64) (ConsensusRow, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+consensusCols+` FROM consensus WHERE item_id = $1`, itemID)
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[ConsensusRow])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, fmt.Errorf("store: consensus of item %d: %w", itemID, ErrNotFound)
+	}
+	if err != nil {
+		return r, fmt.Errorf("store: consensus of item %d: %w", itemID, err)
+	}
+	return r, nil
+}
+
+// AddAdjudication records a researcher's decision on a relevance item
+// (audited as adjudication.decide). The caller refreshes the consensus.
+func (s *Store) AddAdjudication(ctx context.Context, itemID, userID int64, relevance int16, note string) (Adjudication, error) {
+	var a Adjudication
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var projectID int64
+		var kind string
+		err := tx.QueryRow(ctx, `SELECT project_id, kind FROM items WHERE id = $1`, itemID).Scan(&projectID, &kind)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("store: item %d: %w", itemID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("store: item %d: %w", itemID, err)
+		}
+		if kind != "relevance" {
+			return fmt.Errorf("store: item %d is a %s task, only relevance items are adjudicated: %w", itemID, kind, ErrConflict)
+		}
+		rows, _ := tx.Query(ctx, `INSERT INTO adjudications (item_id, user_id, relevance, note) VALUES ($1, $2, $3, $4)
+			RETURNING `+adjudicationCols, itemID, userID, relevance, note)
+		a, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Adjudication])
+		if err != nil {
+			return fmt.Errorf("store: add adjudication: %w", err)
+		}
+		return audit(ctx, tx, userID, projectID, "adjudication.decide", "item", fmt.Sprint(itemID),
+			map[string]any{"adjudication_id": a.ID, "relevance": relevance, "note": note})
+	})
+	return a, err
+}
+
+// AdjudicationsOf returns every adjudication of an item, oldest first.
+func (s *Store) AdjudicationsOf(ctx context.Context, itemID int64) ([]Adjudication, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+adjudicationCols+` FROM adjudications WHERE item_id = $1 ORDER BY id`, itemID)
+	as, err := pgx.CollectRows(rows, pgx.RowToStructByName[Adjudication])
+	if err != nil {
+		return nil, fmt.Errorf("store: adjudications of item %d: %w", itemID, err)
+	}
+	return as, nil
+}
+
+// AdjudicationQueue lists a project's items that need adjudication, oldest
+// item first, and how many there are in all.
+func (s *Store) AdjudicationQueue(ctx context.Context, projectID int64, limit, offset int) ([]ConsensusRow, int, error) {
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM consensus WHERE project_id = $1 AND needs_adjudication`, projectID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: adjudication queue: %w", err)
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT `+consensusCols+` FROM consensus WHERE project_id = $1 AND needs_adjudication
+		ORDER BY item_id LIMIT $2 OFFSET $3`, projectID, limit, offset)
+	rs, err := pgx.CollectRows(rows, pgx.RowToStructByName[ConsensusRow])
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: adjudication queue: %w", err)
+	}
+	return rs, total, nil
+}
+
+// ConsensusQrel is one consensus label as exported.
+type ConsensusQrel struct {
+	QueryExtID string
+	DocExtID   string
+	Relevance  int
+	Status     string
+	Votes      int
+}
+
+// EachConsensusQrel streams a project's consensus labels in query import
+// order, then document id.
+func (s *Store) EachConsensusQrel(ctx context.Context, projectID int64, fn func(ConsensusQrel) error) error {
+	rows, err := s.pool.Query(ctx, `SELECT q.ext_id, d.ext_id, c.relevance, c.status, c.votes
+		FROM consensus c
+		JOIN items i ON i.id = c.item_id
+		JOIN queries q ON q.id = c.query_id
+		JOIN documents d ON d.id = i.document_id
+		WHERE c.project_id = $1
+		ORDER BY q.seq, q.id, d.ext_id`, projectID)
+	if err != nil {
+		return fmt.Errorf("store: consensus qrels: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r ConsensusQrel
+		if err := rows.Scan(&r.QueryExtID, &r.DocExtID, &r.Relevance, &r.Status, &r.Votes); err != nil {
+			return fmt.Errorf("store: consensus qrels: %w", err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: consensus qrels: %w", err)
+	}
+	return nil
+}
+
+// ConsensusItemIDs lists the relevance items of a project that have at
+// least one judgment (what a full consensus rebuild must visit).
+func (s *Store) ConsensusItemIDs(ctx context.Context, projectID int64) ([]int64, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT DISTINCT i.id FROM items i JOIN judgments j ON j.item_id = i.id
+		WHERE i.project_id = $1 AND i.kind = 'relevance' ORDER BY i.id`, projectID)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("store: judged items: %w", err)
+	}
+	return ids, nil
+}

@@ -1,0 +1,53 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ExportSnapshot is one recorded export (export_snapshots).
+type ExportSnapshot struct {
+	ID        string          `db:"id"`
+	ProjectID int64           `db:"project_id"`
+	Format    string          `db:"format"`
+	Counts    json.RawMessage `db:"counts"`
+	CreatedBy *int64          `db:"created_by"`
+	CreatedAt time.Time       `db:"created_at"`
+}
+
+const snapshotCols = `id::text AS id, project_id, format, counts, created_by, created_at`
+
+// RecordExportSnapshot stores a finished export under id (a UUID) and
+// audits it. userID 0 = the command line.
+func (s *Store) RecordExportSnapshot(ctx context.Context, id string, projectID int64, format string, counts any, userID int64) (ExportSnapshot, error) {
+	var snap ExportSnapshot
+	var uid *int64
+	if userID != 0 {
+		uid = &userID
+	}
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, `INSERT INTO export_snapshots (id, project_id, format, counts, created_by)
+			VALUES ($1, $2, $3, $4, $5) RETURNING `+snapshotCols, id, projectID, format, counts, uid)
+		var err error
+		snap, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[ExportSnapshot])
+		if err != nil {
+			return fmt.Errorf("store: record export: %w", err)
+		}
+		return audit(ctx, tx, userID, projectID, "export.snapshot", "export", id, map[string]any{"format": format, "counts": counts})
+	})
+	return snap, err
+}
+
+// ExportSnapshots lists a project's recorded exports, newest first.
+func (s *Store) ExportSnapshots(ctx context.Context, projectID int64) ([]ExportSnapshot, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+snapshotCols+` FROM export_snapshots WHERE project_id = $1 ORDER BY created_at DESC, id`, projectID)
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[ExportSnapshot])
+	if err != nil {
+		return nil, fmt.Errorf("store: export snapshots: %w", err)
+	}
+	return out, nil
+}

@@ -178,8 +178,8 @@ func (np nounPhrase) capitalizedPre() bool {
 // splitNegPositive splits the positive part of a negation query ("Crime
 // novels set in the Middle Ages but not …") when it reads as two
 // categories: pre-modifiers plus a post-modifier, two post-modifiers, three
-// or more pre-modifiers ("Jungle adventure sequel films"), or a year plus a
-// proper adjective ("2000 English books").
+// or more genre words on a work ("Jungle adventure sequel films"), or a
+// year plus a proper adjective ("2000 English books").
 func splitNegPositive(s string) []string {
 	np, ok := parseNP(s, true)
 	if !ok {
@@ -199,7 +199,10 @@ func splitNegPositive(s string) []string {
 		return []string{np.year + " " + np.head, np.preHead(false)}
 	case len(np.posts) >= 2:
 		return np.postAtoms()
-	case np.year == "" && len(np.pre) >= 3:
+	case np.year == "" && len(np.pre) >= 3 && isWorkHead(lowerASCII(np.head)) && !strings.Contains(lowerASCII(strings.Join(np.pre, " ")), " and "):
+		// Stacked genres of a work ("Jungle adventure sequel films");
+		// technical compounds ("ACPI power management software") are one
+		// category.
 		return []string{np.pre[0] + " " + np.head, strings.Join(np.pre[1:], " ") + " " + np.head}
 	}
 	return []string{s}

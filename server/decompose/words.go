@@ -21,7 +21,7 @@ func lowerASCII(s string) string {
 
 // isBoundary reports whether the byte before/after a match ends a word.
 func isBoundary(s string, i int) bool {
-	if i <= 0 || i >= len(s) {
+	if i < 0 || i >= len(s) {
 		return true
 	}
 	c := s[i]
@@ -100,14 +100,6 @@ func firstWord(s string) string {
 		return ""
 	}
 	return strings.Trim(lowerASCII(w[0]), ",;:")
-}
-
-func lastWord(s string) string {
-	w := words(s)
-	if len(w) == 0 {
-		return ""
-	}
-	return strings.Trim(lowerASCII(w[len(w)-1]), ",;:")
 }
 
 // capitalized reports whether the word starts with an upper-case letter or

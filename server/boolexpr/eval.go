@@ -128,9 +128,12 @@ func (e *Expr) ExplicitNegatives(sets []map[string]bool, universe map[string]boo
 }
 
 // EvalBool evaluates e for one document given whether it satisfies each
-// atom. Indices out of range count as false; call Validate first to catch
-// them.
+// atom. Indices out of range and malformed nodes count as false; call
+// Validate first to catch them.
 func (e *Expr) EvalBool(atomValues []bool) bool {
+	if e == nil {
+		return false
+	}
 	switch e.Op {
 	case OpAtom:
 		return e.Atom >= 0 && e.Atom < len(atomValues) && atomValues[e.Atom]
@@ -202,6 +205,9 @@ func (t Truth) not() Truth {
 // the result unknown only when it could change the outcome. Missing indices
 // count as Unknown.
 func (e *Expr) Eval3(atomValues []Truth) Truth {
+	if e == nil {
+		return Unknown
+	}
 	switch e.Op {
 	case OpAtom:
 		if e.Atom >= 0 && e.Atom < len(atomValues) {

@@ -189,6 +189,13 @@ func TestNegationHelpers(t *testing.T) {
 	if !e.HasNot() {
 		t.Error("HasNot false")
 	}
+	// Malformed trees never panic.
+	bad := And(nil, &Expr{Op: OpNot})
+	_ = bad.EvalBool([]bool{true})
+	_ = bad.Eval3([]Truth{True})
+	_ = bad.String()
+	_ = bad.Positive()
+	_ = bad.NegatedAtoms()
 }
 
 func TestEval3(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -48,6 +50,7 @@ type taskFeed struct {
 	cancel   context.CancelFunc
 	release  []func()
 	onChange func() // called when the current task may have changed
+	navved   bool
 }
 
 func (f *taskFeed) changed() {
@@ -57,13 +60,23 @@ func (f *taskFeed) changed() {
 }
 
 // navKind maps a URL path to the task kind and project it shows.
+// go-app calls OnMount before OnNav on client-side navigation and the other
+// way round on a first load, so the first load starts when both have run.
 func (f *taskFeed) nav(ctx app.Context, kind string) {
 	u := ctx.Page().URL()
 	f.kind = kind
-	f.project = lastPathPart(u.Path)
+	f.project, f.itemID = lastPathPart(u.Path), 0
+	if strings.HasPrefix(u.Path, "/item/") {
+		f.itemID, _ = strconv.ParseInt(f.project, 10, 64)
+		f.project = ""
+	}
 	f.state = stateLoading
 	if f.judged == nil {
 		f.judged = map[int64]bool{}
+	}
+	f.navved = true
+	if f.client != nil {
+		f.load(ctx)
 	}
 }
 
@@ -85,6 +98,9 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 	loopCtx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
 	go f.syncLoop(loopCtx, ctx)
+	if f.navved {
+		defer f.load(ctx)
+	}
 	f.listen("online", func(app.Value) {
 		f.outbox.RetryNow(time.Now())
 		f.poke()
@@ -105,7 +121,6 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 			ctx.Dispatch(func(ctx app.Context) { onKey(ctx, key, ev) })
 		})
 	}
-	f.load(ctx)
 }
 
 // handledKeys are the keys the judging views take over (so space does not

@@ -69,12 +69,8 @@ func NewJudgePage() *JudgePage { return &JudgePage{relevance: -1} }
 
 // OnNav sets the page up from its URL: /judge/<project> or /item/<id>.
 func (p *JudgePage) OnNav(ctx app.Context) {
-	p.nav(ctx, api.KindRelevance)
 	p.onChange = p.syncForm
-	if strings.HasPrefix(ctx.Page().URL().Path, "/item/") {
-		p.itemID, _ = strconv.ParseInt(lastPathPart(ctx.Page().URL().Path), 10, 64)
-		p.project = ""
-	}
+	p.nav(ctx, api.KindRelevance)
 	ctx.Page().SetTitle("Judge · boolpool")
 }
 

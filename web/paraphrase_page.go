@@ -36,8 +36,8 @@ func NewParaphrasePage() *ParaphrasePage { return &ParaphrasePage{} }
 
 // OnNav sets the page up from /paraphrase/<project>.
 func (p *ParaphrasePage) OnNav(ctx app.Context) {
-	p.nav(ctx, api.KindParaphrase)
 	p.onChange = p.syncForm
+	p.nav(ctx, api.KindParaphrase)
 	ctx.Page().SetTitle("Paraphrase · boolpool")
 }
 

@@ -40,8 +40,8 @@ func NewValidationPage() *ValidationPage { return &ValidationPage{} }
 
 // OnNav sets the page up from /validate/<project>.
 func (p *ValidationPage) OnNav(ctx app.Context) {
-	p.nav(ctx, api.KindValidation)
 	p.onChange = p.syncForm
+	p.nav(ctx, api.KindValidation)
 	ctx.Page().SetTitle("Validate · boolpool")
 }
 

@@ -39,8 +39,37 @@ func Handler() *app.Handler {
 		LoadingLabel:            "Loading boolpool… {progress}%",
 		Resources:               webPaths{},
 		WasmContentLengthHeader: "X-Wasm-Content-Length",
+		ServiceWorkerTemplate:   serviceWorker,
 	}
 }
+
+// serviceWorker caches the app shell so the app starts offline, and never
+// touches /api/: judgments are queued by the page itself (see Outbox), and a
+// worker answering API calls would hide the network state from it.
+const serviceWorker = `// boolpool service worker {{.Version}}
+const cacheName = "boolpool-{{.Version}}";
+const shell = {{.ResourcesToCache}};
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(cacheName).then((c) => c.addAll(shell)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches.keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== cacheName).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim())
+  );
+});
+
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== "GET" || url.origin !== self.location.origin || url.pathname.startsWith("/api/")) {
+    return;
+  }
+  event.respondWith(caches.match(event.request).then((hit) => hit || fetch(event.request)));
+});
+`
 
 // webPaths keeps /web/… URLs as they are: the HTTP server, not go-app,
 // serves them (app.wasm precompressed).

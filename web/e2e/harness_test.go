@@ -1,0 +1,266 @@
+// Package e2e drives the real boolpool server, PostgreSQL and the go-app
+// wasm client in Debian's headless Chromium through chromedp. Tests skip when
+// Chromium is missing, except under CI=true, where that is a failure
+// (scripts/install-chromium.sh installs it).
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"boolpool/server/config"
+	"boolpool/server/httpapi"
+	"boolpool/server/judging/judgingtest"
+	"boolpool/server/store"
+	"boolpool/server/store/storetest"
+)
+
+// staticDir holds the freshly built app.wasm and the repository's static
+// files; TestMain builds it once per test binary.
+var staticDir string
+
+// buildErr is why the wasm build failed (tests report it).
+var buildErr error
+
+func TestMain(m *testing.M) {
+	if chromiumPath() != "" {
+		staticDir, buildErr = buildStatic()
+	}
+	code := m.Run()
+	if staticDir != "" {
+		os.RemoveAll(staticDir)
+	}
+	os.Exit(code)
+}
+
+// chromiumPath finds Debian's chromium.
+func chromiumPath() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	return ""
+}
+
+// repoRoot is the module root (where go.mod is).
+func repoRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out))), nil
+}
+
+// buildStatic builds app.wasm from the current source into a temporary
+// static directory next to copies of the CSS and icons.
+func buildStatic() (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "boolpool-e2e-static-")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "app.wasm"), "./wasm")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build wasm: %v\n%s", err, out)
+	}
+	entries, err := os.ReadDir(filepath.Join(root, "static"))
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), "app.wasm") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, "static", e.Name()))
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// requireBrowser skips (or, under CI, fails) when Chromium is absent.
+func requireBrowser(t testing.TB) string {
+	t.Helper()
+	p := chromiumPath()
+	if p == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed and CI is set: run scripts/install-chromium.sh")
+		}
+		t.Skip("chromium is not installed (scripts/install-chromium.sh installs it)")
+	}
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return p
+}
+
+// env is one running server with its fixture and a browser.
+type env struct {
+	t     testing.TB
+	st    *store.Store
+	fx    *judgingtest.Fixture
+	url   string
+	ctx   context.Context
+	shots string
+}
+
+// newEnv starts the server on a fresh database with the fixture, and a
+// headless Chromium with a fresh profile.
+func newEnv(t testing.TB, ratersPerItem int) *env {
+	t.Helper()
+	chromium := requireBrowser(t)
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, ratersPerItem)
+	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 1 << 20, LoginPerMinute: 1000, StaticDir: staticDir}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv := httptest.NewServer(httpapi.New(cfg, st, log).Handler())
+	t.Cleanup(srv.Close)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1440, 1000),
+	)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelA() })
+	// Start the browser now, so its start-up is not part of any timing.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return &env{t: t, st: st, fx: fx, url: srv.URL, ctx: ctx, shots: screenshotDir(t)}
+}
+
+// screenshotDir is $BOOLPOOL_SCREENSHOTS or testdata/screenshots at the
+// repository root (gitignored).
+func screenshotDir(t testing.TB) string {
+	dir := os.Getenv("BOOLPOOL_SCREENSHOTS")
+	if dir == "" {
+		root, err := repoRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = filepath.Join(root, "testdata", "screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// do runs browser actions with a deadline, failing the test on error.
+func (e *env) do(what string, actions ...chromedp.Action[chromedp.Void]) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		e.shot("failure-" + strings.ReplaceAll(what, " ", "-"))
+		e.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval evaluates JavaScript and returns its value as T.
+func eval[T any](e *env, js string) T {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		e.t.Fatalf("eval %s: %v", js, err)
+	}
+	return v
+}
+
+// waitJS polls a JavaScript condition until it is true.
+func (e *env) waitJS(what, cond string, timeout time.Duration) {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if eval[bool](e, "!!("+cond+")") {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.shot("timeout-" + strings.ReplaceAll(what, " ", "-"))
+			e.t.Fatalf("timed out after %v waiting for %s (%s)", timeout, what, cond)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// shot writes a full-page screenshot.
+func (e *env) shot(name string) string {
+	ctx, cancel := context.WithTimeout(e.ctx, 20*time.Second)
+	defer cancel()
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		e.t.Logf("screenshot %s: %v", name, err)
+		return ""
+	}
+	p := filepath.Join(e.shots, name+".png")
+	if err := os.WriteFile(p, buf, 0o644); err != nil {
+		e.t.Logf("screenshot %s: %v", name, err)
+		return ""
+	}
+	e.t.Logf("screenshot: %s", p)
+	return p
+}
+
+// login signs in through the login page, by keyboard.
+func (e *env) login(user string) {
+	e.t.Helper()
+	e.do("open login", chromedp.Navigate(e.url+"/login"),
+		chromedp.WaitVisible(chromedp.CSS(`#login[data-wasm="1"]`)))
+	e.do("type credentials",
+		chromedp.SendKeys(chromedp.CSS(`#username`), user),
+		chromedp.SendKeys(chromedp.CSS(`#password`), judgingtest.Password+"\r"),
+	)
+	e.waitJS("leave the login page", `location.pathname !== "/login"`, 20*time.Second)
+}
+
+// logout clears the session cookie through the API.
+func (e *env) logout() {
+	e.t.Helper()
+	eval[int](e, `fetch("/api/me").then(r => r.json()).then(me => fetch("/api/auth/logout", {method: "POST", headers: {"X-CSRF-Token": me.csrf_token}})).then(r => r.status)`)
+}
+
+// key presses keys (one key event each).
+func (e *env) key(keys string) {
+	e.t.Helper()
+	e.do("press "+keys, chromedp.KeyEvent(keys))
+}
+
+// itemOnScreen is the judging page's current item id ("" if none).
+func (e *env) itemOnScreen(root string) string {
+	return eval[string](e, `(document.querySelector("`+root+`") || {dataset: {}}).dataset.item || ""`)
+}

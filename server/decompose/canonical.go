@@ -410,6 +410,8 @@ func wordSub(w string) string {
 		return "World War II"
 	case "wwii":
 		return "World War II"
+	case "documentaries":
+		return "documentary films"
 	case "childrens":
 		return "children's"
 	case "childrens'":
@@ -452,7 +454,60 @@ func canonical(a string) string {
 	out = dropRelative(out)
 	out = rewriteNP(out)
 	out = rewriteNames(out)
+	out = orderModifiers(out)
 	return upperFirst(strings.Join(out, " "))
+}
+
+// orderModifiers puts the pre-modifiers of a work in category order: year
+// first, then nationality ("Australian 1993 novels" → "1993 Australian
+// novels", "Silent Romanian films" → "Romanian silent films"). "Lost" and
+// "-language" stay in front of the nationality, as in "Lost Indian films"
+// and "English-language Taiwanese films".
+func orderModifiers(ws []string) []string {
+	h := headIndex(ws)
+	if h < 2 || !isWorkHead(lowerASCII(ws[h])) {
+		return ws
+	}
+	var year, dems, rest []string
+	pre := ws[:h]
+	for i, w := range pre {
+		// A capitalised word inside the phrase makes the demonym part of a
+		// name ("New American Library books").
+		if i > 0 && capitalized(w) && !isYear(w) && demonymPlaces(w) == nil {
+			return ws
+		}
+	}
+	for i := 0; i < len(pre); i++ {
+		w := pre[i]
+		lw := lowerASCII(w)
+		switch {
+		case isYear(w):
+			year = append(year, w)
+		case i+1 < len(pre) && demonymPlaces(w+" "+pre[i+1]) != nil:
+			dems = append(dems, w, pre[i+1])
+			i++
+		case demonymPlaces(w) != nil:
+			dems = append(dems, w)
+		case lw == "lost" || strings.HasSuffix(lw, "-language"):
+			if len(dems) > 0 || len(rest) > 0 {
+				return ws
+			}
+			year = append(year, w)
+		default:
+			rest = append(rest, w)
+		}
+	}
+	if len(year) > 2 || len(rest) == 0 && len(dems) == 0 {
+		return ws
+	}
+	out := append(append([]string{}, year...), dems...)
+	if len(rest) > 0 {
+		if len(out) > 0 {
+			rest = lowerFirstWord(rest)
+		}
+		out = append(out, rest...)
+	}
+	return append(out, ws[h:]...)
 }
 
 // dropRelative removes "that are" / "which are" before a link word: "Films
@@ -578,6 +633,12 @@ func rewriteNP(ws []string) []string {
 	lpost := make([]string, len(post))
 	for i, w := range post {
 		lpost[i] = lowerASCII(w)
+	}
+	// "Insects from the late Cretaceous period" → "Late Cretaceous insects"
+	if n := len(post); isTaxonHead(head) && n >= 3 && (lpost[0] == "from" || lpost[0] == "of" || lpost[0] == "in") &&
+		lpost[1] == "the" && (lpost[n-1] == "period" || lpost[n-1] == "era" || lpost[n-1] == "epoch") && n > 3 {
+		np := append(append([]string{upperFirst(post[2])}, post[3:n-1]...), lowerFirstWord(pre)...)
+		return append(np, lowerASCII(ws[h]))
 	}
 	// "<pre> HEAD from/of/in (the) YEAR"
 	if n := len(post); n >= 2 && n <= 3 && (lpost[0] == "from" || lpost[0] == "of" || lpost[0] == "in") &&

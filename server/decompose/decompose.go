@@ -186,7 +186,8 @@ func normalize(q string) string {
 		{"that can only be found in", "endemic to"}, {"that are only found in", "endemic to"},
 		{"that are found only in", "endemic to"}, {"only found in", "endemic to"},
 		{"found only in", "endemic to"}, {"that only grow in", "endemic to"}, {"only from", "endemic to"},
-		{"plant species", "plants"}, {"animal species", "animals"},
+		{"plant species", "plants"}, {"animal species", "animals"}, {"plant life", "plants"},
+		{"animal life", "animals"}, {"wildlife", "animals"},
 	} {
 		q = replacePhrase(q, c[0], c[1])
 	}

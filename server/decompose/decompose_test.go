@@ -77,6 +77,12 @@ func TestDecompose(t *testing.T) {
 		{"Novels written by Val McDermid", boolexpr.TemplateSingle, "A", []string{"Novels by Val McDermid"}},
 		{"buddy comedy films of the 1930's", boolexpr.TemplateSingle, "A", []string{"1930s buddy comedy films"}},
 		{"Birds from 1961", boolexpr.TemplateSingle, "A", []string{"Birds described in 1961"}},
+		{"Australian 1993 novels", boolexpr.TemplateSingle, "A", []string{"1993 Australian novels"}},
+		{"Silent Romanian films", boolexpr.TemplateSingle, "A", []string{"Romanian silent films"}},
+		{"Lost Indian films", boolexpr.TemplateSingle, "A", []string{"Lost Indian films"}},
+		{"New American Library books", boolexpr.TemplateSingle, "A", []string{"New American Library books"}},
+		{"Insects from the late Cretaceous period", boolexpr.TemplateSingle, "A", []string{"Late Cretaceous insects"}},
+		{"Rosales genera of Europe", boolexpr.TemplateAnd2, "A AND B", []string{"Rosales genera", "Flora of Europe"}},
 		// Repeated atoms collapse; a relative-clause adjective is a modifier.
 		{"Flora or plants from the Gambia", boolexpr.TemplateSingle, "A", []string{"Flora of the Gambia"}},
 		{"Adventure films that are dutch", boolexpr.TemplateSingle, "A", []string{"Dutch adventure films"}},

@@ -22,6 +22,8 @@ import (
 func benchSuites() []bench.Suite {
 	return []bench.Suite{
 		bench.IngestSuite(),
+		bench.LoadSuite(),
+		bench.CrashSuite(),
 	}
 }
 

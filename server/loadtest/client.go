@@ -22,7 +22,7 @@ type Config struct {
 	BaseURL  string
 	Project  string
 	Users    []Creds
-	Duration time.Duration // stop starting new tasks after this long (0 = until Stop)
+	Duration time.Duration   // stop starting new tasks after this long (0 = until Stop)
 	Stop     <-chan struct{} // closing it also stops new tasks (nil = never)
 	// MaxPerUser bounds the judgments each annotator submits (0 = no bound).
 	MaxPerUser int

@@ -199,8 +199,8 @@ func writeTRECRun(ctx context.Context, path string, stdout io.Writer, tag string
 
 // retrieveEnv loads the resources methods need, once, on demand.
 type retrieveEnv struct {
-	st      *store.Store
-	project store.Project
+	st       *store.Store
+	project  store.Project
 	encoder  string
 	memory   bool // exact in-memory vectors encoded on the fly instead of pgvector
 	log      *slog.Logger

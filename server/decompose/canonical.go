@@ -425,7 +425,8 @@ func placePreps() [][]string {
 	return [][]string{
 		{"that", "are", "from"}, {"that", "are", "native", "to"}, {"found", "only", "in"},
 		{"that", "live", "in"}, {"that", "grow", "in"}, {"native", "to"}, {"found", "in"},
-		{"located", "in"}, {"living", "in"}, {"growing", "in"}, {"from"}, {"in"}, {"of"},
+		{"located", "in"}, {"living", "in"}, {"growing", "in"}, {"that", "exist", "in"},
+		{"existing", "in"}, {"from"}, {"in"}, {"of"},
 	}
 }
 
@@ -455,7 +456,27 @@ func canonical(a string) string {
 	out = rewriteNP(out)
 	out = rewriteNames(out)
 	out = orderModifiers(out)
+	out = realmFlora(out)
 	return upperFirst(strings.Join(out, " "))
+}
+
+// realmFlora names the plants of a biogeographic realm or biome "flora",
+// as the categories do ("Holarctic plants" → "Holarctic flora").
+func realmFlora(ws []string) []string {
+	n := len(ws)
+	if n < 2 || lowerASCII(ws[n-1]) != "plants" {
+		return ws
+	}
+	for _, w := range ws[:n-1] {
+		switch lowerASCII(w) {
+		case "holarctic", "nearctic", "palearctic", "palaearctic", "neotropical", "afrotropical",
+			"pantropical", "paleotropical", "indomalayan", "australasian", "oceanian", "antarctic",
+			"realm", "desert":
+			out := append([]string{}, ws[:n-1]...)
+			return append(out, "flora")
+		}
+	}
+	return ws
 }
 
 // orderModifiers puts the pre-modifiers of a work in category order: year

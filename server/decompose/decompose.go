@@ -191,7 +191,32 @@ func normalize(q string) string {
 	} {
 		q = replacePhrase(q, c[0], c[1])
 	}
-	return clean(q)
+	return clean(inCommon(q))
+}
+
+// inCommon rewrites "Plants (that) Afghanistan and Israel have in common"
+// as "Plants of Afghanistan and Israel", which the conjunction rules then
+// split with a shared head.
+func inCommon(q string) string {
+	i := findPhrase(q, "have in common", 0)
+	if i <= 0 {
+		return q
+	}
+	before, after := clean(q[:i]), q[i+len("have in common"):]
+	ws := words(before)
+	h := headIndex(ws)
+	if h < 0 || h == len(ws)-1 {
+		return q
+	}
+	rest := ws[h+1:]
+	if lw := lowerASCII(rest[0]); lw == "that" || lw == "which" {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		return q
+	}
+	out := append(append(append([]string{}, ws[:h+1]...), "of"), rest...)
+	return strings.Join(out, " ") + after
 }
 
 // clauseNegations introduce a negated atom at clause level; phraseNegations

@@ -83,6 +83,9 @@ func TestDecompose(t *testing.T) {
 		{"New American Library books", boolexpr.TemplateSingle, "A", []string{"New American Library books"}},
 		{"Insects from the late Cretaceous period", boolexpr.TemplateSingle, "A", []string{"Late Cretaceous insects"}},
 		{"Rosales genera of Europe", boolexpr.TemplateAnd2, "A AND B", []string{"Rosales genera", "Flora of Europe"}},
+		{"Holarctic plants", boolexpr.TemplateSingle, "A", []string{"Holarctic flora"}},
+		{"Plants Afghanistan and Israel have in common", boolexpr.TemplateAnd2, "A AND B",
+			[]string{"Flora of Afghanistan", "Flora of Israel"}},
 		// Repeated atoms collapse; a relative-clause adjective is a modifier.
 		{"Flora or plants from the Gambia", boolexpr.TemplateSingle, "A", []string{"Flora of the Gambia"}},
 		{"Adventure films that are dutch", boolexpr.TemplateSingle, "A", []string{"Dutch adventure films"}},

@@ -44,20 +44,26 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	var c export.Counts
+	var snap export.Snapshot
 	switch {
 	case export.MultiFile(*format):
 		c, err = export.WriteDir(ctx, st, p.ID, *format, *out)
 	case *out == "":
-		c, err = export.Write(ctx, st, p.ID, *format, stdout, export.Options{Run: *run})
+		snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, stdout, export.Options{Run: *run}, "", 0)
+		c = snap.Counts
 	default:
 		c, err = writeAtomically(*out, func(w io.Writer) (export.Counts, error) {
-			return export.Write(ctx, st, p.ID, *format, w, export.Options{Run: *run})
+			snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, w, export.Options{Run: *run}, "", 0)
+			return snap.Counts, err
 		})
 	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "exported %d lines (%d queries, %d documents, %d qrels)\n", c.Lines, c.Queries, c.Documents, c.Qrels)
+	if snap.ID != "" {
+		fmt.Fprintf(stderr, "export id %s (sha256 %s, %d bytes)\n", snap.ID, snap.SHA256, snap.Bytes)
+	}
 	return nil
 }
 

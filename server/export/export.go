@@ -24,7 +24,7 @@ import (
 
 // Formats lists the accepted --format names. beir writes a directory.
 func Formats() []string {
-	return []string{"quest", "quest-documents", "beir", "trec-topics", "trec-qrels", "trec-run", "csv"}
+	return []string{"quest", "quest-documents", "beir", "trec-topics", "trec-qrels", "trec-run", "csv", "qrels-consensus", "quest-judged"}
 }
 
 // Options select what to export.
@@ -38,6 +38,7 @@ type Counts struct {
 	Documents int `json:"documents"`
 	Qrels     int `json:"qrels"`
 	Lines     int `json:"lines"`
+	Judgments int `json:"judgments,omitempty"` // quest-judged: judgments behind the ratings
 }
 
 // MultiFile reports whether a format writes a directory.
@@ -61,6 +62,10 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 		c, err = trecRun(ctx, st, projectID, opt.Run, bw)
 	case "csv":
 		c, err = judgmentsCSV(ctx, st, projectID, bw)
+	case "qrels-consensus":
+		c, err = consensusQrels(ctx, st, projectID, bw)
+	case "quest-judged":
+		c, err = questJudged(ctx, st, projectID, bw)
 	case "beir":
 		return c, fmt.Errorf("export: beir writes a directory: pass --out DIR")
 	default:

@@ -2,12 +2,14 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
 	"boolpool/server/auth"
 	"boolpool/server/judging"
+	"boolpool/server/live"
 	"boolpool/web"
 	"boolpool/web/api"
 )
@@ -25,7 +27,9 @@ func (s *Server) routes() {
 	authSvc := auth.New(s.store, auth.Options{
 		SessionTTL: s.cfg.SessionTTL, SecureCookies: s.cfg.SecureCookies, LoginPerMinute: s.cfg.LoginPerMinute,
 	}, s.log)
-	judgeSvc := judging.New(s.store, s.log)
+	liveSvc := live.NewService(s.store, live.NewHub(16), 250*time.Millisecond, s.log)
+	judgeSvc := judging.New(observedStore{Store: s.store, obs: liveSvc}, s.log)
+	rh := researchHandlers{st: s.store, exportSt: s.store, live: liveSvc, heartbeat: 15 * time.Second, log: s.log}
 	ah := authHandlers{svc: authSvc, users: s.store}
 	th := taskHandlers{svc: judgeSvc}
 	jh := judgeHandlers{svc: judgeSvc}
@@ -47,10 +51,18 @@ func (s *Server) routes() {
 
 	// Researchers and admins.
 	e.GET("/api/projects/:project/stats", th.stats, researcher...)
+	e.GET("/api/projects/:project/dashboard", rh.dashboard, researcher...)
+	e.GET("/api/projects/:project/live", rh.liveEvents, researcher...)
+	e.GET("/api/projects/:project/composition", rh.composition, researcher...)
+	e.GET("/api/projects/:project/adjudication", rh.queue, researcher...)
+	e.GET("/api/items/:id/adjudication", rh.adjudicationItem, researcher...)
+	e.POST("/api/items/:id/adjudication", rh.adjudicate, researcher...)
 
 	// Admins.
 	e.GET("/api/admin/users", ah.listUsers, admin...)
 	e.POST("/api/admin/users", ah.createUser, admin...)
+	e.GET("/api/projects/:project/exports", rh.exports, admin...)
+	e.GET("/api/projects/:project/exports/:format", rh.download, admin...)
 
 	// Unknown API paths are JSON 404s, not app pages.
 	e.Any("/api/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound, "no such API route") })

@@ -1,0 +1,361 @@
+package export
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"boolpool/server/consensus"
+	"boolpool/server/judging"
+	"boolpool/server/store"
+	"boolpool/server/trecfmt"
+	"boolpool/web/api"
+)
+
+// Exports of our own judgments:
+//
+//   - qrels-consensus: TREC qrels "qid 0 docid grade" of the consensus
+//     label of every judged item (server/consensus: majority of the
+//     binarised votes, lower median as the grade, adjudications override),
+//     in query import order then document id.
+//   - quest-judged: QUEST jsonl whose metadata relevance_ratings,
+//     evidence_ratings and attributions come from the current judgments
+//     (one entry per rater, by judgment id), with QUEST's label strings.
+//     attributions map each atom's text to the attributed sentences joined
+//     by one space. "docs" is the imported answer set without the
+//     documents the consensus judged not relevant, followed by the other
+//     consensus-relevant documents in id order. A query nobody judged is
+//     written exactly as the quest format writes it.
+
+// QUEST's label strings.
+var (
+	questRelevance = [4]string{"Definitely not relevant", "Likely not relevant", "Likely relevant", "Definitely relevant"}
+	questEvidence  = map[string]string{api.EvidenceComplete: "Complete", api.EvidencePartial: "Partial", api.EvidenceNone: "No evidence"}
+)
+
+func consensusQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+	var c Counts
+	qw := trecfmt.NewQrelsWriter(w)
+	err := st.EachConsensusQrel(ctx, projectID, func(r store.ConsensusQrel) error {
+		c.Qrels++
+		c.Lines++
+		return qw.Write(trecfmt.Qrel{QueryID: r.QueryExtID, Iter: "0", DocID: r.DocExtID, Rel: r.Relevance})
+	})
+	if err != nil {
+		return c, err
+	}
+	return c, qw.Flush()
+}
+
+// judgedDoc gathers one document's current judgments for one query.
+type judgedDoc struct {
+	ext        string
+	docID      int64
+	relevance  []string
+	evidence   []string
+	attributes []json.RawMessage // per rater, atom index → sentence ids
+}
+
+func questJudged(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+	var c Counts
+	byQuery := map[int64][]*judgedDoc{}
+	needText := map[int64]bool{}
+	err := st.EachCurrentJudgment(ctx, projectID, func(r store.JudgedRow) error {
+		docs := byQuery[r.QueryID]
+		if len(docs) == 0 || docs[len(docs)-1].ext != r.DocExtID {
+			docs = append(docs, &judgedDoc{ext: r.DocExtID, docID: r.DocumentID})
+			byQuery[r.QueryID] = docs
+		}
+		d := docs[len(docs)-1]
+		if r.Relevance < 0 || r.Relevance > 3 {
+			return fmt.Errorf("export: judgment %d: relevance %d out of range", r.JudgmentID, r.Relevance)
+		}
+		d.relevance = append(d.relevance, questRelevance[r.Relevance])
+		d.evidence = append(d.evidence, questEvidence[r.Evidence])
+		d.attributes = append(d.attributes, r.Attributions)
+		if len(r.Attributions) > 2 {
+			needText[r.DocumentID] = true
+		}
+		c.Judgments++
+		return nil
+	})
+	if err != nil {
+		return c, err
+	}
+	verdict := map[string]map[string]int{} // query ext id → doc → consensus grade
+	err = st.EachConsensusQrel(ctx, projectID, func(r store.ConsensusQrel) error {
+		if verdict[r.QueryExtID] == nil {
+			verdict[r.QueryExtID] = map[string]int{}
+		}
+		verdict[r.QueryExtID][r.DocExtID] = r.Relevance
+		return nil
+	})
+	if err != nil {
+		return c, err
+	}
+	ids := make([]int64, 0, len(needText))
+	for id := range needText {
+		ids = append(ids, id)
+	}
+	texts, err := st.DocumentsByIDs(ctx, ids)
+	if err != nil {
+		return c, err
+	}
+	sentences := map[int64][]string{}
+	for id, d := range texts {
+		sentences[id] = judging.DocumentView(d).Sentences
+	}
+	err = st.EachQuery(ctx, projectID, func(q store.Query) error {
+		docs := byQuery[q.ID]
+		if len(docs) == 0 {
+			b, err := questLine(q, q.AnswerDocs, q.Metadata)
+			if err != nil {
+				return err
+			}
+			c.Queries++
+			c.Lines++
+			_, err = w.Write(b)
+			return err
+		}
+		answer := judgedAnswer(q.AnswerDocs, verdict[q.ExtID])
+		order := map[string]int{}
+		for i, d := range answer {
+			order[d] = i
+		}
+		sort.SliceStable(docs, func(i, j int) bool {
+			oi, iIn := order[docs[i].ext]
+			oj, jIn := order[docs[j].ext]
+			if iIn != jIn {
+				return iIn
+			}
+			if iIn {
+				return oi < oj
+			}
+			return docs[i].ext < docs[j].ext
+		})
+		rel, ev, attr := orderedObject{}, orderedObject{}, orderedObject{}
+		for _, d := range docs {
+			rel.add(d.ext, jsonValue(d.relevance))
+			ev.add(d.ext, jsonValue(d.evidence))
+			var per []byte
+			per = append(per, '[')
+			for i, raw := range d.attributes {
+				if i > 0 {
+					per = append(per, ", "...)
+				}
+				o, err := attributionObject(raw, q.Atoms, sentences[d.docID])
+				if err != nil {
+					return fmt.Errorf("export: query %s document %s: %w", q.ExtID, d.ext, err)
+				}
+				per = append(per, o...)
+			}
+			per = append(per, ']')
+			attr.add(d.ext, per)
+		}
+		md, err := replaceKeys(q.Metadata, map[string][]byte{
+			"relevance_ratings": rel.bytes(), "evidence_ratings": ev.bytes(), "attributions": attr.bytes(),
+		}, []string{"relevance_ratings", "evidence_ratings", "attributions"})
+		if err != nil {
+			return fmt.Errorf("export: query %s metadata: %w", q.ExtID, err)
+		}
+		b, err := questLine(q, answer, md)
+		if err != nil {
+			return err
+		}
+		c.Queries++
+		c.Lines++
+		_, err = w.Write(b)
+		return err
+	})
+	return c, err
+}
+
+// judgedAnswer is the answer set after judging: imported answers not
+// judged irrelevant, then the other consensus-relevant documents.
+func judgedAnswer(answer []string, verdict map[string]int) []string {
+	out := []string{}
+	in := map[string]bool{}
+	for _, d := range answer {
+		in[d] = true
+		if g, judged := verdict[d]; judged && g < consensus.RelevantThreshold {
+			continue
+		}
+		out = append(out, d)
+	}
+	var extra []string
+	for d, g := range verdict {
+		if g >= consensus.RelevantThreshold && !in[d] {
+			extra = append(extra, d)
+		}
+	}
+	slices.Sort(extra)
+	return append(out, extra...)
+}
+
+// attributionObject turns one judgment's attributions into QUEST's
+// {"atom text": "sentences", ...}; atoms without sentences are left out.
+func attributionObject(raw json.RawMessage, atoms []store.Atom, sentences []string) ([]byte, error) {
+	var attrs []api.Attribution
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &attrs); err != nil {
+			return nil, fmt.Errorf("attributions: %w", err)
+		}
+	}
+	sort.Slice(attrs, func(i, j int) bool { return attrs[i].Atom < attrs[j].Atom })
+	o := orderedObject{}
+	for _, a := range attrs {
+		if a.Atom < 0 || a.Atom >= len(atoms) || len(a.Sentences) == 0 {
+			continue
+		}
+		var parts []string
+		for _, s := range a.Sentences {
+			if s >= 0 && s < len(sentences) {
+				parts = append(parts, sentences[s])
+			}
+		}
+		if len(parts) > 0 {
+			o.add(atoms[a.Atom].Text, jsonValue(strings.Join(parts, " ")))
+		}
+	}
+	return o.bytes(), nil
+}
+
+// orderedObject builds a JSON object keeping insertion order.
+type orderedObject struct{ b []byte }
+
+func (o *orderedObject) add(key string, raw []byte) {
+	o.b = field(o.b, len(o.b) == 0, key, raw)
+}
+
+func (o *orderedObject) bytes() []byte {
+	return append(append([]byte{'{'}, o.b...), '}')
+}
+
+// replaceKeys sets keys of a JSON object, in place when present, else
+// appended in the given order; other keys keep their order.
+func replaceKeys(obj json.RawMessage, set map[string][]byte, order []string) ([]byte, error) {
+	var keys []string
+	vals := map[string]json.RawMessage{}
+	if len(obj) > 0 && string(obj) != "null" {
+		if err := decodeOrdered(obj, &keys, vals); err != nil {
+			return nil, err
+		}
+	}
+	o := orderedObject{}
+	done := map[string]bool{}
+	for _, k := range keys {
+		if v, ok := set[k]; ok {
+			o.add(k, v)
+			done[k] = true
+			continue
+		}
+		o.add(k, vals[k])
+	}
+	for _, k := range order {
+		if !done[k] {
+			o.add(k, set[k])
+		}
+	}
+	return o.bytes(), nil
+}
+
+// questLine writes one QUEST query line as the quest format does, with the
+// given docs and metadata.
+func questLine(q store.Query, docs []string, md json.RawMessage) ([]byte, error) {
+	b := []byte{'{'}
+	b = field(b, true, "query", jsonValue(q.Text))
+	if docs == nil {
+		docs = []string{}
+	}
+	b = field(b, false, "docs", jsonValue(docs))
+	b = field(b, false, "original_query", jsonValue(q.OriginalQuery))
+	if q.ScoresRaw != nil {
+		b = field(b, false, "scores", []byte(*q.ScoresRaw))
+	}
+	if len(md) == 0 {
+		md = json.RawMessage(`{}`)
+	}
+	b = field(b, false, "metadata", md)
+	if len(q.Extra) > 2 {
+		var keys []string
+		vals := map[string]json.RawMessage{}
+		if err := decodeOrdered(q.Extra, &keys, vals); err != nil {
+			return nil, fmt.Errorf("export: query %s extra fields: %w", q.ExtID, err)
+		}
+		for _, k := range keys {
+			b = field(b, false, k, vals[k])
+		}
+	}
+	return append(b, "}\n"...), nil
+}
+
+// Snapshot describes a recorded export.
+type Snapshot struct {
+	ID        string    `json:"id"`
+	Format    string    `json:"format"`
+	Counts    Counts    `json:"counts"`
+	Bytes     int64     `json:"bytes"`
+	SHA256    string    `json:"sha256"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// NewExportID returns a random (version 4) UUID.
+func NewExportID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// countingHash counts and hashes what passes through to w.
+type countingHash struct {
+	w io.Writer
+	h interface {
+		io.Writer
+		Sum([]byte) []byte
+	}
+	n int64
+}
+
+func (c *countingHash) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	return n, err
+}
+
+// WriteSnapshot exports a single-file format to w like Write and records
+// the export in export_snapshots under id (NewExportID when ""), with its
+// counts, size and SHA-256, so that a paper can cite the exact version.
+// userID 0 = the command line.
+func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format string, w io.Writer, opt Options, id string, userID int64) (Snapshot, error) {
+	if id == "" {
+		id = NewExportID()
+	}
+	ch := &countingHash{w: w, h: sha256.New()}
+	c, err := Write(ctx, st, projectID, format, ch, opt)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	snap := Snapshot{ID: id, Format: format, Counts: c, Bytes: ch.n, SHA256: hex.EncodeToString(ch.h.Sum(nil))}
+	rec, err := st.RecordExportSnapshot(ctx, id, projectID, format, map[string]any{
+		"queries": c.Queries, "documents": c.Documents, "qrels": c.Qrels, "lines": c.Lines, "judgments": c.Judgments,
+		"bytes": snap.Bytes, "sha256": snap.SHA256, "run": opt.Run,
+	}, userID)
+	if err != nil {
+		return snap, err
+	}
+	snap.CreatedAt = rec.CreatedAt
+	return snap, nil
+}

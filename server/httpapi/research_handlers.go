@@ -1,0 +1,291 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"boolpool/server/apperr"
+	"boolpool/server/auth"
+	"boolpool/server/export"
+	"boolpool/server/live"
+	"boolpool/server/store"
+	"boolpool/web/api"
+)
+
+// Researcher and admin endpoints: the live dashboard (JSON and
+// server-sent events), the adjudication queue and decisions, and exports
+// with recorded snapshots.
+
+// researchStore is what the research handlers read directly.
+type researchStore interface {
+	ProjectByName(ctx context.Context, name string) (store.Project, error)
+	ProjectByID(ctx context.Context, id int64) (store.Project, error)
+	IsProjectMember(ctx context.Context, projectID, userID int64) (bool, error)
+	ItemByID(ctx context.Context, id int64) (store.Item, error)
+	ExportSnapshots(ctx context.Context, projectID int64) ([]store.ExportSnapshot, error)
+	Usernames(ctx context.Context) (map[int64]string, error)
+}
+
+type researchHandlers struct {
+	st        researchStore
+	exportSt  *store.Store // the exporters stream from the store itself
+	live      *live.Service
+	heartbeat time.Duration
+	log       *slog.Logger
+}
+
+// observedStore is the judging service's store with the live service told
+// about every newly stored judgment, after its transaction committed.
+type observedStore struct {
+	*store.Store
+	obs live.JudgmentObserver
+}
+
+func (o observedStore) SaveJudgment(ctx context.Context, n store.NewJudgment) (store.Judgment, bool, error) {
+	j, inserted, err := o.Store.SaveJudgment(ctx, n)
+	if err == nil && inserted && n.Kind == api.KindRelevance {
+		o.obs.JudgmentSaved(ctx, n.ProjectID, n.ItemID)
+	}
+	return j, inserted, err
+}
+
+// project loads the :project of the path if the signed-in user may see
+// it: a member, or an admin.
+func (h researchHandlers) project(c echo.Context) (store.Project, error) {
+	p, err := h.st.ProjectByName(c.Request().Context(), c.Param("project"))
+	if err != nil {
+		return p, err
+	}
+	return p, h.allowed(c, p.ID)
+}
+
+func (h researchHandlers) allowed(c echo.Context, projectID int64) error {
+	ss, _ := auth.CurrentSession(c)
+	if ss.User.Role == api.RoleAdmin {
+		return nil
+	}
+	ok, err := h.st.IsProjectMember(c.Request().Context(), projectID, ss.User.ID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("research: not a member of project %d: %w", projectID, apperr.ErrForbidden)
+	}
+	return nil
+}
+
+func (h researchHandlers) dashboard(c echo.Context) error {
+	p, err := h.project(c)
+	if err != nil {
+		return err
+	}
+	snap, err := h.live.Snapshot(c.Request().Context(), p.ID, p.Name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, snap)
+}
+
+func (h researchHandlers) composition(c echo.Context) error {
+	p, err := h.project(c)
+	if err != nil {
+		return err
+	}
+	found, err := h.live.RelevantFound(c.Request().Context(), p.ID, p.Name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, found)
+}
+
+// liveEvents streams the project's dashboard as server-sent events: a
+// "snapshot" event at once and after every change (throttled), comments
+// as heartbeats, and a "dropped" event when the client fell too far
+// behind (EventSource then reconnects and starts afresh).
+func (h researchHandlers) liveEvents(c echo.Context) error {
+	p, err := h.project(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	sub, snap, err := h.live.Subscribe(ctx, p.ID, p.Name)
+	if err != nil {
+		return err
+	}
+	defer h.live.Hub().Unsubscribe(sub)
+	first, err := live.EventOf(snap)
+	if err != nil {
+		return err
+	}
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write([]byte("retry: 2000\n\n")); err != nil {
+		return nil
+	}
+	if _, err := w.Write(first); err != nil {
+		return nil
+	}
+	w.Flush()
+	beat := time.NewTicker(h.heartbeat)
+	defer beat.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-beat.C:
+			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
+				return nil
+			}
+			w.Flush()
+		case msg, ok := <-sub.C:
+			if !ok {
+				_, _ = w.Write([]byte("event: dropped\ndata: {}\n\n"))
+				w.Flush()
+				return nil
+			}
+			if _, err := w.Write(msg); err != nil {
+				return nil
+			}
+			w.Flush()
+		}
+	}
+}
+
+func (h researchHandlers) queue(c echo.Context) error {
+	p, err := h.project(c)
+	if err != nil {
+		return err
+	}
+	limit, _ := strconv.Atoi(c.QueryParam("limit"))
+	offset, _ := strconv.Atoi(c.QueryParam("offset"))
+	q, err := h.live.Consensus().Queue(c.Request().Context(), p.ID, limit, offset)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, q)
+}
+
+// item checks the :id item's project and returns its id.
+func (h researchHandlers) item(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, apperr.Invalidf("id", "must be a positive integer")
+	}
+	it, err := h.st.ItemByID(c.Request().Context(), id)
+	if err != nil {
+		return 0, err
+	}
+	return id, h.allowed(c, it.ProjectID)
+}
+
+func (h researchHandlers) adjudicationItem(c echo.Context) error {
+	id, err := h.item(c)
+	if err != nil {
+		return err
+	}
+	it, err := h.live.Consensus().Item(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, it)
+}
+
+func (h researchHandlers) adjudicate(c echo.Context) error {
+	id, err := h.item(c)
+	if err != nil {
+		return err
+	}
+	var req api.AdjudicationRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	ss, _ := auth.CurrentSession(c)
+	res, err := h.live.Adjudicate(c.Request().Context(), ss.User.ID, id, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+func (h researchHandlers) exports(c echo.Context) error {
+	p, err := h.project(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	snaps, err := h.st.ExportSnapshots(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	names, err := h.st.Usernames(ctx)
+	if err != nil {
+		return err
+	}
+	out := make([]api.ExportSnapshot, 0, len(snaps))
+	for _, s := range snaps {
+		v := api.ExportSnapshot{ID: s.ID, Format: s.Format, CreatedAt: s.CreatedAt}
+		if err := json.Unmarshal(s.Counts, &v.Counts); err != nil {
+			return fmt.Errorf("research: export %s counts: %w", s.ID, err)
+		}
+		if s.CreatedBy != nil {
+			v.CreatedBy = names[*s.CreatedBy]
+		}
+		out = append(out, v)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// exportExt names download files by format.
+var exportExt = map[string]string{
+	"quest": "jsonl", "quest-documents": "jsonl", "quest-judged": "jsonl", "trec-topics": "txt",
+	"trec-qrels": "qrels", "qrels-consensus": "qrels", "trec-run": "run", "csv": "csv",
+}
+
+// download streams an export and records it as a snapshot; the export id
+// is in the X-Export-Id header and the file name.
+func (h researchHandlers) download(c echo.Context) error {
+	p, err := h.project(c)
+	if err != nil {
+		return err
+	}
+	format := c.Param("format")
+	ext, ok := exportExt[format]
+	if !ok {
+		return apperr.Invalidf("format", "must be a single-file export format (%v)", export.Formats())
+	}
+	if format == "trec-run" && c.QueryParam("run") == "" {
+		return apperr.Invalidf("run", "trec-run needs ?run=NAME")
+	}
+	ss, _ := auth.CurrentSession(c)
+	id := export.NewExportID()
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, "application/octet-stream")
+	w.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s-%s.%s"`, p.Name, format, id[:8], ext))
+	w.Header().Set("X-Export-Id", id)
+	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, export.Options{Run: c.QueryParam("run")}, id, ss.User.ID)
+	if err != nil {
+		if !w.Committed {
+			w.Header().Del(echo.HeaderContentDisposition)
+			w.Header().Del("X-Export-Id")
+			w.Header().Del(echo.HeaderContentType)
+		} else {
+			// Too late for an error status: the client sees a cut-off body
+			// and no recorded snapshot.
+			h.log.Error("export failed mid-stream", "project", p.Name, "format", format, "err", err)
+			return nil
+		}
+		return err
+	}
+	h.log.Info("exported", "project", p.Name, "format", format, "id", snap.ID, "bytes", snap.Bytes)
+	return nil
+}

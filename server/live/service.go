@@ -1,0 +1,380 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"boolpool/server/consensus"
+	"boolpool/server/metrics"
+	"boolpool/server/store"
+	"boolpool/web/api"
+)
+
+// JudgmentObserver is told about every stored relevance judgment (and any
+// other change of an item's current judgments). The judging write path
+// calls it after its transaction commits.
+type JudgmentObserver interface {
+	JudgmentSaved(ctx context.Context, projectID, itemID int64)
+}
+
+// Service keeps the consensus table current on every judgment and, for
+// projects someone has watched since start-up, an in-memory State that it
+// updates per judgment and publishes (throttled) to the Hub.
+type Service struct {
+	st       *store.Store
+	cons     *consensus.Service
+	hub      *Hub
+	log      *slog.Logger
+	throttle time.Duration
+
+	mu       sync.Mutex
+	projects map[int64]*project
+}
+
+type project struct {
+	mu      sync.Mutex
+	name    string
+	state   *State
+	loading chan struct{} // closed when the load finished
+	loadErr error
+	dirty   map[int64]bool // items changed while loading
+	pending bool           // a publish is scheduled
+}
+
+// NewService builds the service. throttle is the least time between two
+// published snapshots of one project (e.g. 250 ms).
+func NewService(st *store.Store, hub *Hub, throttle time.Duration, log *slog.Logger) *Service {
+	return &Service{st: st, cons: consensus.NewService(st), hub: hub, log: log, throttle: throttle, projects: map[int64]*project{}}
+}
+
+// Hub returns the service's hub.
+func (s *Service) Hub() *Hub { return s.hub }
+
+// Consensus returns the consensus service it keeps current.
+func (s *Service) Consensus() *consensus.Service { return s.cons }
+
+var _ JudgmentObserver = (*Service)(nil)
+
+// JudgmentSaved implements JudgmentObserver: it refreshes the item's
+// consensus and the project's live figures. Failures are logged, not
+// returned: the judgment itself is already stored, and the next load or
+// judgment of the item repairs derived data.
+func (s *Service) JudgmentSaved(ctx context.Context, projectID, itemID int64) {
+	if err := s.ItemChanged(context.WithoutCancel(ctx), projectID, itemID); err != nil {
+		s.log.Error("live update", "project", projectID, "item", itemID, "err", err)
+	}
+}
+
+// ItemChanged recomputes an item's consensus and applies it.
+func (s *Service) ItemChanged(ctx context.Context, projectID, itemID int64) error {
+	ref, err := s.cons.Refresh(ctx, itemID)
+	if err != nil {
+		return err
+	}
+	return s.apply(ctx, projectID, itemID, ref)
+}
+
+// Adjudicate records a decision and applies it to the live figures.
+func (s *Service) Adjudicate(ctx context.Context, userID, itemID int64, req api.AdjudicationRequest) (api.AdjudicationResult, error) {
+	res, ref, err := s.cons.Adjudicate(ctx, userID, itemID, req)
+	if err != nil {
+		return res, err
+	}
+	if err := s.apply(ctx, ref.Row.ProjectID, itemID, ref); err != nil {
+		s.log.Error("live update after adjudication", "item", itemID, "err", err)
+	}
+	return res, nil
+}
+
+func (s *Service) apply(ctx context.Context, projectID, itemID int64, ref consensus.Refreshed) error {
+	s.mu.Lock()
+	p := s.projects[projectID]
+	s.mu.Unlock()
+	if p == nil {
+		return nil // nobody watches this project: the consensus table is all
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state == nil {
+		if p.dirty != nil {
+			p.dirty[itemID] = true
+		}
+		return nil
+	}
+	if err := s.applyLocked(ctx, p, itemID, ref); err != nil {
+		return err
+	}
+	s.schedulePublish(projectID, p)
+	return nil
+}
+
+// applyLocked updates p.state (p.mu held).
+func (s *Service) applyLocked(ctx context.Context, p *project, itemID int64, ref consensus.Refreshed) error {
+	if !p.state.HasItem(itemID) {
+		li, err := s.st.LiveItem(ctx, itemID)
+		if err != nil {
+			return fmt.Errorf("live: %w", err)
+		}
+		p.state.AddItem(itemOf(li))
+	}
+	for _, v := range ref.Votes {
+		if !p.state.HasUser(v.Rater) {
+			u, err := s.st.UserByID(ctx, v.Rater)
+			if err != nil {
+				return fmt.Errorf("live: %w", err)
+			}
+			p.state.SetUser(u.ID, u.Username)
+		}
+	}
+	p.state.SetItem(itemID, ref.Votes, ref.Adj)
+	return nil
+}
+
+// schedulePublish publishes the project's snapshot after the throttle
+// interval unless a publish is already scheduled (p.mu held).
+func (s *Service) schedulePublish(projectID int64, p *project) {
+	if p.pending || s.hub.Subscribers(projectID) == 0 {
+		return
+	}
+	p.pending = true
+	time.AfterFunc(s.throttle, func() {
+		p.mu.Lock()
+		p.pending = false
+		snap := p.state.Snapshot(p.name)
+		p.mu.Unlock()
+		msg, err := EventOf(snap)
+		if err != nil {
+			s.log.Error("live snapshot", "project", projectID, "err", err)
+			return
+		}
+		if _, dropped := s.hub.Publish(projectID, msg); dropped > 0 {
+			s.log.Warn("dropped slow dashboard subscribers", "project", projectID, "dropped", dropped)
+		}
+	})
+}
+
+// EventOf formats a snapshot as one server-sent event.
+func EventOf(snap api.LiveSnapshot) ([]byte, error) {
+	data, err := json.Marshal(snap)
+	if err != nil {
+		return nil, fmt.Errorf("live: encode snapshot: %w", err)
+	}
+	b := make([]byte, 0, len(data)+64)
+	b = append(b, "event: snapshot\nid: "...)
+	b = strconv.AppendUint(b, snap.Version, 10)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...), nil
+}
+
+// project returns the loaded project state, loading it on first use.
+func (s *Service) project(ctx context.Context, projectID int64, name string) (*project, error) {
+	s.mu.Lock()
+	p := s.projects[projectID]
+	if p == nil {
+		p = &project{name: name, loading: make(chan struct{}), dirty: map[int64]bool{}}
+		s.projects[projectID] = p
+		s.mu.Unlock()
+		s.load(ctx, projectID, p)
+	} else {
+		s.mu.Unlock()
+	}
+	select {
+	case <-p.loading:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if p.loadErr != nil {
+		return nil, p.loadErr
+	}
+	return p, nil
+}
+
+func (s *Service) load(ctx context.Context, projectID int64, p *project) {
+	defer close(p.loading)
+	start := time.Now()
+	d, err := LoadData(ctx, s.st, projectID)
+	var state *State
+	if err == nil {
+		state = Build(d)
+		_, err = s.st.SyncConsensus(ctx, projectID, ConsensusRows(d))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		p.loadErr = err
+		s.mu.Lock()
+		delete(s.projects, projectID) // the next request retries
+		s.mu.Unlock()
+		return
+	}
+	p.state = state
+	for id := range p.dirty {
+		ref, err := s.cons.Refresh(ctx, id)
+		if err == nil {
+			err = s.applyLocked(ctx, p, id, ref)
+		}
+		if err != nil {
+			s.log.Error("live: apply item changed during load", "item", id, "err", err)
+		}
+	}
+	p.dirty = nil
+	s.log.Info("live state loaded", "project", projectID, "items", len(d.Items), "queries", len(d.Queries),
+		"runs", len(d.Runs), "took", time.Since(start).Round(time.Millisecond))
+}
+
+// Snapshot returns a project's current figures.
+func (s *Service) Snapshot(ctx context.Context, projectID int64, name string) (api.LiveSnapshot, error) {
+	p, err := s.project(ctx, projectID, name)
+	if err != nil {
+		return api.LiveSnapshot{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.state.Snapshot(name), nil
+}
+
+// RelevantFound lists the relevant documents of a project and the runs
+// that found them.
+func (s *Service) RelevantFound(ctx context.Context, projectID int64, name string) ([]api.RelevantFound, error) {
+	p, err := s.project(ctx, projectID, name)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.state.RelevantFound()
+	if out == nil {
+		out = []api.RelevantFound{}
+	}
+	return out, nil
+}
+
+// Subscribe registers a dashboard and returns its first snapshot.
+func (s *Service) Subscribe(ctx context.Context, projectID int64, name string) (*Subscriber, api.LiveSnapshot, error) {
+	p, err := s.project(ctx, projectID, name)
+	if err != nil {
+		return nil, api.LiveSnapshot{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// Subscribing under the lock: no update can slip between the first
+	// snapshot and the subscription.
+	sub := s.hub.Subscribe(projectID)
+	return sub, p.state.Snapshot(name), nil
+}
+
+// LoadData reads everything a project's State is built from.
+func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, error) {
+	proj, err := st.ProjectByID(ctx, projectID)
+	if err != nil {
+		return Data{}, err
+	}
+	d := Data{RatersPerItem: proj.RatersPerItem, Votes: map[int64][]consensus.Vote{}}
+	qs, err := st.LiveQueries(ctx, projectID)
+	if err != nil {
+		return d, err
+	}
+	for _, q := range qs {
+		d.Queries = append(d.Queries, Query{ID: q.ID, ExtID: q.ExtID, Template: q.Template})
+	}
+	runs, err := st.ListRuns(ctx, projectID)
+	if err != nil {
+		return d, err
+	}
+	runIndex := map[int64]int{}
+	scored := make([]map[int64][]metrics.Scored, len(runs))
+	for i, r := range runs {
+		runIndex[r.ID] = i
+		scored[i] = map[int64][]metrics.Scored{}
+		d.Runs = append(d.Runs, Run{Name: r.Name, Ranked: map[int64][]string{}})
+	}
+	err = st.EachRunTop(ctx, projectID, RankDepth, func(r store.RunResultTop) error {
+		i := runIndex[r.RunID]
+		scored[i][r.QueryID] = append(scored[i][r.QueryID], metrics.Scored{DocID: r.DocExtID, Score: r.Score})
+		return nil
+	})
+	if err != nil {
+		return d, err
+	}
+	for i, byQuery := range scored {
+		for q, docs := range byQuery {
+			ranked, _ := metrics.Rank(docs)
+			d.Runs[i].Ranked[q] = ranked
+		}
+	}
+	if d.Negatives, err = st.NegativeQrels(ctx, projectID); err != nil {
+		return d, err
+	}
+	items, err := st.LiveItems(ctx, projectID)
+	if err != nil {
+		return d, err
+	}
+	for _, li := range items {
+		d.Items = append(d.Items, itemOf(li))
+	}
+	err = st.EachLiveVote(ctx, projectID, func(v store.LiveVote) error {
+		d.Votes[v.ItemID] = append(d.Votes[v.ItemID], consensus.Vote{Rater: v.UserID, Label: v.Relevance, Contradiction: v.Contradiction})
+		return nil
+	})
+	if err != nil {
+		return d, err
+	}
+	if d.Adjudicated, err = st.LatestAdjudications(ctx, projectID); err != nil {
+		return d, err
+	}
+	if d.Users, err = st.Usernames(ctx); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// itemOf converts a stored item: the gold answer is a grade (2) or an
+// object with one ({"relevance": 2}); sources are the pool's run names.
+func itemOf(li store.LiveItem) Item {
+	it := Item{ID: li.ID, QueryID: li.QueryID, DocExtID: li.DocExtID, Gold: -1}
+	if li.IsGold && len(li.GoldAnswer) > 0 {
+		var grade int
+		var obj struct {
+			Relevance *int `json:"relevance"`
+		}
+		if json.Unmarshal(li.GoldAnswer, &grade) == nil && grade >= 0 && grade < Labels {
+			it.Gold = grade
+		} else if json.Unmarshal(li.GoldAnswer, &obj) == nil && obj.Relevance != nil && *obj.Relevance >= 0 && *obj.Relevance < Labels {
+			it.Gold = *obj.Relevance
+		}
+	}
+	if len(li.Sources) > 0 {
+		var src map[string]json.RawMessage
+		if json.Unmarshal(li.Sources, &src) == nil {
+			for name := range src {
+				it.Sources = append(it.Sources, name)
+			}
+		}
+	}
+	return it
+}
+
+// ConsensusRows computes the consensus rows of d (for SyncConsensus).
+func ConsensusRows(d Data) []store.ConsensusRow {
+	var rows []store.ConsensusRow
+	for _, it := range d.Items {
+		var adj *int
+		if a, ok := d.Adjudicated[it.ID]; ok {
+			adj = &a
+		}
+		dec, ok := consensus.Decide(d.Votes[it.ID], adj)
+		if !ok {
+			continue
+		}
+		r := consensus.RowOf(dec)
+		r.ItemID, r.QueryID = it.ID, it.QueryID
+		rows = append(rows, r)
+	}
+	return rows
+}

@@ -1,0 +1,205 @@
+package live
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"boolpool/server/consensus"
+	"boolpool/web/api"
+)
+
+// randomData builds a project with nq queries, nr runs, pools of judged
+// documents (some gold, some with pool sources) and explicit negatives.
+func randomData(rng *rand.Rand, nq, nr, raters int) Data {
+	d := Data{RatersPerItem: raters, Negatives: map[int64][]string{}, Votes: map[int64][]consensus.Vote{},
+		Adjudicated: map[int64]int{}, Users: map[int64]string{}}
+	templates := []string{"_", "_ and _", "_ that are not _"}
+	for q := range nq {
+		d.Queries = append(d.Queries, Query{ID: int64(100 + q), ExtID: fmt.Sprintf("q%02d", q), Template: templates[q%len(templates)]})
+	}
+	for r := range nr {
+		run := Run{Name: fmt.Sprintf("run%d", r), Ranked: map[int64][]string{}}
+		for _, q := range d.Queries {
+			if rng.IntN(10) == 0 {
+				continue // the run has nothing for this query
+			}
+			perm := rng.Perm(40)
+			var docs []string
+			for _, x := range perm[:5+rng.IntN(30)] {
+				docs = append(docs, fmt.Sprintf("d%02d", x))
+			}
+			run.Ranked[q.ID] = docs
+		}
+		d.Runs = append(d.Runs, run)
+	}
+	id := int64(1000)
+	for _, q := range d.Queries {
+		for _, x := range rng.Perm(40)[:8+rng.IntN(8)] {
+			it := Item{ID: id, QueryID: q.ID, DocExtID: fmt.Sprintf("d%02d", x), Gold: -1}
+			id++
+			if rng.IntN(8) == 0 {
+				it.Gold = rng.IntN(4)
+			}
+			if rng.IntN(3) == 0 {
+				it.Sources = []string{d.Runs[rng.IntN(nr)].Name}
+			}
+			d.Items = append(d.Items, it)
+		}
+		if rng.IntN(2) == 0 {
+			for _, x := range rng.Perm(40)[:3] {
+				d.Negatives[q.ID] = append(d.Negatives[q.ID], fmt.Sprintf("d%02d", x))
+			}
+		}
+	}
+	for u := range 7 {
+		d.Users[int64(u+1)] = fmt.Sprintf("rater%d", u+1)
+	}
+	return d
+}
+
+// step changes one rater's vote on one item (new vote, correction or
+// skip), or adjudicates, and returns the item changed.
+func step(rng *rand.Rand, d *Data) int64 {
+	it := d.Items[rng.IntN(len(d.Items))]
+	if rng.IntN(15) == 0 {
+		d.Adjudicated[it.ID] = rng.IntN(4)
+		return it.ID
+	}
+	rater := int64(1 + rng.IntN(len(d.Users)))
+	votes := d.Votes[it.ID]
+	var kept []consensus.Vote
+	for _, v := range votes {
+		if v.Rater != rater {
+			kept = append(kept, v)
+		}
+	}
+	if rng.IntN(8) != 0 { // otherwise: a skip removes the rater's vote
+		// Labels skew towards relevant, as real pools do.
+		label := []int{0, 1, 2, 2, 3, 3, 3}[rng.IntN(7)]
+		kept = append(kept, consensus.Vote{Rater: rater, Label: label, Contradiction: rng.IntN(12) == 0})
+	}
+	d.Votes[it.ID] = kept
+	return it.ID
+}
+
+func TestIncrementalEqualsRecompute(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 7))
+			d := randomData(rng, 24, 4, 3)
+			s := Build(d)
+			compareSnapshots(t, "empty", s.Snapshot("p"), Recompute("p", d))
+			for i := 1; i <= 600; i++ {
+				id := step(rng, &d)
+				var adj *int
+				if a, ok := d.Adjudicated[id]; ok {
+					adj = &a
+				}
+				if !s.SetItem(id, d.Votes[id], adj) {
+					t.Fatalf("item %d unknown", id)
+				}
+				if i%100 == 0 {
+					compareSnapshots(t, fmt.Sprint("after ", i, " steps"), s.Snapshot("p"), Recompute("p", d))
+				}
+			}
+			if s.Version() != 600 {
+				t.Errorf("version %d, want 600", s.Version())
+			}
+			// A state built from the final data agrees too.
+			compareSnapshots(t, "rebuilt", Build(d).Snapshot("p"), s.Snapshot("p"))
+			snap := s.Snapshot("p")
+			if snap.Agreement.AlphaOrdinal == nil || snap.Agreement.FleissKappa == nil || snap.Consensus.Queue == 0 || len(snap.Contradictions.Items) == 0 {
+				t.Errorf("random data too thin to test: %+v", snap.Agreement)
+			}
+		})
+	}
+}
+
+// compareSnapshots compares two snapshots field by field through their
+// JSON forms, floats to 1e-9, ignoring the time and version.
+func compareSnapshots(t *testing.T, label string, got, want api.LiveSnapshot) {
+	t.Helper()
+	norm := func(s api.LiveSnapshot) any {
+		s.At, s.Version = want.At, 0
+		sort.Slice(s.Leaderboard, func(i, j int) bool { return s.Leaderboard[i].Run < s.Leaderboard[j].Run })
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatalf("%s: marshal: %v", label, err)
+		}
+		var v any
+		_ = json.Unmarshal(b, &v)
+		return v
+	}
+	var diffs []string
+	diff("", norm(got), norm(want), &diffs)
+	for i, d := range diffs {
+		if i == 10 {
+			t.Errorf("%s: … %d more differences", label, len(diffs)-10)
+			break
+		}
+		t.Errorf("%s: %s", label, d)
+	}
+}
+
+func diff(path string, a, b any, out *[]string) {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			*out = append(*out, fmt.Sprintf("%s: %v vs %v", path, a, b))
+			return
+		}
+		for k := range av {
+			diff(path+"."+k, av[k], bv[k], out)
+		}
+		for k := range bv {
+			if _, ok := av[k]; !ok {
+				*out = append(*out, fmt.Sprintf("%s.%s: missing vs %v", path, k, bv[k]))
+			}
+		}
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(av) != len(bv) {
+			*out = append(*out, fmt.Sprintf("%s: %v vs %v", path, a, b))
+			return
+		}
+		for i := range av {
+			diff(fmt.Sprintf("%s[%d]", path, i), av[i], bv[i], out)
+		}
+	case float64:
+		bv, ok := b.(float64)
+		if !ok || math.Abs(av-bv) > 1e-9 {
+			*out = append(*out, fmt.Sprintf("%s: %v vs %v", path, a, b))
+		}
+	default:
+		if a != b {
+			*out = append(*out, fmt.Sprintf("%s: %v vs %v", path, a, b))
+		}
+	}
+}
+
+func TestPoissonWeights(t *testing.T) {
+	// Deterministic per query, mean ≈ 1, variance ≈ 1.
+	a, b := poissonWeights(42), poissonWeights(42)
+	sum, sq := 0.0, 0.0
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatal("weights not deterministic")
+		}
+		x := float64(a[i])
+		sum += x
+		sq += x * x
+	}
+	mean := sum / Resamples
+	variance := sq/Resamples - mean*mean
+	if math.Abs(mean-1) > 0.1 || math.Abs(variance-1) > 0.15 {
+		t.Errorf("Poisson(1) weights: mean %.3f variance %.3f", mean, variance)
+	}
+	if fmt.Sprint(poissonWeights(43)[:20]) == fmt.Sprint(a[:20]) {
+		t.Error("different queries share weights")
+	}
+}

@@ -1,0 +1,68 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// JudgedRow is one current relevance judgment as the judged exports need
+// it (each rater's latest, non-skipped judgment of an item).
+type JudgedRow struct {
+	JudgmentID   int64
+	QueryID      int64
+	DocumentID   int64
+	DocExtID     string
+	UserID       int64
+	Relevance    int
+	Evidence     string
+	Attributions json.RawMessage
+}
+
+// EachCurrentJudgment streams a project's current relevance judgments by
+// query, document and judgment id.
+func (s *Store) EachCurrentJudgment(ctx context.Context, projectID int64, fn func(JudgedRow) error) error {
+	rows, err := s.pool.Query(ctx, `SELECT l.id, l.query_id, l.document_id, d.ext_id, l.user_id, l.relevance, coalesce(l.evidence, ''), l.attributions
+		FROM (
+			SELECT DISTINCT ON (j.item_id, j.user_id) j.id, i.query_id, i.document_id, j.user_id, j.relevance, j.evidence,
+				j.attributions, j.skip_reason
+			FROM judgments j JOIN items i ON i.id = j.item_id
+			WHERE i.project_id = $1 AND i.kind = 'relevance' AND i.document_id IS NOT NULL
+			ORDER BY j.item_id, j.user_id, j.id DESC
+		) l JOIN documents d ON d.id = l.document_id
+		WHERE l.skip_reason = '' AND l.relevance IS NOT NULL
+		ORDER BY l.query_id, d.ext_id, l.id`, projectID)
+	if err != nil {
+		return fmt.Errorf("store: current judgments: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r JudgedRow
+		if err := rows.Scan(&r.JudgmentID, &r.QueryID, &r.DocumentID, &r.DocExtID, &r.UserID, &r.Relevance, &r.Evidence, &r.Attributions); err != nil {
+			return fmt.Errorf("store: current judgments: %w", err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: current judgments: %w", err)
+	}
+	return nil
+}
+
+// DocumentsByIDs fetches documents by id (missing ones are left out).
+func (s *Store) DocumentsByIDs(ctx context.Context, ids []int64) (map[int64]Document, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+documentCols+` FROM documents WHERE id = ANY($1)`, ids)
+	docs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Document])
+	if err != nil {
+		return nil, fmt.Errorf("store: documents: %w", err)
+	}
+	out := make(map[int64]Document, len(docs))
+	for _, d := range docs {
+		out[d.ID] = d
+	}
+	return out, nil
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -23,6 +24,13 @@ const (
 	MiniLM       = "minilm"        // all-MiniLM-L6-v2, fp32 transformer
 	MiniLMInt8   = "minilm-int8"   // the same, dynamically quantised to int8
 	MiniLMStatic = "minilm-static" // static token table distilled from MiniLM
+)
+
+// recipe versions the way each registered model is built; a cached model
+// with another recipe (metadata "boolpool_recipe") is rebuilt by Prepare.
+const (
+	bertRecipe   = "bert-1"
+	staticRecipe = "static-2"
 )
 
 // sourceName is the directory under models/ that scripts/fetch-models.sh fills.
@@ -59,8 +67,15 @@ func (r *Runtime) Prepare(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	path := r.ModelPath(name)
+	want := bertRecipe
+	if name == MiniLMStatic {
+		want = staticRecipe
+	}
 	if _, err := os.Stat(path); err == nil {
-		return path, nil
+		if got, _ := modelRecipe(path); got == want {
+			return path, nil
+		}
+		slog.Info("rebuilding encoder model made by another recipe", "encoder", name, "want", want)
 	}
 	src := r.SourceDir()
 	if _, err := os.Stat(filepath.Join(src, "config.json")); err != nil {
@@ -76,6 +91,9 @@ func (r *Runtime) Prepare(ctx context.Context, name string) (string, error) {
 		if err := r.distillStatic(ctx, src, path); err != nil {
 			return "", err
 		}
+	}
+	if err := os.WriteFile(path+".recipe", []byte(want+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("encoders: %w", err)
 	}
 	slog.Info("prepared encoder model", "encoder", name, "path", path, "elapsed", time.Since(start).Round(time.Millisecond))
 	return path, nil
@@ -121,13 +139,25 @@ func ImportBert(ctx context.Context, srcDir, out string, opt ImportOptions) erro
 		precision = "int8"
 	}
 	m, err := onnxgen.BuildBert(cfg, w, onnxgen.BertOptions{Int8: opt.Int8, Fused: opt.Fused, Metadata: map[string]string{
-		"source_sha256": hash,
-		"precision":     precision,
+		"source_sha256":   hash,
+		"precision":       precision,
+		"boolpool_recipe": bertRecipe,
 	}})
 	if err != nil {
 		return fmt.Errorf("encoders: build %s: %w", srcDir, err)
 	}
 	return writeAtomic(out, m.Marshal())
+}
+
+// modelRecipe reads the recipe stamp written next to a prepared model (the
+// same value is in the model's "boolpool_recipe" metadata; the stamp avoids
+// loading the model just to check it).
+func modelRecipe(path string) (string, error) {
+	data, err := os.ReadFile(path + ".recipe")
+	if err != nil {
+		return "", fmt.Errorf("encoders: %w", err)
+	}
+	return strings.TrimSpace(string(data)), nil
 }
 
 func findSafetensors(dir string) (string, error) {
@@ -213,8 +243,9 @@ func (r *Runtime) distillStatic(ctx context.Context, src, out string) error {
 		return fmt.Errorf("encoders: %w", err)
 	}
 	m := onnxgen.BuildStatic(table, onnxgen.StaticOptions{Metadata: map[string]string{
-		"distilled_from": MiniLM,
-		"precision":      "fp32",
+		"distilled_from":  MiniLM,
+		"precision":       "fp32",
+		"boolpool_recipe": staticRecipe,
 	}})
 	return writeAtomic(out, m.Marshal())
 }

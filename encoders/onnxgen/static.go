@@ -12,7 +12,9 @@ type StaticOptions struct {
 	// Dims is the PCA output dimension (default 256; capped at the input dim).
 	Dims int
 	// SIF is the smooth-inverse-frequency coefficient of the Zipf weighting
-	// (default 1e-4, as Model2Vec).
+	// (default 1e-5; Model2Vec uses 1e-4, but on our check sentences the
+	// pairwise-similarity correlation with the transformer rose from 0.56 at
+	// 1e-4 to 0.66 at 1e-5, 0.67 at 3e-6).
 	SIF float64
 	// Metadata is stored in the model's metadata_props.
 	Metadata map[string]string
@@ -36,7 +38,7 @@ func DistillStatic(vecs [][]float32, opt StaticOptions) ([][]float32, error) {
 	dims = min(dims, in)
 	sif := opt.SIF
 	if sif <= 0 {
-		sif = 1e-4
+		sif = 1e-5
 	}
 	for i, v := range vecs {
 		if len(v) != in {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -142,4 +143,110 @@ func TestStaticAgreement(t *testing.T) {
 	}
 	s01, s02 := Cosine(b[0], b[1]), Cosine(b[0], b[2])
 	t.Logf("static: cos(weather, sunny) = %.4f, cos(weather, stadium) = %.4f", s01, s02)
+}
+
+func TestWindows(t *testing.T) {
+	tok, err := LoadTokenizer("")
+	if errors.Is(err, ErrNotInstalled) {
+		t.Skipf("skipping: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("word ", 600) // 600 tokens
+	tests := []struct {
+		name     string
+		text     string
+		window   int
+		specials bool
+		lens     []int
+	}{
+		{"empty", "", 256, true, []int{2}},
+		{"empty static", "", 256, false, []int{0}},
+		{"short", "hello world", 256, true, []int{4}},
+		{"exact fit", strings.Repeat("word ", 254), 256, true, []int{256}},
+		{"long", long, 256, true, []int{256, 256, 94}},
+		{"long static", long, 4096, false, []int{600}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := Windows(tok, tc.text, tc.window, tc.specials)
+			var lens []int
+			for _, w := range ws {
+				lens = append(lens, len(w))
+				if tc.specials && (w[0] != tok.CLS() || w[len(w)-1] != tok.SEP()) {
+					t.Errorf("window not wrapped in [CLS] … [SEP]: %v", w)
+				}
+			}
+			if !slices.Equal(lens, tc.lens) {
+				t.Errorf("window lengths %v, want %v", lens, tc.lens)
+			}
+		})
+	}
+}
+
+// TestLongDocument: a document longer than the window is the renormalised
+// mean of its windows, and batching (padding, sorting) changes nothing.
+func TestLongDocument(t *testing.T) {
+	enc := openTest(t, MiniLM)
+	ctx := context.Background()
+	sents := readSentences(t)
+	doc := strings.Join(sents, " ") // well over 256 tokens
+	windows := Windows(enc.tok, doc, enc.window, true)
+	if len(windows) < 2 {
+		t.Fatalf("document has %d windows, want several", len(windows))
+	}
+	got, err := enc.Encode(ctx, []string{sents[0], doc, sents[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float32, enc.Dim())
+	for _, w := range windows {
+		v, err := enc.runBatch(ctx, []piece{{ids: w}}, []int{0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range v[0] {
+			want[i] += f
+		}
+	}
+	normalize(want)
+	if c := Cosine(got[1], want); c < 0.9999 {
+		t.Errorf("long document: cosine to mean of windows %.6f", c)
+	}
+	alone, err := enc.Encode(ctx, sents[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := Cosine(got[0], alone[0]); c < 0.9999 {
+		t.Errorf("padding changed a vector: cosine %.6f", c)
+	}
+}
+
+func TestCancelledContext(t *testing.T) {
+	enc := openTest(t, MiniLMStatic)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := enc.Encode(ctx, []string{"a"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestCUDAUnavailable(t *testing.T) {
+	rt, err := NewRuntime(Config{Device: DeviceCUDA})
+	if errors.Is(err, ErrNotInstalled) {
+		t.Skipf("skipping: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	enc, err := rt.Open(context.Background(), MiniLMStatic)
+	if err == nil {
+		enc.Close()
+		t.Skip("a CUDA execution provider is available here")
+	}
+	if !strings.Contains(err.Error(), "CUDA execution provider unavailable") {
+		t.Errorf("error %q does not explain that CUDA is unavailable", err)
+	}
 }

@@ -26,6 +26,9 @@ const (
 // next ones, so "submit and next" never waits for the network.
 const preload = 3
 
+// maxQueue is the server's limit on one queue request (judging.MaxQueue).
+const maxQueue = 10
+
 // taskFeed is what every judging page shares: the signed-in user, the leased
 // tasks (current first), progress, and the outbox with its sync loop. It is
 // not a component; pages embed it and call it from their lifecycle hooks.
@@ -202,7 +205,7 @@ func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
 					f.progress.Leased -= res.Sent
 				}
 			}
-			if wasOffline && res.State == SyncSaved && len(f.tasks) < 2 {
+			if (wasOffline || res.Sent > 0) && len(f.tasks) < preload && f.itemID == 0 {
 				f.refill(ctx)
 			}
 		})
@@ -284,7 +287,13 @@ func (f *taskFeed) setTasks(tasks []api.Task) {
 	}
 	f.tasks = keep
 	if len(keep) == 0 {
-		f.state = stateEmpty
+		// Leases the server still counts may be judged here and waiting in
+		// the outbox; the sync loop refills once they are sent.
+		if f.outbox != nil && f.outbox.Pending() > 0 && f.sync != SyncOffline {
+			f.state = stateLoading
+		} else {
+			f.state = stateEmpty
+		}
 		return
 	}
 	f.state = stateReady
@@ -300,8 +309,12 @@ func (f *taskFeed) refill(ctx app.Context) {
 		return
 	}
 	cl, project, kind := f.client, f.project, f.kind
+	n := preload + f.outbox.Pending()
+	if n > maxQueue {
+		n = maxQueue
+	}
 	ctx.Async(func() {
-		q, err := cl.Queue(context.Background(), project, kind, preload)
+		q, err := cl.Queue(context.Background(), project, kind, n)
 		ctx.Dispatch(func(ctx app.Context) {
 			if err != nil {
 				if errors.Is(err, ErrNetwork) {

@@ -53,9 +53,9 @@ type Service struct {
 // New builds the service.
 func New(st Store, log *slog.Logger) *Service { return &Service{st: st, log: log} }
 
-// MaxQueue is the most tasks one queue request leases (the current task plus
-// a few preloaded ones).
-const MaxQueue = 5
+// MaxQueue is the most tasks one queue request leases: the current task, a
+// few preloaded ones, and room for those judged offline but not yet sent.
+const MaxQueue = 10
 
 // Limits on free text, in bytes.
 const (

@@ -183,3 +183,37 @@ func join(sentences []string) (string, []int32) {
 	}
 	return b.String(), starts
 }
+
+// AddRelevanceItems adds n more documents about birds, each a relevance
+// item for the fixture's first query (for benchmarks that judge many items).
+func AddRelevanceItems(ctx context.Context, st *store.Store, f *Fixture, n int) error {
+	_, err := st.Import(ctx, f.Project.ID, func(im *store.Importer) error {
+		for i := 0; i < n; i++ {
+			body, starts := join([]string{
+				fmt.Sprintf("Bird number %d is a passerine.", i),
+				"It is found in the Andes of Venezuela.",
+				"It has not been recorded in Colombia.",
+			})
+			if err := im.Document(ctx, store.DocumentIn{ExtID: fmt.Sprintf("bench-%d", i), Title: fmt.Sprintf("Bird %d", i), Body: body, SentenceStarts: starts}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("import bench documents: %w", err)
+	}
+	for i := 0; i < n; i++ {
+		d, err := st.DocumentByExtID(ctx, f.Project.ID, fmt.Sprintf("bench-%d", i))
+		if err != nil {
+			return err
+		}
+		id := d.ID
+		it, err := st.CreateItem(ctx, store.NewItem{ProjectID: f.Project.ID, Kind: api.KindRelevance, QueryID: f.Queries["q1"], DocumentID: &id, Priority: 1000 + i})
+		if err != nil {
+			return err
+		}
+		f.Relevance = append(f.Relevance, it.ID)
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"boolpool/server/httpapi"
+	"boolpool/server/judging/judgingtest"
+)
+
+// BenchmarkWasmSize reports the size of app.wasm raw, gzip (best) and
+// brotli (quality 9), as served.
+func BenchmarkWasmSize(b *testing.B) {
+	requireBrowser(b)
+	raw, err := os.ReadFile(filepath.Join(staticDir, "app.wasm"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	gz, err := httpapi.GzipBytes(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	br, err := httpapi.BrotliBytes(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+	}
+	b.ReportMetric(float64(len(raw)), "raw-bytes")
+	b.ReportMetric(float64(len(gz)), "gzip-bytes")
+	b.ReportMetric(float64(len(br)), "brotli-bytes")
+}
+
+// BenchmarkTimeToInteractive measures a cold load of the login page in
+// headless Chromium (HTTP cache and service worker bypassed): navigation
+// start until the wasm client has mounted (data-wasm="1").
+func BenchmarkTimeToInteractive(b *testing.B) {
+	e := newEnv(b, 1)
+	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Minute)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
+		b.Fatal(err)
+	}
+	var total time.Duration
+	n := 0
+	for b.Loop() {
+		start := time.Now()
+		if err := chromedp.Do(ctx, chromedp.Navigate(e.url+"/login"), chromedp.WaitVisible(chromedp.CSS(`#login[data-wasm="1"]`))); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(start)
+		n++
+		b.StopTimer()
+		if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(n), "ms-tti")
+}
+
+// BenchmarkSubmitToNext measures, in the browser, the time from pressing
+// Enter on a filled judgment to the next item being on screen (the judgment
+// is queued durably first; sending it is asynchronous).
+func BenchmarkSubmitToNext(b *testing.B) {
+	e := newEnv(b, 1)
+	if err := judgingtest.AddRelevanceItems(context.Background(), e.st, e.fx, 400); err != nil {
+		b.Fatal(err)
+	}
+	e.login("annotator1")
+	e.do("judge page", chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-state="ready"]`)))
+	// Measured inside the page: from the Enter keydown to the DOM showing
+	// the next item, so the DevTools round trips do not count.
+	const arm = `window.__bpNext = new Promise((resolve) => {
+		const item = document.querySelector("#judge").dataset.item;
+		let t0 = 0;
+		addEventListener("keydown", (e) => { if (e.key === "Enter") t0 = performance.now(); }, {capture: true, once: true});
+		const mo = new MutationObserver(() => {
+			const root = document.querySelector("#judge");
+			if (t0 && root && root.dataset.item !== item && root.dataset.state === "ready") { mo.disconnect(); resolve(performance.now() - t0); }
+		});
+		mo.observe(document.body, {attributes: true, childList: true, subtree: true});
+	}); true`
+	var totalMs float64
+	n := 0
+	for b.Loop() {
+		e.key("3")
+		e.key("p")
+		eval[bool](e, arm)
+		e.key("\r")
+		ms := eval[float64](e, `Promise.race([window.__bpNext, new Promise((r) => setTimeout(() => r(-1), 5000))])`)
+		if ms < 0 {
+			b.Fatalf("iteration %d: next item never shown; page state %s", n, eval[string](e, `JSON.stringify(document.querySelector("#judge").dataset)`))
+		}
+		totalMs += ms
+		n++
+	}
+	b.StopTimer()
+	e.waitJS("all saved", `document.querySelector("#sync-status").dataset.state === "saved"`, 60*time.Second)
+	b.ReportMetric(totalMs/float64(n), "ms-submit-next")
+}

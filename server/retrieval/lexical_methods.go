@@ -63,20 +63,52 @@ var specStrict = Spec{
 	Summary: "strict Boolean matching over the atoms (AND = all match, OR = any, NOT = exclude), " +
 		"matches ranked by BM25 of the non-negated atoms' terms",
 	Needs: NeedsLexical,
-	Params: []ParamSpec{{Name: "atom_match", Default: "all",
-		Doc: "when a document matches an atom: all = it contains every (stemmed, non-stop) term of the atom; any = at least one"}},
+	Params: []ParamSpec{
+		{Name: "atom_match", Default: "content",
+			Doc: "when a document matches an atom: all = it contains every (stemmed, non-stop) term of the atom; any = at least one; " +
+				"content = every content term, i.e. every term with document frequency <= max_df (generic heads such as 'software' or 'tools' are not required; if all terms are generic, the rarest one is)"},
+		{Name: "max_df", Default: "0.02", Doc: "atom_match=content: the largest document frequency (share of the collection) of a required term"},
+	},
 	build: func(p Params, d Deps) (Method, error) {
-		mode, err := p.choice("atom_match", "all", "any")
+		mode, err := p.choice("atom_match", "all", "any", "content")
 		if err != nil {
 			return nil, err
 		}
-		return &strictMethod{ix: d.Lexical, all: mode == "all"}, nil
+		maxDF, err := p.float("max_df")
+		if err != nil {
+			return nil, err
+		}
+		return &strictMethod{ix: d.Lexical, mode: mode, maxDF: maxDF}, nil
 	},
 }
 
 type strictMethod struct {
-	ix  *lexical.Index
-	all bool
+	ix    *lexical.Index
+	mode  string
+	maxDF float64
+}
+
+// required returns the terms of v a document must contain to match.
+func (m *strictMethod) required(v lexical.Vec) []lexical.TermID {
+	terms := v.Terms()
+	if m.mode != "content" || len(terms) == 0 {
+		return terms
+	}
+	limit := m.maxDF * float64(m.ix.NumDocs())
+	var out []lexical.TermID
+	rarest := terms[0]
+	for _, t := range terms {
+		if float64(m.ix.DF(t)) <= limit {
+			out = append(out, t)
+		}
+		if m.ix.DF(t) < m.ix.DF(rarest) {
+			rarest = t
+		}
+	}
+	if len(out) == 0 {
+		out = []lexical.TermID{rarest}
+	}
+	return out
 }
 
 func (m *strictMethod) Name() string { return "bm25-strict-boolean" }
@@ -87,10 +119,10 @@ func (m *strictMethod) Matches(q Query) ([]uint32, []lexical.Vec, *boolexpr.Expr
 	vecs := atomVectors(m.ix, atoms)
 	sets := make([][]uint32, len(vecs))
 	for i, v := range vecs {
-		if m.all {
-			sets[i] = m.ix.DocsWithAll(v.Terms())
-		} else {
+		if m.mode == "any" {
 			sets[i] = m.ix.DocsWithAny(v.Terms())
+		} else {
+			sets[i] = m.ix.DocsWithAll(m.required(v))
 		}
 	}
 	return evalSorted(expr, sets, m.ix.NumDocs()), vecs, expr

@@ -68,20 +68,26 @@ var notRed = Query{ID: "q1", Text: "apple fruit that are not red", Atoms: []stri
 func TestStrictBoolean(t *testing.T) {
 	ix := fruitCorpus(t)
 	d := Deps{Lexical: ix}
+	all := map[string]string{"atom_match": "all"}
 	cases := []struct {
 		name   string
 		params map[string]string
 		q      Query
 		want   []string
 	}{
-		{"and-not all", nil, notRed, []string{"d2"}},
+		{"and-not all", all, notRed, []string{"d2"}},
 		// any: apple OR fruit, minus red.
 		{"and-not any", map[string]string{"atom_match": "any"}, notRed, []string{"d2", "d8", "d5", "d4"}},
-		{"or", nil, Query{ID: "q2", Text: "cherry or banana", Atoms: []string{"cherry", "banana"},
+		// content with max_df 0.6 (4.8 of 8 documents): "fruit" (df 4) and
+		// "apple" (df 5) — apple is too common to be required: fruit − red.
+		{"and-not content", map[string]string{"atom_match": "content", "max_df": "0.6"}, notRed, []string{"d2", "d5"}},
+		// every term too common: the rarest one ("fruit", df 4) is required.
+		{"and-not content rarest", map[string]string{"atom_match": "content", "max_df": "0.1"}, notRed, []string{"d2", "d5"}},
+		{"or", all, Query{ID: "q2", Text: "cherry or banana", Atoms: []string{"cherry", "banana"},
 			Expr: boolexpr.Or(boolexpr.Atom(0), boolexpr.Atom(1))}, []string{"d3", "d5"}},
-		{"and", nil, Query{ID: "q3", Text: "red and pie", Atoms: []string{"red", "pie"},
+		{"and", all, Query{ID: "q3", Text: "red and pie", Atoms: []string{"red", "pie"},
 			Expr: boolexpr.And(boolexpr.Atom(0), boolexpr.Atom(1))}, []string{"d7"}},
-		{"bare not", nil, Query{ID: "q4", Text: "not fruit", Atoms: []string{"fruit"},
+		{"bare not", all, Query{ID: "q4", Text: "not fruit", Atoms: []string{"fruit"},
 			Expr: boolexpr.Not(boolexpr.Atom(0))}, []string{"d4", "d6", "d7", "d8"}},
 	}
 	for _, c := range cases {
@@ -95,7 +101,7 @@ func TestStrictBoolean(t *testing.T) {
 	}
 	// A NOT query never returns a document carrying the negated atom, in
 	// particular not d6, which has only the negated atom's terms.
-	for _, mode := range []string{"all", "any"} {
+	for _, mode := range []string{"all", "any", "content"} {
 		for _, r := range retrieve(t, mustNew(t, "bm25-strict-boolean", map[string]string{"atom_match": mode}, d), notRed) {
 			if r.DocID == "d6" || r.DocID == "d1" || r.DocID == "d3" || r.DocID == "d7" {
 				t.Errorf("%s: NOT red returned %s", mode, r.DocID)

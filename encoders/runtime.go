@@ -55,6 +55,10 @@ type Config struct {
 	OptLevel string
 	// BatchSize is the number of sequences per inference call (default 32).
 	BatchSize int
+	// NoSpin stops ONNX Runtime's worker threads from spin-waiting between
+	// operators: a little slower on an idle machine, much kinder to a busy one
+	// (a web server, other jobs).
+	NoSpin bool
 	// MaxTokens caps the sequence length of transformer windows, special
 	// tokens included (default 256, the sentence-transformers setting of
 	// all-MiniLM-L6-v2; never more than the model's position limit).
@@ -211,6 +215,11 @@ func (r *Runtime) openSession(path string, inputs, outputs []string) (*session, 
 	}
 	if err := opts.SetInterOpNumThreads(1); err != nil {
 		return nil, fmt.Errorf("encoders: inter-op threads: %w", err)
+	}
+	if r.cfg.NoSpin {
+		if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+			return nil, fmt.Errorf("encoders: disable spinning: %w", err)
+		}
 	}
 	lvl, err := optLevel(r.cfg.OptLevel)
 	if err != nil {

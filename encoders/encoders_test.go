@@ -250,3 +250,14 @@ func TestCUDAUnavailable(t *testing.T) {
 		t.Errorf("error %q does not explain that CUDA is unavailable", err)
 	}
 }
+
+func TestInfo(t *testing.T) {
+	enc := openTest(t, MiniLMStatic)
+	info, err := enc.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Name != MiniLMStatic || info.Dim != 256 || len(info.SHA256) != 64 || info.Pooling != "mean" || info.Normalize != "l2" {
+		t.Errorf("info = %+v", info)
+	}
+}

@@ -254,6 +254,27 @@ func (r *Runtime) distillStatic(ctx context.Context, src, out string) error {
 // safe for concurrent use; Close releases it.
 type ONNXEncoder struct {
 	onnxEncoder
+	path string
+}
+
+// ModelInfo describes an encoder for registration (e.g. in the database).
+type ModelInfo struct {
+	Name      string `json:"name"`
+	Dim       int    `json:"dim"`
+	Pooling   string `json:"pooling"`   // "mean" over the attention mask
+	Normalize string `json:"normalize"` // "l2"
+	MaxTokens int    `json:"max_tokens"`
+	SHA256    string `json:"sha256"` // of the ONNX file
+	Path      string `json:"path"`
+}
+
+// Info returns the encoder's description; it hashes the model file.
+func (e *ONNXEncoder) Info() (ModelInfo, error) {
+	hash, err := fileSHA256(e.path)
+	if err != nil {
+		return ModelInfo{}, err
+	}
+	return ModelInfo{Name: e.name, Dim: e.dim, Pooling: "mean", Normalize: "l2", MaxTokens: e.window, SHA256: hash, Path: e.path}, nil
 }
 
 // Open prepares (if needed) and loads a registered dense encoder.
@@ -298,7 +319,7 @@ func (r *Runtime) Open(ctx context.Context, name string) (*ONNXEncoder, error) {
 		return nil, err
 	}
 	e.sess = sess
-	return &ONNXEncoder{e}, nil
+	return &ONNXEncoder{onnxEncoder: e, path: path}, nil
 }
 
 // LoadTokenizer loads the MiniLM WordPiece tokenizer from the cache

@@ -154,11 +154,34 @@ func (c *Client) Item(ctx context.Context, id int64) (api.Task, error) {
 	return t, err
 }
 
-// Submit sends one judgment.
+// Submit sends one judgment. After a reload while offline the page may not
+// know the session's CSRF token yet, and a token can go stale when the user
+// signs in again in another tab: both are fixed by asking /api/me and trying
+// once more, never by giving up on the judgment.
 func (c *Client) Submit(ctx context.Context, req api.JudgmentRequest) (api.JudgmentResponse, error) {
+	c.mu.Lock()
+	known := c.csrf != ""
+	c.mu.Unlock()
+	if !known {
+		if _, err := c.Me(ctx); err != nil {
+			return api.JudgmentResponse{}, err
+		}
+	}
 	var res api.JudgmentResponse
 	err := c.do(ctx, http.MethodPost, "/api/judgments", req, &res)
+	if isCSRFError(err) {
+		if _, merr := c.Me(ctx); merr != nil {
+			return res, merr
+		}
+		err = c.do(ctx, http.MethodPost, "/api/judgments", req, &res)
+	}
 	return res, err
+}
+
+// isCSRFError reports a 403 caused by a missing or stale CSRF token.
+func isCSRFError(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusForbidden && strings.Contains(ae.Problem.Detail, api.CSRFHeader)
 }
 
 // Instructions fetches a project's instructions for a task kind.

@@ -54,6 +54,10 @@ type taskFeed struct {
 	release  []func()
 	onChange func() // called when the current task may have changed
 	navved   bool
+	// retryLoad is set when the first load failed for lack of network; the
+	// sync loop tries again.
+	retryLoad bool
+	loadTries int
 }
 
 func (f *taskFeed) changed() {
@@ -187,6 +191,15 @@ func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
 		case <-t.C:
 		case <-f.wake:
 		}
+		ctx.Dispatch(func(ctx app.Context) {
+			if f.retryLoad {
+				f.loadTries++
+				if f.loadTries%3 == 0 {
+					f.retryLoad = false
+					f.load(ctx)
+				}
+			}
+		})
 		if f.outbox.Pending() == 0 {
 			continue
 		}
@@ -205,7 +218,11 @@ func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
 					f.progress.Leased -= res.Sent
 				}
 			}
-			if (wasOffline || res.Sent > 0) && len(f.tasks) < preload && f.itemID == 0 {
+			switch {
+			case f.retryLoad && res.Sent > 0:
+				f.retryLoad = false
+				f.load(ctx)
+			case (wasOffline || res.Sent > 0) && len(f.tasks) < preload && f.itemID == 0:
 				f.refill(ctx)
 			}
 		})
@@ -244,6 +261,9 @@ func (f *taskFeed) load(ctx app.Context) {
 				f.fail(err)
 				return
 			}
+			if f.sync == SyncOffline && f.outbox.Pending() == 0 {
+				f.sync = SyncSaved
+			}
 			f.progress = prog
 			f.setTasks(tasks)
 		})
@@ -258,7 +278,9 @@ func (f *taskFeed) fail(err error) {
 	case StatusOf(err) == 404:
 		f.errMsg = "Not found: " + err.Error()
 	case errors.Is(err, ErrNetwork):
-		f.errMsg = "The server cannot be reached. Your saved work is safe; this page retries when you reload."
+		f.errMsg = "The server cannot be reached. Judgments made before are kept in this browser; this page tries again every few seconds."
+		f.sync = SyncOffline
+		f.retryLoad = true
 	default:
 		f.errMsg = err.Error()
 	}

@@ -35,10 +35,14 @@ func (p *ProgressBar) Render() app.UI {
 	}
 	label := fmt.Sprintf("%d of %d done", done, total)
 	active := time.Duration(p.Iprogress.ActiveMs) * time.Millisecond
+	perItem := ""
+	if done > 0 {
+		perItem = fmt.Sprintf(" · %s per item", (active / time.Duration(done)).Round(time.Second))
+	}
 	return app.Div().Class("progress").Body(
 		app.Div().Class("progress-track").Role("progressbar").
 			Aria("label", "Your progress").Aria("valuemin", 0).Aria("valuemax", total).Aria("valuenow", done).Aria("valuetext", label).
 			Body(app.Div().Class("progress-fill").Style("width", "%d%%", pct)),
-		app.Span().Class("progress-label").ID("progress-label").Textf("%s · active today %s", label, active.Round(time.Second)),
+		app.Span().Class("progress-label").ID("progress-label").Textf("%s · active today %s%s", label, active.Round(time.Second), perItem),
 	)
 }

@@ -162,8 +162,13 @@ func TestAnnotatorJourney(t *testing.T) {
 	if got := eval[int](e, `JSON.parse(localStorage.getItem("boolpool.outbox.v1") || "[]").length`); got != 1 {
 		t.Errorf("outbox in localStorage holds %d, want 1", got)
 	}
+	// Reload while still offline: the page comes up from the server (only the
+	// API is blocked) and the queued judgment is still there.
+	e.do("reload offline", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-pending="1"]`)))
+	e.shot("07b-offline-reloaded")
 	block(false)
 	e.waitJS("saved after reconnect", `document.querySelector("#sync-status").dataset.state === "saved"`, 45*time.Second)
+	e.do("page recovers", chromedp.WaitVisible(chromedp.CSS(`#judge[data-state="ready"]`)))
 	e.shot("08-back-online-saved")
 	js = judgments(t, e.st, a1)
 	count := 0
@@ -215,6 +220,7 @@ func TestAnnotatorJourney(t *testing.T) {
 	for _, k := range []string{"y", "s", "1"} {
 		e.key(k)
 	}
+	e.do("choices shown", chromedp.WaitVisible(chromedp.CSS(`button[data-naturalness="1"][aria-checked="true"]`)))
 	e.shot("11-validation")
 	e.key("\r")
 	e.waitJS("validation done", `document.querySelector("#validation").dataset.state === "empty"`, 10*time.Second)

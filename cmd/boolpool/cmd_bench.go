@@ -24,6 +24,7 @@ func benchSuites() []bench.Suite {
 		bench.IngestSuite(),
 		bench.LoadSuite(),
 		bench.CrashSuite(),
+		bench.LiveSuite(),
 	}
 }
 

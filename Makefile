@@ -11,7 +11,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Run every Go command with the managed database unless DATABASE_URL is set.
 WITH_DB = eval "$$(scripts/db.sh start)"; export DATABASE_URL;
 
-.PHONY: help deps build wasm db run stop clean-db test test-short fmt-check vet bench fuzz clean
+.PHONY: help deps bin build wasm db run stop clean-db test test-short fmt-check vet bench fuzz clean
 
 help:
 	@echo "make run      install what is missing, start Postgres+pgvector, load the demo, serve the app"
@@ -22,13 +22,18 @@ help:
 	@echo "make bench    run the benchmarks; writes bench/results.md"
 	@echo "make fuzz     longer fuzzing runs"
 
-# deps installs the runtime pieces the encoders need (cached, idempotent).
-deps:
+# deps installs the runtime pieces the encoders need (cached, idempotent)
+# and prepares the encoders' ONNX files with a normal (non -race) build, so
+# tests and first use only load them.
+deps: bin
 	@scripts/install-onnxruntime.sh >/dev/null
 	@scripts/fetch-models.sh >/dev/null
+	@bin/boolpool model prepare >/dev/null
+
+bin:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/boolpool ./cmd/boolpool
 
 build: deps wasm
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/boolpool ./cmd/boolpool
 
 # The browser app: built for js/wasm (no cgo), then precompressed.
 wasm:

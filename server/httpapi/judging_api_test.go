@@ -149,6 +149,13 @@ func TestAuth(t *testing.T) {
 	if st := noCSRF.do("POST", "/api/projects/fixture/queue", api.QueueRequest{}, nil); st != 403 {
 		t.Errorf("queue with a wrong CSRF token: %d, want 403", st)
 	}
+	// Cross-site requests are refused even with a valid token.
+	req, _ := http.NewRequest("POST", e.srv.URL+"/api/projects/fixture/queue", strings.NewReader(`{}`))
+	req.Header.Set("Origin", "https://evil.example")
+	req.Header.Set(api.CSRFHeader, u.csrf)
+	if res, err := u.c.Do(req); err != nil || res.StatusCode != 403 {
+		t.Errorf("cross-origin POST: %v %v, want 403", res.StatusCode, err)
+	}
 	// Logout ends the session.
 	if st := u.do("POST", "/api/auth/logout", nil, nil); st != 204 {
 		t.Errorf("logout: %d", st)

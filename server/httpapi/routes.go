@@ -34,12 +34,12 @@ func (s *Server) routes() {
 	th := taskHandlers{svc: judgeSvc}
 	jh := judgeHandlers{svc: judgeSvc}
 
-	signedIn := []echo.MiddlewareFunc{noStore, authSvc.RequireSession}
+	signedIn := []echo.MiddlewareFunc{noStore, auth.SameOrigin, authSvc.RequireSession}
 	researcher := append(signedIn[:len(signedIn):len(signedIn)], auth.RequireRole(api.RoleResearcher))
 	admin := append(signedIn[:len(signedIn):len(signedIn)], auth.RequireRole(api.RoleAdmin))
 
 	// Anonymous: sign-in (rate limited inside the auth service).
-	e.POST("/api/auth/login", ah.login, noStore)
+	e.POST("/api/auth/login", ah.login, noStore, auth.SameOrigin)
 
 	// Any signed-in user (annotators and up); unsafe methods need the CSRF header.
 	e.GET("/api/me", ah.me, signedIn...)

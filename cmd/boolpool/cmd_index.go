@@ -59,6 +59,9 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := st.EnsureHNSW(ctx, enc); err != nil {
 			return err
 		}
+		if err := st.AnalyzeEmbeddings(ctx); err != nil {
+			return err
+		}
 		n, err := st.CountEmbeddings(ctx, p.ID, enc.ID)
 		if err != nil {
 			return err

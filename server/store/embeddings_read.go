@@ -65,6 +65,16 @@ func (s *Store) EnsureHNSW(ctx context.Context, enc EncoderInfo) error {
 	return nil
 }
 
+// AnalyzeEmbeddings refreshes the planner statistics of the embeddings
+// table: right after a bulk load they are stale and the planner ignores the
+// HNSW index.
+func (s *Store) AnalyzeEmbeddings(ctx context.Context) error {
+	if _, err := s.pool.Exec(ctx, `ANALYZE embeddings`); err != nil {
+		return fmt.Errorf("store: analyze embeddings: %w", err)
+	}
+	return nil
+}
+
 // ScoredDoc is a document with a similarity.
 type ScoredDoc struct {
 	ExtID string

@@ -30,6 +30,7 @@ func (s *Server) routes() {
 	liveSvc := live.NewService(s.store, live.NewHub(16), 250*time.Millisecond, s.log)
 	judgeSvc := judging.New(observedStore{Store: s.store, obs: liveSvc}, s.log)
 	rh := researchHandlers{st: s.store, exportSt: s.store, live: liveSvc, heartbeat: 15 * time.Second, log: s.log}
+	s.onShutdown = append(s.onShutdown, liveSvc.Hub().CloseAll)
 	ah := authHandlers{svc: authSvc, users: s.store}
 	th := taskHandlers{svc: judgeSvc}
 	jh := judgeHandlers{svc: judgeSvc}

@@ -23,6 +23,8 @@ type Server struct {
 	store *store.Store
 	log   *slog.Logger
 	echo  *echo.Echo
+	// onShutdown runs when shutdown starts (ends long-lived event streams).
+	onShutdown []func()
 }
 
 // New builds the server and its routes.
@@ -47,6 +49,9 @@ func (s *Server) Run(ctx context.Context) error {
 		Handler:           s.echo,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
+	}
+	for _, f := range s.onShutdown {
+		srv.RegisterOnShutdown(f)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()

@@ -82,3 +82,15 @@ func (h *Hub) Subscribers(projectID int64) int {
 	defer h.mu.Unlock()
 	return len(h.subs[projectID])
 }
+
+// CloseAll drops every subscriber (server shutdown: event streams end so
+// that in-flight requests can drain).
+func (h *Hub) CloseAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, subs := range h.subs {
+		for s := range subs {
+			h.remove(s)
+		}
+	}
+}

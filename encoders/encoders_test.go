@@ -261,3 +261,34 @@ func TestInfo(t *testing.T) {
 		t.Errorf("info = %+v", info)
 	}
 }
+
+func TestSetReusesEncoders(t *testing.T) {
+	rt, err := NewRuntime(Config{})
+	if errors.Is(err, ErrNotInstalled) {
+		t.Skipf("skipping: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	set := NewSet(rt)
+	defer set.Close()
+	ctx := context.Background()
+	a, err := set.Dense(ctx, MiniLMStatic)
+	if errors.Is(err, ErrNotInstalled) {
+		t.Skipf("skipping: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := set.Dense(ctx, MiniLMStatic)
+	if err != nil || a != b {
+		t.Errorf("second Dense: %p %v, want the same encoder %p", b, err, a)
+	}
+	if _, err := set.Dense(ctx, "nope"); err == nil {
+		t.Error("unknown encoder accepted")
+	}
+	if sp, err := set.Sparse(LexicalName); err != nil || sp.Dim() != 30522 {
+		t.Errorf("lexical: %v", err)
+	}
+}

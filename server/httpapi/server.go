@@ -85,3 +85,18 @@ func (s *Server) readyz(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }
+
+// Route is one registered method and path (for the authorisation matrix
+// test and documentation).
+type Route struct {
+	Method, Path string
+}
+
+// Routes lists every registered route.
+func (s *Server) Routes() []Route {
+	var out []Route
+	for _, r := range s.echo.Routes() {
+		out = append(out, Route{Method: r.Method, Path: r.Path})
+	}
+	return out
+}

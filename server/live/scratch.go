@@ -94,9 +94,9 @@ func Recompute(project string, d Data) api.LiveSnapshot {
 	qItems, qJudged := map[int64]int{}, map[int64]int{}
 	runItems, runJudged := make([]int, len(d.Runs)), make([]int, len(d.Runs))
 	relFound, relUnique := make([]int, len(d.Runs)), make([]int, len(d.Runs))
-	overlap := make([][]int, len(d.Runs))
+	overlap, poolOverlap := make([][]int, len(d.Runs)), make([][]int, len(d.Runs))
 	for i := range overlap {
-		overlap[i] = make([]int, len(d.Runs))
+		overlap[i], poolOverlap[i] = make([]int, len(d.Runs)), make([]int, len(d.Runs))
 	}
 	var contradicted []int64
 	for _, it := range items {
@@ -107,6 +107,9 @@ func Recompute(project string, d Data) api.LiveSnapshot {
 		qItems[it.QueryID]++
 		for _, r := range fb {
 			runItems[r]++
+			for _, r2 := range fb {
+				poolOverlap[r][r2]++
+			}
 		}
 		if complete {
 			p.Judged++
@@ -169,7 +172,7 @@ func Recompute(project string, d Data) api.LiveSnapshot {
 		out.Contradictions.Items = append(out.Contradictions.Items, cv)
 	}
 
-	out.Composition = api.CompositionView{Runs: []api.RunComposition{}, Overlap: overlap}
+	out.Composition = api.CompositionView{Runs: []api.RunComposition{}, Overlap: overlap, PoolOverlap: poolOverlap}
 	for r, run := range d.Runs {
 		out.Composition.Runs = append(out.Composition.Runs, api.RunComposition{Run: run.Name, Relevant: relFound[r], Unique: relUnique[r]})
 	}

@@ -332,10 +332,11 @@ func (s *State) contradictions() api.ContradictionList {
 }
 
 func (s *State) composition() api.CompositionView {
-	c := api.CompositionView{Runs: []api.RunComposition{}, Overlap: make([][]int, len(s.runs))}
+	c := api.CompositionView{Runs: []api.RunComposition{}, Overlap: make([][]int, len(s.runs)), PoolOverlap: make([][]int, len(s.runs))}
 	for r, name := range s.runs {
 		c.Runs = append(c.Runs, api.RunComposition{Run: name, Relevant: s.relFound[r], Unique: s.relUnique[r]})
 		c.Overlap[r] = append([]int(nil), s.overlap[r]...)
+		c.PoolOverlap[r] = append([]int(nil), s.poolOverlap[r]...)
 	}
 	return c
 }

@@ -178,6 +178,7 @@ type State struct {
 	// composition
 	relFound, relUnique []int
 	overlap             [][]int
+	poolOverlap         [][]int
 }
 
 // Build makes a project's state from its data.
@@ -239,9 +240,9 @@ func Build(d Data) *State {
 	nr := len(s.runs)
 	s.runItems, s.runJudged = make([]int, nr), make([]int, nr)
 	s.relFound, s.relUnique = make([]int, nr), make([]int, nr)
-	s.overlap = make([][]int, nr)
+	s.overlap, s.poolOverlap = make([][]int, nr), make([][]int, nr)
 	for i := range s.overlap {
-		s.overlap[i] = make([]int, nr)
+		s.overlap[i], s.poolOverlap[i] = make([]int, nr), make([]int, nr)
 	}
 	for _, it := range d.Items {
 		s.AddItem(it)
@@ -307,6 +308,9 @@ func (s *State) AddItem(in Item) {
 	s.itemsTotal++
 	for _, r := range it.foundBy {
 		s.runItems[r]++
+		for _, r2 := range it.foundBy {
+			s.poolOverlap[r][r2]++
+		}
 	}
 	s.version++
 }

@@ -220,6 +220,9 @@ type ContradictionView struct {
 type CompositionView struct {
 	Runs    []RunComposition `json:"runs"`
 	Overlap [][]int          `json:"overlap"`
+	// PoolOverlap[i][j] counts the pooled items (judged or not) that runs
+	// i and j both contributed; the diagonal is each run's contribution.
+	PoolOverlap [][]int `json:"pool_overlap"`
 }
 
 // RunComposition is one run's share of the relevant documents.

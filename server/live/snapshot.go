@@ -237,7 +237,7 @@ func (s *State) leaderboard() ([]api.RunScores, []api.TemplateScores) {
 			sc := api.MetricScore{Measure: measure, Queries: counts[measure]}
 			if counts[measure] > 0 {
 				sc.Mean = num(means[measure])
-				if lo, hi, ok := interval(rs.boot[m].s, rs.boot[m].w); ok {
+				if lo, hi, ok := rs.boot[m].interval(); ok {
 					sc.Low, sc.High = num(lo), num(hi)
 				}
 			}

@@ -114,6 +114,19 @@ func (it *item) complete(raters int) bool { return it.adj != nil || len(it.votes
 type bootSums struct {
 	s []float64
 	w []int32
+	// The last interval, reused by snapshots until the sums change.
+	fresh   bool
+	lo, hi  float64
+	defined bool
+}
+
+// interval returns the sums' percentile interval, cached.
+func (b *bootSums) interval() (lo, hi float64, ok bool) {
+	if !b.fresh {
+		b.lo, b.hi, b.defined = interval(b.s, b.w)
+		b.fresh = true
+	}
+	return b.lo, b.hi, b.defined
 }
 
 type runState struct {
@@ -499,6 +512,7 @@ func (s *State) rescore(qi int) {
 				continue
 			}
 			b := &rs.boot[m]
+			b.fresh = false
 			if oOK {
 				for i, wi := range w {
 					if wi != 0 {

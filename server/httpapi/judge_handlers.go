@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,7 +44,20 @@ func (h judgeHandlers) submit(c echo.Context) error {
 // bindJSON decodes a JSON body strictly (unknown fields are errors), naming
 // the offending field in the 400.
 func bindJSON(c echo.Context, v any) error {
-	dec := json.NewDecoder(c.Request().Body)
+	raw, err := io.ReadAll(c.Request().Body)
+	var maxErr *http.MaxBytesError
+	if errors.As(err, &maxErr) {
+		return apperr.Invalidf("body", "larger than %d bytes", maxErr.Limit)
+	}
+	if err != nil {
+		return apperr.Invalidf("body", "unreadable: %v", err)
+	}
+	// PostgreSQL text cannot hold NUL: refuse it here as bad input rather
+	// than fail later with a 500.
+	if bytes.Contains(raw, []byte(`\u0000`)) {
+		return apperr.Invalidf("body", "contains a NUL character (\\u0000), which no text field can hold")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var typeErr *json.UnmarshalTypeError

@@ -39,6 +39,9 @@ func ContentHash(title, body string) []byte {
 
 // DocumentByExtID fetches one document by its external id.
 func (s *Store) DocumentByExtID(ctx context.Context, projectID int64, extID string) (Document, error) {
+	if !storable(extID) {
+		return Document{}, fmt.Errorf("store: document %q: %w", extID, ErrNotFound)
+	}
 	rows, _ := s.pool.Query(ctx, `SELECT `+documentCols+` FROM documents WHERE project_id = $1 AND ext_id = $2`, projectID, extID)
 	d, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Document])
 	if errors.Is(err, pgx.ErrNoRows) {

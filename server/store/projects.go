@@ -36,6 +36,9 @@ func (s *Store) EnsureProject(ctx context.Context, name string) (Project, error)
 
 // ProjectByName looks a project up by name.
 func (s *Store) ProjectByName(ctx context.Context, name string) (Project, error) {
+	if !storable(name) {
+		return Project{}, fmt.Errorf("store: project %q: %w", name, ErrNotFound)
+	}
 	rows, _ := s.pool.Query(ctx, `SELECT `+projectCols+` FROM projects WHERE name = $1`, name)
 	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
 	if errors.Is(err, pgx.ErrNoRows) {

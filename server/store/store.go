@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -77,4 +79,11 @@ func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 func isUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// storable reports whether s can be stored in or compared with a text
+// column: PostgreSQL rejects NUL bytes and invalid UTF-8 with an error, so
+// lookups by such a key are answered "not found" instead.
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }

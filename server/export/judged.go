@@ -21,7 +21,8 @@ import (
 	"boolpool/web/api"
 )
 
-// Exports of our own judgments:
+// Exports of our own judgments (both first bring the stored consensus up
+// to date with the judgments, consensus.Service.Sync):
 //
 //   - qrels-consensus: TREC qrels "qid 0 docid grade" of the consensus
 //     label of every judged item (server/consensus: majority of the
@@ -44,6 +45,9 @@ var (
 
 func consensusQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
+	if _, err := consensus.NewService(st).Sync(ctx, projectID); err != nil {
+		return c, err
+	}
 	qw := trecfmt.NewQrelsWriter(w)
 	err := st.EachConsensusQrel(ctx, projectID, func(r store.ConsensusQrel) error {
 		c.Qrels++
@@ -67,6 +71,9 @@ type judgedDoc struct {
 
 func questJudged(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
+	if _, err := consensus.NewService(st).Sync(ctx, projectID); err != nil {
+		return c, err
+	}
 	byQuery := map[int64][]*judgedDoc{}
 	needText := map[int64]bool{}
 	err := st.EachCurrentJudgment(ctx, projectID, func(r store.JudgedRow) error {

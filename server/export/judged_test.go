@@ -79,6 +79,9 @@ func TestJudgedExports(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		if doc == "D" {
+			continue // no per-item refresh: the export's sync must catch it
+		}
 		if _, err := cons.Refresh(ctx, it.ID); err != nil {
 			t.Fatal(err)
 		}

@@ -41,6 +41,7 @@ type taskFeed struct {
 	me       api.Me
 	tasks    []api.Task
 	progress api.Progress
+	code     string // crowd-platform completion code, once all work is done
 	judged   map[int64]bool
 	state    string
 	errMsg   string
@@ -246,14 +247,19 @@ func (f *taskFeed) load(ctx app.Context) {
 		}
 		var tasks []api.Task
 		var prog api.Progress
+		var code string
 		if itemID > 0 {
 			var t api.Task
 			t, err = cl.Item(c, itemID)
 			tasks = []api.Task{t}
 		} else {
 			var q api.Queue
-			q, err = cl.Queue(c, project, kind, preload)
-			tasks, prog = q.Tasks, q.Progress
+			n := preload + f.outbox.Pending()
+			if n > maxQueue {
+				n = maxQueue
+			}
+			q, err = cl.Queue(c, project, kind, n)
+			tasks, prog, code = q.Tasks, q.Progress, q.CompletionCode
 		}
 		ctx.Dispatch(func(ctx app.Context) {
 			f.me = me
@@ -265,6 +271,9 @@ func (f *taskFeed) load(ctx app.Context) {
 				f.sync = SyncSaved
 			}
 			f.progress = prog
+			if code != "" {
+				f.code = code
+			}
 			f.setTasks(tasks)
 		})
 	})
@@ -348,6 +357,9 @@ func (f *taskFeed) refill(ctx app.Context) {
 				return
 			}
 			f.progress = q.Progress
+			if q.CompletionCode != "" {
+				f.code = q.CompletionCode
+			}
 			f.setTasks(q.Tasks)
 		})
 	})
@@ -430,6 +442,9 @@ func (f *taskFeed) body(ready func(t api.Task) app.UI) app.UI {
 			app.P().Text(msg),
 			app.If(f.pending > 0, func() app.UI {
 				return app.P().Textf("%d judgment(s) waiting to be sent.", f.pending)
+			}),
+			app.If(f.code != "" && f.pending == 0, func() app.UI {
+				return app.P().Body(app.Text("Your completion code: "), app.Strong().ID("completion-code").Text(f.code))
 			}),
 		)
 	}

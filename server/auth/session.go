@@ -22,6 +22,7 @@ type Store interface {
 	SessionByTokenHash(ctx context.Context, tokenHash []byte) (store.Session, error)
 	DeleteSession(ctx context.Context, tokenHash []byte) error
 	DeleteExpiredSessions(ctx context.Context) (int64, error)
+	EnsureCrowdUser(ctx context.Context, projectName, participant string) (store.User, error)
 }
 
 // Options configure the service.
@@ -88,6 +89,43 @@ func (s *Service) Login(ctx context.Context, username, password, clientKey strin
 	if err != nil || !ok || u.Disabled {
 		return Login{}, bad
 	}
+	return s.open(ctx, u)
+}
+
+// EnterCrowd opens a session for a crowd-platform participant arriving by
+// a project's entry link (e.g. Prolific's PROLIFIC_PID), creating their
+// annotator account on first entry. Rate limited like Login.
+func (s *Service) EnterCrowd(ctx context.Context, project, participant, clientKey string) (Login, error) {
+	if !s.limiter.Allow(clientKey) {
+		return Login{}, fmt.Errorf("auth: entries from %s: %w", clientKey, apperr.ErrRateLimited)
+	}
+	if !validParticipant(participant) {
+		return Login{}, apperr.Invalidf("participant", "1-64 letters, digits, '_' or '-'")
+	}
+	u, err := s.st.EnsureCrowdUser(ctx, project, participant)
+	if err != nil {
+		return Login{}, err
+	}
+	if u.Disabled {
+		return Login{}, fmt.Errorf("auth: participant %s is disabled: %w", participant, apperr.ErrForbidden)
+	}
+	return s.open(ctx, u)
+}
+
+func validParticipant(p string) bool {
+	if len(p) == 0 || len(p) > 64 {
+		return false
+	}
+	for _, c := range p {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// open starts a session for u.
+func (s *Service) open(ctx context.Context, u store.User) (Login, error) {
 	token, err := randomToken()
 	if err != nil {
 		return Login{}, err

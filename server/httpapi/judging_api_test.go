@@ -508,3 +508,56 @@ func TestWasmServing(t *testing.T) {
 		t.Errorf("login page: %d, prerendered form missing", res.StatusCode)
 	}
 }
+
+func TestCrowdEntry(t *testing.T) {
+	e := newEnv(t, 2, nil)
+	if _, err := e.st.Pool().Exec(context.Background(), `UPDATE projects SET completion_code = 'C0DE42' WHERE name = 'fixture'`); err != nil {
+		t.Fatal(err)
+	}
+	enter := func(query string) (*user, *http.Response) {
+		u := e.anon()
+		u.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		res, err := u.c.Get(e.srv.URL + "/enter/fixture?" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return u, res
+	}
+	u, res := enter("PROLIFIC_PID=abc123&STUDY_ID=s1")
+	if res.StatusCode != 303 || res.Header.Get("Location") != "/judge/fixture" {
+		t.Fatalf("entry: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	var me api.Me
+	if st := u.do("GET", "/api/me", nil, &me); st != 200 || me.Role != "annotator" || len(me.Projects) != 1 || me.Projects[0] != "fixture" {
+		t.Fatalf("crowd me: %d %+v", st, me)
+	}
+	u.csrf = me.CSRFToken
+	again, _ := enter("participant=abc123")
+	var me2 api.Me
+	again.do("GET", "/api/me", nil, &me2)
+	if me2.UserID != me.UserID {
+		t.Errorf("second entry made user %d, want the same %d", me2.UserID, me.UserID)
+	}
+	if _, res := enter("participant=a%20b"); res.StatusCode != 400 {
+		t.Errorf("bad participant: %d", res.StatusCode)
+	}
+	// Crowd accounts have no password.
+	if st := e.anon().do("POST", "/api/auth/login", api.LoginRequest{Username: "crowd-fixture-abc123", Password: "anything at all"}, nil); st != 401 {
+		t.Errorf("password login of a crowd account: %d, want 401", st)
+	}
+	// The completion code appears once the participant's work is done.
+	q := u.queue("paraphrase", 5)
+	if q.CompletionCode != "" || len(q.Tasks) != 2 {
+		t.Fatalf("queue before work: %+v", q)
+	}
+	for i, tk := range q.Tasks {
+		req := api.JudgmentRequest{ClientID: uuid(50 + i), ItemID: tk.ItemID, Kind: "paraphrase", Paraphrase: &api.ParaphraseAnswer{Nonsensical: true}}
+		if st := u.do("POST", "/api/judgments", req, nil); st != 201 {
+			t.Fatalf("paraphrase %d: %d", i, st)
+		}
+	}
+	if q := u.queue("paraphrase", 5); q.CompletionCode != "C0DE42" {
+		t.Errorf("completion code %q after all work, want C0DE42", q.CompletionCode)
+	}
+}

@@ -41,6 +41,7 @@ func (s *Server) routes() {
 
 	// Anonymous: sign-in (rate limited inside the auth service).
 	e.POST("/api/auth/login", ah.login, noStore, auth.SameOrigin)
+	e.GET("/enter/:project", ah.enter, noStore)
 
 	// Any signed-in user (annotators and up); unsafe methods need the CSRF header.
 	e.GET("/api/me", ah.me, signedIn...)

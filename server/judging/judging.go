@@ -146,6 +146,9 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 		return api.Queue{}, err
 	}
 	q.Progress = api.Progress{Done: pr.Done, Skipped: pr.Skipped, Leased: pr.Leased, Available: pr.Available, ActiveMs: pr.ActiveMs}
+	if len(q.Tasks) == 0 && pr.Done > 0 {
+		q.CompletionCode = p.CompletionCode
+	}
 	return q, nil
 }
 

@@ -114,10 +114,13 @@ type QueueRequest struct {
 	N    int    `json:"n"`
 }
 
-// Queue is the answer to a QueueRequest. An empty Tasks means nothing is left.
+// Queue is the answer to a QueueRequest. An empty Tasks means nothing is
+// left; CompletionCode is then the project's crowd-platform completion code
+// (set only once the rater has done some work).
 type Queue struct {
-	Tasks    []Task   `json:"tasks"`
-	Progress Progress `json:"progress"`
+	Tasks          []Task   `json:"tasks"`
+	Progress       Progress `json:"progress"`
+	CompletionCode string   `json:"completion_code,omitempty"`
 }
 
 // Attribution is one atom's part of a relevance judgment.

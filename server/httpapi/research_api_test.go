@@ -168,6 +168,10 @@ func TestResearchLiveAdjudicationExport(t *testing.T) {
 	if got, want := *snap.Leaderboard[0].Scores[0].Mean, (ndcgQ1+ndcgQ2)/2; got-want > 1e-9 || want-got > 1e-9 {
 		t.Errorf("ndcg@10 = %v, want %v", got, want)
 	}
+	if len(snap.Templates) != 1 || len(snap.Operators) != 2 || snap.Operators[0].Label != "AND" || snap.Operators[0].Queries != 2 ||
+		snap.Operators[1].Label != "NOT" || snap.Operators[1].Queries != 1 {
+		t.Errorf("breakdowns: templates %+v, operators %+v", snap.Templates, snap.Operators)
+	}
 	if snap.Contradictions.Total != 1 || snap.Contradictions.Items[0].DocExtID != "d1" || snap.Contradictions.Items[0].Raters[0] != "annotator3" {
 		t.Errorf("contradictions %+v", snap.Contradictions)
 	}

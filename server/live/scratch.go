@@ -72,7 +72,7 @@ func Recompute(project string, d Data) api.LiveSnapshot {
 	}
 
 	out.Agreement, out.Annotators = recomputeAgreement(d, items, raters)
-	out.Leaderboard, out.Templates = recomputeMetrics(d, specs, qrels)
+	out.Leaderboard, out.Templates, out.Operators = recomputeMetrics(d, specs, qrels)
 
 	// Runs that found each item.
 	foundBy := func(it Item) []int {
@@ -272,14 +272,14 @@ func recomputeAgreement(d Data, items []Item, raters int) (api.AgreementView, []
 	return v, annotators
 }
 
-func recomputeMetrics(d Data, specs []metrics.Spec, qrels metrics.Qrels) ([]api.RunScores, []api.TemplateScores) {
+func recomputeMetrics(d Data, specs []metrics.Spec, qrels metrics.Qrels) ([]api.RunScores, []api.Breakdown, []api.Breakdown) {
 	extOf := map[int64]string{}
 	idOf := map[string]int64{}
 	labels := map[string][]string{}
 	for _, q := range d.Queries {
 		extOf[q.ID] = q.ExtID
 		idOf[q.ExtID] = q.ID
-		labels[q.ExtID] = []string{q.Template}
+		labels[q.ExtID] = groupLabels(q)
 	}
 	negatives := map[string]map[string]bool{}
 	for qid, docs := range d.Negatives {
@@ -343,15 +343,15 @@ func recomputeMetrics(d Data, specs []metrics.Spec, qrels metrics.Qrels) ([]api.
 		}
 	}
 	sortBoard(board)
-	var tmpl []api.TemplateScores
+	groups := map[string]api.Breakdown{}
 	for t, runs := range byTmpl {
-		ts := api.TemplateScores{Template: t}
+		b := api.Breakdown{Label: t}
 		for _, r := range runs {
-			ts.Queries = max(ts.Queries, r.n)
-			ts.Runs = append(ts.Runs, api.TemplateRun{Run: r.run, Means: r.means})
+			b.Queries = max(b.Queries, r.n)
+			b.Runs = append(b.Runs, api.BreakdownRun{Run: r.run, Means: r.means})
 		}
-		tmpl = append(tmpl, ts)
+		groups[t] = b
 	}
-	sortTemplates(tmpl)
-	return board, tmpl
+	tmpl, ops := splitBreakdowns(groups)
+	return board, tmpl, ops
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/metrics"
 	"boolpool/server/store"
@@ -281,7 +282,7 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 		return d, err
 	}
 	for _, q := range qs {
-		d.Queries = append(d.Queries, Query{ID: q.ID, ExtID: q.ExtID, Template: q.Template})
+		d.Queries = append(d.Queries, Query{ID: q.ID, ExtID: q.ExtID, Template: q.Template, Operators: OperatorsOf(q.Expression)})
 	}
 	runs, err := st.ListRuns(ctx, projectID)
 	if err != nil {
@@ -377,4 +378,39 @@ func ConsensusRows(d Data) []store.ConsensusRow {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// OperatorsOf lists the operators of a query expression in JSON (AND, OR,
+// NOT, in that order; ATOM for a lone constraint); nil when there is no
+// readable expression.
+func OperatorsOf(raw json.RawMessage) []string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var e boolexpr.Expr
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return nil
+	}
+	seen := map[boolexpr.Op]bool{}
+	var walk func(n *boolexpr.Expr)
+	walk = func(n *boolexpr.Expr) {
+		if n == nil {
+			return
+		}
+		seen[n.Op] = true
+		for _, a := range n.Args {
+			walk(a)
+		}
+	}
+	walk(&e)
+	var out []string
+	for _, op := range []boolexpr.Op{boolexpr.OpAnd, boolexpr.OpOr, boolexpr.OpNot} {
+		if seen[op] {
+			out = append(out, string(op))
+		}
+	}
+	if len(out) == 0 && seen[boolexpr.OpAtom] {
+		out = append(out, string(boolexpr.OpAtom))
+	}
+	return out
 }

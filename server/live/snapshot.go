@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"boolpool/server/consensus"
@@ -31,7 +32,7 @@ func (s *State) Snapshot(project string) api.LiveSnapshot {
 		Adjudicated: s.status[consensus.StatusAdjudicated], Queue: s.queue, Relevant: s.relevant}
 	out.Agreement = s.agreement()
 	out.Annotators = s.annotators()
-	out.Leaderboard, out.Templates = s.leaderboard()
+	out.Leaderboard, out.Templates, out.Operators = s.leaderboard()
 	out.Progress = s.progress()
 	out.Contradictions = s.contradictions()
 	out.Composition = s.composition()
@@ -227,7 +228,7 @@ func sortAnnotators(a []api.AnnotatorView) {
 	})
 }
 
-func (s *State) leaderboard() ([]api.RunScores, []api.TemplateScores) {
+func (s *State) leaderboard() ([]api.RunScores, []api.Breakdown, []api.Breakdown) {
 	board := make([]api.RunScores, 0, len(s.runs))
 	for r, name := range s.runs {
 		rs := &s.perRun[r]
@@ -246,23 +247,43 @@ func (s *State) leaderboard() ([]api.RunScores, []api.TemplateScores) {
 		board = append(board, row)
 	}
 	sortBoard(board)
-	var tmpl []api.TemplateScores
-	for t, label := range s.templates {
-		ts := api.TemplateScores{Template: label}
+	groups := map[string]api.Breakdown{}
+	for g, label := range s.groups {
+		b := api.Breakdown{Label: label}
 		for r, name := range s.runs {
-			means, counts := s.perRun[r].tmpl[t].Means()
+			means, counts := s.perRun[r].groups[g].Means()
 			if counts[s.names[0]] == 0 {
 				continue
 			}
-			ts.Queries = max(ts.Queries, counts[s.names[0]])
-			ts.Runs = append(ts.Runs, api.TemplateRun{Run: name, Means: means})
+			b.Queries = max(b.Queries, counts[s.names[0]])
+			b.Runs = append(b.Runs, api.BreakdownRun{Run: name, Means: means})
 		}
-		if len(ts.Runs) > 0 {
-			tmpl = append(tmpl, ts)
+		if len(b.Runs) > 0 {
+			groups[label] = b
 		}
 	}
-	sortTemplates(tmpl)
-	return board, tmpl
+	tmpl, ops := splitBreakdowns(groups)
+	return board, tmpl, ops
+}
+
+// splitBreakdowns separates template and operator breakdowns (keyed by
+// prefixed label), each sorted by label with runs by name.
+func splitBreakdowns(groups map[string]api.Breakdown) (templates, operators []api.Breakdown) {
+	templates, operators = []api.Breakdown{}, []api.Breakdown{}
+	for label, b := range groups {
+		sort.Slice(b.Runs, func(i, j int) bool { return b.Runs[i].Run < b.Runs[j].Run })
+		switch {
+		case strings.HasPrefix(label, templatePrefix):
+			b.Label = strings.TrimPrefix(label, templatePrefix)
+			templates = append(templates, b)
+		case strings.HasPrefix(label, operatorPrefix):
+			b.Label = strings.TrimPrefix(label, operatorPrefix)
+			operators = append(operators, b)
+		}
+	}
+	sort.Slice(templates, func(i, j int) bool { return templates[i].Label < templates[j].Label })
+	sort.Slice(operators, func(i, j int) bool { return operators[i].Label < operators[j].Label })
+	return templates, operators
 }
 
 // sortBoard orders the leaderboard by the first measure (nDCG@10), best
@@ -281,13 +302,6 @@ func sortBoard(b []api.RunScores) {
 		}
 		return b[i].Run < b[j].Run
 	})
-}
-
-func sortTemplates(t []api.TemplateScores) {
-	sort.Slice(t, func(i, j int) bool { return t[i].Template < t[j].Template })
-	for _, ts := range t {
-		sort.Slice(ts.Runs, func(i, j int) bool { return ts.Runs[i].Run < ts.Runs[j].Run })
-	}
 }
 
 func (s *State) progress() api.PoolProgress {

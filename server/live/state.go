@@ -60,11 +60,13 @@ func Specs() []metrics.Spec {
 	return s
 }
 
-// Query is a project's query.
+// Query is a project's query. Operators are those of its expression (AND,
+// OR, NOT; ATOM for a single constraint), for the per-operator breakdown.
 type Query struct {
-	ID       int64
-	ExtID    string
-	Template string
+	ID        int64
+	ExtID     string
+	Template  string
+	Operators []string
 }
 
 // Run is a run with its ranked documents per query id (top RankDepth, in
@@ -130,9 +132,9 @@ func (b *bootSums) interval() (lo, hi float64, ok bool) {
 }
 
 type runState struct {
-	acc  *metrics.Accumulator
-	tmpl []*metrics.Accumulator
-	boot []bootSums // per spec
+	acc    *metrics.Accumulator
+	groups []*metrics.Accumulator // per breakdown label
+	boot   []bootSums             // per spec
 }
 
 type raterStats struct {
@@ -152,8 +154,8 @@ type State struct {
 
 	queries   []Query
 	qIndex    map[int64]int
-	templates []string
-	qTmpl     []int
+	groups    []string // breakdown labels: "template:…", "operator:…"
+	qGroups   [][]int  // per query: its group indexes
 	runs      []string
 	ranked    [][][]string // [run][query]
 	hasRank   [][]bool
@@ -209,17 +211,21 @@ func Build(d Data) *State {
 	for id, n := range d.Users {
 		s.users[id] = n
 	}
-	tmplIndex := map[string]int{}
+	groupIndex := map[string]int{}
 	for qi, q := range d.Queries {
 		s.queries = append(s.queries, q)
 		s.qIndex[q.ID] = qi
-		t, ok := tmplIndex[q.Template]
-		if !ok {
-			t = len(s.templates)
-			tmplIndex[q.Template] = t
-			s.templates = append(s.templates, q.Template)
+		var gs []int
+		for _, label := range groupLabels(q) {
+			g, ok := groupIndex[label]
+			if !ok {
+				g = len(s.groups)
+				groupIndex[label] = g
+				s.groups = append(s.groups, label)
+			}
+			gs = append(gs, g)
 		}
-		s.qTmpl = append(s.qTmpl, t)
+		s.qGroups = append(s.qGroups, gs)
 		s.weights = append(s.weights, poissonWeights(q.ID))
 		s.judged = append(s.judged, map[string]int{})
 		neg := map[string]bool{}
@@ -242,8 +248,8 @@ func Build(d Data) *State {
 		s.ranked = append(s.ranked, ranked)
 		s.hasRank = append(s.hasRank, has)
 		rs := runState{acc: metrics.NewAccumulator(), boot: make([]bootSums, len(s.specs))}
-		for range s.templates {
-			rs.tmpl = append(rs.tmpl, metrics.NewAccumulator())
+		for range s.groups {
+			rs.groups = append(rs.groups, metrics.NewAccumulator())
 		}
 		for m := range rs.boot {
 			rs.boot[m] = bootSums{s: make([]float64, Resamples), w: make([]int32, Resamples)}
@@ -532,10 +538,14 @@ func (s *State) rescore(qi int) {
 		}
 		if vals == nil {
 			rs.acc.Remove(q.ExtID)
-			rs.tmpl[s.qTmpl[qi]].Remove(q.ExtID)
+			for _, g := range s.qGroups[qi] {
+				rs.groups[g].Remove(q.ExtID)
+			}
 		} else {
 			rs.acc.Set(q.ExtID, vals)
-			rs.tmpl[s.qTmpl[qi]].Set(q.ExtID, vals)
+			for _, g := range s.qGroups[qi] {
+				rs.groups[g].Set(q.ExtID, vals)
+			}
 		}
 	}
 }
@@ -605,4 +615,23 @@ func quantile7(xs []float64, p float64) float64 {
 		return xs[len(xs)-1]
 	}
 	return xs[i] + (h-lo)*(xs[i+1]-xs[i])
+}
+
+// Breakdown label prefixes.
+const (
+	templatePrefix = "template:"
+	operatorPrefix = "operator:"
+)
+
+// groupLabels are the breakdown labels of a query (operators deduplicated).
+func groupLabels(q Query) []string {
+	out := []string{templatePrefix + q.Template}
+	seen := map[string]bool{}
+	for _, op := range q.Operators {
+		if !seen[op] {
+			seen[op] = true
+			out = append(out, operatorPrefix+op)
+		}
+	}
+	return out
 }

@@ -19,7 +19,8 @@ func randomData(rng *rand.Rand, nq, nr, raters int) Data {
 		Adjudicated: map[int64]int{}, Users: map[int64]string{}}
 	templates := []string{"_", "_ and _", "_ that are not _"}
 	for q := range nq {
-		d.Queries = append(d.Queries, Query{ID: int64(100 + q), ExtID: fmt.Sprintf("q%02d", q), Template: templates[q%len(templates)]})
+		d.Queries = append(d.Queries, Query{ID: int64(100 + q), ExtID: fmt.Sprintf("q%02d", q), Template: templates[q%len(templates)],
+			Operators: [][]string{{"ATOM"}, {"AND"}, {"AND", "NOT"}}[q%len(templates)]})
 	}
 	for r := range nr {
 		run := Run{Name: fmt.Sprintf("run%d", r), Ranked: map[int64][]string{}}
@@ -201,5 +202,21 @@ func TestPoissonWeights(t *testing.T) {
 	}
 	if fmt.Sprint(poissonWeights(43)[:20]) == fmt.Sprint(a[:20]) {
 		t.Error("different queries share weights")
+	}
+}
+
+func TestOperatorsOf(t *testing.T) {
+	tests := []struct{ expr, want string }{
+		{``, "[]"},
+		{`null`, "[]"},
+		{`{"op":"ATOM","atom":0}`, "[ATOM]"},
+		{`{"op":"AND","args":[{"op":"ATOM","atom":0},{"op":"NOT","args":[{"op":"ATOM","atom":1}]}]}`, "[AND NOT]"},
+		{`{"op":"OR","args":[{"op":"ATOM","atom":0},{"op":"AND","args":[{"op":"ATOM","atom":1},{"op":"ATOM","atom":2}]}]}`, "[AND OR]"},
+		{`not json`, "[]"},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprint(OperatorsOf([]byte(tt.expr))); got != tt.want {
+			t.Errorf("OperatorsOf(%s) = %s, want %s", tt.expr, got, tt.want)
+		}
 	}
 }

@@ -30,9 +30,10 @@ func Synthetic(sp SyntheticSpec) Data {
 	d := Data{RatersPerItem: raters, Negatives: map[int64][]string{}, Votes: map[int64][]consensus.Vote{},
 		Adjudicated: map[int64]int{}, Users: map[int64]string{}}
 	templates := []string{"_", "_ or _", "_ and _", "_ that are not _", "_ or _ or _", "_ and _ and _", "_ that are also both _ and _"}
+	operators := [][]string{{"ATOM"}, {"OR"}, {"AND"}, {"AND", "NOT"}, {"OR"}, {"AND"}, {"AND"}}
 	universe := RankDepth * 3
 	for q := range sp.Queries {
-		d.Queries = append(d.Queries, Query{ID: int64(q + 1), ExtID: fmt.Sprintf("q%05d", q), Template: templates[q%len(templates)]})
+		d.Queries = append(d.Queries, Query{ID: int64(q + 1), ExtID: fmt.Sprintf("q%05d", q), Template: templates[q%len(templates)], Operators: operators[q%len(templates)]})
 	}
 	for r := range sp.Runs {
 		d.Runs = append(d.Runs, Run{Name: fmt.Sprintf("run%02d", r), Ranked: map[int64][]string{}})

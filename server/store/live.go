@@ -127,14 +127,15 @@ func (s *Store) LatestAdjudications(ctx context.Context, projectID int64) (map[i
 
 // LiveQuery is what the dashboards need of a query.
 type LiveQuery struct {
-	ID       int64
-	ExtID    string
-	Template string
+	ID         int64
+	ExtID      string
+	Template   string
+	Expression json.RawMessage // nil when unknown
 }
 
 // LiveQueries lists a project's queries in import order.
 func (s *Store) LiveQueries(ctx context.Context, projectID int64) ([]LiveQuery, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, ext_id, template FROM queries WHERE project_id = $1 ORDER BY seq, id`, projectID)
+	rows, err := s.pool.Query(ctx, `SELECT id, ext_id, template, expression FROM queries WHERE project_id = $1 ORDER BY seq, id`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("store: live queries: %w", err)
 	}
@@ -142,7 +143,7 @@ func (s *Store) LiveQueries(ctx context.Context, projectID int64) ([]LiveQuery, 
 	var out []LiveQuery
 	for rows.Next() {
 		var q LiveQuery
-		if err := rows.Scan(&q.ID, &q.ExtID, &q.Template); err != nil {
+		if err := rows.Scan(&q.ID, &q.ExtID, &q.Template, &q.Expression); err != nil {
 			return nil, fmt.Errorf("store: live queries: %w", err)
 		}
 		out = append(out, q)

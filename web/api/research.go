@@ -85,7 +85,8 @@ type LiveSnapshot struct {
 	Agreement      AgreementView       `json:"agreement"`
 	Annotators     []AnnotatorView     `json:"annotators"`
 	Leaderboard    []RunScores         `json:"leaderboard"`
-	Templates      []TemplateScores    `json:"templates"`
+	Templates      []Breakdown         `json:"templates"`
+	Operators      []Breakdown         `json:"operators"`
 	Progress       PoolProgress        `json:"progress"`
 	Contradictions ContradictionList   `json:"contradictions"`
 	Composition    CompositionView     `json:"composition"`
@@ -148,15 +149,17 @@ type RunScores struct {
 	Scores  []MetricScore `json:"scores"`
 }
 
-// TemplateScores breaks the leaderboard down by query template.
-type TemplateScores struct {
-	Template string        `json:"template"`
-	Queries  int           `json:"queries"`
-	Runs     []TemplateRun `json:"runs"`
+// Breakdown is the leaderboard over the queries with one label: a query
+// template ("_ that are not _") or an operator of the query's expression
+// (AND, OR, NOT; ATOM for single-constraint queries).
+type Breakdown struct {
+	Label   string         `json:"label"`
+	Queries int            `json:"queries"`
+	Runs    []BreakdownRun `json:"runs"`
 }
 
-// TemplateRun is one run's means over one template's queries.
-type TemplateRun struct {
+// BreakdownRun is one run's means over one label's queries.
+type BreakdownRun struct {
 	Run   string             `json:"run"`
 	Means map[string]float64 `json:"means"`
 }

@@ -19,9 +19,24 @@ import (
 	"boolpool/web/api"
 )
 
-// Researcher and admin endpoints: the live dashboard (JSON and
-// server-sent events), the adjudication queue and decisions, and exports
-// with recorded snapshots.
+// Researcher and admin endpoints (wire types in web/api/research.go):
+//
+//	GET  /api/projects/:project/dashboard      api.LiveSnapshot (researcher)
+//	GET  /api/projects/:project/live           text/event-stream of "snapshot" events carrying
+//	                                           api.LiveSnapshot, at once and after each change
+//	                                           (at most one per 250 ms); ": ping" comments every
+//	                                           15 s; "dropped" when the client fell behind
+//	GET  /api/projects/:project/composition    []api.RelevantFound: which run found which relevant document
+//	GET  /api/projects/:project/adjudication   api.AdjudicationQueue (?limit=50&offset=0)
+//	GET  /api/items/:id/adjudication           api.AdjudicationItem (any judged item)
+//	POST /api/items/:id/adjudication           api.AdjudicationRequest → api.AdjudicationResult
+//	GET  /api/projects/:project/exports        []api.ExportSnapshot (admin)
+//	GET  /api/projects/:project/exports/:format  streamed download (admin): quest, quest-documents,
+//	                                           quest-judged, trec-topics, trec-qrels, qrels-consensus,
+//	                                           trec-run (?run=NAME), csv; the recorded snapshot's id is
+//	                                           in X-Export-Id and the file name
+//
+// Researchers see the projects they are members of; admins see all.
 
 // researchStore is what the research handlers read directly.
 type researchStore interface {

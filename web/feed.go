@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -50,6 +51,7 @@ type taskFeed struct {
 	rejected int
 	lastSave time.Time
 	started  time.Time
+	clock    activeClock
 	wake     chan struct{}
 	cancel   context.CancelFunc
 	release  []func()
@@ -113,8 +115,13 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 		f.outbox.RetryNow(time.Now())
 		f.poke()
 	})
+	// Any input counts as activity for the pay-by-the-hour clock.
+	for _, ev := range []string{"pointerdown", "wheel", "input"} {
+		f.listen(ev, func(app.Value) { f.clock.touch(time.Now()) })
+	}
 	if onKey != nil {
 		f.listen("keydown", func(ev app.Value) {
+			f.clock.touch(time.Now())
 			if isTyping(ev) && ev.Get("key").String() != "Escape" {
 				return
 			}
@@ -330,6 +337,7 @@ func (f *taskFeed) setTasks(tasks []api.Task) {
 	f.state = stateReady
 	if keep[0].ItemID != wasCurrent {
 		f.started = time.Now()
+		f.clock.reset(f.started)
 	}
 	f.changed()
 }
@@ -377,7 +385,7 @@ func (f *taskFeed) current() (api.Task, bool) {
 // lets the sync loop send it.
 func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	req.ClientID = NewUUID()
-	req.TimeSpentMs = time.Since(f.started).Milliseconds()
+	req.TimeSpentMs = f.clock.take(time.Now()).Milliseconds()
 	if err := f.outbox.Add(req, time.Now()); err != nil {
 		return err
 	}
@@ -388,6 +396,7 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	}
 	f.tasks = f.tasks[1:]
 	f.started = time.Now()
+	f.clock.reset(f.started)
 	f.poke()
 	if len(f.tasks) == 0 {
 		if f.itemID > 0 {
@@ -466,4 +475,49 @@ func (f *taskFeed) root(div app.HTMLDiv) app.HTMLDiv {
 		div = div.DataSet("item", t.ItemID)
 	}
 	return div
+}
+
+// idleCap is the longest gap between two inputs that still counts as work:
+// reading a long document is work, a tab left open over lunch is not.
+const idleCap = 2 * time.Minute
+
+// activeClock measures the active time spent on one item: the time between
+// inputs, each gap capped at idleCap.
+type activeClock struct {
+	mu     sync.Mutex
+	active time.Duration
+	last   time.Time
+}
+
+func (c *activeClock) reset(now time.Time) {
+	c.mu.Lock()
+	c.active, c.last = 0, now
+	c.mu.Unlock()
+}
+
+func (c *activeClock) touch(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last.IsZero() {
+		c.last = now
+		return
+	}
+	gap := now.Sub(c.last)
+	if gap > idleCap {
+		gap = idleCap
+	}
+	if gap > 0 {
+		c.active += gap
+	}
+	c.last = now
+}
+
+// take returns the active time up to now and starts over.
+func (c *activeClock) take(now time.Time) time.Duration {
+	c.touch(now)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.active
+	c.active, c.last = 0, now
+	return d
 }

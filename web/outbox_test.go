@@ -99,3 +99,18 @@ func TestNewUUID(t *testing.T) {
 		t.Errorf("uuids %s %s", a, b)
 	}
 }
+
+func TestActiveClockCapsIdleGaps(t *testing.T) {
+	var c activeClock
+	t0 := time.Unix(0, 0)
+	c.reset(t0)
+	c.touch(t0.Add(10 * time.Second))
+	c.touch(t0.Add(10*time.Second + time.Hour)) // left alone for an hour
+	got := c.take(t0.Add(10*time.Second + time.Hour + 5*time.Second))
+	if want := 10*time.Second + idleCap + 5*time.Second; got != want {
+		t.Errorf("active %v, want %v", got, want)
+	}
+	if got := c.take(t0.Add(2 * time.Hour)); got != idleCap {
+		t.Errorf("after take: %v, want the capped gap since", got)
+	}
+}

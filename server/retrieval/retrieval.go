@@ -119,11 +119,7 @@ func SpecByName(name string) (Spec, bool) {
 func New(name string, params map[string]string, d Deps) (Method, error) {
 	spec, ok := SpecByName(name)
 	if !ok {
-		names := make([]string, 0)
-		for _, s := range Specs() {
-			names = append(names, s.Name)
-		}
-		return nil, fmt.Errorf("retrieval: unknown method %q (known: %s)", name, strings.Join(names, ", "))
+		return nil, unknownMethod(name)
 	}
 	p, err := resolveParams(spec, params)
 	if err != nil {
@@ -140,6 +136,14 @@ func New(name string, params map[string]string, d Deps) (Method, error) {
 		}
 	}
 	return spec.build(p, d)
+}
+
+func unknownMethod(name string) error {
+	names := make([]string, 0)
+	for _, s := range Specs() {
+		names = append(names, s.Name)
+	}
+	return fmt.Errorf("retrieval: unknown method %q (known: %s)", name, strings.Join(names, ", "))
 }
 
 // Params are a method's resolved parameters (every spec'd name present).
@@ -185,7 +189,7 @@ func resolveParams(spec Spec, given map[string]string) (Params, error) {
 func ResolveParams(name string, given map[string]string) (map[string]string, error) {
 	spec, ok := SpecByName(name)
 	if !ok {
-		return nil, fmt.Errorf("retrieval: unknown method %q", name)
+		return nil, unknownMethod(name)
 	}
 	p, err := resolveParams(spec, given)
 	if err != nil {

@@ -40,6 +40,7 @@ func commands() map[string]command {
 
 		"model":     {"convert BERT checkpoints to ONNX; prepare the registered encoders", runModel},
 		"embed":     {"print the vectors of texts (--encoder minilm|minilm-int8|minilm-static)", runEmbed},
+		"encode":    {"embed a project's documents and queries into pgvector (resumable, incremental)", runEncode},
 		"decompose": {"split free-text queries into Boolean expressions over atoms", runDecompose},
 		"index":     {"rebuild a project's lexical (BM25) index, and an encoder's HNSW index", runIndex},
 		"retrieve":  {"run a retrieval method over a project's queries (--list for methods)", runRetrieve},

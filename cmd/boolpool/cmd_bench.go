@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"boolpool/encoders"
 	"boolpool/server/bench"
 	"boolpool/server/store"
 )
@@ -22,6 +23,7 @@ import (
 func benchSuites() []bench.Suite {
 	return []bench.Suite{
 		bench.IngestSuite(),
+		bench.EncodersSuite(),
 		bench.LoadSuite(),
 		bench.CrashSuite(),
 		bench.LiveSuite(),
@@ -55,7 +57,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if _, err := st.Migrate(ctx); err != nil {
 		return err
 	}
-	cache := os.Getenv("BOOLPOOL_CACHE")
+	cache := encoders.DefaultCacheDir()
 	env := &bench.Env{Store: st, DBURL: benchURL, SharedData: *shared, CacheDir: cache, Repeats: *repeats, Quick: *quick,
 		Log: slog.New(slog.NewTextHandler(stderr, nil)), Progress: stderr}
 	want := map[string]bool{}

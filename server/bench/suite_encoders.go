@@ -1,0 +1,359 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"boolpool/encoders"
+	"boolpool/encoders/tokenizer"
+)
+
+// EncodersSuite compares the Go tokenizer with the Hugging Face tokenizers
+// library and the Go encoding pipeline with onnxruntime-node on the same
+// ONNX files and batch shapes, then fp32 vs int8 vs static (speed and
+// cosine agreement with fp32). Node references run in the same process
+// tree, on the same texts, right after the Go figures.
+func EncodersSuite() Suite { return Suite{Name: "encoders", Run: runEncoders} }
+
+func runEncoders(ctx context.Context, env *Env) ([]Row, error) {
+	rt, err := encoders.NewRuntime(encoders.Config{CacheDir: env.CacheDir})
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	nodeModules, err := nodeDeps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sentences, err := readLines(filepath.Join("encoders", "testdata", "sentences.txt"))
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+
+	// Tokenizer: the same 10,000-text corpus as encoders/bench/tokenizer.js.
+	tok, err := tokenizer.Load(filepath.Join(rt.SourceDir(), "tokenizer.json"))
+	if err != nil {
+		return nil, err
+	}
+	texts := tokCorpus(sentences, 10000)
+	serial, err := Time(env.Repeats, func() error {
+		for _, t := range texts {
+			tok.Tokenize(t)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	batch, err := Time(env.Repeats, func() error { tok.EncodeBatch(texts, 0, 2); return nil })
+	if err != nil {
+		return nil, err
+	}
+	var hf struct {
+		Serial float64 `json:"serial_texts_per_s"`
+		Batch  float64 `json:"batch_texts_per_s"`
+	}
+	if err := nodeJSON(ctx, nodeModules, &hf, filepath.Join("encoders", "bench", "tokenizer.js"),
+		filepath.Join(rt.SourceDir(), "tokenizer.json"), filepath.Join("encoders", "testdata", "sentences.txt"), "10000"); err != nil {
+		return nil, err
+	}
+	r := Row{Suite: "encoders", Name: "tokenizer, one text at a time", Value: 10000 / serial, Unit: "texts/s", HigherIsBetter: true}.
+		WithRef("HF tokenizers encode() (node binding)", hf.Serial)
+	rows = append(rows, r.WithTarget(">= 1.0x", r.Ratio >= 1))
+	r = Row{Suite: "encoders", Name: "tokenizer, batch on 2 threads", Value: 10000 / batch, Unit: "texts/s", HigherIsBetter: true}.
+		WithRef("HF tokenizers encodeBatch()", hf.Batch)
+	rows = append(rows, r.WithTarget(">= 1.0x", r.Ratio >= 1))
+
+	// Encoding throughput, batches of 32 texts of exactly 32/128/256 tokens.
+	open := map[string]*encoders.ONNXEncoder{}
+	for _, name := range encoders.Names() {
+		e, err := rt.Open(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		defer e.Close()
+		open[name] = e
+	}
+	goRate := map[string]map[int]float64{}
+	for _, name := range encoders.Names() {
+		goRate[name] = map[int]float64{}
+		for _, n := range []int{32, 128, 256} {
+			if env.Quick && n == 256 && name != encoders.MiniLMStatic {
+				continue
+			}
+			bt := exactTexts(tok, sentences, 32, n)
+			sec, err := Time(max(2, env.Repeats/2), func() error { _, err := open[name].Encode(ctx, bt); return err })
+			if err != nil {
+				return nil, err
+			}
+			goRate[name][n] = 32 / sec
+		}
+		var ort struct {
+			Rates map[string]float64 `json:"texts_per_s"`
+		}
+		if err := nodeJSON(ctx, nodeModules, &ort, filepath.Join("encoders", "bench", "ort.js"), rt.ModelPath(name)); err != nil {
+			return nil, err
+		}
+		for _, n := range []int{32, 128, 256} {
+			v, ok := goRate[name][n]
+			if !ok {
+				continue
+			}
+			r := Row{Suite: "encoders", Name: fmt.Sprintf("%s encode, %d tokens, batch 32", name, n), Value: v, Unit: "texts/s", HigherIsBetter: true,
+				Note: "Go pipeline incl. tokenization"}.WithRef("onnxruntime-node, same .onnx, same shapes", ort.Rates[fmt.Sprint(n)])
+			rows = append(rows, r.WithTarget(">= 0.95x", r.Ratio >= 0.95))
+		}
+	}
+
+	// fp32 vs int8 vs static: speed at 128 tokens and agreement with fp32.
+	ref, err := open[encoders.MiniLM].Encode(ctx, sentences)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{encoders.MiniLMInt8, encoders.MiniLMStatic} {
+		vecs, err := open[name].Encode(ctx, sentences)
+		if err != nil {
+			return nil, err
+		}
+		mean := 0.0
+		for i := range vecs {
+			mean += encoders.Cosine(vecs[i], ref[i])
+		}
+		mean /= float64(len(vecs))
+		sp := Row{Suite: "encoders", Name: name + " speed at 128 tokens", Value: goRate[name][128], Unit: "texts/s", HigherIsBetter: true}.
+			WithRef("minilm fp32, same run", goRate[encoders.MiniLM][128])
+		if name == encoders.MiniLMInt8 {
+			sp = sp.WithTarget(">= 2x", sp.Ratio >= 2)
+		}
+		rows = append(rows, sp)
+		q := Row{Suite: "encoders", Name: name + " mean cosine to fp32", Value: mean, Note: fmt.Sprintf("%d sentences", len(sentences))}
+		if name == encoders.MiniLMInt8 {
+			q = q.WithTarget(">= 0.98", mean >= 0.98)
+			rows = append(rows, q)
+		}
+		rows = append(rows, Row{Suite: "encoders", Name: name + " agreement with fp32: correlation of pairwise similarities",
+			Value: pearson(pairwise(vecs), pairwise(ref)), Note: fmt.Sprintf("%d sentences, %d pairs", len(sentences), len(sentences)*(len(sentences)-1)/2)})
+	}
+	hnsw, err := hnswRecall(ctx, env, open[encoders.MiniLMStatic])
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, hnsw...), nil
+}
+
+// nodeDeps installs the node reference packages (cached) and returns their
+// node_modules directory.
+func nodeDeps(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "bash", filepath.Join("scripts", "encoders-node-deps.sh")).Output()
+	if err != nil {
+		return "", fmt.Errorf("encoders-node-deps.sh: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func nodeJSON(ctx context.Context, nodeModules string, out any, args ...string) error {
+	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
+	b, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("node %s: %w", args[0], err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return json.Unmarshal([]byte(lines[len(lines)-1]), out)
+}
+
+func readLines(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSpace(string(b)), "\n"), nil
+}
+
+// tokCorpus builds the same corpus as encoders/bench/tokenizer.js.
+func tokCorpus(lines []string, n int) []string {
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = lines[i%len(lines)]
+		if i%10 == 9 {
+			texts[i] = strings.Join(lines[i%len(lines):min(len(lines), i%len(lines)+10)], " ")
+		}
+	}
+	return texts
+}
+
+// exactTexts makes n texts of exactly tokens tokens ([CLS]/[SEP] included).
+func exactTexts(tok *tokenizer.Tokenizer, lines []string, n, tokens int) []string {
+	words := strings.Fields(strings.Join(lines, " "))
+	texts := make([]string, n)
+	w := 0
+	for i := range texts {
+		var parts []string
+		count := 2
+		for tries := 0; count < tokens && tries < 10*len(words); tries++ {
+			word := words[w%len(words)]
+			w++
+			if c := len(tok.Tokenize(word)); count+c <= tokens {
+				parts = append(parts, word)
+				count += c
+			}
+		}
+		texts[i] = strings.Join(parts, " ")
+	}
+	return texts
+}
+
+// hnswRecall loads the demo documents' static-encoder vectors into
+// pgvector, builds the HNSW index and compares its top 10 with exact search
+// for 200 queries.
+func hnswRecall(ctx context.Context, env *Env, enc *encoders.ONNXEncoder) ([]Row, error) {
+	titles, bodies, err := readDocs(filepath.Join("server", "demo", "data", "documents.jsonl.gz"))
+	if err != nil {
+		return nil, err
+	}
+	pool := env.Store.Pool()
+	if _, err := pool.Exec(ctx, `DROP TABLE IF EXISTS bench_vectors; CREATE TABLE bench_vectors (id int PRIMARY KEY, v vector(`+fmt.Sprint(enc.Dim())+`))`); err != nil {
+		return nil, err
+	}
+	var vecs [][]float32
+	for i := 0; i < len(bodies); i += 256 {
+		end := min(len(bodies), i+256)
+		texts := make([]string, 0, end-i)
+		for k := i; k < end; k++ {
+			texts = append(texts, titles[k]+". "+bodies[k])
+		}
+		vs, err := enc.Encode(ctx, texts)
+		if err != nil {
+			return nil, err
+		}
+		vecs = append(vecs, vs...)
+	}
+	b := &strings.Builder{}
+	for i, v := range vecs {
+		if _, err := pool.Exec(ctx, `INSERT INTO bench_vectors VALUES ($1, $2::text::vector)`, i, vecText(v, b)); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := pool.Exec(ctx, `CREATE INDEX ON bench_vectors USING hnsw (v vector_cosine_ops); ANALYZE bench_vectors`); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	nq := 200
+	queries := make([][]float32, nq)
+	for i := range queries {
+		queries[i] = vecs[rng.IntN(len(vecs))]
+		// Perturb so the query is not itself a stored point.
+		q := append([]float32(nil), queries[i]...)
+		o := vecs[rng.IntN(len(vecs))]
+		for k := range q {
+			q[k] = 0.8*q[k] + 0.2*o[k]
+		}
+		queries[i] = q
+	}
+	search := func(exact bool) ([][]int, float64, error) {
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer conn.Release()
+		set := `SET enable_indexscan = on; SET hnsw.ef_search = 40`
+		if exact {
+			set = `SET enable_indexscan = off`
+		}
+		if _, err := conn.Exec(ctx, set); err != nil {
+			return nil, 0, err
+		}
+		res := make([][]int, nq)
+		start := time.Now()
+		for i, q := range queries {
+			rows, err := conn.Query(ctx, `SELECT id FROM bench_vectors ORDER BY v <=> $1::text::vector LIMIT 10`, vecText(q, b))
+			if err != nil {
+				return nil, 0, err
+			}
+			for rows.Next() {
+				var id int
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return nil, 0, err
+				}
+				res[i] = append(res[i], id)
+			}
+			rows.Close()
+		}
+		return res, float64(nq) / time.Since(start).Seconds(), nil
+	}
+	exact, exactQPS, err := search(true)
+	if err != nil {
+		return nil, err
+	}
+	approx, hnswQPS, err := search(false)
+	if err != nil {
+		return nil, err
+	}
+	hits := 0
+	for i := range exact {
+		in := map[int]bool{}
+		for _, id := range exact[i] {
+			in[id] = true
+		}
+		for _, id := range approx[i] {
+			if in[id] {
+				hits++
+			}
+		}
+	}
+	recall := float64(hits) / float64(10*nq)
+	return []Row{
+		{Suite: "encoders", Name: fmt.Sprintf("pgvector HNSW recall@10 vs exact (%d docs, %d-d static vectors, ef_search 40)", len(vecs), enc.Dim()), Value: recall},
+		Row{Suite: "encoders", Name: "pgvector HNSW kNN throughput", Value: hnswQPS, Unit: "queries/s", HigherIsBetter: true}.WithRef("exact scan, same queries", exactQPS),
+	}, nil
+}
+
+func vecText(v []float32, b *strings.Builder) string {
+	b.Reset()
+	b.WriteByte('[')
+	for i, x := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(b, "%g", x)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+func pairwise(vecs [][]float32) []float64 {
+	var out []float64
+	for i := range vecs {
+		for j := i + 1; j < len(vecs); j++ {
+			out = append(out, encoders.Cosine(vecs[i], vecs[j]))
+		}
+	}
+	return out
+}
+
+func pearson(x, y []float64) float64 {
+	n := float64(len(x))
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx, my = mx/n, my/n
+	var sxy, sxx, syy float64
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+		syy += (y[i] - my) * (y[i] - my)
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}

@@ -38,13 +38,14 @@ type Service struct {
 }
 
 type project struct {
-	mu      sync.Mutex
-	name    string
-	state   *State
-	loading chan struct{} // closed when the load finished
-	loadErr error
-	dirty   map[int64]bool // items changed while loading
-	pending bool           // a publish is scheduled
+	mu          sync.Mutex
+	name        string
+	state       *State
+	fingerprint string        // store.LiveFingerprint when the load began
+	loading     chan struct{} // closed when the load finished
+	loadErr     error
+	dirty       map[int64]bool // items changed while loading
+	pending     bool           // a publish is scheduled
 }
 
 // NewService builds the service. throttle is the least time between two
@@ -107,7 +108,7 @@ func (s *Service) apply(ctx context.Context, projectID, itemID int64, ref consen
 		}
 		return nil
 	}
-	if err := s.applyLocked(ctx, p, itemID, ref); err != nil {
+	if err := s.applyLocked(ctx, projectID, p, itemID, ref); err != nil {
 		return err
 	}
 	s.schedulePublish(projectID, p)
@@ -115,11 +116,16 @@ func (s *Service) apply(ctx context.Context, projectID, itemID int64, ref consen
 }
 
 // applyLocked updates p.state (p.mu held).
-func (s *Service) applyLocked(ctx context.Context, p *project, itemID int64, ref consensus.Refreshed) error {
+func (s *Service) applyLocked(ctx context.Context, projectID int64, p *project, itemID int64, ref consensus.Refreshed) error {
 	if !p.state.HasItem(itemID) {
 		li, err := s.st.LiveItem(ctx, itemID)
 		if err != nil {
 			return fmt.Errorf("live: %w", err)
+		}
+		if !p.state.HasQuery(li.QueryID) {
+			// A query imported after the load: rebuild in the background.
+			go s.reload(projectID, p)
+			return nil
 		}
 		p.state.AddItem(itemOf(li))
 	}
@@ -173,8 +179,45 @@ func EventOf(snap api.LiveSnapshot) ([]byte, error) {
 	return append(b, "\n\n"...), nil
 }
 
-// project returns the loaded project state, loading it on first use.
+// project returns the loaded project state, loading it on first use and
+// reloading it when what it was built from besides judgments changed (new
+// items, queries, runs, pools or negatives).
 func (s *Service) project(ctx context.Context, projectID int64, name string) (*project, error) {
+	p, err := s.loaded(ctx, projectID, name)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := s.st.LiveFingerprint(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	if fp == p.fingerprint {
+		return p, nil
+	}
+	s.log.Info("live state stale: reloading", "project", projectID)
+	s.detach(projectID, p)
+	return s.loaded(ctx, projectID, name)
+}
+
+// detach forgets p so that the next use loads afresh (subscribers stay:
+// they belong to the hub).
+func (s *Service) detach(projectID int64, p *project) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.projects[projectID] == p {
+		delete(s.projects, projectID)
+	}
+}
+
+func (s *Service) reload(projectID int64, p *project) {
+	s.detach(projectID, p)
+	if _, err := s.loaded(context.Background(), projectID, p.name); err != nil {
+		s.log.Error("live reload", "project", projectID, "err", err)
+	}
+}
+
+// loaded returns the project's state, loading it if there is none.
+func (s *Service) loaded(ctx context.Context, projectID int64, name string) (*project, error) {
 	s.mu.Lock()
 	p := s.projects[projectID]
 	if p == nil {
@@ -199,7 +242,11 @@ func (s *Service) project(ctx context.Context, projectID int64, name string) (*p
 func (s *Service) load(ctx context.Context, projectID int64, p *project) {
 	defer close(p.loading)
 	start := time.Now()
-	d, err := LoadData(ctx, s.st, projectID)
+	fp, err := s.st.LiveFingerprint(ctx, projectID)
+	var d Data
+	if err == nil {
+		d, err = LoadData(ctx, s.st, projectID)
+	}
 	var state *State
 	if err == nil {
 		state = Build(d)
@@ -214,17 +261,18 @@ func (s *Service) load(ctx context.Context, projectID int64, p *project) {
 		s.mu.Unlock()
 		return
 	}
-	p.state = state
+	p.state, p.fingerprint = state, fp
 	for id := range p.dirty {
 		ref, err := s.cons.Refresh(ctx, id)
 		if err == nil {
-			err = s.applyLocked(ctx, p, id, ref)
+			err = s.applyLocked(ctx, projectID, p, id, ref)
 		}
 		if err != nil {
 			s.log.Error("live: apply item changed during load", "item", id, "err", err)
 		}
 	}
 	p.dirty = nil
+	s.schedulePublish(projectID, p) // a reload reaches open dashboards
 	s.log.Info("live state loaded", "project", projectID, "items", len(d.Items), "queries", len(d.Queries),
 		"runs", len(d.Runs), "took", time.Since(start).Round(time.Millisecond))
 }

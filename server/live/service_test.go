@@ -151,6 +151,28 @@ func TestServiceMatchesRecompute(t *testing.T) {
 	}
 }
 
+// TestServiceReloadsStaleState: a run saved after the state was loaded
+// shows up on the next request.
+func TestServiceReloadsStaleState(t *testing.T) {
+	p := newProject(t)
+	ctx := context.Background()
+	svc := live.NewService(p.st, live.NewHub(4), time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	snap, err := svc.Snapshot(ctx, p.id, "livetest")
+	if err != nil || len(snap.Leaderboard) != 3 {
+		t.Fatalf("first snapshot: %d runs (%v)", len(snap.Leaderboard), err)
+	}
+	q, err := p.st.LiveQueries(ctx, p.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.st.SaveRun(ctx, p.id, "late", "test", nil, []store.RunResultIn{{QueryID: q[0].ID, DocExtID: "q0-d1", Rank: 1, Score: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if snap, err = svc.Snapshot(ctx, p.id, "livetest"); err != nil || len(snap.Leaderboard) != 4 {
+		t.Fatalf("after a new run: %d runs (%v)", len(snap.Leaderboard), err)
+	}
+}
+
 func ptr(n int) *int { return &n }
 
 // same compares the figures that matter; the pure tests compare every field.

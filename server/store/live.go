@@ -277,3 +277,21 @@ func (s *Store) SyncConsensus(ctx context.Context, projectID int64, rows []Conse
 	})
 	return changed, err
 }
+
+// LiveFingerprint summarises what a project's live state is built from
+// besides judgments (items, queries, runs, pools, explicit negatives, the
+// raters per item); a different value means a loaded state is stale.
+func (s *Store) LiveFingerprint(ctx context.Context, projectID int64) (string, error) {
+	var fp string
+	err := s.pool.QueryRow(ctx, `SELECT concat_ws('|',
+		(SELECT raters_per_item FROM projects WHERE id = $1),
+		(SELECT count(*) || ':' || coalesce(max(id), 0) FROM items WHERE project_id = $1 AND kind = 'relevance'),
+		(SELECT count(*) || ':' || coalesce(max(updated_at)::text, '') FROM queries WHERE project_id = $1),
+		(SELECT count(*) || ':' || coalesce(max(created_at)::text, '') FROM runs WHERE project_id = $1),
+		(SELECT count(*) || ':' || coalesce(max(created_at)::text, '') || ':' || count(*) FILTER (WHERE status = 'published') FROM pools WHERE project_id = $1),
+		(SELECT count(*) FROM qrels WHERE project_id = $1 AND kind = 'negative'))`, projectID).Scan(&fp)
+	if err != nil {
+		return "", fmt.Errorf("store: live fingerprint: %w", err)
+	}
+	return fp, nil
+}

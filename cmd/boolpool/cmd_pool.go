@@ -38,7 +38,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	project := fs.String("project", "", "project `name` (required)")
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
 	depth := fs.Int("depth", 10, "pool depth k per run")
-	strategy := fs.String("strategy", pooling.Depth, "judging order: depth (rank order), mtf (Move-to-Front) or bandit (MaxMean, non-stationary)")
+	strategy := fs.String("strategy", pooling.Depth, "judging order: depth (rank order), mtf (Move-to-Front) or bandit (MaxMean bandit)")
 	probes := fs.Bool("probes", false, "add the logic probes: BM25 top documents of each negated atom and each atom of an AND")
 	probeDepth := fs.Int("probe-depth", 10, "documents per probe")
 	split := fs.String("split", "", "only this split's queries")
@@ -119,7 +119,7 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	split := fs.String("split", "", "only this split's queries")
 	levels := fs.String("levels", "0.5,0.8,0.9", "shares of the pool's relevant documents to reach")
 	strategies := fs.String("strategies", strings.Join(pooling.Strategies(), ","), "judging orders to compare; the first is the baseline")
-	discount := fs.Float64("discount", 0.9, "bandit: discount of past rewards (1 = stationary MaxMean)")
+	discount := fs.Float64("discount", 1, "bandit: discount γ of past rewards (1 = stationary MaxMean; < 1 = MM-NS)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err

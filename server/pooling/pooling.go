@@ -33,7 +33,7 @@ const (
 	Depth  = "depth"  // depth-k pool judged in rank order (min rank over runs)
 	DocID  = "docid"  // depth-k pool judged in document-id order (classic TREC)
 	MTF    = "mtf"    // Move-to-Front
-	Bandit = "bandit" // multi-armed bandit (MaxMean, non-stationary)
+	Bandit = "bandit" // multi-armed bandit (MaxMean; non-stationary with a discount)
 )
 
 // Strategies lists the judging orders, baseline first.
@@ -210,9 +210,11 @@ func mtfOrder(lists [][]string, judge Judge) []string {
 
 // BanditOptions configure the bandit.
 type BanditOptions struct {
-	// Discount γ in (0, 1] of past rewards: 1 is MaxMean (MM); below 1 the
-	// non-stationary variant (MM-NS), which follows a run's falling
-	// precision down the ranking. 0 means the default 0.9.
+	// Discount γ in (0, 1] of past rewards: 1 is MaxMean (MM), the
+	// default (0 means 1); below 1 the non-stationary variant (MM-NS), which
+	// follows a run's falling precision down the ranking. On DebQUEST val
+	// (9 runs, depth 100) γ = 1 needs the fewest judgments (0.97: +2 %,
+	// 0.9: +4 %, 0.7: +7 %).
 	Discount float64
 }
 
@@ -225,7 +227,7 @@ type BanditOptions struct {
 func banditOrder(lists [][]string, opt BanditOptions, judge Judge) []string {
 	g := opt.Discount
 	if g <= 0 || g > 1 {
-		g = 0.9
+		g = 1
 	}
 	s := make([]float64, len(lists))
 	f := make([]float64, len(lists))

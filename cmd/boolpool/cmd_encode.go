@@ -26,9 +26,10 @@ func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	batch := fs.Int("batch", embedjob.DefaultBatch, "documents encoded and committed per transaction")
 	queries := fs.Bool("queries", true, "also embed each query's whole text (atom -1) and its atom texts; --queries=false skips them")
 	device := fs.String("device", encoders.DeviceCPU, "execution `device` of dense encoders: cpu or cuda")
+	reset := fs.Bool("reset", false, "delete this project's vectors of the encoder first and embed everything again")
 	threads := fs.Int("threads", 0, "ONNX Runtime intra-op threads (0: all CPUs)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boolpool encode --project P --encoder NAME [--batch 64] [--queries=true|false]\n\n"+
+		fmt.Fprintln(stderr, "usage: boolpool encode --project P --encoder NAME [--batch 64] [--queries=true|false] [--reset]\n\n"+
 			"Stores document vectors (and query vectors) of the encoder; only documents without a vector\n"+
 			"or whose text changed are encoded, so an interrupted run continues where it stopped when\n"+
 			"run again. A changed model for the same encoder name drops all its vectors first.")
@@ -56,6 +57,7 @@ func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		ProjectID: p.ID,
 		Batch:     *batch,
 		Queries:   *queries,
+		Reset:     *reset,
 		Progress:  stderr,
 		Log:       slog.New(slog.NewTextHandler(stderr, nil)),
 	}

@@ -71,6 +71,9 @@ type Options struct {
 	Batch int
 	// Queries also embeds every query's whole text and atom texts.
 	Queries bool
+	// Reset deletes the project's stored vectors of the encoder first, so
+	// that everything is embedded again.
+	Reset bool
 	// Progress receives a progress bar (a terminal) or periodic lines
 	// (anything else); nil is silent.
 	Progress io.Writer
@@ -268,6 +271,13 @@ func run(ctx context.Context, st *store.Store, src source, opt Options) (rep Rep
 	if reset {
 		log.Warn("encoder model changed: dropped all its stored vectors, re-embedding everything",
 			"encoder", enc.Name, "model_hash", enc.ModelHash, "dim", enc.Dim)
+	}
+	if opt.Reset {
+		n, err := st.DeleteProjectVectors(ctx, opt.ProjectID, enc)
+		if err != nil {
+			return rep, err
+		}
+		log.Info("reset: deleted the project's vectors", "encoder", enc.Name, "documents", n)
 	}
 
 	if err := embedDocuments(ctx, st, src, enc, opt, log, &rep); err != nil {

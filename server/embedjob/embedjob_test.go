@@ -335,16 +335,19 @@ func TestModelChangeReembedsEverything(t *testing.T) {
 	steps := []struct {
 		name      string
 		enc       fakeEncoder
+		force     bool // Options.Reset
 		wantReset bool
 		wantDocs  int
 	}{
-		{"first model", fakeEncoder{dim: 8, hash: "aaa"}, false, 8},
-		{"same model", fakeEncoder{dim: 8, hash: "aaa"}, false, 0},
-		{"new weights", fakeEncoder{dim: 8, hash: "bbb"}, true, 8},
-		{"new dimension", fakeEncoder{dim: 4, hash: "ccc"}, true, 8},
-		{"unchanged again", fakeEncoder{dim: 4, hash: "ccc"}, false, 0},
+		{"first model", fakeEncoder{dim: 8, hash: "aaa"}, false, false, 8},
+		{"same model", fakeEncoder{dim: 8, hash: "aaa"}, false, false, 0},
+		{"new weights", fakeEncoder{dim: 8, hash: "bbb"}, false, true, 8},
+		{"new dimension", fakeEncoder{dim: 4, hash: "ccc"}, false, true, 8},
+		{"unchanged again", fakeEncoder{dim: 4, hash: "ccc"}, false, false, 0},
+		{"forced re-embedding", fakeEncoder{dim: 4, hash: "ccc"}, true, false, 8},
 	}
 	for _, s := range steps {
+		opt.Reset = s.force
 		rep, err := Dense(ctx, f.st, s.enc, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)

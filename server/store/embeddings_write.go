@@ -391,3 +391,29 @@ func (s *Store) DeleteExtraQueryAtoms(ctx context.Context, enc EncoderInfo, atom
 	}
 	return int(tag.RowsAffected()), nil
 }
+
+// DeleteProjectVectors deletes enc's document and query vectors of one
+// project (to force a full re-embedding). It returns the number of document
+// vectors deleted.
+func (s *Store) DeleteProjectVectors(ctx context.Context, projectID int64, enc EncoderInfo) (int, error) {
+	table, err := documentVectorTable(enc)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM `+table+` e USING documents d
+			WHERE e.encoder_id = $1 AND d.id = e.document_id AND d.project_id = $2`, enc.ID, projectID)
+		if err != nil {
+			return err
+		}
+		n = int(tag.RowsAffected())
+		_, err = tx.Exec(ctx, `DELETE FROM query_embeddings qe USING queries q
+			WHERE qe.encoder_id = $1 AND q.id = qe.query_id AND q.project_id = $2`, enc.ID, projectID)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: delete project vectors: %w", err)
+	}
+	return n, nil
+}

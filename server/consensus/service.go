@@ -202,37 +202,15 @@ func (s *Service) item(ctx context.Context, r store.ConsensusRow, names map[int6
 // never miss a judgment whose per-item refresh was lost (say, the process
 // stopped between storing the judgment and refreshing its item).
 func (s *Service) Sync(ctx context.Context, projectID int64) (changed int, err error) {
-	items, err := s.st.LiveItems(ctx, projectID)
-	if err != nil {
-		return 0, err
-	}
-	votes := map[int64][]Vote{}
-	err = s.st.EachLiveVote(ctx, projectID, func(v store.LiveVote) error {
-		votes[v.ItemID] = append(votes[v.ItemID], Vote{Rater: v.UserID, Label: v.Relevance, Contradiction: v.Contradiction})
-		return nil
+	changed, err = s.st.SyncConsensus(ctx, projectID, func(current []store.Judgment, adj *store.Adjudication) (store.ConsensusRow, bool) {
+		var a *int
+		if adj != nil {
+			rel := int(adj.Relevance)
+			a = &rel
+		}
+		d, ok := Decide(VotesOf(current), a)
+		return RowOf(d), ok
 	})
-	if err != nil {
-		return 0, err
-	}
-	adjudicated, err := s.st.LatestAdjudications(ctx, projectID)
-	if err != nil {
-		return 0, err
-	}
-	var rows []store.ConsensusRow
-	for _, it := range items {
-		var adj *int
-		if a, ok := adjudicated[it.ID]; ok {
-			adj = &a
-		}
-		d, ok := Decide(votes[it.ID], adj)
-		if !ok {
-			continue
-		}
-		r := RowOf(d)
-		r.ItemID, r.QueryID = it.ID, it.QueryID
-		rows = append(rows, r)
-	}
-	changed, err = s.st.SyncConsensus(ctx, projectID, rows)
 	if err != nil {
 		return 0, fmt.Errorf("consensus: sync project %d: %w", projectID, err)
 	}

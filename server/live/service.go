@@ -250,7 +250,7 @@ func (s *Service) load(ctx context.Context, projectID int64, p *project) {
 	var state *State
 	if err == nil {
 		state = Build(d)
-		_, err = s.st.SyncConsensus(ctx, projectID, ConsensusRows(d))
+		_, err = s.cons.Sync(ctx, projectID)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -409,7 +409,8 @@ func itemOf(li store.LiveItem) Item {
 	return it
 }
 
-// ConsensusRows computes the consensus rows of d (for SyncConsensus).
+// ConsensusRows computes the consensus rows of d (what the consensus table
+// holds after a sync of the same data).
 func ConsensusRows(d Data) []store.ConsensusRow {
 	var rows []store.ConsensusRow
 	for _, it := range d.Items {

@@ -223,30 +223,75 @@ func (s *Store) Usernames(ctx context.Context) (map[int64]string, error) {
 	return out, rows.Err()
 }
 
-// SyncConsensus makes the stored consensus of a project equal rows (keyed
-// by item): differing rows are written, missing ones added, others
-// removed, in one transaction with one consensus.sync audit entry. It
-// returns how many rows changed. Used after bulk loads, where refreshing
-// item by item would take one transaction each.
-func (s *Store) SyncConsensus(ctx context.Context, projectID int64, rows []ConsensusRow) (int, error) {
+// SyncConsensus recomputes the consensus of every relevance item of a
+// project with decide (the same rules RefreshConsensus applies per item)
+// and writes the rows that differ, adds missing ones and removes those
+// without a consensus, in one transaction with one consensus.sync audit
+// entry. It returns how many rows changed. The project's items are locked
+// FOR SHARE first, so a concurrent RefreshConsensus (FOR UPDATE) either
+// finished before the judgments are read or waits and recomputes after
+// this commits: a sync never writes back a stale label.
+func (s *Store) SyncConsensus(ctx context.Context, projectID int64, decide DecideFunc) (int, error) {
 	changed := 0
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE consensus_in (LIKE consensus INCLUDING DEFAULTS) ON COMMIT DROP`); err != nil {
-			return fmt.Errorf("store: sync consensus: %w", err)
+		type itemRow struct {
+			id, queryID int64
 		}
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"consensus_in"},
-			[]string{"item_id", "project_id", "query_id", "relevance", "status", "votes", "relevant_votes", "contradictions", "needs_adjudication", "adjudication_id"},
-			pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
-				r := rows[i]
-				return []any{r.ItemID, projectID, r.QueryID, r.Relevance, r.Status, r.Votes, r.RelevantVotes, r.Contradictions, r.NeedsAdjudication, r.AdjudicationID}, nil
-			}))
+		rows, err := tx.Query(ctx, `SELECT id, query_id FROM items WHERE project_id = $1 AND kind = 'relevance' ORDER BY id FOR SHARE`, projectID)
 		if err != nil {
 			return fmt.Errorf("store: sync consensus: %w", err)
 		}
-		// adjudication_id of the input is not known in bulk: take the latest.
-		if _, err := tx.Exec(ctx, `UPDATE consensus_in c SET adjudication_id = a.id FROM (
-				SELECT DISTINCT ON (item_id) item_id, id FROM adjudications ORDER BY item_id, id DESC) a
-			WHERE a.item_id = c.item_id AND c.status = 'adjudicated'`); err != nil {
+		var items []itemRow
+		var it itemRow
+		if _, err := pgx.ForEachRow(rows, []any{&it.id, &it.queryID}, func() error { items = append(items, it); return nil }); err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		rows, _ = tx.Query(ctx, `SELECT * FROM (
+				SELECT DISTINCT ON (item_id, user_id) `+judgmentCols+` FROM judgments
+				WHERE item_id IN (SELECT id FROM items WHERE project_id = $1 AND kind = 'relevance')
+				ORDER BY item_id, user_id, id DESC
+			) latest WHERE skip_reason = '' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
+		current, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
+		if err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		byItem := map[int64][]Judgment{}
+		for _, j := range current {
+			byItem[j.ItemID] = append(byItem[j.ItemID], j)
+		}
+		rows, _ = tx.Query(ctx, `SELECT DISTINCT ON (a.item_id) a.id, a.item_id, a.user_id, a.relevance, a.note, a.created_at
+			FROM adjudications a JOIN items i ON i.id = a.item_id
+			WHERE i.project_id = $1 ORDER BY a.item_id, a.id DESC`, projectID)
+		adjs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Adjudication])
+		if err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		adjOf := map[int64]*Adjudication{}
+		for i := range adjs {
+			adjOf[adjs[i].ItemID] = &adjs[i]
+		}
+		var out []ConsensusRow
+		for _, it := range items {
+			r, ok := decide(byItem[it.id], adjOf[it.id])
+			if !ok {
+				continue
+			}
+			r.ItemID, r.ProjectID, r.QueryID, r.AdjudicationID = it.id, projectID, it.queryID, nil
+			if a := adjOf[it.id]; a != nil {
+				r.AdjudicationID = &a.ID
+			}
+			out = append(out, r)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE consensus_in (LIKE consensus INCLUDING DEFAULTS) ON COMMIT DROP`); err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		_, err = tx.CopyFrom(ctx, pgx.Identifier{"consensus_in"},
+			[]string{"item_id", "project_id", "query_id", "relevance", "status", "votes", "relevant_votes", "contradictions", "needs_adjudication", "adjudication_id"},
+			pgx.CopyFromSlice(len(out), func(i int) ([]any, error) {
+				r := out[i]
+				return []any{r.ItemID, projectID, r.QueryID, r.Relevance, r.Status, r.Votes, r.RelevantVotes, r.Contradictions, r.NeedsAdjudication, r.AdjudicationID}, nil
+			}))
+		if err != nil {
 			return fmt.Errorf("store: sync consensus: %w", err)
 		}
 		tag, err := tx.Exec(ctx, `DELETE FROM consensus c WHERE c.project_id = $1
@@ -273,7 +318,7 @@ func (s *Store) SyncConsensus(ctx context.Context, projectID int64, rows []Conse
 		if changed == 0 {
 			return nil
 		}
-		return audit(ctx, tx, 0, projectID, "consensus.sync", "project", fmt.Sprint(projectID), map[string]any{"changed": changed, "items": len(rows)})
+		return audit(ctx, tx, 0, projectID, "consensus.sync", "project", fmt.Sprint(projectID), map[string]any{"changed": changed, "items": len(out)})
 	})
 	return changed, err
 }

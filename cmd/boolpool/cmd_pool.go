@@ -44,6 +44,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	split := fs.String("split", "", "only this split's queries")
 	name := fs.String("name", "", "pool `name` (default: <strategy>-<depth>)")
 	judgedK := fs.String("judged-k", "10,20,100", "k values for the Judged@k report")
+	judgedRuns := fs.String("judged-runs", "", "further stored runs (not pooled) whose Judged@k against the pool is reported")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit [--probes]\n       boolpool pool simulate --project P --runs a,b,c --depth K [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
@@ -69,7 +70,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer st.Close()
 	start := time.Now()
 	rep, err := pooling.Create(ctx, st, p.ID, pooling.Spec{Name: *name, Runs: splitList(*runs), Depth: *depth, Strategy: *strategy,
-		Probes: *probes, ProbeDepth: *probeDepth, Split: *split, JudgedK: ks}, slog.New(slog.NewTextHandler(stderr, nil)))
+		Probes: *probes, ProbeDepth: *probeDepth, Split: *split, JudgedK: ks, JudgedRuns: splitList(*judgedRuns)}, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return err
 	}
@@ -90,6 +91,13 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(tw, "%s\t%d\t%d", r.Run, r.Contributed, r.Unique)
 		for _, k := range ks {
 			fmt.Fprintf(tw, "\t%.3f", rep.JudgedAtK[r.Run][k])
+		}
+		fmt.Fprintln(tw)
+	}
+	for _, name := range splitList(*judgedRuns) {
+		fmt.Fprintf(tw, "%s (not pooled)\t-\t-", name)
+		for _, k := range ks {
+			fmt.Fprintf(tw, "\t%.3f", rep.JudgedAtK[name][k])
 		}
 		fmt.Fprintln(tw)
 	}

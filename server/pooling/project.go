@@ -20,6 +20,9 @@ type Spec struct {
 	ProbeDepth int      `json:"probe_depth"`
 	Split      string   `json:"split"`
 	JudgedK    []int    `json:"judged_k"`
+	// JudgedRuns are further stored runs whose Judged@k against the pool is
+	// reported (runs that did not contribute to it).
+	JudgedRuns []string `json:"judged_runs,omitempty"`
 }
 
 // Report is what building a pool produced.
@@ -114,7 +117,11 @@ func Create(ctx context.Context, st *store.Store, projectID int64, spec Spec, lo
 	rep := Report{PoolID: id, Name: spec.Name, Strategy: spec.Strategy, Depth: spec.Depth,
 		Composition: Compose(all, spec.Runs), JudgedAtK: map[string]map[int]float64{}}
 	judged := func(q, d string) bool { return inPool[q][d] }
-	for _, r := range runs {
+	extra, err := loadRuns(ctx, st, projectID, spec.JudgedRuns)
+	if err != nil {
+		return Report{}, err
+	}
+	for _, r := range append(runs, extra...) {
 		rep.JudgedAtK[r.Name] = map[int]float64{}
 		for _, k := range spec.JudgedK {
 			rep.JudgedAtK[r.Name][k] = JudgedAtK(restrict(r, inPool), judged, k)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/andybalholm/brotli"
@@ -20,60 +21,66 @@ import (
 
 // wasmAsset is static/app.wasm held in memory with its gzip and brotli
 // encodings. Precompressed files (app.wasm.gz, app.wasm.br) newer than
-// app.wasm are used as they are; otherwise the server compresses once at
-// start-up and writes them back for the next start (best effort).
+// app.wasm are used as they are; otherwise the server compresses in the
+// background after start-up, serving the best encoding ready so far, and
+// writes the results back for the next start (best effort).
 type wasmAsset struct {
-	ready chan struct{}
+	ready chan struct{} // closed once raw is loaded (or failed)
+	mu    sync.Mutex
 	raw   []byte
 	gz    []byte
 	br    []byte
-	etag  string
-	mod   time.Time
+	etag  string // of the raw bytes; encodings add a suffix
 	err   error
 }
 
 // loadWasm starts loading dir/app.wasm in the background.
 func loadWasm(dir string, log *slog.Logger) *wasmAsset {
 	w := &wasmAsset{ready: make(chan struct{})}
-	go func() {
-		defer close(w.ready)
-		w.err = w.load(dir, log)
-		if w.err != nil {
-			log.Warn("app.wasm not available; build it with 'make build'", "err", w.err)
-			return
-		}
-		log.Info("app.wasm loaded", "raw", len(w.raw), "gzip", len(w.gz), "brotli", len(w.br))
-	}()
+	go w.load(dir, log)
 	return w
 }
 
-func (w *wasmAsset) load(dir string, log *slog.Logger) error {
+func (w *wasmAsset) load(dir string, log *slog.Logger) {
 	path := filepath.Join(dir, "app.wasm")
 	st, err := os.Stat(path)
+	var raw []byte
+	if err == nil {
+		raw, err = os.ReadFile(path)
+	}
 	if err != nil {
-		return fmt.Errorf("httpapi: %w", err)
+		w.err = fmt.Errorf("httpapi: %w", err)
+		close(w.ready)
+		log.Warn("app.wasm not available; build it with 'make build'", "err", err)
+		return
 	}
-	if w.raw, err = os.ReadFile(path); err != nil {
-		return fmt.Errorf("httpapi: %w", err)
-	}
-	w.mod = st.ModTime()
-	sum := sha256.Sum256(w.raw)
-	w.etag = `"` + hex.EncodeToString(sum[:12]) + `"`
-	w.gz = precompressed(path+".gz", st.ModTime())
-	if w.gz == nil {
-		if w.gz, err = GzipBytes(w.raw); err != nil {
-			return err
+	sum := sha256.Sum256(raw)
+	w.raw, w.etag = raw, hex.EncodeToString(sum[:12])
+	close(w.ready)
+
+	gz := precompressed(path+".gz", st.ModTime())
+	if gz == nil {
+		if gz, err = GzipBytes(raw); err != nil {
+			log.Error("gzip app.wasm", "err", err)
+			return
 		}
-		writeBestEffort(path+".gz", w.gz, log)
+		writeBestEffort(path+".gz", gz, log)
 	}
-	w.br = precompressed(path+".br", st.ModTime())
-	if w.br == nil {
-		if w.br, err = BrotliBytes(w.raw); err != nil {
-			return err
+	w.mu.Lock()
+	w.gz = gz
+	w.mu.Unlock()
+	br := precompressed(path+".br", st.ModTime())
+	if br == nil {
+		if br, err = BrotliBytes(raw); err != nil {
+			log.Error("brotli app.wasm", "err", err)
+			return
 		}
-		writeBestEffort(path+".br", w.br, log)
+		writeBestEffort(path+".br", br, log)
 	}
-	return nil
+	w.mu.Lock()
+	w.br = br
+	w.mu.Unlock()
+	log.Info("app.wasm ready", "raw", len(raw), "gzip", len(gz), "brotli", len(br))
 }
 
 func precompressed(path string, notBefore time.Time) []byte {
@@ -124,32 +131,37 @@ func BrotliBytes(b []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// serve writes the wasm in the best encoding the client accepts. It is
-// revalidated on every load (no-cache + strong ETag): go-app requests it at
-// a fixed URL, so a long max-age would pin old code.
+// serve writes the wasm in the best encoding the client accepts and the
+// server has ready. It is revalidated on every load (no-cache + ETag):
+// go-app requests it at a fixed URL, so a long max-age would pin old code.
 func (w *wasmAsset) serve(c echo.Context) error {
 	<-w.ready
 	if w.err != nil {
 		return echo.NewHTTPError(http.StatusNotFound, "app.wasm is not built: run 'make build'")
 	}
+	w.mu.Lock()
+	gz, br := w.gz, w.br
+	w.mu.Unlock()
 	h := c.Response().Header()
 	h.Set("Content-Type", "application/wasm")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Vary", "Accept-Encoding")
-	h.Set("ETag", w.etag)
 	h.Set("X-Wasm-Content-Length", strconv.Itoa(len(w.raw)))
+	// Every encoding of the same bytes revalidates as unchanged.
 	if match := c.Request().Header.Get("If-None-Match"); match != "" && strings.Contains(match, w.etag) {
+		h.Set("ETag", `"`+w.etag+`"`)
 		return c.NoContent(http.StatusNotModified)
 	}
-	body := w.raw
-	switch enc := acceptEncoding(c.Request().Header.Get("Accept-Encoding")); enc {
-	case "br":
-		body = w.br
+	body, etag := w.raw, `"`+w.etag+`"`
+	switch enc := acceptEncoding(c.Request().Header.Get("Accept-Encoding")); {
+	case enc["br"] && br != nil:
+		body, etag = br, `"`+w.etag+`-br"`
 		h.Set("Content-Encoding", "br")
-	case "gzip":
-		body = w.gz
+	case enc["gzip"] && gz != nil:
+		body, etag = gz, `"`+w.etag+`-gz"`
 		h.Set("Content-Encoding", "gzip")
 	}
+	h.Set("ETag", etag)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	if c.Request().Method == http.MethodHead {
 		return c.NoContent(http.StatusOK)
@@ -157,9 +169,9 @@ func (w *wasmAsset) serve(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/wasm", body)
 }
 
-// acceptEncoding picks br, gzip or "" from an Accept-Encoding header
-// (q=0 excludes a coding).
-func acceptEncoding(header string) string {
+// acceptEncoding returns the codings an Accept-Encoding header allows
+// (q=0 excludes one).
+func acceptEncoding(header string) map[string]bool {
 	ok := map[string]bool{}
 	for _, part := range strings.Split(header, ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
@@ -170,13 +182,7 @@ func acceptEncoding(header string) string {
 		}
 		ok[strings.ToLower(strings.TrimSpace(name))] = true
 	}
-	switch {
-	case ok["br"]:
-		return "br"
-	case ok["gzip"]:
-		return "gzip"
-	}
-	return ""
+	return ok
 }
 
 // staticFiles serves /web/* from the static directory (CSS, icons,

@@ -417,3 +417,27 @@ func (s *Store) DeleteProjectVectors(ctx context.Context, projectID int64, enc E
 	}
 	return n, nil
 }
+
+// CountEncoderVectors is the number of document vectors of enc over all
+// projects (the size of its HNSW index).
+func (s *Store) CountEncoderVectors(ctx context.Context, enc EncoderInfo) (int, error) {
+	table, err := documentVectorTable(enc)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM `+table+` WHERE encoder_id = $1`, enc.ID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count encoder vectors: %w", err)
+	}
+	return n, nil
+}
+
+// DropHNSW drops the HNSW index of a dense encoder, if any (before a bulk
+// load; EnsureHNSW builds it again).
+func (s *Store) DropHNSW(ctx context.Context, enc EncoderInfo) error {
+	// The index name is built from an integer id.
+	if _, err := s.pool.Exec(ctx, `DROP INDEX IF EXISTS `+hnswIndexName(enc.ID)); err != nil {
+		return fmt.Errorf("store: drop hnsw index of %q: %w", enc.Name, err)
+	}
+	return nil
+}

@@ -9,9 +9,12 @@
 //     the lexical encoder, of its vocabulary and weighting scheme),
 //     dimension, pooling and normalisation. If a name is registered with a
 //     different hash (or dimension, pooling, normalisation), the model
-//     changed: every stored vector of that encoder, in every project, is
-//     deleted and its HNSW index dropped (store.RegisterEncoder), so that
-//     the run re-embeds everything and vectors of two models never mix.
+//     changed: the encoder row is replaced by a new one (a new id), which
+//     deletes every stored vector of that encoder in every project and drops
+//     its HNSW index (store.RegisterEncoder), so that the run re-embeds
+//     everything and vectors of two models never mix. (A process holding
+//     the old EncoderInfo, e.g. a running server, must look it up again.)
+//     --reset (Options.Reset) forces a full re-embedding of one project.
 //   - Incremental. A document is embedded when it has no vector of the
 //     encoder or its stored content_hash differs from the document's
 //     (documents.content_hash changes exactly when title or body change).

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"boolpool/encoders"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
@@ -346,6 +348,17 @@ func TestModelChangeReembedsEverything(t *testing.T) {
 		{"unchanged again", fakeEncoder{dim: 4, hash: "ccc"}, false, false, 0},
 		{"forced re-embedding", fakeEncoder{dim: 4, hash: "ccc"}, true, false, 8},
 	}
+	// An open snapshot elsewhere keeps deleted vectors "recently dead": an
+	// index build still reads them, which must not break a dimension change.
+	snap, err := f.st.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Rollback(ctx) //nolint:errcheck // read-only
+	if _, err := snap.Exec(ctx, `SELECT count(*) FROM projects`); err != nil {
+		t.Fatal(err)
+	}
+	prevID := 0
 	for _, s := range steps {
 		opt.Reset = s.force
 		rep, err := Dense(ctx, f.st, s.enc, opt)
@@ -358,6 +371,10 @@ func TestModelChangeReembedsEverything(t *testing.T) {
 		if rep.Encoder.ModelHash != s.enc.hash || rep.Encoder.Dim != s.enc.dim {
 			t.Fatalf("%s: encoder row %+v", s.name, rep.Encoder)
 		}
+		if (rep.Encoder.ID != prevID) != (s.wantReset || prevID == 0) {
+			t.Fatalf("%s: encoder id %d after %d: a changed model gets a new row, an unchanged one keeps it", s.name, rep.Encoder.ID, prevID)
+		}
+		prevID = rep.Encoder.ID
 		if n := f.count(t, `SELECT count(*) FROM embeddings WHERE encoder_id = $1 AND vector_dims(embedding) = $2`, rep.Encoder.ID, s.enc.dim); n != 8 {
 			t.Fatalf("%s: %d vectors of dimension %d, want 8", s.name, n, s.enc.dim)
 		}

@@ -31,10 +31,11 @@ type EncoderSpec struct {
 //
 // The rule for a name that is already registered: when the model hash, kind,
 // dimension, pooling or normalisation differ, the stored vectors were made by
-// another model and are not comparable with new ones, so every vector of the
-// encoder (document, sparse and query vectors of every project) is deleted,
-// its HNSW index dropped and the row updated, all in one transaction; the
-// next encoding run then embeds everything again. reset reports that case.
+// another model and are not comparable with new ones, so the row is replaced
+// by a new one (a new id) in one transaction: every vector of the old one
+// (document, sparse and query vectors of every project) goes with it, and
+// its HNSW index is dropped; the encoding run then embeds everything again.
+// reset reports that case.
 func (s *Store) RegisterEncoder(ctx context.Context, spec EncoderSpec) (enc EncoderInfo, reset bool, err error) {
 	if spec.Kind != EncoderDense && spec.Kind != EncoderSparse {
 		return EncoderInfo{}, false, fmt.Errorf("store: register encoder %q: kind %q is neither dense nor sparse", spec.Name, spec.Kind)
@@ -69,20 +70,25 @@ func (s *Store) RegisterEncoder(ctx context.Context, spec EncoderSpec) (enc Enco
 			enc = cur
 			return nil
 		}
-		// The index name is built from an integer id.
+		// Replace the row: deleting it cascades to every vector of the
+		// encoder, and the new row's id keeps the deleted (but possibly
+		// still visible to older snapshots) vectors out of the new HNSW
+		// index, whose predicate is on encoder_id: an index build also
+		// reads recently deleted rows, and a cast of an old vector to a new
+		// dimension would fail.
 		if _, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+hnswIndexName(cur.ID)); err != nil {
 			return err
 		}
-		for _, table := range []string{"embeddings", "sparse_embeddings", "query_embeddings"} {
-			if _, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE encoder_id = $1`, cur.ID); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.Exec(ctx, `UPDATE encoders SET kind = $2, model_hash = $3, dim = $4, pooling = $5, normalized = $6 WHERE id = $1`,
-			cur.ID, spec.Kind, spec.ModelHash, spec.Dim, spec.Pooling, spec.Normalized); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM encoders WHERE id = $1`, cur.ID); err != nil {
 			return err
 		}
-		enc = EncoderInfo{ID: cur.ID, Name: cur.Name, Kind: spec.Kind, ModelHash: spec.ModelHash, Dim: spec.Dim, Pooling: spec.Pooling, Normalized: spec.Normalized}
+		var id int
+		if err := tx.QueryRow(ctx, `INSERT INTO encoders (name, kind, model_hash, dim, pooling, normalized)
+			VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+			spec.Name, spec.Kind, spec.ModelHash, spec.Dim, spec.Pooling, spec.Normalized).Scan(&id); err != nil {
+			return err
+		}
+		enc = EncoderInfo{ID: id, Name: cur.Name, Kind: spec.Kind, ModelHash: spec.ModelHash, Dim: spec.Dim, Pooling: spec.Pooling, Normalized: spec.Normalized}
 		reset = true
 		return nil
 	})

@@ -1,3 +1,5 @@
+//go:build !js
+
 // Package e2e drives the real boolpool server, PostgreSQL and the go-app
 // wasm client in Debian's headless Chromium through chromedp. Tests skip when
 // Chromium is missing, except under CI=true, where that is a failure

@@ -48,7 +48,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -264,7 +263,7 @@ func run(ctx context.Context, st *store.Store, src source, opt Options) (rep Rep
 	start := time.Now()
 	defer func() {
 		rep.Elapsed = time.Since(start)
-		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		if err != nil && ctx.Err() != nil {
 			rep.Interrupted = true
 		}
 	}()
@@ -369,7 +368,7 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 		if err != nil {
 			if ctx.Err() != nil {
 				rep.DocumentsLeft = max(0, stale-rep.Encoded)
-				return fmt.Errorf("embedjob: interrupted after %d of %d documents: %w", rep.Encoded, stale, err)
+				return fmt.Errorf("embedjob: interrupted after %d of %d documents: %w", rep.Encoded, stale, ctx.Err())
 			}
 			return fmt.Errorf("embedjob: encode documents with %s: %w", enc.Name, err)
 		}

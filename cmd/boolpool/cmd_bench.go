@@ -27,6 +27,7 @@ func benchSuites() []bench.Suite {
 		bench.LoadSuite(),
 		bench.CrashSuite(),
 		bench.LiveSuite(),
+		bench.WebSuite(),
 	}
 }
 

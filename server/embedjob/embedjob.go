@@ -38,8 +38,8 @@
 //     tokenizer vocabulary with log(1 + tf) weights and idf = 1: they depend
 //     on the document alone, so incremental updates stay exact. The
 //     collection idf of the project goes into the query vectors (BM25 query
-//     weights × idf; their text hash includes the statistics, so they are
-//     recomputed when the corpus changes). The dot product of a query and a
+//     weights × idf; their text hash includes the corpus fingerprint, so
+//     they are recomputed when the corpus changes). The dot product of a query and a
 //     document vector is then a BM25-like score with idf counted once.
 package embedjob
 
@@ -47,7 +47,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"log/slog"
@@ -204,27 +203,39 @@ func Lexical(ctx context.Context, st *store.Store, tok *tokenizer.Tokenizer, opt
 			Dim: tok.VocabSize(), Pooling: "sum", Normalized: false},
 		docs: sparseFunc(docEnc.EncodeDocuments),
 		queries: func(ctx context.Context, st *store.Store, projectID int64) (encodeFunc, func(string) []byte, error) {
-			var texts []string
-			err := st.EachDocument(ctx, projectID, func(d store.Document) error {
-				texts = append(texts, DocumentText(d.Title, d.Body))
-				return nil
-			})
+			// The query weights depend on the corpus through idf: the text
+			// hash includes the corpus fingerprint, and the statistics are
+			// collected only when some query text must be encoded.
+			fp, _, err := st.CorpusFingerprint(ctx, projectID)
 			if err != nil {
 				return nil, nil, err
 			}
-			stats := encoders.CollectTermStats(tok, texts)
-			qEnc, err := encoders.NewLexical(tok, &stats)
-			if err != nil {
-				return nil, nil, err
-			}
-			fp := statsFingerprint(stats)
 			hash := func(text string) []byte {
 				h := sha256.New()
-				h.Write(fp)
+				h.Write([]byte(fp))
+				h.Write([]byte{0})
 				h.Write([]byte(text))
 				return h.Sum(nil)
 			}
-			return sparseFunc(qEnc.EncodeQueries), hash, nil
+			var qEnc *encoders.Lexical
+			encode := func(ctx context.Context, texts []string) ([]vector, error) {
+				if qEnc == nil {
+					var docs []string
+					err := st.EachDocument(ctx, projectID, func(d store.Document) error {
+						docs = append(docs, DocumentText(d.Title, d.Body))
+						return nil
+					})
+					if err != nil {
+						return nil, err
+					}
+					stats := encoders.CollectTermStats(tok, docs)
+					if qEnc, err = encoders.NewLexical(tok, &stats); err != nil {
+						return nil, err
+					}
+				}
+				return sparseFunc(qEnc.EncodeQueries)(ctx, texts)
+			}
+			return encode, hash, nil
 		},
 	}
 	return run(ctx, st, src, opt)
@@ -242,19 +253,6 @@ func sparseFunc(f func(context.Context, []string) ([]encoders.SparseVector, erro
 		}
 		return out, nil
 	}
-}
-
-// statsFingerprint hashes collection statistics.
-func statsFingerprint(s encoders.TermStats) []byte {
-	h := sha256.New()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(s.Docs))
-	h.Write(b[:])
-	for _, df := range s.DF {
-		binary.LittleEndian.PutUint32(b[:4], uint32(df))
-		h.Write(b[:4])
-	}
-	return h.Sum(nil)
 }
 
 // run registers the encoder, embeds the stale documents batch by batch,

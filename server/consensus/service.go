@@ -198,9 +198,10 @@ func (s *Service) item(ctx context.Context, r store.ConsensusRow, names map[int6
 
 // Sync recomputes the consensus of every relevance item of a project from
 // the stored judgments and adjudications and writes the rows that differ
-// (one transaction, one audit entry). Exports call it first, so that they
-// never miss a judgment whose per-item refresh was lost (say, the process
-// stopped between storing the judgment and refreshing its item).
+// (one transaction, one audit entry). Exports (through SyncIfStale) and
+// live loads run it so that they never miss a judgment whose per-item
+// refresh was lost (say, the process stopped between storing the judgment
+// and refreshing its item).
 func (s *Service) Sync(ctx context.Context, projectID int64) (changed int, err error) {
 	changed, err = s.st.SyncConsensus(ctx, projectID, func(current []store.Judgment, adj *store.Adjudication) (store.ConsensusRow, bool) {
 		var a *int
@@ -215,4 +216,15 @@ func (s *Service) Sync(ctx context.Context, projectID int64) (changed int, err e
 		return 0, fmt.Errorf("consensus: sync project %d: %w", projectID, err)
 	}
 	return changed, nil
+}
+
+// SyncIfStale runs Sync only when some judgment or adjudication is newer
+// than its item's stored consensus (the usual case is that per-item
+// refreshes kept it current and nothing needs doing).
+func (s *Service) SyncIfStale(ctx context.Context, projectID int64) (changed int, err error) {
+	stale, err := s.st.ConsensusStale(ctx, projectID)
+	if err != nil || !stale {
+		return 0, err
+	}
+	return s.Sync(ctx, projectID)
 }

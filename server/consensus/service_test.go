@@ -108,6 +108,9 @@ func TestRefreshAdjudicateQueue(t *testing.T) {
 		t.Error("a paraphrase item was adjudicated")
 	}
 
+	if stale, err := st.ConsensusStale(ctx, fx.Project.ID); err != nil || stale {
+		t.Errorf("stale after per-item refreshes: %v (%v)", stale, err)
+	}
 	// Sync finds nothing to change after per-item refreshes ...
 	if changed, err := svc.Sync(ctx, fx.Project.ID); err != nil || changed != 0 {
 		t.Errorf("sync after refreshes: %d changed (%v)", changed, err)
@@ -121,6 +124,32 @@ func TestRefreshAdjudicateQueue(t *testing.T) {
 	}
 	if row, _ := st.ConsensusOf(ctx, item); row.Relevance != 1 || row.AdjudicationID == nil {
 		t.Errorf("after sync: %+v", row)
+	}
+	// A correction that does not change the consensus, with its refresh
+	// lost, is caught once and then no longer counts as stale.
+	judge("annotator3", 0, true)
+	if changed, err := svc.SyncIfStale(ctx, fx.Project.ID); err != nil || changed != 0 {
+		t.Errorf("SyncIfStale after a no-op correction: %d changed (%v)", changed, err)
+	}
+	if stale, _ := st.ConsensusStale(ctx, fx.Project.ID); stale {
+		t.Error("still stale after a sync")
+	}
+	// A judgment whose refresh was lost makes the project stale, and
+	// SyncIfStale catches it.
+	other := fx.Relevance[1]
+	rel, ev := int16(2), api.EvidenceNone
+	if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: "00000000-0000-4000-8000-999999999999", ItemID: other,
+		UserID: fx.Users["annotator1"].ID, ProjectID: fx.Project.ID, Kind: api.KindRelevance, Relevance: &rel, Evidence: &ev}); err != nil {
+		t.Fatal(err)
+	}
+	if stale, err := st.ConsensusStale(ctx, fx.Project.ID); err != nil || !stale {
+		t.Errorf("not stale after an unrefreshed judgment: %v (%v)", stale, err)
+	}
+	if changed, err := svc.SyncIfStale(ctx, fx.Project.ID); err != nil || changed != 1 {
+		t.Errorf("SyncIfStale: %d changed (%v)", changed, err)
+	}
+	if changed, err := svc.SyncIfStale(ctx, fx.Project.ID); err != nil || changed != 0 {
+		t.Errorf("second SyncIfStale: %d changed (%v)", changed, err)
 	}
 }
 

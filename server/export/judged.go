@@ -22,7 +22,7 @@ import (
 )
 
 // Exports of our own judgments (both first bring the stored consensus up
-// to date with the judgments, consensus.Service.Sync):
+// to date with the judgments if it is behind, consensus.Service.SyncIfStale):
 //
 //   - qrels-consensus: TREC qrels "qid 0 docid grade" of the consensus
 //     label of every judged item (server/consensus: majority of the
@@ -45,7 +45,7 @@ var (
 
 func consensusQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
-	if _, err := consensus.NewService(st).Sync(ctx, projectID); err != nil {
+	if _, err := consensus.NewService(st).SyncIfStale(ctx, projectID); err != nil {
 		return c, err
 	}
 	qw := trecfmt.NewQrelsWriter(w)
@@ -71,7 +71,7 @@ type judgedDoc struct {
 
 func questJudged(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
-	if _, err := consensus.NewService(st).Sync(ctx, projectID); err != nil {
+	if _, err := consensus.NewService(st).SyncIfStale(ctx, projectID); err != nil {
 		return c, err
 	}
 	byQuery := map[int64][]*judgedDoc{}

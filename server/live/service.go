@@ -32,6 +32,9 @@ type Service struct {
 	hub      *Hub
 	log      *slog.Logger
 	throttle time.Duration
+	// staleCheck is how often a request compares a loaded state's
+	// fingerprint with the database (dashboards may poll).
+	staleCheck time.Duration
 
 	mu       sync.Mutex
 	projects map[int64]*project
@@ -42,6 +45,7 @@ type project struct {
 	name        string
 	state       *State
 	fingerprint string        // store.LiveFingerprint when the load began
+	checkedAt   time.Time     // when the fingerprint was last compared
 	loading     chan struct{} // closed when the load finished
 	loadErr     error
 	dirty       map[int64]bool // items changed while loading
@@ -51,8 +55,13 @@ type project struct {
 // NewService builds the service. throttle is the least time between two
 // published snapshots of one project (e.g. 250 ms).
 func NewService(st *store.Store, hub *Hub, throttle time.Duration, log *slog.Logger) *Service {
-	return &Service{st: st, cons: consensus.NewService(st), hub: hub, log: log, throttle: throttle, projects: map[int64]*project{}}
+	return &Service{st: st, cons: consensus.NewService(st), hub: hub, log: log, throttle: throttle, staleCheck: 2 * time.Second,
+		projects: map[int64]*project{}}
 }
+
+// SetStaleCheck sets how often requests compare a loaded state with the
+// database (default 2 s; 0 = every request).
+func (s *Service) SetStaleCheck(d time.Duration) { s.staleCheck = d }
 
 // Hub returns the service's hub.
 func (s *Service) Hub() *Hub { return s.hub }
@@ -187,6 +196,16 @@ func (s *Service) project(ctx context.Context, projectID int64, name string) (*p
 	if err != nil {
 		return nil, err
 	}
+	// Compare at most every fingerprintEvery: dashboards may poll.
+	p.mu.Lock()
+	due := time.Since(p.checkedAt) >= s.staleCheck
+	if due {
+		p.checkedAt = time.Now()
+	}
+	p.mu.Unlock()
+	if !due {
+		return p, nil
+	}
 	fp, err := s.st.LiveFingerprint(ctx, projectID)
 	if err != nil {
 		return nil, err
@@ -250,7 +269,7 @@ func (s *Service) load(ctx context.Context, projectID int64, p *project) {
 	var state *State
 	if err == nil {
 		state = Build(d)
-		_, err = s.cons.Sync(ctx, projectID)
+		_, err = s.cons.SyncIfStale(ctx, projectID)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

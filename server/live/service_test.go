@@ -157,6 +157,7 @@ func TestServiceReloadsStaleState(t *testing.T) {
 	p := newProject(t)
 	ctx := context.Background()
 	svc := live.NewService(p.st, live.NewHub(4), time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc.SetStaleCheck(0)
 	snap, err := svc.Snapshot(ctx, p.id, "livetest")
 	if err != nil || len(snap.Leaderboard) != 3 {
 		t.Fatalf("first snapshot: %d runs (%v)", len(snap.Leaderboard), err)

@@ -95,7 +95,11 @@ func (s *Store) RefreshConsensus(ctx context.Context, itemID int64, decide Decid
 			row.AdjudicationID = &adj.ID
 		}
 		if had && sameConsensus(old, row) {
+			// Unchanged, but mark it current: ConsensusStale compares times.
 			row = old
+			if _, err := tx.Exec(ctx, `UPDATE consensus SET updated_at = now() WHERE item_id = $1`, itemID); err != nil {
+				return fmt.Errorf("store: touch consensus: %w", err)
+			}
 			return nil
 		}
 		changed = true
@@ -273,4 +277,27 @@ func (s *Store) ConsensusItemIDs(ctx context.Context, projectID int64) ([]int64,
 		return nil, fmt.Errorf("store: judged items: %w", err)
 	}
 	return ids, nil
+}
+
+// ConsensusStale reports whether some judgment or adjudication of a
+// project is newer than its item's stored consensus (its per-item refresh
+// was lost), so that a full sync is due.
+func (s *Store) ConsensusStale(ctx context.Context, projectID int64) (bool, error) {
+	var stale bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (
+			SELECT 1 FROM judgments j
+			JOIN items i ON i.id = j.item_id
+			LEFT JOIN consensus c ON c.item_id = j.item_id
+			WHERE i.project_id = $1 AND i.kind = 'relevance'
+			  AND (c.item_id IS NULL AND j.relevance IS NOT NULL AND j.skip_reason = '' OR c.updated_at < j.created_at)
+		) OR EXISTS (
+			SELECT 1 FROM adjudications a
+			JOIN items i ON i.id = a.item_id
+			LEFT JOIN consensus c ON c.item_id = a.item_id
+			WHERE i.project_id = $1 AND (c.item_id IS NULL OR c.updated_at < a.created_at)
+		)`, projectID).Scan(&stale)
+	if err != nil {
+		return false, fmt.Errorf("store: consensus staleness: %w", err)
+	}
+	return stale, nil
 }

@@ -315,6 +315,13 @@ func (s *Store) SyncConsensus(ctx context.Context, projectID int64, decide Decid
 			return fmt.Errorf("store: sync consensus: %w", err)
 		}
 		changed += int(tag.RowsAffected())
+		// Rows that were right but older than a judgment or adjudication
+		// of their item are current now (see ConsensusStale).
+		if _, err := tx.Exec(ctx, `UPDATE consensus c SET updated_at = now() WHERE c.project_id = $1 AND (
+				EXISTS (SELECT 1 FROM judgments j WHERE j.item_id = c.item_id AND j.created_at > c.updated_at)
+				OR EXISTS (SELECT 1 FROM adjudications a WHERE a.item_id = c.item_id AND a.created_at > c.updated_at))`, projectID); err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
 		if changed == 0 {
 			return nil
 		}

@@ -4,7 +4,9 @@
 // one query at a time), the time to pool every val query, and the judging
 // simulation (judgments needed to find 50 / 80 / 90 % of the relevant
 // documents per strategy, against depth-k pooling judged in document-id
-// order and in rank order). It needs the shared data (BOOLPOOL_SHARED_DATA).
+// order and in rank order). Dense methods use the static MiniLM encoder
+// through pgvector HNSW, with exact in-memory search as the reference. It
+// needs the shared data (BOOLPOOL_SHARED_DATA).
 package retrievalbench
 
 import (
@@ -16,6 +18,7 @@ import (
 
 	"boolpool/encoders"
 	"boolpool/server/bench"
+	"boolpool/server/embedjob"
 	"boolpool/server/ingest"
 	"boolpool/server/lexical"
 	"boolpool/server/pooling"
@@ -71,15 +74,14 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 
 	deps := retrieval.Deps{Lexical: ix}
 	methods := append([]string(nil), lexicalMethods...)
+	var exact *retrieval.Dense // in-memory exact search, the reference for HNSW
 	encNote := ""
-	if dense, note, closeDense, err := memoryDense(ctx, env, p.ID); err != nil {
-		encNote = "dense methods skipped: " + err.Error()
-		rows = append(rows, bench.Row{Suite: suite, Name: "dense methods", Note: encNote})
+	if dense, memDense, note, closeDense, err := pgDense(ctx, env, p.ID); err != nil {
+		rows = append(rows, bench.Row{Suite: suite, Name: "dense methods", Note: "skipped: " + err.Error()})
 	} else {
 		defer closeDense()
-		deps.Dense = dense
+		deps.Dense, exact, encNote = dense, memDense, note
 		methods = append(methods, denseMethods...)
-		encNote = note
 	}
 
 	runs := make([]pooling.Run, 0, len(methods))
@@ -88,30 +90,35 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		var ms []float64
-		bar := retrieval.NewProgress(env.Progress, "latency "+name, len(timed))
-		for _, q := range timed {
-			t0 := time.Now()
-			if _, err := m.Retrieve(ctx, q, depth); err != nil {
-				bar.Done()
-				return nil, err
-			}
-			ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
-			bar.Add(1)
-		}
-		bar.Done()
-		note := "one query at a time, top 1000"
-		if _, isDense := denseSet[name]; isDense {
-			note += "; " + encNote
-		}
-		rows = append(rows,
-			bench.Row{Suite: suite, Name: name + " latency p50", Value: bench.Percentile(ms, 50), Unit: "ms", Note: note},
-			bench.Row{Suite: suite, Name: name + " latency p95", Value: bench.Percentile(ms, 95), Unit: "ms"})
-		res, err := retrieval.RunAll(ctx, m, queries, poolDepth, runtime.GOMAXPROCS(0), nil)
+		ms, res, err := latencies(ctx, env, m, timed, "latency "+name)
 		if err != nil {
 			return nil, err
 		}
-		runs = append(runs, toRun(name, res))
+		note := "one query at a time, top 1000"
+		row := bench.Row{Suite: suite, Name: name + " latency p50", Value: bench.Percentile(ms, 50), Unit: "ms", Note: note}
+		if _, isDense := denseSet[name]; isDense {
+			row.Note += "; " + encNote
+			if name == "dense-vanilla" {
+				ref, err := retrieval.New(name, nil, retrieval.Deps{Dense: exact})
+				if err != nil {
+					return nil, err
+				}
+				refMs, refRes, err := latencies(ctx, env, ref, timed, "latency exact "+name)
+				if err != nil {
+					return nil, err
+				}
+				row = row.WithRef("exact in-memory kNN (Go)", bench.Percentile(refMs, 50))
+				row.Note += fmt.Sprintf("; HNSW recall@100 vs exact %.3f", recallAt(res, refRes, 100))
+			}
+		}
+		rows = append(rows, row,
+			bench.Row{Suite: suite, Name: name + " latency p95", Value: bench.Percentile(ms, 95), Unit: "ms"})
+		if len(timed) != len(queries) {
+			if res, err = retrieval.RunAll(ctx, m, queries, poolDepth, runtime.GOMAXPROCS(0), nil); err != nil {
+				return nil, err
+			}
+		}
+		runs = append(runs, toRun(name, res, poolDepth))
 	}
 
 	// Pooling every val query: depth-100 over all runs plus the logic probes.
@@ -185,9 +192,59 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 
 var denseSet = map[string]struct{}{"dense-vanilla": {}, "dense-decomposed": {}, "dense-algebra": {}}
 
-func toRun(name string, res map[string][]retrieval.Result) pooling.Run {
+// latencies runs m over queries one at a time and returns the per-query
+// milliseconds and the results.
+func latencies(ctx context.Context, env *bench.Env, m retrieval.Method, queries []retrieval.Query, label string) ([]float64, map[string][]retrieval.Result, error) {
+	ms := make([]float64, 0, len(queries))
+	res := make(map[string][]retrieval.Result, len(queries))
+	bar := retrieval.NewProgress(env.Progress, label, len(queries))
+	defer bar.Done()
+	for _, q := range queries {
+		t0 := time.Now()
+		rs, err := m.Retrieve(ctx, q, depth)
+		if err != nil {
+			return nil, nil, err
+		}
+		ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+		res[q.ID] = rs
+		bar.Add(1)
+	}
+	return ms, res, nil
+}
+
+// recallAt is the mean share of the exact top k that the approximate top k
+// found.
+func recallAt(approx, exact map[string][]retrieval.Result, k int) float64 {
+	var sum float64
+	n := 0
+	for q, ex := range exact {
+		ex = ex[:min(k, len(ex))]
+		if len(ex) == 0 {
+			continue
+		}
+		got := map[string]bool{}
+		for _, r := range approx[q][:min(k, len(approx[q]))] {
+			got[r.DocID] = true
+		}
+		hit := 0
+		for _, r := range ex {
+			if got[r.DocID] {
+				hit++
+			}
+		}
+		sum += float64(hit) / float64(len(ex))
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+func toRun(name string, res map[string][]retrieval.Result, depth int) pooling.Run {
 	lists := make(map[string][]string, len(res))
 	for q, rs := range res {
+		rs = rs[:min(depth, len(rs))]
 		docs := make([]string, len(rs))
 		for i, r := range rs {
 			docs[i] = r.DocID
@@ -197,18 +254,19 @@ func toRun(name string, res map[string][]retrieval.Result) pooling.Run {
 	return pooling.Run{Name: name, Lists: lists}
 }
 
-// memoryDense encodes the corpus with the static MiniLM encoder into an
-// exact in-memory index (the 2-core machine cannot encode 60k documents with
-// the transformer within a benchmark run).
-func memoryDense(ctx context.Context, env *bench.Env, projectID int64) (_ *retrieval.Dense, note string, closeFn func(), err error) {
+// pgDense embeds the corpus with the static MiniLM encoder into pgvector
+// (boolpool encode's job: HNSW index built after the load) and, as the
+// reference, into an exact in-memory index. The transformer encoders cannot
+// embed 60k documents on a 2-core machine within a benchmark run.
+func pgDense(ctx context.Context, env *bench.Env, projectID int64) (pg, mem *retrieval.Dense, note string, closeFn func(), err error) {
 	rt, err := encoders.NewRuntime(encoders.Config{CacheDir: env.CacheDir})
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, "", nil, err
 	}
 	enc, err := rt.Open(ctx, encoders.MiniLMStatic)
 	if err != nil {
 		rt.Close()
-		return nil, "", nil, err
+		return nil, nil, "", nil, err
 	}
 	closeFn = func() { enc.Close(); rt.Close() }
 	defer func() {
@@ -216,24 +274,29 @@ func memoryDense(ctx context.Context, env *bench.Env, projectID int64) (_ *retri
 			closeFn()
 		}
 	}()
+	rep, err := embedjob.Dense(ctx, env.Store, enc, embedjob.Options{ProjectID: projectID, Batch: 512, Log: env.Log})
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
 	var ids, texts []string
 	err = env.Store.EachDocument(ctx, projectID, func(d store.Document) error {
 		ids = append(ids, d.ExtID)
-		texts = append(texts, d.Title+"\n"+d.Body)
+		texts = append(texts, embedjob.DocumentText(d.Title, d.Body))
 		return nil
 	})
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, "", nil, err
 	}
-	start := time.Now()
 	vecs, err := enc.Encode(ctx, texts)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, "", nil, err
 	}
 	mv, err := retrieval.NewMemoryVectors(ids, vecs)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, "", nil, err
 	}
-	note = fmt.Sprintf("encoder %s, exact in-memory search (corpus encoded in %s)", encoders.MiniLMStatic, time.Since(start).Round(time.Second))
-	return &retrieval.Dense{Encoder: enc, Vectors: mv}, note, closeFn, nil
+	note = fmt.Sprintf("encoder %s, pgvector HNSW (m 16, ef_construction 64, ef_search 1000, iterative scan; corpus encoded in %s, index built in %s)",
+		encoders.MiniLMStatic, rep.DocumentTime.Round(time.Second), rep.IndexTime.Round(time.Second))
+	pg = &retrieval.Dense{Encoder: enc, Vectors: &retrieval.PgVectors{Store: env.Store, ProjectID: projectID, Encoder: rep.Encoder}}
+	return pg, &retrieval.Dense{Encoder: enc, Vectors: mv}, note, closeFn, nil
 }

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"boolpool/encoders"
-	"boolpool/server/lexical"
 	"boolpool/server/metrics"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
@@ -87,14 +86,6 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *depth < 1 {
 		return fmt.Errorf("%w: --depth must be positive", errUsage)
 	}
-	full, err := retrieval.ResolveParams(*method, params)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	runName := *name
-	if runName == "" {
-		runName = defaultRunName(*method, params)
-	}
 	st, err := openStore(ctx, *db)
 	if err != nil {
 		return err
@@ -107,62 +98,28 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	env := &retrieveEnv{st: st, project: p, encoder: *encoder, memory: *vectors == "memory", log: log, progress: stderr}
 	defer env.Close()
-	m, err := env.method(ctx, *method, params)
+	var record map[string]string
+	if spec, ok := retrieval.SpecByName(*method); ok && spec.Needs == retrieval.NeedsDense {
+		record = map[string]string{"encoder": *encoder, "vectors": *vectors}
+	}
+	sum, queries, results, err := retrieval.RunProject(ctx, env.resources(), retrieval.RunRequest{Method: *method, Params: params,
+		Split: *split, Depth: *depth, Name: *name, Workers: *workers, NoStore: *noStore, Record: record}, stderr)
 	if err != nil {
 		return err
 	}
-	queries, err := retrieval.LoadQueries(ctx, st, p.ID, *split)
-	if err != nil {
-		return err
-	}
-	if len(queries) == 0 {
-		return fmt.Errorf("project %s has no queries (split %q)", p.Name, *split)
-	}
-	start := time.Now()
-	results, err := retrieval.RunAll(ctx, m, queries, *depth, *workers, stderr)
-	if err != nil {
-		return err
-	}
-	took := time.Since(start)
-	if spec, _ := retrieval.SpecByName(*method); spec.Needs == retrieval.NeedsDense {
-		full["encoder"] = *encoder
-		full["vectors"] = *vectors
-	}
-	if !*noStore {
-		if _, err := retrieval.SaveRun(ctx, st, p.ID, runName, *method, full, queries, results); err != nil {
-			return err
-		}
-	}
+	runName := sum.Name
 	if *out != "" {
 		if err := writeTRECRun(ctx, *out, stdout, runName, queries, results); err != nil {
 			return err
 		}
 	}
-	n := 0
-	for _, rs := range results {
-		n += len(rs)
-	}
 	stored := "stored as run " + runName
-	if *noStore {
+	if !sum.Stored {
 		stored = "not stored"
 	}
-	fmt.Fprintf(stderr, "%s: %d queries, %d results in %s (%.1f queries/s), %s\n", *method, len(queries), n,
-		took.Round(time.Millisecond), float64(len(queries))/took.Seconds(), stored)
+	fmt.Fprintf(stderr, "%s: %d queries, %d results in %s (%.1f queries/s), %s\n", *method, sum.Queries, sum.Results,
+		sum.Took.Round(time.Millisecond), float64(sum.Queries)/sum.Took.Seconds(), stored)
 	return nil
-}
-
-func defaultRunName(method string, params map[string]string) string {
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	name := method
-	for _, k := range keys {
-		v := strings.NewReplacer(",", "+", " ", "").Replace(params[k])
-		name += "." + k + "=" + v
-	}
-	return name
 }
 
 func printMethods(w io.Writer) error {
@@ -206,7 +163,7 @@ type retrieveEnv struct {
 	log      *slog.Logger
 	progress io.Writer
 
-	lex   *lexical.Index
+	res   *retrieval.Resources
 	dense *retrieval.Dense
 	rt    *encoders.Runtime
 	enc   *encoders.ONNXEncoder
@@ -221,44 +178,17 @@ func (e *retrieveEnv) Close() {
 	}
 }
 
-func (e *retrieveEnv) method(ctx context.Context, name string, params map[string]string) (retrieval.Method, error) {
-	spec, ok := retrieval.SpecByName(name)
-	if !ok {
-		return retrieval.New(name, params, retrieval.Deps{}) // the error lists the methods
+// resources hands the retrieval package the project's resources, with the
+// dense encoder opened here (the encoders package).
+func (e *retrieveEnv) resources() *retrieval.Resources {
+	if e.res == nil {
+		e.res = &retrieval.Resources{Store: e.st, ProjectID: e.project.ID, Log: e.log, OpenDense: e.denseDeps}
 	}
-	var d retrieval.Deps
-	var err error
-	switch spec.Needs {
-	case retrieval.NeedsLexical:
-		if d.Lexical, err = e.lexical(ctx); err != nil {
-			return nil, err
-		}
-	case retrieval.NeedsDense:
-		if d.Dense, err = e.denseDeps(ctx); err != nil {
-			return nil, err
-		}
-	case retrieval.NeedsRuns:
-		d.Runs = map[string]map[string][]retrieval.Result{}
-		for _, rn := range retrieval.RRFRunNames(params["runs"]) {
-			r, err := retrieval.LoadRun(ctx, e.st, e.project.ID, rn)
-			if err != nil {
-				return nil, err
-			}
-			d.Runs[rn] = r
-		}
-	}
-	return retrieval.New(name, params, d)
+	return e.res
 }
 
-func (e *retrieveEnv) lexical(ctx context.Context) (*lexical.Index, error) {
-	if e.lex == nil {
-		ix, err := retrieval.LoadLexical(ctx, e.st, e.project.ID, e.log)
-		if err != nil {
-			return nil, err
-		}
-		e.lex = ix
-	}
-	return e.lex, nil
+func (e *retrieveEnv) method(ctx context.Context, name string, params map[string]string) (retrieval.Method, error) {
+	return e.resources().Method(ctx, name, params)
 }
 
 func (e *retrieveEnv) denseDeps(ctx context.Context) (*retrieval.Dense, error) {

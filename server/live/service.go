@@ -38,6 +38,18 @@ type Service struct {
 
 	mu       sync.Mutex
 	projects map[int64]*project
+
+	// Judgments reported by the write path, applied in order by one
+	// worker so that a rater's request does not wait for derived data.
+	jobs      chan job
+	startWork sync.Once
+}
+
+// job is one reported item change, or (flush != nil) a marker that the
+// worker closes once everything queued before it is applied.
+type job struct {
+	project, item int64
+	flush         chan struct{}
 }
 
 type project struct {
@@ -56,7 +68,7 @@ type project struct {
 // published snapshots of one project (e.g. 250 ms).
 func NewService(st *store.Store, hub *Hub, throttle time.Duration, log *slog.Logger) *Service {
 	return &Service{st: st, cons: consensus.NewService(st), hub: hub, log: log, throttle: throttle, staleCheck: 2 * time.Second,
-		projects: map[int64]*project{}}
+		projects: map[int64]*project{}, jobs: make(chan job, 1024)}
 }
 
 // SetStaleCheck sets how often requests compare a loaded state with the
@@ -71,13 +83,61 @@ func (s *Service) Consensus() *consensus.Service { return s.cons }
 
 var _ JudgmentObserver = (*Service)(nil)
 
-// JudgmentSaved implements JudgmentObserver: it refreshes the item's
-// consensus and the project's live figures. Failures are logged, not
-// returned: the judgment itself is already stored, and the next load or
-// judgment of the item repairs derived data.
+// JudgmentSaved implements JudgmentObserver: it queues the item for a
+// background worker that refreshes its consensus and the project's live
+// figures, in order, so the rater's request returns at once. When the
+// queue is full the caller does the work itself (backpressure, never a
+// lost update). Failures are logged, not returned: the judgment itself is
+// stored, and a stale consensus is repaired by the next judgment of the
+// item, the next load or export (consensus.Service.SyncIfStale).
 func (s *Service) JudgmentSaved(ctx context.Context, projectID, itemID int64) {
-	if err := s.ItemChanged(context.WithoutCancel(ctx), projectID, itemID); err != nil {
-		s.log.Error("live update", "project", projectID, "item", itemID, "err", err)
+	s.startWork.Do(func() { go s.work() })
+	select {
+	case s.jobs <- job{project: projectID, item: itemID}:
+	default:
+		s.run(context.WithoutCancel(ctx), job{project: projectID, item: itemID})
+	}
+}
+
+// Flush waits until every judgment reported before the call is applied.
+func (s *Service) Flush() {
+	s.startWork.Do(func() { go s.work() })
+	done := make(chan struct{})
+	s.jobs <- job{flush: done}
+	<-done
+}
+
+// work applies queued jobs; a burst is applied once per item (the refresh
+// reads the item's current judgments, which include every queued one).
+func (s *Service) work() {
+	for j := range s.jobs {
+		batch := []job{j}
+	drain:
+		for len(batch) < cap(s.jobs) {
+			select {
+			case j2 := <-s.jobs:
+				batch = append(batch, j2)
+			default:
+				break drain
+			}
+		}
+		seen := map[int64]bool{}
+		for _, b := range batch {
+			if b.flush != nil {
+				close(b.flush)
+				continue
+			}
+			if !seen[b.item] {
+				seen[b.item] = true
+				s.run(context.Background(), b)
+			}
+		}
+	}
+}
+
+func (s *Service) run(ctx context.Context, j job) {
+	if err := s.ItemChanged(ctx, j.project, j.item); err != nil {
+		s.log.Error("live update", "project", j.project, "item", j.item, "err", err)
 	}
 }
 

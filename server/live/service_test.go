@@ -136,6 +136,7 @@ func TestServiceMatchesRecompute(t *testing.T) {
 	for i := 40; i < 400; i++ {
 		judge(i)
 		if i%90 == 0 || i == 399 {
+			svc.Flush()
 			got, err := svc.Snapshot(ctx, p.id, "livetest")
 			if err != nil {
 				t.Fatal(err)

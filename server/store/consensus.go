@@ -45,24 +45,44 @@ const adjudicationCols = `id, item_id, user_id, relevance, note, created_at`
 // stored row, if any, is removed).
 type DecideFunc func(current []Judgment, adj *Adjudication) (row ConsensusRow, ok bool)
 
-// RefreshConsensus recomputes one item's consensus under a row lock on the
-// item, so concurrent judgments of the same item cannot store a stale
-// result, and writes it when it changed (audited as consensus.update with
-// the old and new values). It returns the stored row (zero and ok = false
-// when there is none) and whether anything changed.
+// Advisory-lock namespaces of the consensus (two-key form): a refresh
+// holds its project's key shared and its item's key exclusively; a sync
+// holds the project's key exclusively. Item rows themselves are never
+// locked: leasing picks items with FOR UPDATE SKIP LOCKED and must not
+// skip an item because its consensus is being recomputed.
+const (
+	lockConsensusProject = 0x62700001
+	lockConsensusItem    = 0x62700002
+)
+
+// lockKey folds an id into an advisory lock's second key (a collision
+// only serialises two unrelated refreshes).
+const lockKey = `($2::bigint % 2147483647)::int`
+
+// RefreshConsensus recomputes one item's consensus under an advisory lock
+// on the item, so concurrent judgments of the same item cannot store a
+// stale result, and writes it when it changed (audited as consensus.update
+// with the old and new values). It returns the stored row (zero and ok =
+// false when there is none) and whether anything changed.
 func (s *Store) RefreshConsensus(ctx context.Context, itemID int64, decide DecideFunc) (row ConsensusRow, ok, changed bool, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
 		var projectID, queryID int64
 		var kind string
-		err := tx.QueryRow(ctx, `SELECT project_id, query_id, kind FROM items WHERE id = $1 FOR UPDATE`, itemID).Scan(&projectID, &queryID, &kind)
+		err := tx.QueryRow(ctx, `SELECT project_id, query_id, kind FROM items WHERE id = $1`, itemID).Scan(&projectID, &queryID, &kind)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("store: item %d: %w", itemID, ErrNotFound)
 		}
 		if err != nil {
-			return fmt.Errorf("store: lock item %d: %w", itemID, err)
+			return fmt.Errorf("store: item %d: %w", itemID, err)
 		}
 		if kind != "relevance" {
 			return nil
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared($1, `+lockKey+`)`, lockConsensusProject, projectID); err != nil {
+			return fmt.Errorf("store: lock consensus of project %d: %w", projectID, err)
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, `+lockKey+`)`, lockConsensusItem, itemID); err != nil {
+			return fmt.Errorf("store: lock consensus of item %d: %w", itemID, err)
 		}
 		rows, _ := tx.Query(ctx, `SELECT * FROM (
 				SELECT DISTINCT ON (user_id) `+judgmentCols+` FROM judgments WHERE item_id = $1 ORDER BY user_id, id DESC

@@ -227,17 +227,20 @@ func (s *Store) Usernames(ctx context.Context) (map[int64]string, error) {
 // project with decide (the same rules RefreshConsensus applies per item)
 // and writes the rows that differ, adds missing ones and removes those
 // without a consensus, in one transaction with one consensus.sync audit
-// entry. It returns how many rows changed. The project's items are locked
-// FOR SHARE first, so a concurrent RefreshConsensus (FOR UPDATE) either
-// finished before the judgments are read or waits and recomputes after
-// this commits: a sync never writes back a stale label.
+// entry. It returns how many rows changed. It holds the project's
+// consensus lock exclusively (see RefreshConsensus), so a concurrent
+// refresh either finished before the judgments are read or waits and
+// recomputes after this commits: a sync never writes back a stale label.
 func (s *Store) SyncConsensus(ctx context.Context, projectID int64, decide DecideFunc) (int, error) {
 	changed := 0
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		type itemRow struct {
 			id, queryID int64
 		}
-		rows, err := tx.Query(ctx, `SELECT id, query_id FROM items WHERE project_id = $1 AND kind = 'relevance' ORDER BY id FOR SHARE`, projectID)
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, `+lockKey+`)`, lockConsensusProject, projectID); err != nil {
+			return fmt.Errorf("store: lock consensus of project %d: %w", projectID, err)
+		}
+		rows, err := tx.Query(ctx, `SELECT id, query_id FROM items WHERE project_id = $1 AND kind = 'relevance' ORDER BY id`, projectID)
 		if err != nil {
 			return fmt.Errorf("store: sync consensus: %w", err)
 		}

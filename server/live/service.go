@@ -39,6 +39,12 @@ type Service struct {
 	mu       sync.Mutex
 	projects map[int64]*project
 
+	// refreshMu makes each item refresh and its application to the state
+	// one step, so that a state never takes an older refresh after a newer
+	// one (the worker, a caller doing backpressure work and adjudications
+	// run concurrently).
+	refreshMu sync.Mutex
+
 	// Judgments reported by the write path, applied in order by one
 	// worker so that a rater's request does not wait for derived data.
 	jobs      chan job
@@ -143,6 +149,8 @@ func (s *Service) run(ctx context.Context, j job) {
 
 // ItemChanged recomputes an item's consensus and applies it.
 func (s *Service) ItemChanged(ctx context.Context, projectID, itemID int64) error {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
 	ref, err := s.cons.Refresh(ctx, itemID)
 	if err != nil {
 		return err
@@ -152,6 +160,8 @@ func (s *Service) ItemChanged(ctx context.Context, projectID, itemID int64) erro
 
 // Adjudicate records a decision and applies it to the live figures.
 func (s *Service) Adjudicate(ctx context.Context, userID, itemID int64, req api.AdjudicationRequest) (api.AdjudicationResult, error) {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
 	res, ref, err := s.cons.Adjudicate(ctx, userID, itemID, req)
 	if err != nil {
 		return res, err
@@ -332,26 +342,26 @@ func (s *Service) load(ctx context.Context, projectID int64, p *project) {
 		_, err = s.cons.SyncIfStale(ctx, projectID)
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if err != nil {
 		p.loadErr = err
+		p.mu.Unlock()
 		s.mu.Lock()
 		delete(s.projects, projectID) // the next request retries
 		s.mu.Unlock()
 		return
 	}
 	p.state, p.fingerprint = state, fp
-	for id := range p.dirty {
-		ref, err := s.cons.Refresh(ctx, id)
-		if err == nil {
-			err = s.applyLocked(ctx, projectID, p, id, ref)
-		}
-		if err != nil {
+	dirty := p.dirty
+	p.dirty = nil
+	s.schedulePublish(projectID, p) // a reload reaches open dashboards
+	p.mu.Unlock()
+	// Items that changed while loading: refreshed again, now that the
+	// state takes updates (each refresh reads the current judgments).
+	for id := range dirty {
+		if err := s.ItemChanged(ctx, projectID, id); err != nil {
 			s.log.Error("live: apply item changed during load", "item", id, "err", err)
 		}
 	}
-	p.dirty = nil
-	s.schedulePublish(projectID, p) // a reload reaches open dashboards
 	s.log.Info("live state loaded", "project", projectID, "items", len(d.Items), "queries", len(d.Queries),
 		"runs", len(d.Runs), "took", time.Since(start).Round(time.Millisecond))
 }

@@ -16,6 +16,7 @@ import (
 
 	"boolpool/encoders"
 	"boolpool/server/bench"
+	"boolpool/server/retrieval/retrievalbench"
 	"boolpool/server/store"
 )
 
@@ -24,6 +25,7 @@ func benchSuites() []bench.Suite {
 	return []bench.Suite{
 		bench.IngestSuite(),
 		bench.EncodersSuite(),
+		retrievalbench.Suite(),
 		bench.LoadSuite(),
 		bench.CrashSuite(),
 		bench.LiveSuite(),

@@ -28,6 +28,7 @@ type Store interface {
 	IsProjectMember(ctx context.Context, projectID, userID int64) (bool, error)
 	Lease(ctx context.Context, p store.LeaseParams) ([]store.Assignment, error)
 	Progress(ctx context.Context, p store.LeaseParams) (store.RaterProgress, error)
+	AvailableItems(ctx context.Context, p store.LeaseParams) (int, error)
 	AssignmentFor(ctx context.Context, itemID, userID int64) (store.Assignment, error)
 	ItemByID(ctx context.Context, id int64) (store.Item, error)
 	QueryByID(ctx context.Context, id int64) (store.Query, error)
@@ -46,12 +47,18 @@ type Rater struct {
 
 // Service implements the rater workflow.
 type Service struct {
-	st  Store
-	log *slog.Logger
+	st    Store
+	log   *slog.Logger
+	avail *availableCache
 }
 
 // New builds the service.
-func New(st Store, log *slog.Logger) *Service { return &Service{st: st, log: log} }
+func New(st Store, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{st: st, log: log, avail: newAvailableCache(availableTTL)}
+}
 
 // MaxQueue is the most tasks one queue request leases: the current task, a
 // few preloaded ones, and room for those judged offline but not yet sent.
@@ -145,7 +152,11 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 	if err != nil {
 		return api.Queue{}, err
 	}
-	q.Progress = api.Progress{Done: pr.Done, Skipped: pr.Skipped, Leased: pr.Leased, Available: pr.Available, ActiveMs: pr.ActiveMs}
+	avail, err := s.available(ctx, lp, pr.Done+pr.Skipped+pr.Leased, len(q.Tasks) == 0)
+	if err != nil {
+		return api.Queue{}, err
+	}
+	q.Progress = api.Progress{Done: pr.Done, Skipped: pr.Skipped, Leased: pr.Leased, Available: avail, ActiveMs: pr.ActiveMs}
 	if len(q.Tasks) == 0 && pr.Done > 0 {
 		q.CompletionCode = p.CompletionCode
 	}

@@ -54,7 +54,7 @@ const liveCount = `(SELECT count(*) FROM assignments a WHERE a.item_id = i.id
 const candidates = `FROM items i
 	WHERE i.project_id = $1 AND i.kind = $2 AND i.is_gold = $4
 	  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = $3 AND a.status <> 'expired')
-	  AND (i.is_gold OR ` + liveCount + ` < $5)
+	  AND (i.is_gold OR (i.done_raters < $5 AND ` + liveCount + ` < $5))
 	  AND coalesce((i.payload->>'author_id')::bigint, 0) <> $3`
 
 // Lease returns the rater's live leases of the kind (renewed), leasing new
@@ -163,12 +163,12 @@ func (s *Store) AssignmentFor(ctx context.Context, itemID, userID int64) (Assign
 
 // RaterProgress counts one rater's work in a project and kind.
 type RaterProgress struct {
-	Done, Skipped, Leased, Available int
-	ActiveMs                         int64
+	Done, Skipped, Leased int
+	ActiveMs              int64
 }
 
-// Progress counts the rater's done, skipped and live-leased items, the
-// items they could still be given (non-gold), and today's active time.
+// Progress counts the rater's done, skipped and live-leased items and
+// today's active time (cheap: the rater's own rows).
 func (s *Store) Progress(ctx context.Context, p LeaseParams) (RaterProgress, error) {
 	var r RaterProgress
 	err := s.pool.QueryRow(ctx, `SELECT
@@ -181,14 +181,20 @@ func (s *Store) Progress(ctx context.Context, p LeaseParams) (RaterProgress, err
 	if err != nil {
 		return r, fmt.Errorf("store: progress: %w", err)
 	}
-	err = s.pool.QueryRow(ctx, `SELECT count(*) `+candidates, p.ProjectID, p.Kind, p.UserID, false, p.Raters).Scan(&r.Available)
-	if err != nil {
-		return r, fmt.Errorf("store: progress available: %w", err)
-	}
 	err = s.pool.QueryRow(ctx, `SELECT coalesce(sum(active_ms), 0) FROM activity WHERE user_id = $1 AND project_id = $2 AND day = current_date`,
 		p.UserID, p.ProjectID).Scan(&r.ActiveMs)
 	if err != nil {
 		return r, fmt.Errorf("store: progress activity: %w", err)
 	}
 	return r, nil
+}
+
+// AvailableItems counts the (non-gold) items the rater could still be
+// given. It looks at every open item of the kind, so callers cache it.
+func (s *Store) AvailableItems(ctx context.Context, p LeaseParams) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) `+candidates, p.ProjectID, p.Kind, p.UserID, false, p.Raters).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: available items: %w", err)
+	}
+	return n, nil
 }

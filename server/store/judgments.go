@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -96,9 +97,24 @@ func (s *Store) SaveJudgment(ctx context.Context, n NewJudgment) (j Judgment, in
 		if n.SkipReason != "" {
 			status = AssignSkipped
 		}
-		if _, err := tx.Exec(ctx, `UPDATE assignments SET status = $3, done_at = now() WHERE item_id = $1 AND user_id = $2`,
-			n.ItemID, n.UserID, status); err != nil {
+		var prev string
+		err = tx.QueryRow(ctx, `WITH prev AS (SELECT id, status FROM assignments WHERE item_id = $1 AND user_id = $2 FOR UPDATE)
+			UPDATE assignments a SET status = $3, done_at = now() FROM prev WHERE a.id = prev.id RETURNING prev.status`,
+			n.ItemID, n.UserID, status).Scan(&prev)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("store: complete assignment: %w", err)
+		}
+		// items.done_raters counts done assignments (see migration 0003).
+		delta := 0
+		if prev != AssignDone && status == AssignDone {
+			delta = 1
+		} else if prev == AssignDone && status != AssignDone {
+			delta = -1
+		}
+		if delta != 0 {
+			if _, err := tx.Exec(ctx, `UPDATE items SET done_raters = done_raters + $2 WHERE id = $1`, n.ItemID, delta); err != nil {
+				return fmt.Errorf("store: count raters: %w", err)
+			}
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO activity (user_id, project_id, day, active_ms) VALUES ($1, $2, current_date, $3)
 			ON CONFLICT (user_id, project_id, day) DO UPDATE SET active_ms = activity.active_ms + EXCLUDED.active_ms`,
@@ -177,7 +193,7 @@ func (s *Store) ValidationVerdictFor(ctx context.Context, itemID int64) (Validat
 	rows, _ := s.pool.Query(ctx, `SELECT item_id, fluent, meaning, naturalness, votes, accepted, decided_at
 		FROM validation_verdicts WHERE item_id = $1`, itemID)
 	v, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[ValidationVerdict])
-	if err == pgx.ErrNoRows {
+	if errors.Is(err, pgx.ErrNoRows) {
 		return v, fmt.Errorf("store: verdict of item %d: %w", itemID, ErrNotFound)
 	}
 	if err != nil {

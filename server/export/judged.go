@@ -37,11 +37,33 @@ import (
 //     consensus-relevant documents in id order. A query nobody judged is
 //     written exactly as the quest format writes it.
 
-// QUEST's label strings.
-var (
-	questRelevance = [4]string{"Definitely not relevant", "Likely not relevant", "Likely relevant", "Definitely relevant"}
-	questEvidence  = map[string]string{api.EvidenceComplete: "Complete", api.EvidencePartial: "Partial", api.EvidenceNone: "No evidence"}
-)
+// questRelevance is QUEST's label for a grade (0–3).
+func questRelevance(grade int) string {
+	switch grade {
+	case 0:
+		return "Definitely not relevant"
+	case 1:
+		return "Likely not relevant"
+	case 2:
+		return "Likely relevant"
+	default:
+		return "Definitely relevant"
+	}
+}
+
+// questEvidence is QUEST's label for an evidence value.
+func questEvidence(ev string) string {
+	switch ev {
+	case api.EvidenceComplete:
+		return "Complete"
+	case api.EvidencePartial:
+		return "Partial"
+	case api.EvidenceNone:
+		return "No evidence"
+	default:
+		return ""
+	}
+}
 
 func consensusQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
@@ -86,8 +108,8 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, w *bufio
 		if r.Relevance < 0 || r.Relevance > 3 {
 			return fmt.Errorf("export: judgment %d: relevance %d out of range", r.JudgmentID, r.Relevance)
 		}
-		d.relevance = append(d.relevance, questRelevance[r.Relevance])
-		d.evidence = append(d.evidence, questEvidence[r.Evidence])
+		d.relevance = append(d.relevance, questRelevance(r.Relevance))
+		d.evidence = append(d.evidence, questEvidence(r.Evidence))
 		d.attributes = append(d.attributes, r.Attributions)
 		if len(r.Attributions) > 2 {
 			needText[r.DocumentID] = true

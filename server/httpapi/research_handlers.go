@@ -260,10 +260,22 @@ func (h researchHandlers) exports(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// exportExt names download files by format.
-var exportExt = map[string]string{
-	"quest": "jsonl", "quest-documents": "jsonl", "quest-judged": "jsonl", "trec-topics": "txt",
-	"trec-qrels": "qrels", "qrels-consensus": "qrels", "trec-run": "run", "csv": "csv",
+// exportExt is the download file extension of a single-file format.
+func exportExt(format string) (string, bool) {
+	switch format {
+	case "quest", "quest-documents", "quest-judged":
+		return "jsonl", true
+	case "trec-topics":
+		return "txt", true
+	case "trec-qrels", "qrels-consensus":
+		return "qrels", true
+	case "trec-run":
+		return "run", true
+	case "csv":
+		return "csv", true
+	default:
+		return "", false
+	}
 }
 
 // download streams an export and records it as a snapshot; the export id
@@ -274,7 +286,7 @@ func (h researchHandlers) download(c echo.Context) error {
 		return err
 	}
 	format := c.Param("format")
-	ext, ok := exportExt[format]
+	ext, ok := exportExt(format)
 	if !ok {
 		return apperr.Invalidf("format", "must be a single-file export format (%v)", export.Formats())
 	}

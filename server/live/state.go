@@ -550,8 +550,8 @@ func (s *State) rescore(qi int) {
 	}
 }
 
-// poissonCDF[k] = P(X <= k) for X ~ Poisson(1).
-var poissonCDF = func() []float64 {
+// poissonCDF returns cdf[k] = P(X <= k) for X ~ Poisson(1), k < 16.
+func poissonCDF() []float64 {
 	out := make([]float64, 0, 16)
 	p, c := math.Exp(-1), 0.0
 	for k := 0; k < 16; k++ {
@@ -562,10 +562,11 @@ var poissonCDF = func() []float64 {
 		out = append(out, c)
 	}
 	return out
-}()
+}
 
 // poissonWeights draws query id's Poisson(1) weight in every resample.
 func poissonWeights(queryID int64) []uint8 {
+	poissonCDF := poissonCDF()
 	out := make([]uint8, Resamples)
 	x := uint64(queryID)*0x9e3779b97f4a7c15 ^ 0x626f6f6c706f6f6c
 	for b := range out {

@@ -566,13 +566,13 @@ func poissonCDF() []float64 {
 
 // poissonWeights draws query id's Poisson(1) weight in every resample.
 func poissonWeights(queryID int64) []uint8 {
-	poissonCDF := poissonCDF()
+	cdf := poissonCDF()
 	out := make([]uint8, Resamples)
 	x := uint64(queryID)*0x9e3779b97f4a7c15 ^ 0x626f6f6c706f6f6c
 	for b := range out {
 		u := float64(splitmix64(&x)>>11) / (1 << 53)
 		k := 0
-		for k < len(poissonCDF)-1 && u >= poissonCDF[k] {
+		for k < len(cdf)-1 && u >= cdf[k] {
 			k++
 		}
 		out[b] = uint8(k)

@@ -78,11 +78,31 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 }
 
 // CheckSchema returns an error when the database schema is behind (or ahead
-// of) this binary's migrations.
+// of) this binary's migrations, including a lower-numbered migration that
+// was never applied.
 func (s *Store) CheckSchema(ctx context.Context) error {
 	have, err := s.SchemaVersion(ctx)
 	if err != nil {
 		return err
+	}
+	if have > 0 {
+		ms, err := Migrations()
+		if err != nil {
+			return err
+		}
+		var missing []int
+		for _, m := range ms {
+			var ok bool
+			if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, m.Version).Scan(&ok); err != nil {
+				return fmt.Errorf("store: schema check: %w", err)
+			}
+			if !ok && m.Version <= have {
+				missing = append(missing, m.Version)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("store: migrations %v were never applied to this database: run 'boolpool migrate'", missing)
+		}
 	}
 	want, err := LatestVersion()
 	if err != nil {
@@ -101,6 +121,13 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 // under an advisory lock so that concurrent callers take turns. It returns
 // the versions applied.
 func (s *Store) Migrate(ctx context.Context) ([]int, error) {
+	return s.MigrateTo(ctx, 0)
+}
+
+// MigrateTo applies pending migrations up to and including version target
+// (0 = all). A migration numbered below one already applied is applied
+// too (branches merged out of order), never skipped silently.
+func (s *Store) MigrateTo(ctx context.Context, target int) ([]int, error) {
 	ms, err := Migrations()
 	if err != nil {
 		return nil, err
@@ -119,13 +146,23 @@ func (s *Store) Migrate(ctx context.Context) ([]int, error) {
 		version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return nil, fmt.Errorf("store: migrate: %w", err)
 	}
-	var have int
-	if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+	done := map[int]bool{}
+	rows, err := conn.Query(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
 		return nil, fmt.Errorf("store: migrate: %w", err)
 	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: migrate: %w", err)
+		}
+		done[v] = true
+	}
+	rows.Close()
 	var applied []int
 	for _, m := range ms {
-		if m.Version <= have {
+		if done[m.Version] || (target > 0 && m.Version > target) {
 			continue
 		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {

@@ -11,11 +11,14 @@ import (
 	"boolpool/server/store/storetest"
 )
 
-// TestSuiteQuick runs the suite once in quick mode on the full corpus.
+// TestSuiteQuick runs the suite once in quick mode on the full corpus. It
+// takes minutes (longer under -race), so 'make test' leaves it to 'make
+// bench', which runs the same suite for real; set BOOLPOOL_BENCH_SMOKE=1
+// to run it as a test.
 func TestSuiteQuick(t *testing.T) {
 	shared := os.Getenv("BOOLPOOL_SHARED_DATA")
-	if shared == "" || testing.Short() {
-		t.Skip("needs BOOLPOOL_SHARED_DATA (full DebQUEST corpus)")
+	if shared == "" || testing.Short() || os.Getenv("BOOLPOOL_BENCH_SMOKE") == "" {
+		t.Skip("needs BOOLPOOL_SHARED_DATA and BOOLPOOL_BENCH_SMOKE=1 (full DebQUEST corpus, minutes); 'make bench' runs this suite")
 	}
 	env := &bench.Env{Store: storetest.New(t), SharedData: shared, Repeats: 1, Quick: true,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Progress: io.Discard}

@@ -518,6 +518,9 @@ func TestWasmServing(t *testing.T) {
 	}
 	page, _ := io.ReadAll(res.Body)
 	res.Body.Close()
+	if res.Header.Get("X-Frame-Options") != "DENY" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("security headers missing: %v", res.Header)
+	}
 	if res.StatusCode != 200 || !bytes.Contains(page, []byte(`id="login-form"`)) {
 		t.Errorf("login page: %d, prerendered form missing", res.StatusCode)
 	}

@@ -102,6 +102,7 @@ type Report struct {
 	Reset     bool // the model hash changed: all vectors of the encoder were dropped first
 	Documents int  // documents in the project
 	Unchanged int  // documents whose vector was already current
+	ToEncode  int  // documents without a current vector when the run started
 	Encoded   int  // documents embedded and stored by this run
 
 	QueryTexts    int // whole-query and atom texts of the project (with Queries)
@@ -263,6 +264,7 @@ func run(ctx context.Context, st *store.Store, src source, opt Options) (rep Rep
 		rep.Elapsed = time.Since(start)
 		if err != nil && ctx.Err() != nil {
 			rep.Interrupted = true
+			rep.DocumentsLeft = max(0, rep.ToEncode-rep.Encoded)
 		}
 	}()
 	if opt.Batch <= 0 {
@@ -293,7 +295,7 @@ func run(ctx context.Context, st *store.Store, src source, opt Options) (rep Rep
 	if err != nil {
 		return rep, err
 	}
-	rep.Documents, rep.Unchanged = total, total-stale
+	rep.Documents, rep.Unchanged, rep.ToEncode = total, total-stale, stale
 	if enc.Kind == store.EncoderDense && stale >= bulkLoadMin {
 		indexed, err := st.CountEncoderVectors(ctx, enc)
 		if err != nil {
@@ -345,15 +347,21 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 		bar.finish()
 		rep.DocumentTime = time.Since(t)
 	}()
+	// fail reports an error, as an interruption when the context ended.
+	fail := func(err error) error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("embedjob: interrupted after %d of %d documents: %w", rep.Encoded, stale, ctx.Err())
+		}
+		return err
+	}
 	var after int64
 	for {
-		if err := ctx.Err(); err != nil {
-			rep.DocumentsLeft = max(0, stale-rep.Encoded)
-			return fmt.Errorf("embedjob: interrupted after %d of %d documents: %w", rep.Encoded, stale, err)
+		if ctx.Err() != nil {
+			return fail(nil)
 		}
 		docs, err := st.StaleDocuments(ctx, opt.ProjectID, enc, after, opt.Batch)
 		if err != nil {
-			return err
+			return fail(err)
 		}
 		if len(docs) == 0 {
 			return nil
@@ -364,11 +372,7 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 		}
 		vecs, err := src.docs(ctx, texts)
 		if err != nil {
-			if ctx.Err() != nil {
-				rep.DocumentsLeft = max(0, stale-rep.Encoded)
-				return fmt.Errorf("embedjob: interrupted after %d of %d documents: %w", rep.Encoded, stale, ctx.Err())
-			}
-			return fmt.Errorf("embedjob: encode documents with %s: %w", enc.Name, err)
+			return fail(fmt.Errorf("embedjob: encode documents with %s: %w", enc.Name, err))
 		}
 		if len(vecs) != len(docs) {
 			return fmt.Errorf("embedjob: encoder %s returned %d vectors for %d texts", enc.Name, len(vecs), len(docs))
@@ -378,7 +382,7 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 			rows[i] = store.DocumentVector{DocumentID: d.ID, ContentHash: d.ContentHash, Dense: vecs[i].dense, Sparse: vecs[i].sparse, New: !d.Stored}
 		}
 		if _, err := st.WriteEmbeddings(ctx, enc, rows); err != nil {
-			return err
+			return fail(err)
 		}
 		rep.Encoded += len(docs)
 		after = docs[len(docs)-1].ID

@@ -2,14 +2,15 @@ package web
 
 import (
 	"context"
+	"sort"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"boolpool/web/api"
 )
 
-// AdminPage is the administrators' start page: accounts and roles (exports
-// and assignment policy grow here).
+// AdminPage is the administrators' start page: accounts and roles, and
+// export downloads (assignment policy grows here).
 type AdminPage struct {
 	app.Compo
 	me      api.Me
@@ -113,8 +114,30 @@ func (p *AdminPage) Render() app.UI {
 				),
 				app.Button().Type("submit").Class("primary").Text("Create account"),
 			),
+			NewExportPanel().Projects(p.projects()),
 		),
 	)
+}
+
+// projects are the projects the admin can export: their own and every
+// account's, sorted.
+func (p *AdminPage) projects() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(xs []string) {
+		for _, x := range xs {
+			if !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+	}
+	add(p.me.Projects)
+	for _, u := range p.users {
+		add(u.Projects)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func joinComma(xs []string) string {

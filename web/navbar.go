@@ -21,7 +21,8 @@ func NewNavBar() *NavBar { return &NavBar{} }
 // Me sets the signed-in user.
 func (n *NavBar) Me(v api.Me) *NavBar { n.Ime = v; return n }
 
-// Active names the current section (a task kind, "researcher" or "admin").
+// Active names the current section (a task kind, "researcher",
+// "dashboard", "adjudication" or "admin").
 func (n *NavBar) Active(v string) *NavBar { n.Iactive = v; return n }
 
 // Project sets the project the judging links point at.
@@ -54,6 +55,14 @@ func (n *NavBar) Render() app.UI {
 			}),
 			app.If(api.RoleAtLeast(n.Ime.Role, api.RoleResearcher), func() app.UI {
 				return link("/researcher", "Researcher", "researcher")
+			}),
+			app.If(project != "" && api.RoleAtLeast(n.Ime.Role, api.RoleResearcher), func() app.UI {
+				return app.Range([]int{0}).Slice(func(int) app.UI {
+					return app.Div().Class("navgroup").Body(
+						link("/dashboard/"+project, "Dashboard", "dashboard"),
+						link("/adjudicate/"+project, "Adjudication", "adjudication"),
+					)
+				})
 			}),
 			app.If(n.Ime.Role == api.RoleAdmin, func() app.UI {
 				return link("/admin", "Admin", "admin")

@@ -9,7 +9,8 @@ import (
 )
 
 // ResearcherPage is the researchers' start page: per-project judging
-// progress (dashboards, pool builder and adjudication grow here).
+// progress with links to each project's live dashboard and adjudication
+// queue (the pool builder grows here).
 type ResearcherPage struct {
 	app.Compo
 	me      api.Me
@@ -85,11 +86,13 @@ func (p *ResearcherPage) Render() app.UI {
 			app.If(p.state == stateReady, func() app.UI {
 				return app.Table().ID("project-stats").Body(
 					app.THead().Body(app.Tr().Body(app.Th().Text("Project"), app.Th().Text("Items"), app.Th().Text("Judgments"),
-						app.Th().Text("Contradictions"), app.Th().Text("Annotators"))),
+						app.Th().Text("Contradictions"), app.Th().Text("Annotators"), app.Th().Text("Pages"))),
 					app.TBody().Body(app.Range(p.stats).Slice(func(i int) app.UI {
 						s := p.stats[i]
 						return app.Tr().Body(app.Td().Text(s.Project), app.Td().Text(s.Items), app.Td().Text(s.Judgments),
-							app.Td().Text(s.Contradictions), app.Td().Text(s.Annotators))
+							app.Td().Text(s.Contradictions), app.Td().Text(s.Annotators),
+							app.Td().Body(app.A().Href("/dashboard/"+s.Project).Text("Dashboard"), app.Text(" · "),
+								app.A().Href("/adjudicate/"+s.Project).Text("Adjudication")))
 					})),
 				)
 			}),

@@ -21,6 +21,8 @@ func Routes() {
 	app.RouteWithRegexp(`^/validate/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewValidationPage() })
 	app.Route("/researcher", func() app.Composer { return NewResearcherPage() })
 	app.Route("/admin", func() app.Composer { return NewAdminPage() })
+	app.RouteWithRegexp(`^/dashboard/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewDashboardPage() })
+	app.RouteWithRegexp(`^/adjudicate/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewAdjudicationPage() })
 }
 
 // Handler returns the go-app handler serving the pages, app.js, the service
@@ -33,7 +35,7 @@ func Handler() *app.Handler {
 		Title:                   "boolpool",
 		Description:             "Judging Boolean retrieval benchmarks",
 		Icon:                    app.Icon{Default: "/web/icon.png", SVG: "/web/icon.svg"},
-		Styles:                  []string{"/web/boolpool.css"},
+		Styles:                  []string{"/web/boolpool.css", "/web/research.css"},
 		BackgroundColor:         "#f7f7f4",
 		ThemeColor:              "#26415e",
 		LoadingLabel:            "Loading boolpool… {progress}%",

@@ -1,0 +1,352 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+// AdjudicationPage is a project's adjudication queue (/adjudicate/:project):
+// items whose raters disagree or contradict their own constraint labels.
+// The selected item shows the query, the document and every judgment with
+// its attributions side by side; the researcher picks a relevance (keys
+// 0–3), adds a note and decides (Enter). j / k move through the queue.
+type AdjudicationPage struct {
+	app.Compo
+	me        api.Me
+	project   string
+	queue     api.AdjudicationQueue
+	selected  int64
+	relevance int
+	note      string
+	state     string
+	message   string
+	busy      bool
+	mounted   bool
+	client    *Client
+	release   func()
+}
+
+// NewAdjudicationPage returns the page.
+func NewAdjudicationPage() *AdjudicationPage {
+	return &AdjudicationPage{state: stateLoading, relevance: -1}
+}
+
+// OnNav reads the project and titles the page.
+func (p *AdjudicationPage) OnNav(ctx app.Context) {
+	p.project = lastPathPart(ctx.Page().URL().Path)
+	ctx.Page().SetTitle("Adjudication · " + p.project + " · boolpool")
+}
+
+// OnMount loads the queue and takes the keyboard.
+func (p *AdjudicationPage) OnMount(ctx app.Context) {
+	if !app.IsClient {
+		return
+	}
+	p.mounted = true
+	p.project = lastPathPart(ctx.Page().URL().Path)
+	if id, err := strconv.ParseInt(ctx.Page().URL().Query().Get("item"), 10, 64); err == nil {
+		p.selected = id
+	}
+	p.client = NewClient()
+	fn := app.FuncOf(func(this app.Value, args []app.Value) any {
+		if len(args) == 0 {
+			return nil
+		}
+		ev := args[0]
+		if isTyping(ev) || ev.Get("ctrlKey").Bool() || ev.Get("metaKey").Bool() || ev.Get("altKey").Bool() {
+			return nil
+		}
+		key := ev.Get("key").String()
+		if strings.Contains("0123jk", key) && len(key) == 1 {
+			ev.Call("preventDefault")
+			ctx.Dispatch(func(ctx app.Context) { p.onKey(ctx, key) })
+		}
+		return nil
+	})
+	app.Window().Call("addEventListener", "keydown", fn)
+	p.release = func() {
+		app.Window().Call("removeEventListener", "keydown", fn)
+		fn.Release()
+	}
+	p.reload(ctx)
+}
+
+// OnDismount gives the keyboard back.
+func (p *AdjudicationPage) OnDismount() {
+	if p.release != nil {
+		p.release()
+		p.release = nil
+	}
+}
+
+func (p *AdjudicationPage) reload(ctx app.Context) {
+	cl, project := p.client, p.project
+	ctx.Async(func() {
+		c := context.Background()
+		me, err := cl.Me(c)
+		var q api.AdjudicationQueue
+		if err == nil {
+			q, err = cl.AdjudicationQueue(c, project)
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			p.me, p.queue = me, q
+			state, msg := pageState(ctx, err, len(q.Items) == 0)
+			p.state = state
+			if err != nil {
+				p.message = msg
+			}
+			if p.current() == nil && len(q.Items) > 0 {
+				p.choose(q.Items[0].ItemID)
+			}
+		})
+	})
+}
+
+// current is the selected queue item (nil if none).
+func (p *AdjudicationPage) current() *api.AdjudicationItem {
+	for i := range p.queue.Items {
+		if p.queue.Items[i].ItemID == p.selected {
+			return &p.queue.Items[i]
+		}
+	}
+	return nil
+}
+
+func (p *AdjudicationPage) choose(id int64) {
+	if id == p.selected && p.relevance >= 0 {
+		return
+	}
+	p.selected, p.note, p.relevance = id, "", -1
+}
+
+func (p *AdjudicationPage) onKey(ctx app.Context, key string) {
+	switch key {
+	case "j", "k":
+		idx := -1
+		for i, it := range p.queue.Items {
+			if it.ItemID == p.selected {
+				idx = i
+			}
+		}
+		if key == "j" && idx+1 < len(p.queue.Items) {
+			p.choose(p.queue.Items[idx+1].ItemID)
+		}
+		if key == "k" && idx > 0 {
+			p.choose(p.queue.Items[idx-1].ItemID)
+		}
+	default:
+		p.relevance = int(key[0] - '0')
+	}
+}
+
+func (p *AdjudicationPage) decide(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	it := p.current()
+	if it == nil || p.busy {
+		return
+	}
+	if p.relevance < 0 {
+		p.message = "Pick a relevance first (keys 0–3)."
+		return
+	}
+	rel := p.relevance
+	req := api.AdjudicationRequest{Relevance: &rel, Note: p.note}
+	id, cl := it.ItemID, p.client
+	p.busy = true
+	ctx.Async(func() {
+		res, err := cl.Adjudicate(context.Background(), id, req)
+		ctx.Dispatch(func(ctx app.Context) {
+			p.busy = false
+			if err != nil {
+				p.message = "Could not record the decision: " + err.Error()
+				return
+			}
+			p.message = fmt.Sprintf("Item %d decided: %s.", id, relevanceName(res.Adjudication.Relevance))
+			// Drop it at once and move on; the reload confirms the queue.
+			var rest []api.AdjudicationItem
+			next := int64(0)
+			for i, x := range p.queue.Items {
+				if x.ItemID == id {
+					if i+1 < len(p.queue.Items) {
+						next = p.queue.Items[i+1].ItemID
+					} else if i > 0 {
+						next = p.queue.Items[i-1].ItemID
+					}
+					continue
+				}
+				rest = append(rest, x)
+			}
+			p.queue.Items = rest
+			p.queue.Total--
+			p.selected, p.note, p.relevance = next, "", -1
+			p.reload(ctx)
+		})
+	})
+}
+
+// relevanceName is a grade's label ("2 likely relevant").
+func relevanceName(r int) string {
+	if r >= 0 && r < len(relevanceLabels) {
+		return fmt.Sprintf("%d %s", r, strings.ToLower(relevanceLabels[r]))
+	}
+	return strconv.Itoa(r)
+}
+
+// Render draws the page.
+func (p *AdjudicationPage) Render() app.UI {
+	root := app.Div().ID("adjudication").Class("page").DataSet("state", p.state).DataSet("item", p.selected).DataSet("total", p.queue.Total)
+	if p.mounted {
+		root = root.DataSet("wasm", "1")
+	}
+	it := p.current()
+	return root.Body(
+		NewNavBar().Me(p.me).Active("adjudication").Project(p.project),
+		app.Main().Body(
+			app.Div().Class("page-title").Body(
+				app.H1().Textf("Adjudication · %s", p.project),
+				app.A().Href("/dashboard/"+p.project).Text("Dashboard"),
+			),
+			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
+			app.If(p.message != "", func() app.UI {
+				return app.P().ID("adjudication-message").Class("notice").Role("status").Text(p.message)
+			}),
+			app.If(p.state == stateEmpty, func() app.UI {
+				return app.P().ID("queue-empty").Class("notice").Text("Nothing awaits adjudication.")
+			}),
+			app.If(len(p.queue.Items) > 0, func() app.UI {
+				return app.Div().Class("adjudication").Body(
+					app.Nav().Class("queue").Aria("label", "Queue").Body(
+						app.H2().Textf("Queue (%d)", p.queue.Total),
+						app.Ul().Body(app.Range(p.queue.Items).Slice(func(i int) app.UI { return p.renderEntry(p.queue.Items[i]) })),
+						app.P().Class("hint").Text("j / k: next / previous item · 0–3: relevance · Enter: decide"),
+					),
+					app.If(it != nil, func() app.UI { return p.renderItem(*it) }),
+				)
+			}),
+		),
+	)
+}
+
+func (p *AdjudicationPage) renderEntry(it api.AdjudicationItem) app.UI {
+	doc := ""
+	if it.Document != nil {
+		doc = it.Document.ExtID
+	}
+	b := app.Button().Type("button").Class("queue-entry").DataSet("item", it.ItemID).DataSet("doc", doc).
+		Aria("pressed", it.ItemID == p.selected).
+		OnClick(func(ctx app.Context, e app.Event) { p.choose(it.ItemID) }).
+		Body(
+			app.Strong().Textf("%s / %s", it.QueryExtID, doc),
+			app.Span().Textf(" %s · %d votes, %d relevant%s", it.Consensus.Status, it.Consensus.Votes, it.Consensus.RelevantVotes,
+				map[bool]string{true: " · contradiction", false: ""}[it.Consensus.Contradictions > 0]),
+		)
+	return app.Li().Body(b)
+}
+
+func (p *AdjudicationPage) renderItem(it api.AdjudicationItem) app.UI {
+	atoms := it.Query.Atoms
+	return app.Section().ID("adjudication-item").Class("adjudication-item").Aria("label", "Item to decide").Body(
+		app.H2().Text("Query "+it.QueryExtID),
+		app.P().Class("query").Body(queryText(it.Query)...),
+		app.If(it.Document != nil, func() app.UI {
+			d := it.Document
+			return app.Div().Class("document").Body(
+				app.H3().Textf("%s — %s", d.ExtID, d.Title),
+				app.Ol().Class("sentences").Body(app.Range(d.Sentences).Slice(func(i int) app.UI {
+					return app.Li().Class("sentence").Value(i + 1).Text(d.Sentences[i])
+				})),
+			)
+		}),
+		app.Table().ID("judgments").Class("side-by-side").Body(
+			app.Caption().Textf("Consensus: %s, relevance %s (%d of %d votes relevant)", it.Consensus.Status,
+				relevanceName(it.Consensus.Relevance), it.Consensus.RelevantVotes, it.Consensus.Votes),
+			app.THead().Body(app.Tr().Body(
+				app.Th().Scope("col").Text(""),
+				app.Range(it.Judgments).Slice(func(i int) app.UI {
+					return app.Th().Scope("col").Text(it.Judgments[i].Rater)
+				}),
+			)),
+			app.TBody().Body(
+				p.judgmentRow("Relevance", it.Judgments, func(j api.JudgmentView) string { return relevanceName(j.Relevance) }),
+				p.judgmentRow("Evidence", it.Judgments, func(j api.JudgmentView) string { return j.Evidence }),
+				app.Range(atoms).Slice(func(a int) app.UI {
+					return p.judgmentRow(notPrefix(atoms[a].Negated)+atoms[a].Text, it.Judgments, func(j api.JudgmentView) string {
+						return attributionText(j.Attributions, atoms[a].Index)
+					})
+				}),
+				p.judgmentRow("Contradiction", it.Judgments, func(j api.JudgmentView) string {
+					if j.Contradiction {
+						return "yes — contradicts its constraint labels"
+					}
+					return "no"
+				}),
+				p.judgmentRow("Comment", it.Judgments, func(j api.JudgmentView) string { return j.Comment }),
+				p.judgmentRow("Time", it.Judgments, func(j api.JudgmentView) string { return fmt.Sprintf("%.0f s", float64(j.TimeSpentMs)/1000) }),
+			),
+		),
+		app.If(len(it.Adjudications) > 0, func() app.UI {
+			return app.Ul().Class("previous").Body(app.Range(it.Adjudications).Slice(func(i int) app.UI {
+				a := it.Adjudications[i]
+				return app.Li().Textf("Earlier decision by %s: %s %s", a.Adjudicator, relevanceName(a.Relevance), a.Note)
+			}))
+		}),
+		app.Form().ID("decide").OnSubmit(p.decide).Body(
+			app.FieldSet().Body(
+				app.Legend().Text("Decision (keys 0–3)"),
+				app.Div().Class("choices").Role("radiogroup").Aria("label", "Relevance").Body(
+					app.Range(relevanceLabels).Slice(func(i int) app.UI {
+						return choice("relevance", strconv.Itoa(i), relevanceLabels[i], p.relevance == i, func(ctx app.Context, e app.Event) { p.relevance = i })
+					}),
+				),
+			),
+			app.Div().Class("field").Body(
+				app.Label().For("adjudication-note").Text("Note (why)"),
+				app.Input().ID("adjudication-note").Type("text").Value(p.note).
+					OnInput(func(ctx app.Context, e app.Event) { p.note = ctx.JSSrc().Get("value").String() }),
+			),
+			app.Button().Type("submit").ID("decide-submit").Class("primary").Disabled(p.busy || p.relevance < 0).Text("Decide"),
+		),
+	)
+}
+
+func (p *AdjudicationPage) judgmentRow(label string, js []api.JudgmentView, cell func(api.JudgmentView) string) app.UI {
+	return app.Tr().Body(
+		app.Th().Scope("row").Text(label),
+		app.Range(js).Slice(func(i int) app.UI {
+			td := app.Td().Text(cell(js[i]))
+			if js[i].Contradiction {
+				td = td.Class("contradiction")
+			}
+			return td
+		}),
+	)
+}
+
+// attributionText summarises one rater's label and sentences for an atom.
+func attributionText(as []api.Attribution, atom int) string {
+	for _, a := range as {
+		if a.Atom != atom {
+			continue
+		}
+		s := a.Satisfied
+		if len(a.Sentences) > 0 {
+			nums := make([]string, len(a.Sentences))
+			for i, n := range a.Sentences {
+				nums[i] = strconv.Itoa(n + 1)
+			}
+			kind := "sentences"
+			if a.Counter {
+				kind = "counter-evidence"
+			}
+			s += fmt.Sprintf(" (%s %s)", kind, strings.Join(nums, ", "))
+		}
+		return s
+	}
+	return "—"
+}

@@ -1,0 +1,52 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"boolpool/web/api"
+)
+
+// Dashboard fetches a project's live snapshot once (researchers).
+func (c *Client) Dashboard(ctx context.Context, project string) (api.LiveSnapshot, error) {
+	var s api.LiveSnapshot
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/dashboard", nil, &s)
+	return s, err
+}
+
+// AdjudicationQueue fetches the items awaiting a researcher's decision.
+func (c *Client) AdjudicationQueue(ctx context.Context, project string) (api.AdjudicationQueue, error) {
+	var q api.AdjudicationQueue
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/adjudication?limit=50", nil, &q)
+	return q, err
+}
+
+// Adjudicate records a researcher's decision on an item. Like Submit, it
+// fetches the CSRF token first when the page does not know it yet.
+func (c *Client) Adjudicate(ctx context.Context, itemID int64, req api.AdjudicationRequest) (api.AdjudicationResult, error) {
+	c.mu.Lock()
+	known := c.csrf != ""
+	c.mu.Unlock()
+	if !known {
+		if _, err := c.Me(ctx); err != nil {
+			return api.AdjudicationResult{}, err
+		}
+	}
+	var res api.AdjudicationResult
+	err := c.do(ctx, http.MethodPost, fmt.Sprintf("/api/items/%d/adjudication", itemID), req, &res)
+	return res, err
+}
+
+// Exports lists a project's recorded export snapshots (admins).
+func (c *Client) Exports(ctx context.Context, project string) ([]api.ExportSnapshot, error) {
+	var out []api.ExportSnapshot
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/exports", nil, &out)
+	return out, err
+}
+
+// exportURL is the download address of one export format.
+func exportURL(project, format string) string {
+	return "/api/projects/" + url.PathEscape(project) + "/exports/" + url.PathEscape(format)
+}

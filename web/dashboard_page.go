@@ -1,0 +1,259 @@
+package web
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+// DashboardPage is a project's live research dashboard (/dashboard/:project):
+// agreement, confusion matrix, annotators, leaderboard, per-template
+// breakdown, pool progress, contradictions and pool composition. It loads
+// one snapshot, then re-renders on every snapshot the server pushes over
+// server-sent events (one per applied judgment or adjudication).
+type DashboardPage struct {
+	app.Compo
+	me      api.Me
+	project string
+	snap    api.LiveSnapshot
+	loaded  bool
+	state   string
+	message string
+	live    string
+	mounted bool
+	feed    *liveFeed
+}
+
+// NewDashboardPage returns the page.
+func NewDashboardPage() *DashboardPage {
+	return &DashboardPage{state: stateLoading, live: liveConnecting}
+}
+
+// OnNav reads the project from the path and titles the page.
+func (p *DashboardPage) OnNav(ctx app.Context) {
+	p.project = lastPathPart(ctx.Page().URL().Path)
+	ctx.Page().SetTitle("Dashboard · " + p.project + " · boolpool")
+}
+
+// OnMount loads the user and the first snapshot, then subscribes.
+func (p *DashboardPage) OnMount(ctx app.Context) {
+	if !app.IsClient {
+		return
+	}
+	p.mounted = true
+	p.project = lastPathPart(ctx.Page().URL().Path)
+	cl := NewClient()
+	project := p.project
+	ctx.Async(func() {
+		c := context.Background()
+		me, err := cl.Me(c)
+		var snap api.LiveSnapshot
+		if err == nil {
+			snap, err = cl.Dashboard(c, project)
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			p.me = me
+			p.state, p.message = pageState(ctx, err, false)
+			if err != nil {
+				return
+			}
+			p.apply(snap)
+			p.feed = openLiveFeed(ctx, project, func(ctx app.Context, s api.LiveSnapshot) { p.apply(s) },
+				func(ctx app.Context, state string) { p.live = state })
+		})
+	})
+}
+
+// OnDismount closes the event stream.
+func (p *DashboardPage) OnDismount() {
+	p.feed.close()
+	p.feed = nil
+}
+
+// apply keeps the newest snapshot (events may overtake the first GET).
+func (p *DashboardPage) apply(s api.LiveSnapshot) {
+	if p.loaded && s.Version < p.snap.Version {
+		return
+	}
+	p.snap, p.loaded = s, true
+	p.state = stateReady
+	if s.Consensus.Items == 0 {
+		p.state = stateEmpty
+	}
+}
+
+// Render draws the page.
+func (p *DashboardPage) Render() app.UI {
+	root := app.Div().ID("dashboard").Class("page").DataSet("state", p.state).DataSet("live", p.live).
+		DataSet("version", p.snap.Version)
+	if p.mounted {
+		root = root.DataSet("wasm", "1")
+	}
+	s := p.snap
+	return root.Body(
+		NewNavBar().Me(p.me).Active("dashboard").Project(p.project),
+		app.Main().Body(
+			app.Div().Class("page-title").Body(
+				app.H1().Textf("Dashboard · %s", p.project),
+				app.Span().ID("live-status").Class("chip").Role("status").Aria("live", "polite").Text(liveLabel(p.live)),
+				app.A().Href("/adjudicate/"+p.project).Textf("Adjudication queue (%d)", s.Consensus.Queue),
+			),
+			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
+			app.If(p.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(p.message) }),
+			app.If(p.loaded, func() app.UI {
+				return app.Div().Class("dashboard-body").Body(
+					p.renderProgress(),
+					app.If(s.Consensus.Items == 0, func() app.UI {
+						return app.P().ID("no-judgments").Class("notice").Role("status").
+							Text("No judgments yet: numbers appear here as soon as annotators judge.")
+					}),
+					app.If(s.Consensus.Items > 0, func() app.UI {
+						return app.Div().Body(
+							p.renderConsensus(),
+							NewAgreementCards().Agreement(s.Agreement),
+							app.Div().Class("columns").Body(
+								NewConfusionTable().Matrix(s.Agreement.Confusion),
+								NewAnnotatorTable().Rows(s.Annotators),
+							),
+							NewLeaderboard().Runs(s.Leaderboard).Bootstrap(s.Bootstrap),
+							p.renderTemplates(),
+							p.renderContradictions(),
+							p.renderComposition(),
+						)
+					}),
+				)
+			}),
+		),
+	)
+}
+
+func liveLabel(state string) string {
+	switch state {
+	case liveOpen:
+		return "● live"
+	case liveRetrying:
+		return "○ reconnecting…"
+	}
+	return "○ connecting…"
+}
+
+func (p *DashboardPage) renderConsensus() app.UI {
+	c := p.snap.Consensus
+	return app.P().ID("consensus-summary").Textf("%d items judged: %d unanimous, %d majority, %d ties, %d adjudicated; %d relevant; %d awaiting adjudication.",
+		c.Items, c.Unanimous, c.Majority, c.Tie, c.Adjudicated, c.Relevant, c.Queue)
+}
+
+func (p *DashboardPage) renderProgress() app.UI {
+	pr := p.snap.Progress
+	pct := 0
+	if pr.Items > 0 {
+		pct = pr.Judged * 100 / pr.Items
+	}
+	label := fmt.Sprintf("%d of %d items judged, %d remaining; %d of %d queries complete", pr.Judged, pr.Items, pr.Remaining, pr.QueriesComplete, pr.QueriesTotal)
+	return app.Section().ID("pool-progress").Aria("label", "Pool progress").Body(
+		app.H2().Text("Pool progress"),
+		app.Div().Class("progress").Body(
+			app.Div().Class("progress-track").Role("progressbar").Aria("label", "Pool progress").
+				Aria("valuemin", 0).Aria("valuemax", pr.Items).Aria("valuenow", pr.Judged).Aria("valuetext", label).
+				Body(app.Div().Class("progress-fill").Style("width", fmt.Sprintf("%d%%", pct))),
+			app.Span().Class("progress-label").Text(label),
+		),
+		app.If(len(pr.Runs) > 0, func() app.UI {
+			return app.Table().ID("run-progress").Body(
+				app.Caption().Text("Per run (the items each run contributed)"),
+				app.THead().Body(app.Tr().Body(app.Th().Scope("col").Text("Run"), app.Th().Scope("col").Text("Items"),
+					app.Th().Scope("col").Text("Judged"), app.Th().Scope("col").Text("Remaining"))),
+				app.TBody().Body(app.Range(pr.Runs).Slice(func(i int) app.UI {
+					r := pr.Runs[i]
+					return app.Tr().Body(app.Th().Scope("row").Text(r.Run), app.Td().Text(r.Items), app.Td().Text(r.Judged), app.Td().Text(r.Remaining))
+				})),
+			)
+		}),
+		app.If(len(pr.Queries) > 0, func() app.UI {
+			return app.Details().Body(
+				app.Summary().Textf("%d incomplete queries", len(pr.Queries)),
+				app.Ul().Body(app.Range(pr.Queries).Slice(func(i int) app.UI {
+					q := pr.Queries[i]
+					return app.Li().Textf("%s: %d of %d judged", q.ExtID, q.Judged, q.Items)
+				})),
+			)
+		}),
+	)
+}
+
+// renderTemplates charts the first leaderboard measure per query template
+// (and per operator), one bar per run.
+func (p *DashboardPage) renderTemplates() app.UI {
+	measure := ""
+	if len(p.snap.Leaderboard) > 0 && len(p.snap.Leaderboard[0].Scores) > 0 {
+		measure = p.snap.Leaderboard[0].Scores[0].Measure
+	}
+	bars := func(groups []api.Breakdown) []chartBar {
+		var out []chartBar
+		for _, g := range groups {
+			for _, r := range g.Runs {
+				out = append(out, chartBar{Label: fmt.Sprintf("%s · %s (%d)", g.Label, r.Run, g.Queries), Value: r.Means[measure]})
+			}
+		}
+		return out
+	}
+	tb, ob := bars(p.snap.Templates), bars(p.snap.Operators)
+	return app.Section().ID("templates").Aria("label", "Per-template breakdown").Body(
+		app.H2().Textf("Per-template breakdown (%s)", measure),
+		app.If(measure == "" || len(tb)+len(ob) == 0, func() app.UI { return app.P().Class("notice").Text("No breakdown yet.") }),
+		app.If(len(tb) > 0, func() app.UI { return svg(barChartSVG("template-chart", "Per-template "+measure, tb, 1)) }),
+		app.If(len(ob) > 0, func() app.UI { return svg(barChartSVG("operator-chart", "Per-operator "+measure, ob, 1)) }),
+	)
+}
+
+func (p *DashboardPage) renderContradictions() app.UI {
+	c := p.snap.Contradictions
+	return app.Section().ID("contradictions").Aria("label", "Constraint contradictions").Body(
+		app.H2().Textf("Constraint contradictions (%d)", c.Total),
+		app.If(c.Total == 0, func() app.UI {
+			return app.P().Class("notice").Text("No judgment contradicts its own constraint labels.")
+		}),
+		app.Ul().Body(app.Range(c.Items).Slice(func(i int) app.UI {
+			it := c.Items[i]
+			return app.Li().DataSet("item", it.ItemID).Body(
+				app.A().Href(fmt.Sprintf("/adjudicate/%s?item=%d", p.project, it.ItemID)).Textf("%s / %s", it.QueryExtID, it.DocExtID),
+				app.Span().Textf(" — %s", joinComma(it.Raters)),
+			)
+		})),
+	)
+}
+
+func (p *DashboardPage) renderComposition() app.UI {
+	comp := p.snap.Composition
+	runs := make([]string, len(comp.Runs))
+	var bars []chartBar
+	for i, r := range comp.Runs {
+		runs[i] = r.Run
+		bars = append(bars, chartBar{Label: r.Run + " relevant", Value: float64(r.Relevant)}, chartBar{Label: r.Run + " unique", Value: float64(r.Unique)})
+	}
+	return app.Section().ID("composition").Aria("label", "Pool composition").Body(
+		app.H2().Text("Pool composition"),
+		app.If(len(comp.Runs) == 0, func() app.UI { return app.P().Class("notice").Text("No runs contributed to the pool.") }),
+		app.If(len(comp.Runs) > 0, func() app.UI {
+			return app.Div().Class("columns").Body(
+				app.Div().Body(
+					app.H3().Text("Relevant documents found (and found only by this run)"),
+					svg(barChartSVG("found-chart", "Relevant documents found per run", bars, 0)),
+				),
+				app.Div().Body(
+					app.H3().Text("Run overlap: relevant documents found by both"),
+					svg(heatGridSVG("overlap-chart", "Overlap of relevant documents between runs", runs, comp.Overlap)),
+				),
+				app.If(len(comp.PoolOverlap) > 0, func() app.UI {
+					return app.Div().Body(
+						app.H3().Text("Pool overlap: items contributed by both"),
+						svg(heatGridSVG("pool-overlap-chart", "Overlap of pooled items between runs", runs, comp.PoolOverlap)),
+					)
+				}),
+			)
+		}),
+	)
+}

@@ -1,0 +1,125 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+// exportFormats are the downloads offered to admins, in display order.
+var exportFormats = []struct{ format, label string }{
+	{"qrels-consensus", "Consensus qrels (TREC, graded)"},
+	{"quest-judged", "QUEST jsonl with our ratings and attributions"},
+	{"csv", "CSV of raw judgments"},
+	{"trec-qrels", "TREC qrels (imported)"},
+	{"quest", "QUEST jsonl (queries)"},
+	{"quest-documents", "QUEST documents jsonl"},
+	{"trec-topics", "TREC topics"},
+}
+
+// ExportPanel offers a project's export downloads to admins and lists the
+// recorded export snapshots (cite an export id to name an exact version).
+type ExportPanel struct {
+	app.Compo
+	Iprojects []string
+	project   string
+	snapshots []api.ExportSnapshot
+	message   string
+}
+
+// NewExportPanel returns an empty panel.
+func NewExportPanel() *ExportPanel { return &ExportPanel{} }
+
+// Projects sets the projects to offer.
+func (x *ExportPanel) Projects(v []string) *ExportPanel { x.Iprojects = v; return x }
+
+// chosen is the selected project (the first one until the admin picks).
+func (x *ExportPanel) chosen() string {
+	for _, p := range x.Iprojects {
+		if p == x.project {
+			return p
+		}
+	}
+	if len(x.Iprojects) > 0 {
+		return x.Iprojects[0]
+	}
+	return ""
+}
+
+func (x *ExportPanel) loadSnapshots(ctx app.Context, e app.Event) {
+	project := x.chosen()
+	ctx.Async(func() {
+		snaps, err := NewClient().Exports(context.Background(), project)
+		ctx.Dispatch(func(ctx app.Context) {
+			x.snapshots = snaps
+			x.message = ""
+			if err != nil {
+				x.message = "Could not list exports: " + err.Error()
+			} else if len(snaps) == 0 {
+				x.message = "No exports recorded yet."
+			}
+		})
+	})
+}
+
+// Render draws the panel.
+func (x *ExportPanel) Render() app.UI {
+	project := x.chosen()
+	return app.Section().ID("exports").Aria("label", "Exports").Body(
+		app.H2().Text("Exports"),
+		app.If(project == "", func() app.UI { return app.P().Class("notice").Text("No projects.") }),
+		app.If(project != "", func() app.UI {
+			return app.Div().Body(
+				app.Div().Class("field").Body(
+					app.Label().For("export-project").Text("Project"),
+					app.Select().ID("export-project").OnChange(func(ctx app.Context, e app.Event) {
+						x.project, x.snapshots, x.message = ctx.JSSrc().Get("value").String(), nil, ""
+					}).Body(app.Range(x.Iprojects).Slice(func(i int) app.UI {
+						return app.Option().Value(x.Iprojects[i]).Selected(x.Iprojects[i] == project).Text(x.Iprojects[i])
+					})),
+				),
+				app.Ul().Class("downloads").Body(app.Range(exportFormats).Slice(func(i int) app.UI {
+					f := exportFormats[i]
+					return app.Li().Body(
+						app.A().Class("button").ID("export-"+f.format).DataSet("format", f.format).
+							Href(exportURL(project, f.format)).Attr("download", "").Text("Download " + f.label),
+					)
+				})),
+				app.Button().Type("button").ID("list-exports").Text("Show recorded exports").OnClick(x.loadSnapshots),
+				app.If(x.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(x.message) }),
+				app.If(len(x.snapshots) > 0, func() app.UI {
+					return app.Table().ID("export-snapshots").Body(
+						app.THead().Body(app.Tr().Body(app.Th().Scope("col").Text("Export id"), app.Th().Scope("col").Text("Format"),
+							app.Th().Scope("col").Text("Time"), app.Th().Scope("col").Text("By"), app.Th().Scope("col").Text("Counts"))),
+						app.TBody().Body(app.Range(x.snapshots).Slice(func(i int) app.UI {
+							s := x.snapshots[i]
+							return app.Tr().Body(app.Td().Body(app.Code().Text(s.ID)), app.Td().Text(s.Format),
+								app.Td().Text(s.CreatedAt.UTC().Format("2006-01-02 15:04:05Z")), app.Td().Text(s.CreatedBy), app.Td().Text(countsText(s.Counts)))
+						})),
+					)
+				}),
+			)
+		}),
+	)
+}
+
+// countsText prints an export's counts in key order.
+func countsText(m map[string]any) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := ""
+	for i, k := range keys {
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%s %v", k, m[k])
+	}
+	return out
+}

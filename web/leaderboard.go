@@ -1,0 +1,68 @@
+package web
+
+import (
+	"fmt"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+// Leaderboard is the table of runs with each measure's mean over the
+// consensus qrels and its bootstrap interval.
+type Leaderboard struct {
+	app.Compo
+	Iruns      []api.RunScores
+	Ibootstrap api.BootstrapParameters
+}
+
+// NewLeaderboard returns an empty leaderboard.
+func NewLeaderboard() *Leaderboard { return &Leaderboard{} }
+
+// Runs sets the rows.
+func (l *Leaderboard) Runs(v []api.RunScores) *Leaderboard { l.Iruns = v; return l }
+
+// Bootstrap says how the intervals were computed.
+func (l *Leaderboard) Bootstrap(v api.BootstrapParameters) *Leaderboard { l.Ibootstrap = v; return l }
+
+// Render draws the table.
+func (l *Leaderboard) Render() app.UI {
+	var measures []string
+	if len(l.Iruns) > 0 {
+		for _, s := range l.Iruns[0].Scores {
+			measures = append(measures, s.Measure)
+		}
+	}
+	caption := "Means over the judged queries"
+	if l.Ibootstrap.Resamples > 0 {
+		caption = fmt.Sprintf("Means with %.0f%% %s intervals (%d resamples)", l.Ibootstrap.Level*100, l.Ibootstrap.Method, l.Ibootstrap.Resamples)
+	}
+	return app.Section().ID("leaderboard").Aria("label", "Leaderboard").Body(
+		app.H2().Text("Leaderboard"),
+		app.If(len(l.Iruns) == 0, func() app.UI { return app.P().Class("notice").Text("No runs imported.") }),
+		app.If(len(l.Iruns) > 0, func() app.UI {
+			return app.Table().Body(
+				app.Caption().Text(caption),
+				app.THead().Body(app.Tr().Body(
+					app.Th().Scope("col").Text("Run"), app.Th().Scope("col").Text("Queries"),
+					app.Range(measures).Slice(func(i int) app.UI { return app.Th().Scope("col").Text(measures[i]) }),
+				)),
+				app.TBody().Body(app.Range(l.Iruns).Slice(func(i int) app.UI {
+					r := l.Iruns[i]
+					return app.Tr().DataSet("run", r.Run).Body(
+						app.Th().Scope("row").Text(r.Run), app.Td().Text(r.Queries),
+						app.Range(r.Scores).Slice(func(j int) app.UI {
+							s := r.Scores[j]
+							return app.Td().DataSet("measure", s.Measure).DataSet("mean", coefData(s.Mean)).Body(
+								app.Span().Class("mean").Text(coefText(s.Mean)),
+								app.If(s.Low != nil && s.High != nil, func() app.UI {
+									return app.Span().Class("interval").Textf(" [%s, %s]", coefText(s.Low), coefText(s.High))
+								}),
+							)
+						}),
+					)
+				})),
+			)
+		}),
+	)
+}

@@ -1,0 +1,103 @@
+package web
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// Charts are SVG drawn here, as strings, and mounted with app.Raw: go-app
+// has no SVG element builders, and a string is easy to test. Every chart
+// carries role="img", an aria-label and a <title>, and the same numbers are
+// in a table or text next to it.
+
+// chartBar is one labelled bar.
+type chartBar struct {
+	Label string
+	Value float64
+}
+
+// barChartSVG draws horizontal bars scaled to max (the largest value when
+// max <= 0), each with its label and value.
+func barChartSVG(id, title string, bars []chartBar, max float64) string {
+	const rowH, labelW, barW, valueW = 22, 190, 300, 60
+	if max <= 0 {
+		for _, b := range bars {
+			max = math.Max(max, b.Value)
+		}
+	}
+	h := rowH*len(bars) + 8
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" id="%s" class="chart" role="img" aria-label="%s" width="%d" height="%d" viewBox="0 0 %d %d">`,
+		html.EscapeString(id), html.EscapeString(title), labelW+barW+valueW, h, labelW+barW+valueW, h)
+	fmt.Fprintf(&sb, `<title>%s</title>`, html.EscapeString(title))
+	for i, b := range bars {
+		y := 4 + i*rowH
+		w := 0.0
+		if max > 0 && b.Value > 0 {
+			w = b.Value / max * barW
+		}
+		fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s</text>`, labelW-6, y+15, html.EscapeString(b.Label))
+		fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s: %.3f</title></rect>`,
+			labelW, y+3, w, rowH-6, seriesColor(i), html.EscapeString(b.Label), b.Value)
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%d" font-size="12">%.3f</text>`, float64(labelW)+w+4, y+15, b.Value)
+	}
+	sb.WriteString(`</svg>`)
+	return sb.String()
+}
+
+// heatGridSVG draws a square matrix of counts (runs × runs overlap), cell
+// shade proportional to the largest count.
+func heatGridSVG(id, title string, labels []string, m [][]int) string {
+	const cell, labelW = 40, 120
+	max := 0
+	for _, row := range m {
+		for _, v := range row {
+			if v > max {
+				max = v
+			}
+		}
+	}
+	n := len(labels)
+	w, h := labelW+cell*n+4, labelW+cell*n+4
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" id="%s" class="chart" role="img" aria-label="%s" width="%d" height="%d" viewBox="0 0 %d %d">`,
+		html.EscapeString(id), html.EscapeString(title), w, h, w, h)
+	fmt.Fprintf(&sb, `<title>%s</title>`, html.EscapeString(title))
+	for i, l := range labels {
+		x := labelW + i*cell + cell/2
+		fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="11" text-anchor="start" transform="rotate(-45 %d %d)">%s</text>`, x, labelW-6, x, labelW-6, html.EscapeString(l))
+		fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="11" text-anchor="end">%s</text>`, labelW-6, labelW+i*cell+cell/2+4, html.EscapeString(l))
+	}
+	for i := 0; i < n && i < len(m); i++ {
+		for j := 0; j < n && j < len(m[i]); j++ {
+			v := m[i][j]
+			shade := 0.0
+			if max > 0 {
+				shade = float64(v) / float64(max)
+			}
+			x, y := labelW+j*cell, labelW+i*cell
+			fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%d" height="%d" fill="rgba(38,65,94,%.2f)" stroke="#ccc"><title>%s ∩ %s: %d</title></rect>`,
+				x, y, cell, cell, 0.08+0.82*shade, html.EscapeString(labels[i]), html.EscapeString(labels[j]), v)
+			color := "#222"
+			if shade > 0.5 {
+				color = "#fff"
+			}
+			fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="12" text-anchor="middle" fill="%s">%d</text>`, x+cell/2, y+cell/2+4, color, v)
+		}
+	}
+	sb.WriteString(`</svg>`)
+	return sb.String()
+}
+
+// seriesColor is a colour-blind-safe palette (Okabe–Ito), cycling.
+func seriesColor(i int) string {
+	palette := []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"}
+	return palette[i%len(palette)]
+}
+
+// svg mounts a chart string.
+func svg(s string) app.UI { return app.Raw(s) }

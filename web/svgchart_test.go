@@ -1,0 +1,72 @@
+package web
+
+import (
+	"encoding/xml"
+	"io"
+	"strings"
+	"testing"
+)
+
+// wellFormed parses s as XML and counts its elements by name.
+func wellFormed(t *testing.T, s string) map[string]int {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(s))
+	n := map[string]int{}
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			t.Fatalf("not well-formed: %v\n%s", err, s)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			n[se.Name.Local]++
+		}
+	}
+}
+
+func TestBarChartSVG(t *testing.T) {
+	tests := []struct {
+		name  string
+		bars  []chartBar
+		max   float64
+		rects int
+		want  []string
+	}{
+		{"empty", nil, 1, 0, []string{`role="img"`, `aria-label="t &lt;1&gt;"`}},
+		{"scaled to max", []chartBar{{"a & b", 0.5}, {"c", 1}}, 1, 2, []string{`width="150.0"`, `width="300.0"`, "a &amp; b"}},
+		{"scaled to largest", []chartBar{{"x", 2}, {"y", 4}}, 0, 2, []string{`width="150.0"`, `width="300.0"`}},
+		{"negative is empty", []chartBar{{"x", -1}}, 1, 1, []string{`width="0.0"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := barChartSVG("c", "t <1>", tc.bars, tc.max)
+			if got := wellFormed(t, s)["rect"]; got != tc.rects {
+				t.Errorf("%d rects, want %d", got, tc.rects)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(s, w) {
+					t.Errorf("missing %q in %s", w, s)
+				}
+			}
+		})
+	}
+}
+
+func TestHeatGridSVG(t *testing.T) {
+	s := heatGridSVG("o", "overlap", []string{"bm25", "dense"}, [][]int{{4, 2}, {2, 3}})
+	n := wellFormed(t, s)
+	if n["rect"] != 4 {
+		t.Errorf("%d cells, want 4", n["rect"])
+	}
+	for _, w := range []string{"bm25 ∩ dense: 2", `fill="rgba(38,65,94,0.90)"`, ">3</text>"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("missing %q", w)
+		}
+	}
+	// A ragged matrix draws what it has.
+	if got := wellFormed(t, heatGridSVG("o", "x", []string{"a", "b"}, [][]int{{1}}))["rect"]; got != 1 {
+		t.Errorf("ragged: %d cells, want 1", got)
+	}
+}

@@ -27,9 +27,12 @@ func Routes() {
 
 // Handler returns the go-app handler serving the pages, app.js, the service
 // worker and the manifest. Static files (CSS, icons, app.wasm) are served by
-// the HTTP server from /web/.
-func Handler() *app.Handler {
+// the HTTP server from /web/. version names the build of the server and the
+// wasm together: browsers keep their cached app until it changes ("" lets
+// go-app pick a new one at every start).
+func Handler(version string) *app.Handler {
 	return &app.Handler{
+		Version:                 version,
 		Name:                    "boolpool",
 		ShortName:               "boolpool",
 		Title:                   "boolpool",

@@ -75,7 +75,7 @@ func (s *Server) routes() {
 	static := newStaticFiles(s.cfg.StaticDir, loadWasm(s.cfg.StaticDir, s.log))
 	e.GET("/web/*", static.serve)
 	e.HEAD("/web/*", static.serve)
-	e.Any("/*", echo.WrapHandler(web.Handler()))
+	e.Any("/*", echo.WrapHandler(web.Handler(appVersion(s.cfg.StaticDir))))
 }
 
 // noStore keeps API answers (sessions, tasks) out of shared caches.

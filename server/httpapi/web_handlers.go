@@ -208,3 +208,23 @@ func (s *staticFiles) serve(c echo.Context) error {
 	s.files.ServeHTTP(c.Response(), c.Request())
 	return nil
 }
+
+// appVersion identifies this server binary together with the app.wasm it
+// serves (sizes and modification times), so browsers keep their cached app
+// across restarts and fetch a new one after a rebuild of either. It is ""
+// (a fresh version per start) when either cannot be read.
+func appVersion(staticDir string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	for _, p := range []string{exe, filepath.Join(staticDir, "app.wasm"), filepath.Join(staticDir, "boolpool.css")} {
+		st, err := os.Stat(p)
+		if err != nil {
+			return ""
+		}
+		fmt.Fprintf(h, "%s %d %d\n", p, st.Size(), st.ModTime().UnixNano())
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}

@@ -19,10 +19,11 @@
 //     encoder or its stored content_hash differs from the document's
 //     (documents.content_hash changes exactly when title or body change).
 //     Query texts likewise carry a text hash (query_embeddings.text_hash).
-//   - Resumable. Documents are read in id order, Batch at a time, encoded
-//     and written in one transaction per batch (COPY; see
-//     store.WriteEmbeddings). An interrupted run loses at most the batch in
-//     flight; running it again continues with the documents still missing.
+//   - Resumable. The ids of the documents to embed are listed once; they
+//     are then read in id order, Batch at a time, encoded and written in
+//     one transaction per batch (COPY; see store.WriteEmbeddings). An
+//     interrupted run loses at most the batch in flight; running it again
+//     continues with the documents still missing.
 //   - Index. After the documents of a dense encoder are stored, its cosine
 //     HNSW index is created if missing (store.EnsureHNSW) and the table
 //     analysed. Building the index after a bulk load is several times faster
@@ -291,10 +292,11 @@ func run(ctx context.Context, st *store.Store, src source, opt Options) (rep Rep
 		log.Info("reset: deleted the project's vectors", "encoder", enc.Name, "documents", n)
 	}
 
-	total, stale, err := st.CountStaleDocuments(ctx, opt.ProjectID, enc)
+	total, staleIDs, err := st.StaleDocumentIDs(ctx, opt.ProjectID, enc)
 	if err != nil {
 		return rep, err
 	}
+	stale := len(staleIDs)
 	rep.Documents, rep.Unchanged, rep.ToEncode = total, total-stale, stale
 	if enc.Kind == store.EncoderDense && stale >= bulkLoadMin {
 		indexed, err := st.CountEncoderVectors(ctx, enc)
@@ -308,7 +310,7 @@ func run(ctx context.Context, st *store.Store, src source, opt Options) (rep Rep
 			}
 		}
 	}
-	if err := embedDocuments(ctx, st, src, enc, stale, opt, log, &rep); err != nil {
+	if err := embedDocuments(ctx, st, src, enc, staleIDs, opt, log, &rep); err != nil {
 		return rep, err
 	}
 
@@ -339,7 +341,8 @@ func run(ctx context.Context, st *store.Store, src source, opt Options) (rep Rep
 	return rep, nil
 }
 
-func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.EncoderInfo, stale int, opt Options, log *slog.Logger, rep *Report) error {
+func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.EncoderInfo, ids []int64, opt Options, log *slog.Logger, rep *Report) error {
+	stale := len(ids)
 	log.Info("encode documents", "encoder", enc.Name, "documents", rep.Documents, "current", rep.Unchanged, "to_encode", stale)
 	t := time.Now()
 	bar := newProgress(opt.Progress, "encode "+enc.Name, "docs", stale, opt.ProgressInterval)
@@ -354,17 +357,16 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 		}
 		return err
 	}
-	var after int64
-	for {
+	for start := 0; start < len(ids); start += opt.Batch {
 		if ctx.Err() != nil {
 			return fail(nil)
 		}
-		docs, err := st.StaleDocuments(ctx, opt.ProjectID, enc, after, opt.Batch)
+		docs, err := st.DocumentsToEmbed(ctx, enc, ids[start:min(start+opt.Batch, len(ids))])
 		if err != nil {
 			return fail(err)
 		}
 		if len(docs) == 0 {
-			return nil
+			continue
 		}
 		texts := make([]string, len(docs))
 		for i, d := range docs {
@@ -385,12 +387,12 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 			return fail(err)
 		}
 		rep.Encoded += len(docs)
-		after = docs[len(docs)-1].ID
 		bar.add(len(docs))
 		if opt.AfterBatch != nil {
 			opt.AfterBatch(rep.Encoded, stale)
 		}
 	}
+	return nil
 }
 
 func embedQueries(ctx context.Context, st *store.Store, src source, enc store.EncoderInfo, opt Options, log *slog.Logger, rep *Report) error {

@@ -109,19 +109,20 @@ func documentVectorTable(enc EncoderInfo) (string, error) {
 	return "", fmt.Errorf("store: encoder %q has unknown kind %q", enc.Name, enc.Kind)
 }
 
-// CountStaleDocuments counts a project's documents and those whose vector
-// of enc is missing or was computed from other content (its content_hash
-// differs from the document's).
-func (s *Store) CountStaleDocuments(ctx context.Context, projectID int64, enc EncoderInfo) (total, stale int, err error) {
+// StaleDocumentIDs returns the number of a project's documents and, in id
+// order, the ids of those whose vector of enc is missing or was computed
+// from other content (its content_hash differs from the document's).
+func (s *Store) StaleDocumentIDs(ctx context.Context, projectID int64, enc EncoderInfo) (total int, stale []int64, err error) {
 	table, err := documentVectorTable(enc)
 	if err != nil {
-		return 0, 0, err
+		return 0, nil, err
 	}
-	err = s.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE e.content_hash IS DISTINCT FROM d.content_hash)
+	err = s.pool.QueryRow(ctx, `SELECT count(*),
+			coalesce(array_agg(d.id ORDER BY d.id) FILTER (WHERE e.content_hash IS DISTINCT FROM d.content_hash), '{}')
 		FROM documents d LEFT JOIN `+table+` e ON e.encoder_id = $2 AND e.document_id = d.id
 		WHERE d.project_id = $1`, projectID, enc.ID).Scan(&total, &stale)
 	if err != nil {
-		return 0, 0, fmt.Errorf("store: count stale documents: %w", err)
+		return 0, nil, fmt.Errorf("store: stale documents: %w", err)
 	}
 	return total, stale, nil
 }
@@ -136,21 +137,22 @@ type DocumentToEmbed struct {
 	Stored      bool // a stale vector exists (false: none yet)
 }
 
-// StaleDocuments returns, in id order, up to limit documents of a project
-// with id > afterID whose vector of enc is missing or stale. Paging by id
-// (keyset) makes a resumed or concurrent run cheap: stored documents are
-// skipped by the index, never re-read.
-func (s *Store) StaleDocuments(ctx context.Context, projectID int64, enc EncoderInfo, afterID int64, limit int) ([]DocumentToEmbed, error) {
+// DocumentsToEmbed fetches, in id order, those of the listed documents
+// whose vector of enc is (still) missing or stale. Fetching a batch by id
+// keeps every batch cheap however large the corpus (no plan can turn it
+// into a scan), and a document stored meanwhile by a concurrent run is
+// left out.
+func (s *Store) DocumentsToEmbed(ctx context.Context, enc EncoderInfo, ids []int64) ([]DocumentToEmbed, error) {
 	table, err := documentVectorTable(enc)
 	if err != nil {
 		return nil, err
 	}
 	rows, err := s.pool.Query(ctx, `SELECT d.id, d.ext_id, d.title, d.body, d.content_hash, e.document_id IS NOT NULL
-		FROM documents d LEFT JOIN `+table+` e ON e.encoder_id = $2 AND e.document_id = d.id
-		WHERE d.project_id = $1 AND d.id > $3 AND e.content_hash IS DISTINCT FROM d.content_hash
-		ORDER BY d.id LIMIT $4`, projectID, enc.ID, afterID, limit)
+		FROM documents d LEFT JOIN `+table+` e ON e.encoder_id = $1 AND e.document_id = d.id
+		WHERE d.id = ANY($2) AND e.content_hash IS DISTINCT FROM d.content_hash
+		ORDER BY d.id`, enc.ID, ids)
 	if err != nil {
-		return nil, fmt.Errorf("store: stale documents: %w", err)
+		return nil, fmt.Errorf("store: documents to embed: %w", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DocumentToEmbed, error) {
 		var d DocumentToEmbed
@@ -158,7 +160,7 @@ func (s *Store) StaleDocuments(ctx context.Context, projectID int64, enc Encoder
 		return d, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: stale documents: %w", err)
+		return nil, fmt.Errorf("store: documents to embed: %w", err)
 	}
 	return out, nil
 }

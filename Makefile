@@ -49,10 +49,10 @@ run: build
 	  bin/boolpool migrate; \
 	  bin/boolpool demo load; \
 	  echo; echo "boolpool is at http://$(ADDR)/  (Ctrl-C stops the server; 'make stop' stops Postgres)"; echo; \
-	  exec bin/boolpool serve -addr $(ADDR)
+	  exec $(CURDIR)/bin/boolpool serve -addr $(ADDR)
 
 stop:
-	@-pkill -f "bin/boolpool serve" 2>/dev/null || true
+	@-pkill -f "$(CURDIR)/bin/boolpool serve" 2>/dev/null || true
 	@scripts/db.sh stop
 
 clean-db:

@@ -268,13 +268,21 @@ func (ix *Index) DocsWithAll(terms []TermID) []uint32 {
 func (ix *Index) DocsWithAny(terms []TermID) []uint32 {
 	var out []uint32
 	for _, t := range terms {
-		out = union(out, ix.docs[t])
+		out = UnionSorted(out, ix.docs[t])
 	}
 	return out
 }
 
-func intersect(a, b []uint32) []uint32 {
-	out := a[:0]
+// IntersectSorted returns the elements common to two ascending sets, in a
+// new slice.
+func IntersectSorted(a, b []uint32) []uint32 {
+	return intersectInto(make([]uint32, 0, min(len(a), len(b))), a, b)
+}
+
+// intersect is IntersectSorted reusing a's storage (a is consumed).
+func intersect(a, b []uint32) []uint32 { return intersectInto(a[:0], a, b) }
+
+func intersectInto(out, a, b []uint32) []uint32 {
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
@@ -291,7 +299,8 @@ func intersect(a, b []uint32) []uint32 {
 	return out
 }
 
-func union(a, b []uint32) []uint32 {
+// UnionSorted merges two ascending sets into a new ascending set.
+func UnionSorted(a, b []uint32) []uint32 {
 	out := make([]uint32, 0, len(a)+len(b))
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {

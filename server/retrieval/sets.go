@@ -1,46 +1,11 @@
 package retrieval
 
-import "boolpool/server/boolexpr"
+import (
+	"boolpool/server/boolexpr"
+	"boolpool/server/lexical"
+)
 
 // Sorted document-number sets, for strict Boolean evaluation.
-
-func intersectSorted(a, b []uint32) []uint32 {
-	out := make([]uint32, 0, min(len(a), len(b)))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
-	}
-	return out
-}
-
-func unionSorted(a, b []uint32) []uint32 {
-	out := make([]uint32, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j >= len(b) || (i < len(a) && a[i] < b[j]):
-			out = append(out, a[i])
-			i++
-		case i >= len(a) || b[j] < a[i]:
-			out = append(out, b[j])
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
-	}
-	return out
-}
 
 func differenceSorted(a, b []uint32) []uint32 {
 	out := make([]uint32, 0, len(a))
@@ -66,7 +31,7 @@ func evalSorted(e *boolexpr.Expr, sets [][]uint32, n int) []uint32 {
 	case boolexpr.OpOr:
 		var out []uint32
 		for _, a := range e.Args {
-			out = unionSorted(out, evalSorted(a, sets, n))
+			out = lexical.UnionSorted(out, evalSorted(a, sets, n))
 		}
 		return out
 	case boolexpr.OpAnd:
@@ -82,7 +47,7 @@ func evalSorted(e *boolexpr.Expr, sets [][]uint32, n int) []uint32 {
 			if first {
 				out, first = s, false
 			} else {
-				out = intersectSorted(out, s)
+				out = lexical.IntersectSorted(out, s)
 			}
 		}
 		if first {

@@ -170,46 +170,7 @@ func KrippendorffAlpha(r Ratings, level Level) float64 {
 			}
 		}
 	}
-	nc := make([]float64, q)
-	n := 0.0
-	for c := range q {
-		for k := range q {
-			nc[c] += o[c][k]
-		}
-		n += nc[c]
-	}
-	delta := func(c, k int) float64 {
-		switch level {
-		case Ordinal:
-			lo, hi := min(c, k), max(c, k)
-			s := 0.0
-			for g := lo; g <= hi; g++ {
-				s += nc[g]
-			}
-			d := s - (nc[c]+nc[k])/2
-			return d * d
-		case Interval:
-			d := float64(cats[c] - cats[k])
-			return d * d
-		default:
-			if c == k {
-				return 0
-			}
-			return 1
-		}
-	}
-	observed, expected := 0.0, 0.0
-	for c := range q {
-		for k := range q {
-			d := delta(c, k)
-			observed += o[c][k] * d
-			expected += nc[c] * nc[k] * d
-		}
-	}
-	if expected == 0 {
-		return math.NaN()
-	}
-	return 1 - (n-1)*observed/expected
+	return AlphaFromCoincidences(o, cats, level)
 }
 
 // CohenKappa is Cohen's (1960) κ between two raters over the items both
@@ -417,3 +378,51 @@ func newMatrix(n int) [][]int {
 }
 
 func inRange(v, n int) bool { return v >= 0 && v < n }
+
+// AlphaFromCoincidences is Krippendorff's α from a coincidence matrix o
+// over the category values cats (ascending; o[i][j] counts pairable values
+// cats[i], cats[j]). It lets callers that maintain o incrementally (live
+// dashboards) share this definition.
+func AlphaFromCoincidences(o [][]float64, cats []int, level Level) float64 {
+	q := len(cats)
+	nc := make([]float64, q)
+	n := 0.0
+	for c := range q {
+		for k := range q {
+			nc[c] += o[c][k]
+		}
+		n += nc[c]
+	}
+	delta := func(c, k int) float64 {
+		switch level {
+		case Ordinal:
+			lo, hi := min(c, k), max(c, k)
+			s := 0.0
+			for g := lo; g <= hi; g++ {
+				s += nc[g]
+			}
+			d := s - (nc[c]+nc[k])/2
+			return d * d
+		case Interval:
+			d := float64(cats[c] - cats[k])
+			return d * d
+		default:
+			if c == k {
+				return 0
+			}
+			return 1
+		}
+	}
+	observed, expected := 0.0, 0.0
+	for c := range q {
+		for k := range q {
+			d := delta(c, k)
+			observed += o[c][k] * d
+			expected += nc[c] * nc[k] * d
+		}
+	}
+	if expected == 0 {
+		return math.NaN()
+	}
+	return 1 - (n-1)*observed/expected
+}

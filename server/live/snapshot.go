@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/server/agreement"
 	"boolpool/server/consensus"
 	"boolpool/web/api"
 )
@@ -111,44 +112,20 @@ func (s *State) agreement() api.AgreementView {
 	return v
 }
 
-// alphaFrom is Krippendorff's α from a coincidence matrix (see
-// agreement.KrippendorffAlpha; unused categories change nothing).
+// alphaFrom is Krippendorff's α from the incrementally kept coincidence
+// matrix, by the agreement package's definition.
 func alphaFrom(o [Labels][Labels]float64, ordinal bool) float64 {
-	var nc [Labels]float64
-	n := 0.0
+	m := make([][]float64, Labels)
+	cats := make([]int, Labels)
 	for c := range Labels {
-		for k := range Labels {
-			nc[c] += o[c][k]
-		}
-		n += nc[c]
+		m[c] = o[c][:]
+		cats[c] = c
 	}
-	delta := func(c, k int) float64 {
-		if ordinal {
-			lo, hi := min(c, k), max(c, k)
-			sum := 0.0
-			for g := lo; g <= hi; g++ {
-				sum += nc[g]
-			}
-			d := sum - (nc[c]+nc[k])/2
-			return d * d
-		}
-		if c == k {
-			return 0
-		}
-		return 1
+	level := agreement.Nominal
+	if ordinal {
+		level = agreement.Ordinal
 	}
-	observed, expected := 0.0, 0.0
-	for c := range Labels {
-		for k := range Labels {
-			d := delta(c, k)
-			observed += o[c][k] * d
-			expected += nc[c] * nc[k] * d
-		}
-	}
-	if expected == 0 {
-		return math.NaN()
-	}
-	return 1 - (n-1)*observed/expected
+	return agreement.AlphaFromCoincidences(m, cats, level)
 }
 
 // cohen is Cohen's κ from a two-rater confusion matrix; ok is false when

@@ -24,7 +24,7 @@ import (
 
 // Formats lists the accepted --format names. beir writes a directory.
 func Formats() []string {
-	return []string{"quest", "quest-documents", "beir", "trec-topics", "trec-qrels", "trec-run", "csv", "qrels-consensus", "quest-judged"}
+	return []string{"quest", "quest-documents", "beir", "trec-topics", "trec-qrels", "trec-run", "csv", "qrels-consensus", "quest-judged", "boolq", "nevir"}
 }
 
 // Options select what to export.
@@ -66,6 +66,10 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 		c, err = consensusQrels(ctx, st, projectID, bw)
 	case "quest-judged":
 		c, err = questJudged(ctx, st, projectID, bw)
+	case "boolq":
+		c, err = boolqQueries(ctx, st, projectID, bw)
+	case "nevir":
+		c, err = nevirPairs(ctx, st, projectID, bw)
 	case "beir":
 		return c, fmt.Errorf("export: beir writes a directory: pass --out DIR")
 	default:

@@ -290,4 +290,29 @@ func TestBoolQAndNevIR(t *testing.T) {
 	if !reflect.DeepEqual(neg, []string{"b1:p2", "7-q1:7-doc2", "7-q2:7-doc1"}) {
 		t.Fatalf("negatives = %v", neg)
 	}
+	// Both export back to their own formats.
+	var out bytes.Buffer
+	if _, err := export.Write(ctx, st, pid, "nevir", &out, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"id": "7", "q1": "which is not red", "q2": "which is red", "doc1": "The car is blue.", "doc2": "The car is red."}` + "\n"; out.String() != want {
+		t.Fatalf("nevir export %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	if _, err := export.Write(ctx, st, pid, "boolq", &out, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(out.String(), "\n", 2)[0]
+	var rec struct {
+		ID       string `json:"id"`
+		Type     string `json:"question_type"`
+		Positive []struct{ Title, Text, PassageID string } `json:"positive_ctxs"`
+		Negative []struct{ Title, Text, PassageID string } `json:"negative_ctxs"`
+	}
+	if err := json.Unmarshal([]byte(first), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.ID != "b1" || rec.Type != "not" || len(rec.Positive) != 1 || rec.Positive[0].Text != "Cats purr." || len(rec.Negative) != 1 || rec.Negative[0].Title != "Dog" {
+		t.Fatalf("boolq export %s", first)
+	}
 }

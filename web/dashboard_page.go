@@ -191,11 +191,19 @@ func (p *DashboardPage) renderTemplates() app.UI {
 	if len(p.snap.Leaderboard) > 0 && len(p.snap.Leaderboard[0].Scores) > 0 {
 		measure = p.snap.Leaderboard[0].Scores[0].Measure
 	}
+	series := map[string]int{}
+	for i, r := range p.snap.Leaderboard {
+		series[r.Run] = i
+	}
 	bars := func(groups []api.Breakdown) []chartBar {
 		var out []chartBar
 		for _, g := range groups {
+			label := g.Label
+			if label == "" {
+				label = "(no template)"
+			}
 			for _, r := range g.Runs {
-				out = append(out, chartBar{Label: fmt.Sprintf("%s · %s (%d)", g.Label, r.Run, g.Queries), Value: r.Means[measure]})
+				out = append(out, chartBar{Label: fmt.Sprintf("%s · %s (%d)", label, r.Run, g.Queries), Value: r.Means[measure], Series: series[r.Run]})
 			}
 		}
 		return out
@@ -232,7 +240,8 @@ func (p *DashboardPage) renderComposition() app.UI {
 	var bars []chartBar
 	for i, r := range comp.Runs {
 		runs[i] = r.Run
-		bars = append(bars, chartBar{Label: r.Run + " relevant", Value: float64(r.Relevant)}, chartBar{Label: r.Run + " unique", Value: float64(r.Unique)})
+		bars = append(bars, chartBar{Label: r.Run + " relevant", Value: float64(r.Relevant), Series: i},
+			chartBar{Label: r.Run + " only", Value: float64(r.Unique), Series: i})
 	}
 	return app.Section().ID("composition").Aria("label", "Pool composition").Body(
 		app.H2().Text("Pool composition"),

@@ -14,10 +14,11 @@ import (
 // carries role="img", an aria-label and a <title>, and the same numbers are
 // in a table or text next to it.
 
-// chartBar is one labelled bar.
+// chartBar is one labelled bar; Series picks its colour (one per run).
 type chartBar struct {
-	Label string
-	Value float64
+	Label  string
+	Value  float64
+	Series int
 }
 
 // barChartSVG draws horizontal bars scaled to max (the largest value when
@@ -41,9 +42,9 @@ func barChartSVG(id, title string, bars []chartBar, max float64) string {
 			w = b.Value / max * barW
 		}
 		fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s</text>`, labelW-6, y+15, html.EscapeString(b.Label))
-		fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s: %.3f</title></rect>`,
-			labelW, y+3, w, rowH-6, seriesColor(i), html.EscapeString(b.Label), b.Value)
-		fmt.Fprintf(&sb, `<text x="%.1f" y="%d" font-size="12">%.3f</text>`, float64(labelW)+w+4, y+15, b.Value)
+		fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s: %s</title></rect>`,
+			labelW, y+3, w, rowH-6, seriesColor(b.Series), html.EscapeString(b.Label), chartNumber(b.Value))
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%d" font-size="12">%s</text>`, float64(labelW)+w+4, y+15, chartNumber(b.Value))
 	}
 	sb.WriteString(`</svg>`)
 	return sb.String()
@@ -91,6 +92,14 @@ func heatGridSVG(id, title string, labels []string, m [][]int) string {
 	}
 	sb.WriteString(`</svg>`)
 	return sb.String()
+}
+
+// chartNumber prints counts as integers and measures with three decimals.
+func chartNumber(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.3f", v)
 }
 
 // seriesColor is a colour-blind-safe palette (Okabe–Ito), cycling.

@@ -35,9 +35,11 @@ func TestBarChartSVG(t *testing.T) {
 		want  []string
 	}{
 		{"empty", nil, 1, 0, []string{`role="img"`, `aria-label="t &lt;1&gt;"`}},
-		{"scaled to max", []chartBar{{"a & b", 0.5}, {"c", 1}}, 1, 2, []string{`width="150.0"`, `width="300.0"`, "a &amp; b"}},
-		{"scaled to largest", []chartBar{{"x", 2}, {"y", 4}}, 0, 2, []string{`width="150.0"`, `width="300.0"`}},
-		{"negative is empty", []chartBar{{"x", -1}}, 1, 1, []string{`width="0.0"`}},
+		{"scaled to max", []chartBar{{Label: "a & b", Value: 0.5}, {Label: "c", Value: 1, Series: 1}}, 1, 2,
+			[]string{`width="150.0"`, `width="300.0"`, "a &amp; b", ">0.500</text>", `fill="#E69F00"`}},
+		{"scaled to largest, counts as integers", []chartBar{{Label: "x", Value: 2}, {Label: "y", Value: 4}}, 0, 2,
+			[]string{`width="150.0"`, `width="300.0"`, ">4</text>"}},
+		{"negative is empty", []chartBar{{Label: "x", Value: -1}}, 1, 1, []string{`width="0.0"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -204,7 +206,7 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 	if snap.Consensus.Queue != 3 {
 		t.Errorf("queue %d, want 3 (d1 contradiction, d2 and d3 disagreements)", snap.Consensus.Queue)
 	}
-	e.shot("dash-03-after-live-update")
+	fullShot(e, "dash-03-after-live-update")
 
 	// The researcher adjudicates d2 in the UI: pick it, key 2, a note, Enter.
 	e.do("adjudication page", chromedp.Navigate(e.url+"/adjudicate/fixture"),
@@ -229,7 +231,7 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 	e.do("dashboard after adjudication", chromedp.Navigate(e.url+"/dashboard/fixture"),
 		chromedp.WaitVisible(chromedp.CSS(`#dashboard[data-wasm="1"][data-live="open"][data-state="ready"] #overlap-chart`)))
 	e.waitJS("adjudicated count", `document.querySelector("#consensus-summary").textContent.includes("1 adjudicated")`, 10*time.Second)
-	e.shot("dash-06-dashboard-adjudicated")
+	fullShot(e, "dash-06-dashboard-adjudicated")
 
 	// The admin downloads consensus qrels and QUEST jsonl with the links
 	// on the admin page (fetched in the page, with the admin's cookies).
@@ -289,3 +291,21 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// fullShot writes a screenshot of the whole page, not just the viewport
+// (the dashboard is long).
+func fullShot(e *env, name string) {
+	ctx, cancel := context.WithTimeout(e.ctx, 20*time.Second)
+	defer cancel()
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		e.t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	p := filepath.Join(e.shots, name+".png")
+	if err := os.WriteFile(p, buf, 0o644); err != nil {
+		e.t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	e.t.Logf("screenshot: %s", p)
+}

@@ -63,7 +63,7 @@ func (p *AdjudicationPage) OnMount(ctx app.Context) {
 			return nil
 		}
 		key := ev.Get("key").String()
-		if strings.Contains("0123jk", key) && len(key) == 1 {
+		if (strings.Contains("0123jk", key) && len(key) == 1) || (key == "Enter" && ev.Get("target").Get("tagName").String() != "BUTTON") {
 			ev.Call("preventDefault")
 			ctx.Dispatch(func(ctx app.Context) { p.onKey(ctx, key) })
 		}
@@ -140,6 +140,8 @@ func (p *AdjudicationPage) onKey(ctx app.Context, key string) {
 		if key == "k" && idx > 0 {
 			p.choose(p.queue.Items[idx-1].ItemID)
 		}
+	case "Enter":
+		p.submit(ctx)
 	default:
 		p.relevance = int(key[0] - '0')
 	}
@@ -147,6 +149,11 @@ func (p *AdjudicationPage) onKey(ctx app.Context, key string) {
 
 func (p *AdjudicationPage) decide(ctx app.Context, e app.Event) {
 	e.PreventDefault()
+	p.submit(ctx)
+}
+
+// submit sends the decision on the selected item.
+func (p *AdjudicationPage) submit(ctx app.Context) {
 	it := p.current()
 	if it == nil || p.busy {
 		return

@@ -220,6 +220,15 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 	e.do("decide", chromedp.SendKeys(chromedp.CSS(`#adjudication-note`), "\r"))
 	e.waitJS("d2 leaves the queue", `!document.querySelector('button.queue-entry[data-doc="d2"]') && document.querySelector("#adjudication").dataset.total === "2"`, 10*time.Second)
 	e.shot("dash-05-adjudicated")
+	// j / k walk the queue; d1 shows each rater's attributions side by side.
+	for _, k := range []string{"k", "k", "j", "k"} {
+		e.key(k)
+	}
+	e.waitJS("d1 selected by keyboard", `document.querySelector('button.queue-entry[data-doc="d1"]').getAttribute("aria-pressed") === "true"`, 5*time.Second)
+	if txt := eval[string](e, `document.querySelector("#judgments").textContent`); !strings.Contains(txt, "yes (sentences 2)") ||
+		!strings.Contains(txt, "no (sentences 1)") || !strings.Contains(txt, "contradicts") {
+		t.Errorf("d1 side by side lacks the attributions or the contradiction: %s", txt)
+	}
 	var item api.AdjudicationItem
 	if err := json.Unmarshal([]byte(eval[string](e, fmt.Sprintf(`fetch("/api/items/%d/adjudication").then(r => r.text())`, heldItem))), &item); err != nil {
 		t.Fatal(err)

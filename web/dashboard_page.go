@@ -136,6 +136,8 @@ func liveLabel(state string) string {
 		return "● live"
 	case liveRetrying:
 		return "○ reconnecting…"
+	case liveClosed:
+		return "○ disconnected: reload the page (or sign in again)"
 	}
 	return "○ connecting…"
 }

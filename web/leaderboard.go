@@ -37,6 +37,17 @@ func (l *Leaderboard) Render() app.UI {
 	if l.Ibootstrap.Resamples > 0 {
 		caption = fmt.Sprintf("Means with %.0f%% %s intervals (%d resamples)", l.Ibootstrap.Level*100, l.Ibootstrap.Method, l.Ibootstrap.Resamples)
 	}
+	var intervals []chartInterval
+	for i, r := range l.Iruns {
+		if len(r.Scores) > 0 && r.Scores[0].Mean != nil {
+			s := r.Scores[0]
+			low, high := *s.Mean, *s.Mean
+			if s.Low != nil && s.High != nil {
+				low, high = *s.Low, *s.High
+			}
+			intervals = append(intervals, chartInterval{Label: r.Run, Mean: *s.Mean, Low: low, High: high, Series: i})
+		}
+	}
 	return app.Section().ID("leaderboard").Aria("label", "Leaderboard").Body(
 		app.H2().Text("Leaderboard"),
 		app.If(len(l.Iruns) == 0, func() app.UI { return app.P().Class("notice").Text("No runs imported.") }),
@@ -63,6 +74,9 @@ func (l *Leaderboard) Render() app.UI {
 					)
 				})),
 			)
+		}),
+		app.If(len(intervals) > 0, func() app.UI {
+			return svg(intervalChartSVG("leaderboard-chart", measures[0]+" per run with its interval", intervals))
 		}),
 	)
 }

@@ -14,6 +14,7 @@ const (
 	liveConnecting = "connecting"
 	liveOpen       = "open"
 	liveRetrying   = "retrying"
+	liveClosed     = "closed"
 )
 
 // liveFeed subscribes to a project's server-sent dashboard snapshots
@@ -43,7 +44,15 @@ func openLiveFeed(ctx app.Context, project string, onSnapshot func(app.Context, 
 		ctx.Dispatch(func(ctx app.Context) { onSnapshot(ctx, snap) })
 	})
 	f.on("open", func(app.Value) { ctx.Dispatch(func(ctx app.Context) { onState(ctx, liveOpen) }) })
-	f.on("error", func(app.Value) { ctx.Dispatch(func(ctx app.Context) { onState(ctx, liveRetrying) }) })
+	f.on("error", func(app.Value) {
+		// The browser retries after network errors by itself, but gives up
+		// (readyState CLOSED) on an HTTP error such as an expired session.
+		state := liveRetrying
+		if f.source.Get("readyState").Int() == 2 {
+			state = liveClosed
+		}
+		ctx.Dispatch(func(ctx app.Context) { onState(ctx, state) })
+	})
 	return f
 }
 

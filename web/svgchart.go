@@ -94,6 +94,42 @@ func heatGridSVG(id, title string, labels []string, m [][]int) string {
 	return sb.String()
 }
 
+// chartInterval is one run's mean and interval on a 0–1 measure.
+type chartInterval struct {
+	Label           string
+	Mean, Low, High float64
+	Series          int
+}
+
+// intervalChartSVG draws each run's mean as a dot and its interval as a
+// line on a common 0–1 axis (the leaderboard at a glance).
+func intervalChartSVG(id, title string, rows []chartInterval) string {
+	const rowH, labelW, axisW, pad = 24, 140, 360, 12
+	h := rowH*len(rows) + 30
+	w := labelW + axisW + 2*pad
+	x := func(v float64) float64 { return float64(labelW+pad) + math.Max(0, math.Min(1, v))*axisW }
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" id="%s" class="chart" role="img" aria-label="%s" width="%d" height="%d" viewBox="0 0 %d %d">`,
+		html.EscapeString(id), html.EscapeString(title), w, h, w, h)
+	fmt.Fprintf(&sb, `<title>%s</title>`, html.EscapeString(title))
+	axisY := rowH*len(rows) + 8
+	fmt.Fprintf(&sb, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#999"/>`, x(0), axisY, x(1), axisY)
+	for _, t := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		fmt.Fprintf(&sb, `<line x1="%.1f" y1="4" x2="%.1f" y2="%d" stroke="#eee"/>`, x(t), x(t), axisY)
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%s</text>`, x(t), axisY+16, chartNumber(t))
+	}
+	for i, r := range rows {
+		y := 4 + i*rowH + rowH/2
+		c := seriesColor(r.Series)
+		fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s</text>`, labelW, y+4, html.EscapeString(r.Label))
+		fmt.Fprintf(&sb, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="3"/>`, x(r.Low), y, x(r.High), y, c)
+		fmt.Fprintf(&sb, `<circle cx="%.1f" cy="%d" r="5" fill="%s"><title>%s: %.3f [%.3f, %.3f]</title></circle>`,
+			x(r.Mean), y, c, html.EscapeString(r.Label), r.Mean, r.Low, r.High)
+	}
+	sb.WriteString(`</svg>`)
+	return sb.String()
+}
+
 // chartNumber prints counts as integers and measures with three decimals.
 func chartNumber(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {

@@ -72,3 +72,25 @@ func TestHeatGridSVG(t *testing.T) {
 		t.Errorf("ragged: %d cells, want 1", got)
 	}
 }
+
+func TestIntervalChartSVG(t *testing.T) {
+	s := intervalChartSVG("l", "ndcg@10", []chartInterval{{Label: "bm25", Mean: 0.5, Low: 0.25, High: 0.75}, {Label: "out", Mean: 1.5, Low: -1, High: 2, Series: 1}})
+	n := wellFormed(t, s)
+	if n["circle"] != 2 {
+		t.Errorf("%d dots, want 2", n["circle"])
+	}
+	// Axis from x=152 to x=512: 0.5 → 332, 0.25 → 242, 0.75 → 422; out of range is clamped.
+	for _, w := range []string{`cx="332.0"`, `x1="242.0" y1="16" x2="422.0"`, `cx="512.0"`, `x1="152.0" y1="40" x2="512.0"`, "bm25: 0.500 [0.250, 0.750]"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("missing %q in %s", w, s)
+		}
+	}
+}
+
+func TestChartNumber(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 4: "4", 0.25: "0.250", 1.0 / 3: "0.333", -2: "-2"} {
+		if got := chartNumber(v); got != want {
+			t.Errorf("chartNumber(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package web
+
+import (
+	"testing"
+
+	"boolpool/web/api"
+)
+
+func TestAttributionText(t *testing.T) {
+	as := []api.Attribution{
+		{Atom: 0, Sentences: []int{1, 2}, Satisfied: api.SatisfiedYes},
+		{Atom: 1, Sentences: []int{0}, Counter: true, Satisfied: api.SatisfiedYes},
+		{Atom: 2, Satisfied: api.SatisfiedNo},
+	}
+	tests := []struct {
+		atom int
+		want string
+	}{
+		{0, "yes (sentences 2, 3)"},
+		{1, "yes (counter-evidence 1)"},
+		{2, "no"},
+		{3, "—"},
+	}
+	for _, tc := range tests {
+		if got := attributionText(as, tc.atom); got != tc.want {
+			t.Errorf("atom %d: %q, want %q", tc.atom, got, tc.want)
+		}
+	}
+}
+
+func TestCoefficientFormats(t *testing.T) {
+	v := 0.1234567
+	if coefText(nil) != "—" || coefData(nil) != "" || coefText(&v) != "0.123" || coefData(&v) != "0.123457" {
+		t.Errorf("coefText/coefData: %q %q %q %q", coefText(nil), coefData(nil), coefText(&v), coefData(&v))
+	}
+	if got := countsText(map[string]any{"qrels": 6, "lines": 6.0, "bytes": "10"}); got != "bytes 10, lines 6, qrels 6" {
+		t.Errorf("countsText = %q", got)
+	}
+	if got := relevanceName(2); got != "2 likely relevant" {
+		t.Errorf("relevanceName(2) = %q", got)
+	}
+	if got := relevanceName(7); got != "7" {
+		t.Errorf("relevanceName(7) = %q", got)
+	}
+}

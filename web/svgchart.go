@@ -21,13 +21,13 @@ type chartBar struct {
 	Series int
 }
 
-// barChartSVG draws horizontal bars scaled to max (the largest value when
-// max <= 0), each with its label and value.
-func barChartSVG(id, title string, bars []chartBar, max float64) string {
+// barChartSVG draws horizontal bars scaled to scale (the largest value
+// when scale <= 0), each with its label and value.
+func barChartSVG(id, title string, bars []chartBar, scale float64) string {
 	const rowH, labelW, barW, valueW = 22, 190, 300, 60
-	if max <= 0 {
+	if scale <= 0 {
 		for _, b := range bars {
-			max = math.Max(max, b.Value)
+			scale = math.Max(scale, b.Value)
 		}
 	}
 	h := rowH*len(bars) + 8
@@ -38,8 +38,8 @@ func barChartSVG(id, title string, bars []chartBar, max float64) string {
 	for i, b := range bars {
 		y := 4 + i*rowH
 		w := 0.0
-		if max > 0 && b.Value > 0 {
-			w = b.Value / max * barW
+		if scale > 0 && b.Value > 0 {
+			w = b.Value / scale * barW
 		}
 		fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s</text>`, labelW-6, y+15, html.EscapeString(b.Label))
 		fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s: %s</title></rect>`,
@@ -53,12 +53,17 @@ func barChartSVG(id, title string, bars []chartBar, max float64) string {
 // heatGridSVG draws a square matrix of counts (runs × runs overlap), cell
 // shade proportional to the largest count.
 func heatGridSVG(id, title string, labels []string, m [][]int) string {
-	const cell, labelW = 40, 120
-	max := 0
+	const cell = 40
+	// Room for the longest label (about 7 px a character at 11 px).
+	labelW := 24
+	for _, l := range labels {
+		labelW = max(labelW, 12+7*len([]rune(l)))
+	}
+	top := 0
 	for _, row := range m {
 		for _, v := range row {
-			if v > max {
-				max = v
+			if v > top {
+				top = v
 			}
 		}
 	}
@@ -77,8 +82,8 @@ func heatGridSVG(id, title string, labels []string, m [][]int) string {
 		for j := 0; j < n && j < len(m[i]); j++ {
 			v := m[i][j]
 			shade := 0.0
-			if max > 0 {
-				shade = float64(v) / float64(max)
+			if top > 0 {
+				shade = float64(v) / float64(top)
 			}
 			x, y := labelW+j*cell, labelW+i*cell
 			fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%d" height="%d" fill="rgba(38,65,94,%.2f)" stroke="#ccc"><title>%s ∩ %s: %d</title></rect>`,

@@ -32,8 +32,10 @@
 //     documents and at least half as many as the index holds drops the
 //     index first (kNN queries fall back to exact scans meanwhile); smaller
 //     incremental runs update the existing index.
-//   - Queries (Options.Queries). Each query's whole text (atom -1) and each
-//     atom text get a vector in query_embeddings.
+//   - Queries (Options.Queries; `boolpool encode` sets it unless
+//     --queries=false). Each query's whole text (atom -1) and each atom
+//     text get a vector in query_embeddings; vectors of atoms a query no
+//     longer has are deleted.
 //   - Text. A document is embedded as title + "\n" + body, the text the
 //     retrieval package's in-memory vectors use, so both agree.
 //   - Sparse. The lexical encoder stores sparsevec document vectors over the
@@ -41,8 +43,9 @@
 //     on the document alone, so incremental updates stay exact. The
 //     collection idf of the project goes into the query vectors (BM25 query
 //     weights × idf; their text hash includes the corpus fingerprint, so
-//     they are recomputed when the corpus changes). The dot product of a query and a
-//     document vector is then a BM25-like score with idf counted once.
+//     they are recomputed when the corpus changes). The dot product of a
+//     query and a document vector is then a BM25-like score with idf
+//     counted once.
 package embedjob
 
 import (

@@ -68,6 +68,7 @@ vet:
 test: deps fmt-check vet wasm
 	@scripts/install-chromium.sh >/dev/null
 	@$(WITH_DB) $(GO) test -race -count=1 -timeout 25m ./...
+	@$(WITH_DB) scripts/fuzz.sh 4s
 
 bench: build
 	@$(WITH_DB) bin/boolpool migrate >/dev/null && bin/boolpool bench --out bench/results.md

@@ -35,6 +35,7 @@ func (s *Server) routes() {
 	ah := authHandlers{svc: authSvc, users: s.store}
 	th := taskHandlers{svc: judgeSvc}
 	jh := judgeHandlers{svc: judgeSvc}
+	ph := poolHandlers{research: rh, st: s.store, log: s.log}
 
 	signedIn := []echo.MiddlewareFunc{noStore, auth.SameOrigin, authSvc.RequireSession}
 	researcher := append(signedIn[:len(signedIn):len(signedIn)], auth.RequireRole(api.RoleResearcher))
@@ -60,6 +61,12 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/adjudication", rh.queue, researcher...)
 	e.GET("/api/items/:id/adjudication", rh.adjudicationItem, researcher...)
 	e.POST("/api/items/:id/adjudication", rh.adjudicate, researcher...)
+	e.GET("/api/projects/:project/runs", ph.runs, researcher...)
+	e.POST("/api/projects/:project/pools/preview", ph.preview, researcher...)
+	e.POST("/api/projects/:project/pools", ph.publish, researcher...)
+	e.GET("/api/projects/:project/queries", ph.queries, researcher...)
+	e.PUT("/api/queries/:id/expression", ph.setExpression, researcher...)
+	e.GET("/api/queries/:id/decompose", ph.decompose, researcher...)
 
 	// Admins.
 	e.GET("/api/admin/users", ah.listUsers, admin...)

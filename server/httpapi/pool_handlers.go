@@ -1,0 +1,296 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"boolpool/server/apperr"
+	"boolpool/server/auth"
+	"boolpool/server/boolexpr"
+	"boolpool/server/decompose"
+	"boolpool/server/pooling"
+	"boolpool/server/store"
+	"boolpool/web/api"
+)
+
+// Pool builder and query-expression editor (researchers; wire types in
+// web/api/pools.go):
+//
+//	GET  /api/projects/:project/runs           []api.RunSummary
+//	POST /api/projects/:project/pools/preview  api.PoolSpec → api.PoolPreview; nothing is saved
+//	POST /api/projects/:project/pools          api.PoolSpec → api.PoolPublished: sets the project's
+//	                                           raters per item (when given), saves the pool and
+//	                                           publishes it as relevance items
+//	GET  /api/projects/:project/queries        []api.QueryExpression
+//	PUT  /api/queries/:id/expression           api.ExpressionRequest → api.QueryExpression (audited)
+//	GET  /api/queries/:id/decompose            api.ExpressionSuggestion (the decomposer's reading)
+type poolHandlers struct {
+	research researchHandlers // project lookup and membership
+	st       *store.Store     // pooling reads runs from the store itself
+	log      *slog.Logger
+}
+
+func (h poolHandlers) runs(c echo.Context) error {
+	p, err := h.research.project(c)
+	if err != nil {
+		return err
+	}
+	runs, err := h.st.ListRuns(c.Request().Context(), p.ID)
+	if err != nil {
+		return err
+	}
+	out := make([]api.RunSummary, len(runs))
+	for i, r := range runs {
+		out[i] = api.RunSummary{Name: r.Name, Method: r.Method, Queries: r.Queries, Results: r.Results}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// Bounds of a pool spec.
+const (
+	maxPoolDepth = 1000
+	maxPoolName  = 200
+)
+
+// poolSpec validates a request against the project's stored runs.
+func (h poolHandlers) poolSpec(c echo.Context, projectID int64, req api.PoolSpec) (pooling.Spec, error) {
+	spec := pooling.Spec{Name: strings.TrimSpace(req.Name), Runs: req.Runs, Depth: req.Depth, Strategy: req.Strategy,
+		Probes: req.Probes, ProbeDepth: req.ProbeDepth, Split: req.Split, JudgedK: req.JudgedK}
+	if spec.Name == "" {
+		spec.Name = "pool " + time.Now().UTC().Format("2006-01-02 15:04:05")
+	}
+	if len(spec.Name) > maxPoolName {
+		return spec, apperr.Invalidf("name", "longer than %d bytes", maxPoolName)
+	}
+	if len(req.Runs) == 0 {
+		return spec, apperr.Invalidf("runs", "choose at least one run")
+	}
+	stored, err := h.st.ListRuns(c.Request().Context(), projectID)
+	if err != nil {
+		return spec, err
+	}
+	known := map[string]bool{}
+	for _, r := range stored {
+		known[r.Name] = true
+	}
+	seen := map[string]bool{}
+	for i, r := range req.Runs {
+		if !known[r] {
+			return spec, apperr.Invalidf(fmt.Sprintf("runs[%d]", i), "no run named %q in this project", r)
+		}
+		if seen[r] {
+			return spec, apperr.Invalidf(fmt.Sprintf("runs[%d]", i), "run %q chosen twice", r)
+		}
+		seen[r] = true
+	}
+	if req.Depth < 1 || req.Depth > maxPoolDepth {
+		return spec, apperr.Invalidf("depth", "must be between 1 and %d", maxPoolDepth)
+	}
+	switch req.Strategy {
+	case api.StrategyDepth, api.StrategyMTF, api.StrategyBandit:
+	default:
+		return spec, apperr.Invalidf("strategy", "must be %s, %s or %s", api.StrategyDepth, api.StrategyMTF, api.StrategyBandit)
+	}
+	if req.ProbeDepth < 0 || req.ProbeDepth > maxPoolDepth {
+		return spec, apperr.Invalidf("probe_depth", "must be between 0 and %d", maxPoolDepth)
+	}
+	if req.Probes && req.ProbeDepth == 0 {
+		spec.ProbeDepth = req.Depth
+	}
+	if req.RatersPerItem != 0 && (req.RatersPerItem < 1 || req.RatersPerItem > 20) {
+		return spec, apperr.Invalidf("raters_per_item", "must be between 1 and 20")
+	}
+	for i, k := range req.JudgedK {
+		if k < 1 || k > maxPoolDepth {
+			return spec, apperr.Invalidf(fmt.Sprintf("judged_k[%d]", i), "must be between 1 and %d", maxPoolDepth)
+		}
+	}
+	if len(spec.JudgedK) == 0 {
+		spec.JudgedK = []int{spec.Depth}
+		if spec.Depth != 10 {
+			spec.JudgedK = append([]int{10}, spec.Depth)
+		}
+	}
+	return spec, nil
+}
+
+func previewOf(rep pooling.Report) api.PoolPreview {
+	comp := rep.Composition
+	out := api.PoolPreview{Name: rep.Name, Strategy: rep.Strategy, Depth: rep.Depth, Items: comp.Items, JudgedAtK: rep.JudgedAtK,
+		Composition: api.PoolComposition{Queries: comp.Queries, Items: comp.Items, ProbeItems: comp.ProbeItems, ProbeOnly: comp.ProbeOnly,
+			Runs: make([]api.PoolRunStats, len(comp.Runs)), Overlap: comp.Overlap}}
+	for i, r := range comp.Runs {
+		out.Composition.Runs[i] = api.PoolRunStats{Run: r.Run, Contributed: r.Contributed, Unique: r.Unique}
+	}
+	return out
+}
+
+func (h poolHandlers) preview(c echo.Context) error {
+	p, err := h.research.project(c)
+	if err != nil {
+		return err
+	}
+	var req api.PoolSpec
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	spec, err := h.poolSpec(c, p.ID, req)
+	if err != nil {
+		return err
+	}
+	rep, err := pooling.Preview(c.Request().Context(), h.st, p.ID, spec, h.log)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, previewOf(rep))
+}
+
+// publish sets the raters per item, saves the pool and publishes it. The
+// three steps are separate transactions; each is idempotent, so a failed
+// request can be repeated with the same name.
+func (h poolHandlers) publish(c echo.Context) error {
+	p, err := h.research.project(c)
+	if err != nil {
+		return err
+	}
+	var req api.PoolSpec
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	spec, err := h.poolSpec(c, p.ID, req)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	ss, _ := auth.CurrentSession(c)
+	raters := p.RatersPerItem
+	if req.RatersPerItem != 0 {
+		if err := h.st.SetRatersPerItem(ctx, p.ID, ss.User.ID, req.RatersPerItem); err != nil {
+			return err
+		}
+		raters = req.RatersPerItem
+	}
+	rep, err := pooling.Create(ctx, h.st, p.ID, spec, h.log)
+	if err != nil {
+		return err
+	}
+	res, err := h.st.PublishPool(ctx, rep.PoolID, ss.User.ID, float64(p.GoldRate))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, api.PoolPublished{PoolID: rep.PoolID, ItemsCreated: res.Items, Gold: res.Gold,
+		NoDocText: res.NoDocText, RatersPerItem: raters, Preview: previewOf(rep)})
+}
+
+// queryExpression renders a stored query for the editor.
+func queryExpression(q store.Query) api.QueryExpression {
+	out := api.QueryExpression{ID: q.ID, ExtID: q.ExtID, Text: q.Text, Template: q.Template, Atoms: make([]string, len(q.Atoms))}
+	for i, a := range q.Atoms {
+		out.Atoms[i] = a.Text
+	}
+	if len(q.Expression) > 0 && string(q.Expression) != "null" {
+		if e, err := boolexpr.ParseJSON(q.Expression, len(q.Atoms)); err == nil {
+			out.Expression = e.String()
+			out.Tree = q.Expression
+		}
+	}
+	return out
+}
+
+func (h poolHandlers) queries(c echo.Context) error {
+	p, err := h.research.project(c)
+	if err != nil {
+		return err
+	}
+	qs, err := h.st.ListQueries(c.Request().Context(), p.ID, "")
+	if err != nil {
+		return err
+	}
+	out := make([]api.QueryExpression, len(qs))
+	for i, q := range qs {
+		out[i] = queryExpression(q)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// query loads the :id query if the signed-in user may see its project.
+func (h poolHandlers) query(c echo.Context) (store.Query, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return store.Query{}, apperr.Invalidf("id", "not a query id")
+	}
+	q, err := h.st.QueryByID(c.Request().Context(), id)
+	if err != nil {
+		return q, err
+	}
+	return q, h.research.allowed(c, q.ProjectID)
+}
+
+func (h poolHandlers) setExpression(c echo.Context) error {
+	q, err := h.query(c)
+	if err != nil {
+		return err
+	}
+	var req api.ExpressionRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	e, texts, perr := api.ParseExpressionRequest(req)
+	if perr != nil {
+		return &apperr.Invalid{Field: perr.Field, Reason: perr.Reason}
+	}
+	template, _ := boolexpr.TemplateOf(e)
+	atoms := make([]store.Atom, len(texts))
+	for i, t := range texts {
+		atoms[i] = atomSpan(q, t)
+	}
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	ss, _ := auth.CurrentSession(c)
+	if err := h.st.SetQueryExpression(c.Request().Context(), q.ID, ss.User.ID, template, atoms, raw); err != nil {
+		return err
+	}
+	q, err = h.st.QueryByID(c.Request().Context(), q.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, queryExpression(q))
+}
+
+// atomSpan keeps the span of an unchanged atom, else locates the text in
+// the query (case-insensitively); an atom not in the text gets an empty
+// span at 0.
+func atomSpan(q store.Query, text string) store.Atom {
+	for _, a := range q.Atoms {
+		if a.Text == text {
+			return a
+		}
+	}
+	lt, lq := strings.ToLower(text), strings.ToLower(q.Text)
+	if i := strings.Index(lq, lt); i >= 0 && len(lq) == len(q.Text) && len(lt) == len(text) {
+		return store.Atom{Text: text, Start: i, End: i + len(text)}
+	}
+	return store.Atom{Text: text}
+}
+
+func (h poolHandlers) decompose(c echo.Context) error {
+	q, err := h.query(c)
+	if err != nil {
+		return err
+	}
+	res := decompose.Decompose(q.Text)
+	tree, err := json.Marshal(res.Expression)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, api.ExpressionSuggestion{Template: res.Template, Atoms: res.Atoms, Expression: res.Expression.String(), Tree: tree})
+}

@@ -1,0 +1,110 @@
+package api
+
+import "encoding/json"
+
+// Wire types of the pool builder and the query-expression editor:
+//
+//	GET  /api/projects/:project/runs           []RunSummary
+//	POST /api/projects/:project/pools/preview  PoolSpec → PoolPreview (nothing saved)
+//	POST /api/projects/:project/pools          PoolSpec → PoolPublished (saved and published)
+//	GET  /api/projects/:project/queries        []QueryExpression
+//	PUT  /api/queries/:id/expression           ExpressionRequest → QueryExpression
+//	GET  /api/queries/:id/decompose            ExpressionSuggestion
+
+// Pool strategies a researcher may publish.
+const (
+	StrategyDepth  = "depth"
+	StrategyMTF    = "mtf"
+	StrategyBandit = "bandit"
+)
+
+// RunSummary is one stored run of a project.
+type RunSummary struct {
+	Name    string `json:"name"`
+	Method  string `json:"method"`
+	Queries int    `json:"queries"` // queries with at least one result
+	Results int    `json:"results"`
+}
+
+// PoolSpec chooses a pool: runs, depth, strategy, logic probes, and (when
+// publishing) the raters per item, which is a project setting.
+type PoolSpec struct {
+	Name          string   `json:"name"`
+	Runs          []string `json:"runs"`
+	Depth         int      `json:"depth"`
+	Strategy      string   `json:"strategy"`
+	Probes        bool     `json:"probes"`
+	ProbeDepth    int      `json:"probe_depth,omitempty"`
+	Split         string   `json:"split,omitempty"`
+	JudgedK       []int    `json:"judged_k,omitempty"`
+	RatersPerItem int      `json:"raters_per_item,omitempty"` // 0 = keep the project's
+}
+
+// PoolRunStats is one run's share of a pool.
+type PoolRunStats struct {
+	Run         string `json:"run"`
+	Contributed int    `json:"contributed"` // pool entries the run found within the depth
+	Unique      int    `json:"unique"`      // entries no other run nor probe found
+}
+
+// PoolComposition summarises a pool; Overlap[i][j] counts entries found by
+// both Runs[i] and Runs[j] (the diagonal is Contributed).
+type PoolComposition struct {
+	Queries    int            `json:"queries"`
+	Items      int            `json:"items"`
+	ProbeItems int            `json:"probe_items"`
+	ProbeOnly  int            `json:"probe_only_items"`
+	Runs       []PoolRunStats `json:"runs"`
+	Overlap    [][]int        `json:"overlap"`
+}
+
+// PoolPreview is what a pool would contain. Items is the number of
+// (query, document) entries, an upper bound on the relevance items that
+// publishing creates (entries that already have an item are kept).
+type PoolPreview struct {
+	Name        string                     `json:"name"`
+	Strategy    string                     `json:"strategy"`
+	Depth       int                        `json:"depth"`
+	Items       int                        `json:"items"`
+	Composition PoolComposition            `json:"composition"`
+	JudgedAtK   map[string]map[int]float64 `json:"judged_at_k"` // run → k → share of its top k in the pool
+}
+
+// PoolPublished is a saved and published pool.
+type PoolPublished struct {
+	PoolID        int64       `json:"pool_id"`
+	ItemsCreated  int         `json:"items_created"`
+	Gold          int         `json:"gold"`
+	NoDocText     int         `json:"no_doc_text"` // entries skipped: document not stored
+	RatersPerItem int         `json:"raters_per_item"`
+	Preview       PoolPreview `json:"preview"`
+}
+
+// QueryExpression is a query with its atoms and Boolean expression.
+type QueryExpression struct {
+	ID         int64           `json:"id"`
+	ExtID      string          `json:"ext_id"`
+	Text       string          `json:"text"`
+	Template   string          `json:"template"`
+	Atoms      []string        `json:"atoms"`
+	Expression string          `json:"expression"` // letter notation, e.g. "(A AND B) AND NOT C"; "" when unknown
+	Tree       json.RawMessage `json:"tree,omitempty"`
+}
+
+// ExpressionRequest corrects a query's decomposition: either Expression in
+// letter notation with Atoms naming A, B, … in order (or in quoted-text
+// notation, `"x" AND NOT "y"`, with Atoms empty), or Tree, the JSON form
+// ({"op":"AND","args":[…]}, {"op":"ATOM","atom":0}) with Atoms.
+type ExpressionRequest struct {
+	Expression string          `json:"expression,omitempty"`
+	Atoms      []string        `json:"atoms,omitempty"`
+	Tree       json.RawMessage `json:"tree,omitempty"`
+}
+
+// ExpressionSuggestion is the decomposer's reading of a query's text.
+type ExpressionSuggestion struct {
+	Template   string          `json:"template"`
+	Atoms      []string        `json:"atoms"`
+	Expression string          `json:"expression"`
+	Tree       json.RawMessage `json:"tree"`
+}

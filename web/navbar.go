@@ -22,7 +22,7 @@ func NewNavBar() *NavBar { return &NavBar{} }
 func (n *NavBar) Me(v api.Me) *NavBar { n.Ime = v; return n }
 
 // Active names the current section (a task kind, "researcher",
-// "dashboard", "adjudication" or "admin").
+// "dashboard", "adjudication", "pools", "queries" or "admin").
 func (n *NavBar) Active(v string) *NavBar { n.Iactive = v; return n }
 
 // Project sets the project the judging links point at.
@@ -61,6 +61,8 @@ func (n *NavBar) Render() app.UI {
 					return app.Div().Class("navgroup").Body(
 						link("/dashboard/"+project, "Dashboard", "dashboard"),
 						link("/adjudicate/"+project, "Adjudication", "adjudication"),
+						link("/pools/"+project, "Pools", "pools"),
+						link("/queries/"+project, "Queries", "queries"),
 					)
 				})
 			}),

@@ -23,6 +23,8 @@ func Routes() {
 	app.Route("/admin", func() app.Composer { return NewAdminPage() })
 	app.RouteWithRegexp(`^/dashboard/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewDashboardPage() })
 	app.RouteWithRegexp(`^/adjudicate/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewAdjudicationPage() })
+	app.RouteWithRegexp(`^/pools/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewPoolBuilderPage() })
+	app.RouteWithRegexp(`^/queries/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewQueriesPage() })
 }
 
 // Handler returns the go-app handler serving the pages, app.js, the service

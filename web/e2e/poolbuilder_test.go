@@ -1,0 +1,110 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"boolpool/server/boolexpr"
+	"boolpool/server/judging/judgingtest"
+	"boolpool/web/api"
+)
+
+// setInput sets a field's value and fires the input event the page listens to.
+func (e *env) setInput(sel, value string) {
+	e.t.Helper()
+	sq, _ := json.Marshal(sel)
+	vq, _ := json.Marshal(value)
+	eval[bool](e, `(() => { const el = document.querySelector(`+string(sq)+`); el.value = `+string(vq)+`;
+		el.dispatchEvent(new Event("input", {bubbles: true})); return true })()`)
+}
+
+// TestPoolBuilderAndExpressionEditor: a researcher previews a pool over two
+// stored runs, publishes it, and an annotator's queue then holds its items;
+// the researcher corrects a query's expression in the editor and the stored
+// expression changes.
+func TestPoolBuilderAndExpressionEditor(t *testing.T) {
+	e := newEnv(t, 1)
+	ctx := context.Background()
+	if err := judgingtest.AddRuns(ctx, e.st, e.fx); err != nil {
+		t.Fatal(err)
+	}
+	// Start from no relevance items, so every item in the queue comes from the pool.
+	if _, err := e.st.Pool().Exec(ctx, `DELETE FROM items WHERE project_id = $1 AND kind = 'relevance'`, e.fx.Project.ID); err != nil {
+		t.Fatal(err)
+	}
+	ann := dashLogin(t, e.url, "annotator1")
+	var q api.Queue
+	if st := ann.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 || len(q.Tasks) != 0 {
+		t.Fatalf("queue before publishing: %d, %d tasks", st, len(q.Tasks))
+	}
+
+	// Pool builder: choose both runs, depth 2, two raters; preview, publish.
+	e.login("researcher")
+	e.do("open pool builder", chromedp.Navigate(e.url+"/pools/fixture"),
+		chromedp.WaitVisible(chromedp.CSS(`#poolbuilder[data-wasm="1"][data-state="ready"] #pool-runs`)))
+	e.do("choose runs", chromedp.Click(chromedp.CSS(`input[data-run="bm25"]`)), chromedp.Click(chromedp.CSS(`input[data-run="dense"]`)))
+	e.setInput("#pool-depth", "2")
+	e.setInput("#pool-raters", "2")
+	if eval[bool](e, `document.querySelector("#pool-publish").disabled`) != true {
+		t.Error("publish is enabled before a preview")
+	}
+	e.do("preview", chromedp.Click(chromedp.CSS(`#pool-preview`)))
+	e.waitJS("composition", `document.querySelector('#poolbuilder[data-previewed="true"] #pool-composition tr[data-run="dense"]')`, 20*time.Second)
+	totals := eval[string](e, `document.querySelector("#pool-totals").textContent`)
+	if !strings.HasPrefix(totals, "7 items over 2 queries") {
+		t.Errorf("totals = %q", totals)
+	}
+	if row := eval[string](e, `document.querySelector('#pool-composition tr[data-run="bm25"]').textContent`); row != "bm25"+"4"+"3"+"1.00"+"0.83" {
+		t.Errorf("bm25 row = %q, want run, 4 items, 3 unique, Judged@2 1.00, Judged@10 0.83", row)
+	}
+	eval[bool](e, `(document.querySelector("#pool-preview-result").scrollIntoView(), true)`)
+	e.shot("pool-01-preview")
+	if pools, err := e.st.ListPools(ctx, e.fx.Project.ID); err != nil || len(pools) != 0 {
+		t.Fatalf("the preview saved a pool: %+v %v", pools, err)
+	}
+	e.do("publish", chromedp.Click(chromedp.CSS(`#pool-publish`)))
+	e.waitJS("published", `document.querySelector('#poolbuilder[data-published="true"]')`, 20*time.Second)
+	if msg := eval[string](e, `document.querySelector("#pool-message").textContent`); !strings.Contains(msg, "7 new relevance items, 2 raters per item") {
+		t.Errorf("message = %q", msg)
+	}
+	e.shot("pool-02-published")
+	if st := ann.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 || len(q.Tasks) == 0 {
+		t.Fatalf("queue after publishing: %d, %d tasks", st, len(q.Tasks))
+	}
+
+	// Expression editor: q1 becomes (A AND B) AND NOT C.
+	e.do("open queries", chromedp.Navigate(e.url+"/queries/fixture"),
+		chromedp.WaitVisible(chromedp.CSS(`#queries[data-wasm="1"][data-state="ready"] #query-list`)))
+	e.shot("queries-01-list")
+	e.do("edit q1", chromedp.Click(chromedp.CSS(`button.edit[data-query="q1"]`)))
+	e.waitJS("editor", `document.querySelector('#expr-editor #expr-status[data-valid="true"]')`, 10*time.Second)
+	e.do("suggest", chromedp.Click(chromedp.CSS(`#expr-suggest`)))
+	e.waitJS("suggestion", `(document.querySelector("#queries-message") || {}).textContent === "Filled from the decomposer; check it and save."`, 10*time.Second)
+	e.setInput("#expr-input", "(A AND B) AND NOT")
+	e.waitJS("live error", `document.querySelector('#expr-status[data-valid="false"][data-field="expression"]') && document.querySelector("#expr-save").disabled`, 10*time.Second)
+	e.shot("queries-02-invalid")
+	e.setInput("#expr-input", "(A AND B) AND NOT C")
+	e.setInput("#expr-atoms", "Birds\nVenezuelan Andes\nbirds of Colombia")
+	e.waitJS("valid", `document.querySelector('#expr-status[data-valid="true"]')`, 10*time.Second)
+	e.do("save", chromedp.Click(chromedp.CSS(`#expr-save`)))
+	e.waitJS("saved", `(document.querySelector("#queries-message") || {}).textContent.startsWith("Saved q1")`, 10*time.Second)
+	if got := eval[string](e, `document.querySelector('#query-list tr[data-query="q1"] td.expression').textContent`); got != `("Birds" AND "Venezuelan Andes") AND NOT "birds of Colombia"` {
+		t.Errorf("listed expression = %s", got)
+	}
+	e.shot("queries-03-saved")
+	sq, err := e.st.QueryByID(ctx, e.fx.Queries["q1"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := boolexpr.ParseJSON(sq.Expression, len(sq.Atoms))
+	if err != nil || x.String() != "(A AND B) AND NOT C" || len(sq.Atoms) != 3 || sq.Atoms[1].Text != "Venezuelan Andes" {
+		t.Errorf("stored = %s %+v (%v)", sq.Expression, sq.Atoms, err)
+	}
+}

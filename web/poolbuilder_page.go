@@ -1,0 +1,285 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+// PoolBuilderPage builds a judging pool for a project (/pools/:project):
+// the researcher chooses runs, depth, strategy, logic probes and raters
+// per item, previews the composition (items per run, unique, overlap,
+// Judged@k) and then publishes it as relevance items. Any change to the
+// choices discards the preview, so what is published is what was seen.
+type PoolBuilderPage struct {
+	app.Compo
+	me        api.Me
+	project   string
+	runs      []api.RunSummary
+	chosen    map[string]bool
+	name      string
+	depth     int
+	strategy  string
+	probes    bool
+	raters    int // 0 = keep the project's
+	preview   *api.PoolPreview
+	published *api.PoolPublished
+	state     string
+	message   string
+	busy      bool
+	mounted   bool
+	client    *Client
+}
+
+// NewPoolBuilderPage returns the page with a depth-20 pool chosen.
+func NewPoolBuilderPage() *PoolBuilderPage {
+	return &PoolBuilderPage{state: stateLoading, chosen: map[string]bool{}, depth: 20, strategy: api.StrategyDepth}
+}
+
+// OnNav reads the project and titles the page.
+func (p *PoolBuilderPage) OnNav(ctx app.Context) {
+	p.project = lastPathPart(ctx.Page().URL().Path)
+	ctx.Page().SetTitle("Pool builder · " + p.project + " · boolpool")
+}
+
+// OnMount loads the user and the project's runs.
+func (p *PoolBuilderPage) OnMount(ctx app.Context) {
+	if !app.IsClient {
+		return
+	}
+	p.mounted = true
+	p.project = lastPathPart(ctx.Page().URL().Path)
+	p.client = NewClient()
+	cl, project := p.client, p.project
+	ctx.Async(func() {
+		c := context.Background()
+		me, err := cl.Me(c)
+		var runs []api.RunSummary
+		if err == nil {
+			runs, err = cl.Runs(c, project)
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			p.me, p.runs = me, runs
+			p.state, p.message = pageState(ctx, err, len(runs) == 0)
+			if p.state == stateEmpty {
+				p.message = "This project has no stored runs yet: run a retrieval method first."
+			}
+		})
+	})
+}
+
+// spec is the pool the form describes; runs in the listed order.
+func (p *PoolBuilderPage) spec() api.PoolSpec {
+	s := api.PoolSpec{Name: strings.TrimSpace(p.name), Depth: p.depth, Strategy: p.strategy, Probes: p.probes, RatersPerItem: p.raters}
+	for _, r := range p.runs {
+		if p.chosen[r.Name] {
+			s.Runs = append(s.Runs, r.Name)
+		}
+	}
+	return s
+}
+
+// changed discards a preview that no longer matches the form.
+func (p *PoolBuilderPage) changed() { p.preview, p.published = nil, nil }
+
+func (p *PoolBuilderPage) doPreview(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	if p.busy {
+		return
+	}
+	s := p.spec()
+	if len(s.Runs) == 0 {
+		p.message = "Choose at least one run."
+		return
+	}
+	p.busy, p.message = true, ""
+	cl, project := p.client, p.project
+	ctx.Async(func() {
+		pv, err := cl.PreviewPool(context.Background(), project, s)
+		ctx.Dispatch(func(ctx app.Context) {
+			p.busy = false
+			if err != nil {
+				p.message = "Preview failed: " + err.Error()
+				return
+			}
+			p.preview, p.published = &pv, nil
+		})
+	})
+}
+
+func (p *PoolBuilderPage) doPublish(ctx app.Context, e app.Event) {
+	if p.busy || p.preview == nil {
+		return
+	}
+	s := p.spec()
+	p.busy, p.message = true, ""
+	cl, project := p.client, p.project
+	ctx.Async(func() {
+		res, err := cl.PublishPool(context.Background(), project, s)
+		ctx.Dispatch(func(ctx app.Context) {
+			p.busy = false
+			if err != nil {
+				p.message = "Publishing failed: " + err.Error()
+				return
+			}
+			p.published = &res
+			p.message = fmt.Sprintf("Published pool %d: %d new relevance items, %d raters per item.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
+		})
+	})
+}
+
+// Render draws the page.
+func (p *PoolBuilderPage) Render() app.UI {
+	root := app.Div().ID("poolbuilder").Class("page").DataSet("state", p.state).DataSet("previewed", p.preview != nil).
+		DataSet("published", p.published != nil)
+	if p.mounted {
+		root = root.DataSet("wasm", "1")
+	}
+	return root.Body(
+		NewNavBar().Me(p.me).Active("pools").Project(p.project),
+		app.Main().Body(
+			app.Div().Class("page-title").Body(
+				app.H1().Textf("Pool builder · %s", p.project),
+				app.A().Href("/queries/"+p.project).Text("Query expressions"),
+			),
+			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
+			app.If(p.message != "", func() app.UI {
+				return app.P().ID("pool-message").Class("notice").Role("status").Text(p.message)
+			}),
+			app.If(len(p.runs) > 0, func() app.UI { return p.renderForm() }),
+			app.If(p.preview != nil, func() app.UI { return p.renderPreview(*p.preview) }),
+		),
+	)
+}
+
+func (p *PoolBuilderPage) renderForm() app.UI {
+	return app.Section().Aria("label", "Pool").Body(
+		app.Form().ID("pool-form").OnSubmit(p.doPreview).Body(
+			app.FieldSet().Body(
+				app.Legend().Text("Runs"),
+				app.Table().ID("pool-runs").Body(
+					app.THead().Body(app.Tr().Body(
+						app.Th().Scope("col").Text("Pool"), app.Th().Scope("col").Text("Run"),
+						app.Th().Scope("col").Text("Method"), app.Th().Scope("col").Text("Queries"), app.Th().Scope("col").Text("Results"),
+					)),
+					app.TBody().Body(app.Range(p.runs).Slice(func(i int) app.UI {
+						r := p.runs[i]
+						id := "run-" + strconv.Itoa(i)
+						return app.Tr().Body(
+							app.Td().Body(app.Input().Type("checkbox").ID(id).DataSet("run", r.Name).Checked(p.chosen[r.Name]).
+								OnChange(func(ctx app.Context, e app.Event) {
+									p.chosen[r.Name] = ctx.JSSrc().Get("checked").Bool()
+									p.changed()
+								})),
+							app.Td().Body(app.Label().For(id).Text(r.Name)),
+							app.Td().Text(r.Method),
+							app.Td().Class("num").Text(r.Queries),
+							app.Td().Class("num").Text(r.Results),
+						)
+					})),
+				),
+			),
+			app.Div().Class("field").Body(
+				app.Label().For("pool-name").Text("Name (optional)"),
+				app.Input().ID("pool-name").Type("text").Value(p.name).
+					OnInput(func(ctx app.Context, e app.Event) { p.name = ctx.JSSrc().Get("value").String(); p.changed() }),
+			),
+			app.Div().Class("field").Body(
+				app.Label().For("pool-depth").Text("Depth (top k of each run)"),
+				app.Input().ID("pool-depth").Type("number").Min(1).Max(1000).Value(p.depth).
+					OnInput(func(ctx app.Context, e app.Event) {
+						p.depth, _ = strconv.Atoi(ctx.JSSrc().Get("value").String())
+						p.changed()
+					}),
+			),
+			app.Div().Class("field").Body(
+				app.Label().For("pool-strategy").Text("Strategy"),
+				app.Select().ID("pool-strategy").OnChange(func(ctx app.Context, e app.Event) {
+					p.strategy = ctx.JSSrc().Get("value").String()
+					p.changed()
+				}).Body(
+					app.Option().Value(api.StrategyDepth).Selected(p.strategy == api.StrategyDepth).Text("depth — every document in the top k"),
+					app.Option().Value(api.StrategyMTF).Selected(p.strategy == api.StrategyMTF).Text("mtf — move-to-front priority"),
+					app.Option().Value(api.StrategyBandit).Selected(p.strategy == api.StrategyBandit).Text("bandit — adaptive priority"),
+				),
+			),
+			app.Div().Class("field").Body(
+				app.Input().ID("pool-probes").Type("checkbox").Checked(p.probes).
+					OnChange(func(ctx app.Context, e app.Event) { p.probes = ctx.JSSrc().Get("checked").Bool(); p.changed() }),
+				app.Label().For("pool-probes").Text(" Add logic probes (documents that satisfy some atoms but not the expression)"),
+			),
+			app.Div().Class("field").Body(
+				app.Label().For("pool-raters").Text("Raters per item (empty: keep the project's)"),
+				app.Input().ID("pool-raters").Type("number").Min(1).Max(20).Value(map[bool]string{true: "", false: strconv.Itoa(p.raters)}[p.raters == 0]).
+					OnInput(func(ctx app.Context, e app.Event) {
+						p.raters, _ = strconv.Atoi(ctx.JSSrc().Get("value").String())
+						p.changed()
+					}),
+			),
+			app.Button().Type("submit").ID("pool-preview").Disabled(p.busy).Text("Preview"),
+			app.Button().Type("button").ID("pool-publish").Class("primary").Disabled(p.busy || p.preview == nil || p.published != nil).
+				OnClick(p.doPublish).Text("Publish"),
+		),
+	)
+}
+
+func (p *PoolBuilderPage) renderPreview(pv api.PoolPreview) app.UI {
+	c := pv.Composition
+	var ks []int
+	for _, byK := range pv.JudgedAtK {
+		for k := range byK {
+			ks = append(ks, k)
+		}
+		break
+	}
+	sort.Ints(ks)
+	return app.Section().ID("pool-preview-result").Aria("label", "Composition").Body(
+		app.H2().Text("Composition"),
+		app.P().ID("pool-totals").Textf("%d items over %d queries · %d carry a probe label, %d found only by probes",
+			c.Items, c.Queries, c.ProbeItems, c.ProbeOnly),
+		app.Table().ID("pool-composition").Body(
+			app.THead().Body(app.Tr().Body(
+				app.Th().Scope("col").Text("Run"), app.Th().Scope("col").Text("Items"), app.Th().Scope("col").Text("Unique"),
+				app.Range(ks).Slice(func(i int) app.UI { return app.Th().Scope("col").Textf("Judged@%d", ks[i]) }),
+			)),
+			app.TBody().Body(app.Range(c.Runs).Slice(func(i int) app.UI {
+				r := c.Runs[i]
+				return app.Tr().DataSet("run", r.Run).Body(
+					app.Th().Scope("row").Text(r.Run),
+					app.Td().Class("num").Text(r.Contributed),
+					app.Td().Class("num").Text(r.Unique),
+					app.Range(ks).Slice(func(j int) app.UI {
+						return app.Td().Class("num").Textf("%.2f", pv.JudgedAtK[r.Run][ks[j]])
+					}),
+				)
+			})),
+		),
+		app.If(len(c.Runs) > 1, func() app.UI {
+			return app.Table().ID("pool-overlap").Body(
+				app.Caption().Text("Overlap: items found by both runs"),
+				app.THead().Body(app.Tr().Body(
+					app.Th().Text(""),
+					app.Range(c.Runs).Slice(func(i int) app.UI { return app.Th().Scope("col").Text(c.Runs[i].Run) }),
+				)),
+				app.TBody().Body(app.Range(c.Runs).Slice(func(i int) app.UI {
+					return app.Tr().Body(
+						app.Th().Scope("row").Text(c.Runs[i].Run),
+						app.Range(c.Runs).Slice(func(j int) app.UI {
+							v := 0
+							if i < len(c.Overlap) && j < len(c.Overlap[i]) {
+								v = c.Overlap[i][j]
+							}
+							return app.Td().Class("num").Text(v)
+						}),
+					)
+				})),
+			)
+		}),
+	)
+}

@@ -1,0 +1,227 @@
+package web
+
+import (
+	"context"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/server/boolexpr"
+	"boolpool/web/api"
+)
+
+// QueriesPage is the query-expression editor (/queries/:project): it lists
+// a project's queries with their Boolean expressions; the researcher picks
+// one, edits the printed expression (letters A, B, … with one atom text
+// per line) under live validation, can fill both from the decomposer's
+// suggestion, and saves the correction (audited on the server).
+type QueriesPage struct {
+	app.Compo
+	me       api.Me
+	project  string
+	queries  []api.QueryExpression
+	selected int64
+	expr     string
+	atoms    string // one atom text per line
+	state    string
+	message  string
+	busy     bool
+	mounted  bool
+	client   *Client
+}
+
+// NewQueriesPage returns the page.
+func NewQueriesPage() *QueriesPage { return &QueriesPage{state: stateLoading} }
+
+// OnNav reads the project and titles the page.
+func (p *QueriesPage) OnNav(ctx app.Context) {
+	p.project = lastPathPart(ctx.Page().URL().Path)
+	ctx.Page().SetTitle("Query expressions · " + p.project + " · boolpool")
+}
+
+// OnMount loads the user and the queries.
+func (p *QueriesPage) OnMount(ctx app.Context) {
+	if !app.IsClient {
+		return
+	}
+	p.mounted = true
+	p.project = lastPathPart(ctx.Page().URL().Path)
+	p.client = NewClient()
+	cl, project := p.client, p.project
+	ctx.Async(func() {
+		c := context.Background()
+		me, err := cl.Me(c)
+		var qs []api.QueryExpression
+		if err == nil {
+			qs, err = cl.Queries(c, project)
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			p.me, p.queries = me, qs
+			p.state, p.message = pageState(ctx, err, len(qs) == 0)
+		})
+	})
+}
+
+func (p *QueriesPage) current() *api.QueryExpression {
+	for i := range p.queries {
+		if p.queries[i].ID == p.selected {
+			return &p.queries[i]
+		}
+	}
+	return nil
+}
+
+func (p *QueriesPage) edit(q api.QueryExpression) {
+	p.selected, p.expr, p.atoms, p.message = q.ID, q.Expression, strings.Join(q.Atoms, "\n"), ""
+}
+
+// request is the correction the editor holds.
+func (p *QueriesPage) request() api.ExpressionRequest {
+	var atoms []string
+	for _, l := range strings.Split(p.atoms, "\n") {
+		if strings.TrimSpace(l) != "" {
+			atoms = append(atoms, l)
+		}
+	}
+	return api.ExpressionRequest{Expression: p.expr, Atoms: atoms}
+}
+
+func (p *QueriesPage) suggest(ctx app.Context, e app.Event) {
+	if p.busy || p.selected == 0 {
+		return
+	}
+	p.busy = true
+	cl, id := p.client, p.selected
+	ctx.Async(func() {
+		s, err := cl.Decompose(context.Background(), id)
+		ctx.Dispatch(func(ctx app.Context) {
+			p.busy = false
+			if err != nil {
+				p.message = "No suggestion: " + err.Error()
+				return
+			}
+			p.expr, p.atoms = s.Expression, strings.Join(s.Atoms, "\n")
+			p.message = "Filled from the decomposer; check it and save."
+		})
+	})
+}
+
+func (p *QueriesPage) save(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	if p.busy || p.selected == 0 {
+		return
+	}
+	req := p.request()
+	if _, _, perr := api.ParseExpressionRequest(req); perr != nil {
+		p.message = "Not saved: " + perr.Error()
+		return
+	}
+	p.busy = true
+	cl, id := p.client, p.selected
+	ctx.Async(func() {
+		q, err := cl.SetExpression(context.Background(), id, req)
+		ctx.Dispatch(func(ctx app.Context) {
+			p.busy = false
+			if err != nil {
+				p.message = "Not saved: " + err.Error()
+				return
+			}
+			for i := range p.queries {
+				if p.queries[i].ID == q.ID {
+					p.queries[i] = q
+				}
+			}
+			p.edit(q)
+			p.message = "Saved " + q.ExtID + ": " + q.Expression
+		})
+	})
+}
+
+// Render draws the page.
+func (p *QueriesPage) Render() app.UI {
+	root := app.Div().ID("queries").Class("page").DataSet("state", p.state).DataSet("query", p.selected)
+	if p.mounted {
+		root = root.DataSet("wasm", "1")
+	}
+	return root.Body(
+		NewNavBar().Me(p.me).Active("queries").Project(p.project),
+		app.Main().Body(
+			app.Div().Class("page-title").Body(
+				app.H1().Textf("Query expressions · %s", p.project),
+				app.A().Href("/pools/"+p.project).Text("Pool builder"),
+			),
+			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
+			app.If(p.message != "", func() app.UI {
+				return app.P().ID("queries-message").Class("notice").Role("status").Text(p.message)
+			}),
+			app.If(p.current() != nil, func() app.UI { return p.renderEditor(*p.current()) }),
+			app.If(len(p.queries) > 0, func() app.UI {
+				return app.Section().Aria("label", "Queries").Body(
+					app.Table().ID("query-list").Body(
+						app.THead().Body(app.Tr().Body(
+							app.Th().Scope("col").Text("Query"), app.Th().Scope("col").Text("Text"),
+							app.Th().Scope("col").Text("Expression"), app.Th().Scope("col").Text("Template"), app.Th().Text(""),
+						)),
+						app.TBody().Body(app.Range(p.queries).Slice(func(i int) app.UI {
+							q := p.queries[i]
+							return app.Tr().DataSet("query", q.ExtID).Body(
+								app.Th().Scope("row").Text(q.ExtID),
+								app.Td().Text(q.Text),
+								app.Td().Class("expression").Text(printed(q)),
+								app.Td().Text(q.Template),
+								app.Td().Body(app.Button().Type("button").Class("edit").DataSet("query", q.ExtID).Text("Edit").
+									OnClick(func(ctx app.Context, e app.Event) { p.edit(q) })),
+							)
+						})),
+					),
+				)
+			}),
+		),
+	)
+}
+
+// printed is a query's expression with its atom texts quoted.
+func printed(q api.QueryExpression) string {
+	if q.Expression == "" {
+		return "—"
+	}
+	e, err := boolexpr.Parse(q.Expression)
+	if err != nil {
+		return q.Expression
+	}
+	return e.Format(q.Atoms)
+}
+
+func (p *QueriesPage) renderEditor(q api.QueryExpression) app.UI {
+	req := p.request()
+	e, atoms, perr := api.ParseExpressionRequest(req)
+	var status app.UI
+	if perr != nil {
+		status = app.P().ID("expr-status").Class("invalid").DataSet("valid", "false").DataSet("field", perr.Field).Text(perr.Error())
+	} else {
+		t, ok := boolexpr.TemplateOf(e)
+		if !ok {
+			t = "no QUEST template"
+		}
+		status = app.P().ID("expr-status").Class("valid").DataSet("valid", "true").Textf("Valid (%s): %s", t, e.Format(atoms))
+	}
+	return app.Section().ID("expr-editor").Aria("label", "Edit expression").Body(
+		app.H2().Text("Query "+q.ExtID),
+		app.P().Class("query").Text(q.Text),
+		app.Form().ID("expr-form").OnSubmit(p.save).Body(
+			app.Div().Class("field").Body(
+				app.Label().For("expr-input").Text("Expression (atoms A, B, C…; AND, OR, NOT, parentheses)"),
+				app.Input().ID("expr-input").Type("text").Value(p.expr).Attr("spellcheck", "false").
+					OnInput(func(ctx app.Context, e app.Event) { p.expr = ctx.JSSrc().Get("value").String() }),
+			),
+			app.Div().Class("field").Body(
+				app.Label().For("expr-atoms").Text("Atoms, one per line (first line is A)"),
+				app.Textarea().ID("expr-atoms").Rows(4).Attr("value", p.atoms).Attr("spellcheck", "false").
+					OnInput(func(ctx app.Context, e app.Event) { p.atoms = ctx.JSSrc().Get("value").String() }),
+			),
+			status,
+			app.Button().Type("button").ID("expr-suggest").Disabled(p.busy).OnClick(p.suggest).Text("Suggest"),
+			app.Button().Type("submit").ID("expr-save").Class("primary").Disabled(p.busy || perr != nil).Text("Save"),
+		),
+	)
+}

@@ -88,6 +88,22 @@ func TestPoolPreviewAndPublish(t *testing.T) {
 	}
 }
 
+func TestPoolPreviewWithProbes(t *testing.T) {
+	e := newPoolEnv(t)
+	spec := api.PoolSpec{Runs: []string{"bm25"}, Depth: 1, Strategy: api.StrategyBandit, Probes: true, ProbeDepth: 3}
+	var pv api.PoolPreview
+	if st := e.login("researcher").do("POST", "/api/projects/fixture/pools/preview", spec, &pv); st != 200 {
+		t.Fatalf("preview: %d", st)
+	}
+	// bm25 contributes its top document per query; the probes add documents
+	// carrying a probe label (built from the lexical index on demand).
+	c := pv.Composition
+	if c.Runs[0].Contributed != 2 || c.ProbeItems == 0 || c.Items != c.Runs[0].Contributed+c.ProbeOnly {
+		t.Errorf("composition = %+v", c)
+	}
+	t.Logf("probe items %d, probe-only %d of %d", c.ProbeItems, c.ProbeOnly, c.Items)
+}
+
 func TestPoolBadSpec(t *testing.T) {
 	e := newPoolEnv(t)
 	u := e.login("researcher")

@@ -152,9 +152,10 @@ func (h poolHandlers) preview(c echo.Context) error {
 	return c.JSON(http.StatusOK, previewOf(rep))
 }
 
-// publish sets the raters per item, saves the pool and publishes it. The
-// three steps are separate transactions; each is idempotent, so a failed
-// request can be repeated with the same name.
+// publish saves the pool (a draft), sets the raters per item and publishes
+// the pool. The three steps are separate transactions; each can be
+// repeated (a draft of the same name is replaced), so a failed request can
+// be sent again with the same name.
 func (h poolHandlers) publish(c echo.Context) error {
 	p, err := h.research.project(c)
 	if err != nil {
@@ -170,16 +171,16 @@ func (h poolHandlers) publish(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	ss, _ := auth.CurrentSession(c)
+	rep, err := pooling.Create(ctx, h.st, p.ID, spec, h.log)
+	if err != nil {
+		return err
+	}
 	raters := p.RatersPerItem
 	if req.RatersPerItem != 0 {
 		if err := h.st.SetRatersPerItem(ctx, p.ID, ss.User.ID, req.RatersPerItem); err != nil {
 			return err
 		}
 		raters = req.RatersPerItem
-	}
-	rep, err := pooling.Create(ctx, h.st, p.ID, spec, h.log)
-	if err != nil {
-		return err
 	}
 	res, err := h.st.PublishPool(ctx, rep.PoolID, ss.User.ID, float64(p.GoldRate))
 	if err != nil {

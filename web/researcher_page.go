@@ -10,7 +10,7 @@ import (
 
 // ResearcherPage is the researchers' start page: per-project judging
 // progress with links to each project's live dashboard and adjudication
-// queue (the pool builder grows here).
+// queue, pool builder and query-expression editor.
 type ResearcherPage struct {
 	app.Compo
 	me      api.Me
@@ -92,7 +92,9 @@ func (p *ResearcherPage) Render() app.UI {
 						return app.Tr().Body(app.Td().Text(s.Project), app.Td().Text(s.Items), app.Td().Text(s.Judgments),
 							app.Td().Text(s.Contradictions), app.Td().Text(s.Annotators),
 							app.Td().Body(app.A().Href("/dashboard/"+s.Project).Text("Dashboard"), app.Text(" · "),
-								app.A().Href("/adjudicate/"+s.Project).Text("Adjudication")))
+								app.A().Href("/adjudicate/"+s.Project).Text("Adjudication"), app.Text(" · "),
+								app.A().Href("/pools/"+s.Project).Text("Pools"), app.Text(" · "),
+								app.A().Href("/queries/"+s.Project).Text("Queries")))
 					})),
 				)
 			}),

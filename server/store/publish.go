@@ -77,6 +77,14 @@ func (s *Store) PublishPool(ctx context.Context, poolID, userID int64, goldRate 
 		}
 		return audit(ctx, tx, userID, projectID, "pool.publish", "pool", fmt.Sprint(poolID), res)
 	})
+	if err == nil && res.Items >= 1000 {
+		// Thousands of new items at once leave the planner with stale
+		// statistics, and the leasing query then picks a plan ~100x slower
+		// until autovacuum catches up.
+		if _, aerr := s.pool.Exec(ctx, `ANALYZE items`); aerr != nil {
+			return res, fmt.Errorf("store: publish pool: analyze: %w", aerr)
+		}
+	}
 	return res, err
 }
 

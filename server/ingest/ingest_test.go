@@ -304,8 +304,8 @@ func TestBoolQAndNevIR(t *testing.T) {
 	}
 	first := strings.SplitN(out.String(), "\n", 2)[0]
 	var rec struct {
-		ID       string `json:"id"`
-		Type     string `json:"question_type"`
+		ID       string                                    `json:"id"`
+		Type     string                                    `json:"question_type"`
 		Positive []struct{ Title, Text, PassageID string } `json:"positive_ctxs"`
 		Negative []struct{ Title, Text, PassageID string } `json:"negative_ctxs"`
 	}

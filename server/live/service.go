@@ -39,11 +39,13 @@ type Service struct {
 	mu       sync.Mutex
 	projects map[int64]*project
 
-	// refreshMu makes each item refresh and its application to the state
-	// one step, so that a state never takes an older refresh after a newer
-	// one (the worker, a caller doing backpressure work and adjudications
-	// run concurrently).
-	refreshMu sync.Mutex
+	// itemMu makes each item's refresh and its application to the state
+	// one step, so that a state never takes an older refresh of an item
+	// after a newer one (workers, a caller doing backpressure work and
+	// adjudications run concurrently). Different items proceed in
+	// parallel: one lock for all items capped the whole server at one
+	// refresh at a time (~150 judgments/s).
+	itemMu [64]sync.Mutex
 
 	// Judgments reported by the write path, applied in order by one
 	// worker so that a rater's request does not wait for derived data.
@@ -127,18 +129,46 @@ func (s *Service) work() {
 				break drain
 			}
 		}
+		// Distinct items of a burst are refreshed in parallel (a few at a
+		// time); a flush marker waits for everything queued before it.
 		seen := map[int64]bool{}
+		var pending []job
 		for _, b := range batch {
 			if b.flush != nil {
+				s.runAll(pending)
+				pending = nil
 				close(b.flush)
 				continue
 			}
 			if !seen[b.item] {
 				seen[b.item] = true
-				s.run(context.Background(), b)
+				pending = append(pending, b)
 			}
 		}
+		s.runAll(pending)
 	}
+}
+
+// workers bounds the refreshes running at once.
+const workers = 4
+
+func (s *Service) runAll(jobs []job) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers)
+	for _, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(j job) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			s.run(context.Background(), j)
+		}(j)
+	}
+	wg.Wait()
+}
+
+func (s *Service) itemLock(itemID int64) *sync.Mutex {
+	return &s.itemMu[uint64(itemID)%uint64(len(s.itemMu))]
 }
 
 func (s *Service) run(ctx context.Context, j job) {
@@ -149,8 +179,9 @@ func (s *Service) run(ctx context.Context, j job) {
 
 // ItemChanged recomputes an item's consensus and applies it.
 func (s *Service) ItemChanged(ctx context.Context, projectID, itemID int64) error {
-	s.refreshMu.Lock()
-	defer s.refreshMu.Unlock()
+	mu := s.itemLock(itemID)
+	mu.Lock()
+	defer mu.Unlock()
 	ref, err := s.cons.Refresh(ctx, itemID)
 	if err != nil {
 		return err
@@ -160,8 +191,9 @@ func (s *Service) ItemChanged(ctx context.Context, projectID, itemID int64) erro
 
 // Adjudicate records a decision and applies it to the live figures.
 func (s *Service) Adjudicate(ctx context.Context, userID, itemID int64, req api.AdjudicationRequest) (api.AdjudicationResult, error) {
-	s.refreshMu.Lock()
-	defer s.refreshMu.Unlock()
+	mu := s.itemLock(itemID)
+	mu.Lock()
+	defer mu.Unlock()
 	res, ref, err := s.cons.Adjudicate(ctx, userID, itemID, req)
 	if err != nil {
 		return res, err

@@ -77,22 +77,27 @@ func parseRel(s string) (int, error) {
 
 // ReadQrels reads all judgments from r.
 func ReadQrels(ctx context.Context, r io.Reader, file string) ([]Qrel, error) {
-	qr := NewQrelsReader(r, file)
-	var out []Qrel
+	return readAll(ctx, NewQrelsReader(r, file).Read)
+}
+
+// readAll collects records from next until io.EOF, checking ctx every
+// 4096 records.
+func readAll[T any](ctx context.Context, next func() (T, error)) ([]T, error) {
+	var out []T
 	for {
 		if len(out)%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		q, err := qr.Read()
+		x, err := next()
 		if err == io.EOF {
 			return out, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, q)
+		out = append(out, x)
 	}
 }
 

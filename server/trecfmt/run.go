@@ -73,23 +73,7 @@ func parseRunLine(text, file string, line int) (RunLine, error) {
 
 // ReadRun reads all result lines from r, in file order.
 func ReadRun(ctx context.Context, r io.Reader, file string) ([]RunLine, error) {
-	rr := NewRunReader(r, file)
-	var out []RunLine
-	for {
-		if len(out)%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		l, err := rr.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
+	return readAll(ctx, NewRunReader(r, file).Read)
 }
 
 // RunWriter writes conventional run lines.

@@ -62,18 +62,11 @@ func boolqQueries(ctx context.Context, st *store.Store, projectID int64, w *bufi
 		if err != nil {
 			return err
 		}
-		b := []byte{'{'}
-		b = field(b, true, "id", jsonValue(q.ExtID))
-		b = field(b, false, "question", jsonValue(q.Text))
-		b = field(b, false, "question_type", jsonValue(md.QuestionType))
-		b = field(b, false, "positive_ctxs", jsonValue(p))
-		b = field(b, false, "negative_ctxs", jsonValue(n))
-		b = append(b, "}\n"...)
 		c.Queries++
 		c.Lines++
 		c.Qrels += len(p) + len(n)
-		_, err = w.Write(b)
-		return err
+		return writeObject(w, member{"id", jsonValue(q.ExtID)}, member{"question", jsonValue(q.Text)},
+			member{"question_type", jsonValue(md.QuestionType)}, member{"positive_ctxs", jsonValue(p)}, member{"negative_ctxs", jsonValue(n)})
 	})
 	return c, err
 }
@@ -124,17 +117,11 @@ func nevirPairs(ctx context.Context, st *store.Store, projectID int64, w *bufio.
 			}
 			docs[k] = d.Body
 		}
-		b := []byte{'{'}
-		b = field(b, true, "id", jsonValue(id))
-		b = field(b, false, "q1", jsonValue(pairs[id].q1))
-		b = field(b, false, "q2", jsonValue(pairs[id].q2))
-		b = field(b, false, "doc1", jsonValue(docs[0]))
-		b = field(b, false, "doc2", jsonValue(docs[1]))
-		b = append(b, "}\n"...)
 		c.Lines++
 		c.Queries += 2
 		c.Documents += 2
-		if _, err := w.Write(b); err != nil {
+		if err := writeObject(w, member{"id", jsonValue(id)}, member{"q1", jsonValue(pairs[id].q1)}, member{"q2", jsonValue(pairs[id].q2)},
+			member{"doc1", jsonValue(docs[0])}, member{"doc2", jsonValue(docs[1])}); err != nil {
 			return c, err
 		}
 	}

@@ -148,6 +148,23 @@ func jsonValue(v any) []byte {
 	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
+// member is one key and its raw JSON value.
+type member struct {
+	key string
+	raw []byte
+}
+
+// writeObject writes one JSON object, members in order, as a line.
+func writeObject(w io.Writer, ms ...member) error {
+	b := []byte{'{'}
+	for i, m := range ms {
+		b = field(b, i == 0, m.key, m.raw)
+	}
+	b = append(b, "}\n"...)
+	_, err := w.Write(b)
+	return err
+}
+
 // field appends `"key": value` to an object under construction.
 func field(b []byte, first bool, key string, raw []byte) []byte {
 	if !first {
@@ -221,14 +238,9 @@ func decodeOrdered(raw []byte, keys *[]string, vals map[string]json.RawMessage) 
 func questDocuments(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
 	err := st.EachDocument(ctx, projectID, func(d store.Document) error {
-		b := []byte{'{'}
-		b = field(b, true, "title", jsonValue(d.ExtID))
-		b = field(b, false, "text", jsonValue(d.Body))
-		b = append(b, "}\n"...)
 		c.Documents++
 		c.Lines++
-		_, err := w.Write(b)
-		return err
+		return writeObject(w, member{"title", jsonValue(d.ExtID)}, member{"text", jsonValue(d.Body)})
 	})
 	return c, err
 }
@@ -240,16 +252,10 @@ func beirCorpus(ctx context.Context, st *store.Store, projectID int64, w *bufio.
 		if len(md) == 0 {
 			md = json.RawMessage(`{}`)
 		}
-		b := []byte{'{'}
-		b = field(b, true, "_id", jsonValue(d.ExtID))
-		b = field(b, false, "title", jsonValue(d.Title))
-		b = field(b, false, "text", jsonValue(d.Body))
-		b = field(b, false, "metadata", md)
-		b = append(b, "}\n"...)
 		c.Documents++
 		c.Lines++
-		_, err := w.Write(b)
-		return err
+		return writeObject(w, member{"_id", jsonValue(d.ExtID)}, member{"title", jsonValue(d.Title)},
+			member{"text", jsonValue(d.Body)}, member{"metadata", md})
 	})
 	return c, err
 }
@@ -273,15 +279,9 @@ func beirQueries(ctx context.Context, st *store.Store, projectID int64, w *bufio
 		if len(q.Expression) > 0 {
 			md["expression"] = json.RawMessage(q.Expression)
 		}
-		b := []byte{'{'}
-		b = field(b, true, "_id", jsonValue(q.ExtID))
-		b = field(b, false, "text", jsonValue(q.Text))
-		b = field(b, false, "metadata", jsonValue(md))
-		b = append(b, "}\n"...)
 		c.Queries++
 		c.Lines++
-		_, err := w.Write(b)
-		return err
+		return writeObject(w, member{"_id", jsonValue(q.ExtID)}, member{"text", jsonValue(q.Text)}, member{"metadata", jsonValue(md)})
 	})
 	return c, err
 }

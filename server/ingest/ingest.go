@@ -172,6 +172,11 @@ func (in *input) next() ([]byte, error) {
 	if in.line == 1 {
 		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // UTF-8 BOM
 	}
+	// PostgreSQL text cannot hold NUL; say so here, with the line, rather
+	// than fail later in the database without one.
+	if bytes.IndexByte(line, 0) >= 0 || bytes.Contains(line, []byte(`\u0000`)) {
+		return nil, &LineError{File: in.name, Line: in.line, Reason: "contains a NUL character (\\u0000), which cannot be stored"}
+	}
 	return line, nil
 }
 

@@ -158,6 +158,7 @@ func TestBadInputNamesFileLineFieldAndImportsNothing(t *testing.T) {
 		{"query not string", "quest", `{"query": 3, "docs": []}` + "\n", 1, "query", "must be a string"},
 		{"nan in metadata", "quest", good + `{"query": "b", "docs": [], "metadata": {"x": NaN}}` + "\n", 2, "metadata", "NaN"},
 		{"bad mark", "quest", good + `{"query": "b", "docs": [], "original_query": "<mark>b"}` + "\n", 2, "original_query", "mark"},
+		{"nul character", "quest", good + `{"query": "a\u0000b", "docs": []}` + "\n", 2, "", "NUL"},
 		{"duplicate key", "quest", `{"query": "a", "query": "b", "docs": []}` + "\n", 1, "", "twice"},
 		{"csv bad relevance", "csv", "id,text\nq1,hello\n", 0, "", ""},
 		{"trec qrels unknown query", "trec-qrels", "nope 0 d1 1\n", 1, "qid", "unknown query"},

@@ -44,15 +44,11 @@ func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *batch <= 0 {
 		return fmt.Errorf("%w: --batch must be positive", errUsage)
 	}
-	st, err := openStore(ctx, *db)
+	st, p, err := openProject(ctx, *db, *project)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := st.ProjectByName(ctx, *project)
-	if err != nil {
-		return err
-	}
 	opt := embedjob.Options{
 		ProjectID: p.ID,
 		Batch:     *batch,

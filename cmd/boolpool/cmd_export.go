@@ -34,15 +34,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if export.MultiFile(*format) && *out == "" {
 		return fmt.Errorf("%w: %s writes several files: pass --out DIR", errUsage, *format)
 	}
-	st, err := openStore(ctx, *dbURL)
+	st, p, err := openProject(ctx, *dbURL, *project)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := st.ProjectByName(ctx, *project)
-	if err != nil {
-		return err
-	}
 	var c export.Counts
 	var snap export.Snapshot
 	switch {

@@ -33,15 +33,11 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *project == "" {
 		return fmt.Errorf("%w: --project is required", errUsage)
 	}
-	st, err := openStore(ctx, *db)
+	st, p, err := openProject(ctx, *db, *project)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := st.ProjectByName(ctx, *project)
-	if err != nil {
-		return err
-	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	ix, err := retrieval.BuildLexical(ctx, st, p.ID, lexical.Params{K1: *k1, B: *b}, log)
 	if err != nil {

@@ -86,15 +86,11 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *depth < 1 {
 		return fmt.Errorf("%w: --depth must be positive", errUsage)
 	}
-	st, err := openStore(ctx, *db)
+	st, p, err := openProject(ctx, *db, *project)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := st.ProjectByName(ctx, *project)
-	if err != nil {
-		return err
-	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	env := &retrieveEnv{st: st, project: p, encoder: *encoder, memory: *vectors == "memory", log: log, progress: stderr}
 	defer env.Close()
@@ -295,15 +291,11 @@ func runRetrieveBench(ctx context.Context, args []string, stdout, stderr io.Writ
 	if *project == "" {
 		return fmt.Errorf("%w: --project is required", errUsage)
 	}
-	st, err := openStore(ctx, *db)
+	st, p, err := openProject(ctx, *db, *project)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := st.ProjectByName(ctx, *project)
-	if err != nil {
-		return err
-	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	env := &retrieveEnv{st: st, project: p, encoder: *encoder, memory: *vectors == "memory", log: log, progress: stderr}
 	defer env.Close()

@@ -126,17 +126,35 @@ func (s *Store) Lease(ctx context.Context, p LeaseParams) ([]Assignment, error) 
 }
 
 func pickItem(ctx context.Context, tx pgx.Tx, p LeaseParams, gold bool) (int64, bool, error) {
-	var id int64
-	err := tx.QueryRow(ctx, `SELECT i.id `+candidates+`
-		ORDER BY i.priority, i.id LIMIT 1 FOR UPDATE OF i SKIP LOCKED`,
-		p.ProjectID, p.Kind, p.UserID, gold, p.Raters).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, false, nil
+	full := []int64{}
+	for {
+		var id int64
+		err := tx.QueryRow(ctx, `SELECT i.id `+candidates+` AND NOT (i.id = ANY($6))
+			ORDER BY i.priority, i.id LIMIT 1 FOR UPDATE OF i SKIP LOCKED`,
+			p.ProjectID, p.Kind, p.UserID, gold, p.Raters, full).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, fmt.Errorf("store: pick item: %w", err)
+		}
+		if gold {
+			return id, true, nil
+		}
+		// The candidate query's snapshot predates the row lock: a rater who
+		// leased the item and committed just before we locked it is not
+		// counted there. A new statement sees them (READ COMMITTED), so the
+		// item is checked again before it is taken.
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM assignments a WHERE a.item_id = $1
+			AND (a.status = 'done' OR (a.status = 'leased' AND a.lease_expires_at > now()))`, id).Scan(&n); err != nil {
+			return 0, false, fmt.Errorf("store: pick item: %w", err)
+		}
+		if n < p.Raters {
+			return id, true, nil
+		}
+		full = append(full, id)
 	}
-	if err != nil {
-		return 0, false, fmt.Errorf("store: pick item: %w", err)
-	}
-	return id, true, nil
 }
 
 func sortAssignments(as []Assignment) {

@@ -23,6 +23,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	log := cfg.Logger()
+	if cfg.DebugAddr != "" {
+		serveDebug(ctx, cfg.DebugAddr, log)
+	}
 	st, err := store.Open(ctx, cfg.DatabaseURL, int32(cfg.DBMaxConns))
 	if err != nil {
 		return err

@@ -28,6 +28,7 @@ type Config struct {
 	LogJSON        bool
 	StaticDir      string // where app.wasm and CSS live
 	DemoProject    string // project shown on the landing page
+	DebugAddr      string // loopback address for net/http/pprof; empty = off
 }
 
 // Register adds the server flags to fs, with defaults taken from the
@@ -46,6 +47,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.LogJSON, "log-json", envBool("BOOLPOOL_LOG_JSON", false), "log as JSON lines (env BOOLPOOL_LOG_JSON)")
 	fs.StringVar(&c.StaticDir, "static", envOr("BOOLPOOL_STATIC", "static"), "directory with app.wasm, CSS and icons (env BOOLPOOL_STATIC)")
 	fs.StringVar(&c.DemoProject, "project", envOr("BOOLPOOL_PROJECT", "demo"), "default project (env BOOLPOOL_PROJECT)")
+	fs.StringVar(&c.DebugAddr, "debug-addr", os.Getenv("BOOLPOOL_DEBUG_ADDR"), "serve Go profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; empty = off (env BOOLPOOL_DEBUG_ADDR)")
 }
 
 // Validate reports every invalid setting at once.
@@ -58,6 +60,13 @@ func (c *Config) Validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("addr: %w", err))
+	}
+	if c.DebugAddr != "" {
+		if host, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
+			errs = append(errs, fmt.Errorf("debug-addr: %w", err))
+		} else if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			errs = append(errs, errors.New("debug-addr: must be a loopback address (profiles expose internals)"))
+		}
 	}
 	if c.SessionTTL < time.Minute {
 		errs = append(errs, errors.New("session-ttl: must be at least 1m"))

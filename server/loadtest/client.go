@@ -57,21 +57,39 @@ func (r *Result) fail(msg string) {
 	}
 }
 
-// Run starts one goroutine per user and returns when all are done.
+// Run signs every user in, then starts one goroutine per user and returns
+// when all are done. Sign-in (a deliberately slow password hash) is not
+// part of the measured time: sessions last hours, judgments come every few
+// seconds.
 func Run(ctx context.Context, cfg Config) *Result {
 	res := &Result{Acked: map[string]int64{}}
+	annotators := make([]*annotator, len(cfg.Users))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, u := range cfg.Users {
+		wg.Add(1)
+		go func(i int, u Creds) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			annotators[i] = login(ctx, cfg, u, res)
+		}(i, u)
+	}
+	wg.Wait()
 	start := time.Now()
 	deadline := start.Add(cfg.Duration)
 	if cfg.Duration == 0 {
 		deadline = start.Add(24 * time.Hour)
 	}
-	var wg sync.WaitGroup
-	for _, u := range cfg.Users {
+	for _, a := range annotators {
+		if a == nil {
+			continue
+		}
 		wg.Add(1)
-		go func(u Creds) {
+		go func(a *annotator) {
 			defer wg.Done()
-			annotate(ctx, cfg, u, deadline, res)
-		}(u)
+			a.annotate(ctx, deadline)
+		}(a)
 	}
 	wg.Wait()
 	res.Elapsed = time.Since(start)
@@ -85,16 +103,24 @@ type annotator struct {
 	res  *Result
 }
 
-func annotate(ctx context.Context, cfg Config, u Creds, deadline time.Time, res *Result) {
+// login signs one user in (nil on failure, recorded in res).
+func login(ctx context.Context, cfg Config, u Creds, res *Result) *annotator {
 	jar, _ := cookiejar.New(nil)
 	a := &annotator{cfg: cfg, res: res, http: &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: 2, DisableCompression: true}}}
 	var me api.Me
-	if _, err := a.do(ctx, "POST", "/api/auth/login", api.LoginRequest{Username: u.Username, Password: u.Password}, &me, deadline); err != nil {
+	if _, err := a.do(ctx, "POST", "/api/auth/login", api.LoginRequest{Username: u.Username, Password: u.Password}, &me, time.Now().Add(cfg.RetryFor)); err != nil {
 		res.fail("login " + u.Username + ": " + err.Error())
-		return
+		return nil
 	}
 	a.csrf = me.CSRFToken
+	return a
+}
+
+// annotate fetches a task and judges it, until the deadline or the pool
+// runs dry.
+func (a *annotator) annotate(ctx context.Context, deadline time.Time) {
+	cfg, res := a.cfg, a.res
 	for n := 0; cfg.MaxPerUser == 0 || n < cfg.MaxPerUser; n++ {
 		if time.Now().After(deadline) || ctx.Err() != nil || stopped(cfg.Stop) {
 			return

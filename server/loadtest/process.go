@@ -45,7 +45,10 @@ func (s *Server) URL() string { return "http://" + s.addr }
 
 // Start (re)starts the process and waits until it is ready.
 func (s *Server) Start(ctx context.Context) error {
-	args := append([]string{"serve", "-addr", s.addr, "-database-url", s.dbURL, "-login-rate", "1000000", "-log-level", "warn"}, s.args...)
+	// No static directory: the API is under test, and a server that found
+	// a fresh app.wasm would spend a core compressing it in the background.
+	args := append([]string{"serve", "-addr", s.addr, "-database-url", s.dbURL, "-login-rate", "1000000", "-log-level", "warn",
+		"-static", filepath.Join(os.TempDir(), "boolpool-loadtest-no-static")}, s.args...)
 	s.cmd = exec.Command(s.bin, args...)
 	s.log = &bytes.Buffer{}
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log

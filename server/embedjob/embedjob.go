@@ -107,6 +107,9 @@ type Options struct {
 	// AfterBatch, when set, is called after each committed document batch
 	// with the documents encoded so far and the number to encode.
 	AfterBatch func(done, total int)
+	// AfterQueryBatch, when set, is called after each stored batch of query
+	// texts with the texts encoded so far and the number to encode.
+	AfterQueryBatch func(done, total int)
 }
 
 // Report says what a run did.
@@ -465,6 +468,9 @@ func embedQueries(ctx context.Context, st *store.Store, src source, enc store.En
 		}
 		rep.QueryEncoded += j - i
 		bar.add(j - i)
+		if opt.AfterQueryBatch != nil {
+			opt.AfterQueryBatch(rep.QueryEncoded, len(todo))
+		}
 	}
 	n, err := st.DeleteExtraQueryAtoms(ctx, enc, counts)
 	if err != nil {

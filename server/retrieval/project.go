@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"boolpool/server/lexical"
@@ -110,6 +111,9 @@ type RunRequest struct {
 	// Record holds settings stored with the run's parameters besides the
 	// method's own (e.g. the encoder of a dense method).
 	Record map[string]string
+	// Progress, when set, is called after each retrieved query with the
+	// number done and the number of queries (from several goroutines).
+	Progress func(done, total int)
 }
 
 // RunSummary says what RunProject did.
@@ -153,6 +157,9 @@ func RunProject(ctx context.Context, r *Resources, req RunRequest, progress io.W
 		return RunSummary{}, nil, nil, fmt.Errorf("retrieval: the project has no queries (split %q)", req.Split)
 	}
 	start := time.Now()
+	if req.Progress != nil {
+		m = &countingMethod{Method: m, total: len(queries), report: req.Progress}
+	}
 	results, err := RunAll(ctx, m, queries, req.Depth, req.Workers, progress)
 	if err != nil {
 		return RunSummary{}, nil, nil, err
@@ -184,4 +191,20 @@ func DefaultRunName(method string, params map[string]string) string {
 		name += "." + k + "=" + v
 	}
 	return name
+}
+
+// countingMethod reports each finished query of a run.
+type countingMethod struct {
+	Method
+	done   atomic.Int64
+	total  int
+	report func(done, total int)
+}
+
+func (c *countingMethod) Retrieve(ctx context.Context, q Query, k int) ([]Result, error) {
+	rs, err := c.Method.Retrieve(ctx, q, k)
+	if err == nil {
+		c.report(int(c.done.Add(1)), c.total)
+	}
+	return rs, err
 }

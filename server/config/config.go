@@ -22,6 +22,7 @@ type Config struct {
 	SessionTTL     time.Duration
 	SecureCookies  bool // set the Secure flag (serve behind TLS)
 	MaxBodyBytes   int64
+	MaxUploadBytes int64 // file uploads of the setup page (0 = DefaultMaxUpload)
 	LoginPerMinute int
 	DBMaxConns     int
 	LogLevel       slog.Level
@@ -40,6 +41,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SessionTTL, "session-ttl", envDuration("BOOLPOOL_SESSION_TTL", 12*time.Hour), "login session lifetime (env BOOLPOOL_SESSION_TTL)")
 	fs.BoolVar(&c.SecureCookies, "secure-cookies", envBool("BOOLPOOL_SECURE_COOKIES", false), "mark cookies Secure; use behind TLS (env BOOLPOOL_SECURE_COOKIES)")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body", int64(envInt("BOOLPOOL_MAX_BODY", 1<<20)), "largest accepted request body in bytes (env BOOLPOOL_MAX_BODY)")
+	fs.Int64Var(&c.MaxUploadBytes, "max-upload", int64(envInt("BOOLPOOL_MAX_UPLOAD", DefaultMaxUpload)), "largest accepted file upload (all files of one import) in bytes (env BOOLPOOL_MAX_UPLOAD)")
 	fs.IntVar(&c.LoginPerMinute, "login-rate", envInt("BOOLPOOL_LOGIN_RATE", 10), "login attempts per minute per client address (env BOOLPOOL_LOGIN_RATE)")
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", envInt("BOOLPOOL_DB_MAX_CONNS", 32), "database connection pool size (env BOOLPOOL_DB_MAX_CONNS)")
 	fs.Func("log-level", "debug|info|warn|error (env BOOLPOOL_LOG_LEVEL)", func(s string) error { return c.LogLevel.UnmarshalText([]byte(s)) })
@@ -74,6 +76,9 @@ func (c *Config) Validate() error {
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, errors.New("max-body: must be at least 1024"))
 	}
+	if c.MaxUploadBytes < c.MaxBodyBytes {
+		errs = append(errs, errors.New("max-upload: must be at least max-body"))
+	}
 	if c.LoginPerMinute < 1 {
 		errs = append(errs, errors.New("login-rate: must be at least 1"))
 	}
@@ -81,6 +86,18 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("db-max-conns: must be at least 2"))
 	}
 	return errors.Join(errs...)
+}
+
+// DefaultMaxUpload is the default upload limit: 1 GiB, enough for a
+// gzipped corpus of a few million passages.
+const DefaultMaxUpload = 1 << 30
+
+// UploadLimit is MaxUploadBytes, or DefaultMaxUpload when unset.
+func (c *Config) UploadLimit() int64 {
+	if c.MaxUploadBytes <= 0 {
+		return DefaultMaxUpload
+	}
+	return c.MaxUploadBytes
 }
 
 // Logger builds the process logger from the settings.

@@ -18,6 +18,7 @@ func TestValidate(t *testing.T) {
 		{"bad addr", []string{"-database-url", "postgres://x", "-addr", "nope"}, "addr:"},
 		{"short ttl", []string{"-database-url", "postgres://x", "-session-ttl", "1s"}, "session-ttl"},
 		{"tiny body", []string{"-database-url", "postgres://x", "-max-body", "10"}, "max-body"},
+		{"upload below body", []string{"-database-url", "postgres://x", "-max-body", "4096", "-max-upload", "2048"}, "max-upload"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

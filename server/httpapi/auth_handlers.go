@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -31,6 +32,7 @@ type userStore interface {
 	CreateUser(ctx context.Context, n store.NewUser) (store.User, error)
 	ProjectByName(ctx context.Context, name string) (store.Project, error)
 	AddProjectMember(ctx context.Context, projectID, userID int64) error
+	UpdateUser(ctx context.Context, u store.UserUpdate) (store.User, error)
 }
 
 type authHandlers struct {
@@ -116,6 +118,43 @@ func (h authHandlers) createUser(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusCreated, api.UserView{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Role: u.Role})
+}
+
+// updateUser changes an account's role, disabled flag and project
+// memberships (admins). The last enabled admin cannot be demoted or
+// disabled (409), by themselves or anyone.
+func (h authHandlers) updateUser(c echo.Context) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return apperr.Invalidf("id", "must be a positive integer")
+	}
+	var req api.UserUpdateRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Role == nil && req.Disabled == nil && req.Projects == nil {
+		return apperr.Invalidf("body", "nothing to change: send role, disabled or projects")
+	}
+	if req.Role != nil && !api.ValidRole(*req.Role) {
+		return apperr.Invalidf("role", "must be annotator, researcher or admin")
+	}
+	ss, _ := auth.CurrentSession(c)
+	upd := store.UserUpdate{ID: id, Role: req.Role, Disabled: req.Disabled, By: ss.User.ID}
+	if req.Projects != nil {
+		upd.Projects = append([]string{}, *req.Projects...)
+	}
+	u, err := h.users.UpdateUser(c.Request().Context(), upd)
+	if err != nil {
+		return err
+	}
+	ps, err := h.users.UserProjects(c.Request().Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	if ps == nil {
+		ps = []string{}
+	}
+	return c.JSON(http.StatusOK, api.UserView{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Role: u.Role, Disabled: u.Disabled, Projects: ps})
 }
 
 // accountStore is what CreateAccount needs.

@@ -18,7 +18,11 @@ import (
 func (s *Server) routes() {
 	e := s.echo
 	e.Use(middleware.Recover())
-	e.Use(middleware.BodyLimit(bodyLimit(s.cfg.MaxBodyBytes)))
+	// Uploads have their own, larger limit (setupHandlers.receive).
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+		Limit:   bodyLimit(s.cfg.MaxBodyBytes),
+		Skipper: func(c echo.Context) bool { return c.Path() == uploadPath },
+	}))
 	e.Use(securityHeaders)
 
 	// Probes: no auth, no session.
@@ -36,6 +40,8 @@ func (s *Server) routes() {
 	th := taskHandlers{svc: judgeSvc}
 	jh := judgeHandlers{svc: judgeSvc}
 	ph := poolHandlers{research: rh, st: s.store, log: s.log}
+	sh := setupHandlers{research: rh, st: s.store, importSt: s.store, runner: s.runner, encoders: s.jobsCfg.Encoders,
+		maxUpload: s.cfg.UploadLimit(), log: s.log}
 
 	signedIn := []echo.MiddlewareFunc{noStore, auth.SameOrigin, authSvc.RequireSession}
 	researcher := append(signedIn[:len(signedIn):len(signedIn)], auth.RequireRole(api.RoleResearcher))
@@ -67,10 +73,19 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/queries", ph.queries, researcher...)
 	e.PUT("/api/queries/:id/expression", ph.setExpression, researcher...)
 	e.GET("/api/queries/:id/decompose", ph.decompose, researcher...)
+	e.GET("/api/projects", sh.listProjects, researcher...)
+	e.POST("/api/projects", sh.createProject, researcher...)
+	e.GET("/api/setup/options", sh.options, researcher...)
+	e.POST(uploadPath, sh.importFiles, researcher...)
+	e.GET("/api/projects/:project/jobs", sh.listJobs, researcher...)
+	e.POST("/api/projects/:project/jobs", sh.startJob, researcher...)
+	e.GET("/api/jobs/:id", sh.getJob, researcher...)
+	e.POST("/api/jobs/:id/cancel", sh.cancelJob, researcher...)
 
 	// Admins.
 	e.GET("/api/admin/users", ah.listUsers, admin...)
 	e.POST("/api/admin/users", ah.createUser, admin...)
+	e.PATCH("/api/admin/users/:id", ah.updateUser, admin...)
 	e.GET("/api/projects/:project/exports", rh.exports, admin...)
 	e.GET("/api/projects/:project/exports/:format", rh.download, admin...)
 
@@ -84,6 +99,9 @@ func (s *Server) routes() {
 	e.HEAD("/web/*", static.serve)
 	e.Any("/*", echo.WrapHandler(web.Handler(appVersion(s.cfg.StaticDir))))
 }
+
+// uploadPath is the one route whose body may exceed MaxBodyBytes.
+const uploadPath = "/api/projects/:project/imports"
 
 // noStore keeps API answers (sessions, tasks) out of shared caches.
 func noStore(next echo.HandlerFunc) echo.HandlerFunc {

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"boolpool/server/config"
+	"boolpool/server/jobs"
 	"boolpool/server/store"
 )
 
@@ -25,18 +26,45 @@ type Server struct {
 	echo  *echo.Echo
 	// onShutdown runs when shutdown starts (ends long-lived event streams).
 	onShutdown []func()
+	jobsCfg    Jobs
+	runner     *jobs.Runner
 }
 
+// Jobs configures the background jobs the setup page can start. The job
+// kinds are injected by the caller: the encode kind needs the encoders
+// package (cgo), which the HTTP layer does not import.
+type Jobs struct {
+	Kinds    map[string]jobs.Kind // by kind name (api.JobKindRetrieve, api.JobKindEncode)
+	Encoders []string             // encoder names the encode kind accepts, for the setup page
+	Workers  int                  // concurrent jobs (default 1)
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithJobs sets the background job kinds (default: none; starting a job
+// is then a 400).
+func WithJobs(j Jobs) Option { return func(s *Server) { s.jobsCfg = j } }
+
 // New builds the server and its routes.
-func New(cfg config.Config, st *store.Store, log *slog.Logger) *Server {
+func New(cfg config.Config, st *store.Store, log *slog.Logger, opts ...Option) *Server {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{cfg: cfg, store: st, log: log, echo: e}
+	for _, o := range opts {
+		o(s)
+	}
+	s.runner = jobs.New(st, log, s.jobsCfg.Kinds, jobs.Options{Workers: s.jobsCfg.Workers})
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s
 }
+
+// StopJobs cancels running background jobs, waits for them (until ctx
+// ends) and records them interrupted. Run calls it at shutdown; tests that
+// serve Handler call it themselves.
+func (s *Server) StopJobs(ctx context.Context) { s.runner.Stop(ctx) }
 
 // Handler exposes the server for httptest.
 func (s *Server) Handler() http.Handler { return s.echo }
@@ -53,6 +81,11 @@ func (s *Server) Run(ctx context.Context) error {
 	for _, f := range s.onShutdown {
 		srv.RegisterOnShutdown(f)
 	}
+	// Jobs still queued or running in the database belonged to a server
+	// that stopped: show them as interrupted, not as running forever.
+	if _, err := s.runner.Recover(ctx); err != nil {
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	select {
@@ -63,7 +96,9 @@ func (s *Server) Run(ctx context.Context) error {
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	s.log.Info("shutting down")
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err := srv.Shutdown(shutdownCtx)
+	s.runner.Stop(shutdownCtx)
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("httpapi: shutdown: %w", err)
 	}
 	return nil

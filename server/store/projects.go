@@ -97,3 +97,30 @@ func (s *Store) CountProject(ctx context.Context, projectID int64) (ProjectCount
 	}
 	return c, nil
 }
+
+// CreateProject inserts a project titled title (name when empty) and makes
+// its creator a member; a taken name is ErrConflict.
+func (s *Store) CreateProject(ctx context.Context, name, title string, createdBy int64) (Project, error) {
+	if title == "" {
+		title = name
+	}
+	var p Project
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, `INSERT INTO projects (name, title) VALUES ($1, $2) RETURNING `+projectCols, name, title)
+		var err error
+		p, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
+		if isUniqueViolation(err) {
+			return fmt.Errorf("store: project %q exists: %w", name, ErrConflict)
+		}
+		if err != nil {
+			return fmt.Errorf("store: create project: %w", err)
+		}
+		if createdBy != 0 {
+			if _, err := tx.Exec(ctx, `INSERT INTO project_members (project_id, user_id) VALUES ($1, $2)`, p.ID, createdBy); err != nil {
+				return fmt.Errorf("store: create project: membership: %w", err)
+			}
+		}
+		return audit(ctx, tx, createdBy, p.ID, "project.create", "project", fmt.Sprint(p.ID), map[string]any{"name": name, "title": title})
+	})
+	return p, err
+}

@@ -169,3 +169,121 @@ func (s *Store) EnsureCrowdUser(ctx context.Context, projectName, participant st
 	})
 	return u, err
 }
+
+// ErrLastAdmin refuses a change that would leave no enabled admin.
+var ErrLastAdmin = errors.New("the last enabled admin cannot lose the admin role or be disabled")
+
+// UserUpdate changes an account; nil fields stay as they are. Projects,
+// when not nil, becomes the user's exact set of project memberships.
+type UserUpdate struct {
+	ID       int64
+	Role     *string
+	Disabled *bool
+	Projects []string
+	By       int64 // the admin making the change, for the audit log
+}
+
+// UpdateUser applies u in one transaction, audited with the old and new
+// values. Taking the admin role from (or disabling) the last enabled admin
+// fails with an error wrapping ErrLastAdmin and ErrConflict; an unknown
+// project name is ErrNotFound.
+func (s *Store) UpdateUser(ctx context.Context, u UserUpdate) (User, error) {
+	var out User
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		// Lock every enabled admin first: two concurrent demotions of the
+		// last two admins must not both see the other one still there.
+		if _, err := tx.Exec(ctx, `SELECT id FROM users WHERE role = 'admin' AND NOT disabled ORDER BY id FOR UPDATE`); err != nil {
+			return fmt.Errorf("store: update user: lock admins: %w", err)
+		}
+		rows, _ := tx.Query(ctx, `SELECT `+userCols+` FROM users WHERE id = $1 FOR UPDATE`, u.ID)
+		old, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("store: user %d: %w", u.ID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("store: user %d: %w", u.ID, err)
+		}
+		role, disabled := old.Role, old.Disabled
+		if u.Role != nil {
+			role = *u.Role
+		}
+		if u.Disabled != nil {
+			disabled = *u.Disabled
+		}
+		if old.Role == "admin" && !old.Disabled && (role != "admin" || disabled) {
+			var others int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM users WHERE role = 'admin' AND NOT disabled AND id <> $1`, u.ID).Scan(&others); err != nil {
+				return fmt.Errorf("store: update user: count admins: %w", err)
+			}
+			if others == 0 {
+				return fmt.Errorf("store: %w (%s is the only one; make another account admin first): %w", ErrLastAdmin, old.Username, ErrConflict)
+			}
+		}
+		rows, _ = tx.Query(ctx, `UPDATE users SET role = $2, disabled = $3 WHERE id = $1 RETURNING `+userCols, u.ID, role, disabled)
+		if out, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User]); err != nil {
+			return fmt.Errorf("store: update user %d: %w", u.ID, err)
+		}
+		detail := map[string]any{"username": old.Username}
+		if role != old.Role {
+			detail["role"] = map[string]string{"from": old.Role, "to": role}
+		}
+		if disabled != old.Disabled {
+			detail["disabled"] = map[string]bool{"from": old.Disabled, "to": disabled}
+		}
+		if u.Projects != nil {
+			before, after, err := replaceMemberships(ctx, tx, u.ID, u.Projects)
+			if err != nil {
+				return err
+			}
+			detail["projects"] = map[string][]string{"from": before, "to": after}
+		}
+		if disabled && !old.Disabled {
+			// A disabled account's sessions end now, not when they expire.
+			if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE user_id = $1`, u.ID); err != nil {
+				return fmt.Errorf("store: update user: end sessions: %w", err)
+			}
+		}
+		return audit(ctx, tx, u.By, 0, "user.update", "user", fmt.Sprint(u.ID), detail)
+	})
+	return out, err
+}
+
+// replaceMemberships makes names the user's exact project set and returns
+// the sorted names before and after.
+func replaceMemberships(ctx context.Context, tx pgx.Tx, userID int64, names []string) ([]string, []string, error) {
+	rows, _ := tx.Query(ctx, `SELECT p.name FROM projects p JOIN project_members m ON m.project_id = p.id
+		WHERE m.user_id = $1 ORDER BY p.name`, userID)
+	before, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: memberships: %w", err)
+	}
+	ids := []int64{}
+	for _, n := range names {
+		if !storable(n) {
+			return nil, nil, fmt.Errorf("store: project %q: %w", n, ErrNotFound)
+		}
+		var id int64
+		err := tx.QueryRow(ctx, `SELECT id FROM projects WHERE name = $1`, n).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil, fmt.Errorf("store: project %q: %w", n, ErrNotFound)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("store: project %q: %w", n, err)
+		}
+		ids = append(ids, id)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM project_members WHERE user_id = $1 AND NOT (project_id = ANY($2))`, userID, ids); err != nil {
+		return nil, nil, fmt.Errorf("store: memberships: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO project_members (project_id, user_id) SELECT unnest($2::bigint[]), $1
+		ON CONFLICT DO NOTHING`, userID, ids); err != nil {
+		return nil, nil, fmt.Errorf("store: memberships: %w", err)
+	}
+	rows, _ = tx.Query(ctx, `SELECT p.name FROM projects p JOIN project_members m ON m.project_id = p.id
+		WHERE m.user_id = $1 ORDER BY p.name`, userID)
+	after, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: memberships: %w", err)
+	}
+	return before, after, nil
+}

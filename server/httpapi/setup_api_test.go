@@ -1,0 +1,294 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"boolpool/server/config"
+	"boolpool/server/httpapi"
+	"boolpool/server/jobs"
+	"boolpool/server/judging/judgingtest"
+	"boolpool/server/store/storetest"
+	"boolpool/web/api"
+)
+
+// newSetupEnv is newEnv with the retrieve job kind (lexical and fusion
+// methods; no encoders) injected, as the serve command does.
+func newSetupEnv(t *testing.T) *env {
+	t.Helper()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 2)
+	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, MaxUploadBytes: 1 << 20, LoginPerMinute: 100, StaticDir: t.TempDir()}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h := httpapi.New(cfg, st, log, httpapi.WithJobs(httpapi.Jobs{Kinds: map[string]jobs.Kind{
+		api.JobKindRetrieve: jobs.Retrieve(st, log, nil),
+	}}))
+	srv := httptest.NewServer(h.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		h.StopJobs(ctx)
+	})
+	return &env{t: t, st: st, fx: fx, srv: srv}
+}
+
+// upload posts files as multipart/form-data to the project's import route.
+func (u *user) upload(project, format string, files map[string]string, order []string, out any) (int, api.Problem) {
+	u.e.t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	_ = mw.WriteField("format", format)
+	for _, name := range order {
+		w, _ := mw.CreateFormFile("files", name)
+		_, _ = io.WriteString(w, files[name])
+	}
+	mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, u.e.srv.URL+"/api/projects/"+project+"/imports", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set(api.CSRFHeader, u.csrf)
+	res, err := u.c.Do(req)
+	if err != nil {
+		u.e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	var prob api.Problem
+	if res.StatusCode >= 300 {
+		_ = json.Unmarshal(data, &prob)
+	} else if err := json.Unmarshal(data, out); err != nil {
+		u.e.t.Fatalf("decode %s: %v", data, err)
+	}
+	return res.StatusCode, prob
+}
+
+const questQueries = `{"query": "Birds of the Andes but not of Colombia", "docs": ["Andean condor"], "original_query": "<mark>Birds of the Andes</mark> that are not <mark>Birds of Colombia</mark>", "scores": null, "metadata": {"template": "_ that are not _", "domain": "animals"}}
+{"query": "1990s crime films", "docs": ["Heat (1995 film)"], "original_query": "<mark>1990s crime films</mark>", "scores": null, "metadata": {"template": "_", "domain": "films"}}
+`
+
+const questDocs = `{"title": "Andean condor", "text": "The Andean condor is a large bird of the Andes."}
+{"title": "Heat (1995 film)", "text": "Heat is a 1995 American crime film."}
+{"title": "Colombian bird", "text": "A bird of Colombia, not of the Andes."}
+`
+
+// TestProjectSetupFlow: a researcher creates a project, uploads QUEST
+// files, starts a bm25 retrieval job and watches it reach done; the run is
+// then stored. Bad input is a 4xx with file:line:field and keeps nothing.
+func TestProjectSetupFlow(t *testing.T) {
+	e := newSetupEnv(t)
+	r := e.login("researcher")
+
+	var pv api.ProjectView
+	if st := r.do("POST", "/api/projects", api.NewProjectRequest{Name: "birds", Title: "Birds"}, &pv); st != http.StatusCreated || pv.Name != "birds" {
+		t.Fatalf("create: %d %+v", st, pv)
+	}
+	var prob api.Problem
+	if st := r.do("POST", "/api/projects", api.NewProjectRequest{Name: "birds"}, &prob); st != http.StatusConflict {
+		t.Fatalf("duplicate create: %d %+v", st, prob)
+	}
+	if st := r.do("POST", "/api/projects", api.NewProjectRequest{Name: "Bad Name"}, &prob); st != http.StatusBadRequest || prob.Field != "name" {
+		t.Fatalf("bad name: %d %+v", st, prob)
+	}
+	var list []api.ProjectView
+	if st := r.do("GET", "/api/projects", nil, &list); st != 200 || !hasProject(list, "birds") {
+		t.Fatalf("list: %d %+v", st, list)
+	}
+
+	// A bad second line: 400 naming file, line and field; nothing kept.
+	bad := strings.SplitN(questQueries, "\n", 2)[0] + "\n" + `{"query": 7, "docs": []}` + "\n"
+	st, prob := r.upload("birds", "quest", map[string]string{"queries.jsonl": bad}, []string{"queries.jsonl"}, nil)
+	if st != http.StatusBadRequest || !strings.HasPrefix(prob.Field, "queries.jsonl:2") || strings.Contains(prob.Detail, "/tmp") {
+		t.Fatalf("bad upload: %d %+v", st, prob)
+	}
+	if c := projectCounts(t, r, "birds"); c.Queries != 0 {
+		t.Fatalf("a failed upload left %d queries", c.Queries)
+	}
+	if st, prob := r.upload("birds", "nope", map[string]string{"a.txt": "x"}, []string{"a.txt"}, nil); st != http.StatusBadRequest || prob.Field != "format" {
+		t.Fatalf("bad format: %d %+v", st, prob)
+	}
+
+	var res api.ImportResult
+	files := map[string]string{"documents.jsonl": questDocs, "queries.jsonl": questQueries}
+	if st, prob := r.upload("birds", "quest", files, []string{"documents.jsonl", "queries.jsonl"}, &res); st != 200 {
+		t.Fatalf("upload: %d %+v", st, prob)
+	}
+	if len(res.Files) != 2 || res.Files[0].File != "documents.jsonl" || res.Files[0].Documents != 3 || res.Files[1].Queries != 2 {
+		t.Fatalf("import result %+v", res)
+	}
+
+	// Jobs: bad requests are 400s before anything is stored.
+	for _, req := range []api.JobRequest{
+		{Kind: "nope"},
+		{Kind: api.JobKindRetrieve, Params: json.RawMessage(`{"method": "nope"}`)},
+		{Kind: api.JobKindRetrieve, Params: json.RawMessage(`{"method": "dense-vanilla"}`)},
+		{Kind: api.JobKindRetrieve, Params: json.RawMessage(`{"method": "bm25", "depht": 3}`)},
+		{Kind: api.JobKindEncode, Params: json.RawMessage(`{"encoder": "minilm"}`)},
+	} {
+		if st := r.do("POST", "/api/projects/birds/jobs", req, &prob); st != http.StatusBadRequest {
+			t.Errorf("job %s %s: %d %+v", req.Kind, req.Params, st, prob)
+		}
+	}
+	var jobList []api.JobView
+	if r.do("GET", "/api/projects/birds/jobs", nil, &jobList); len(jobList) != 0 {
+		t.Fatalf("refused jobs were stored: %+v", jobList)
+	}
+
+	var j api.JobView
+	if st := r.do("POST", "/api/projects/birds/jobs", api.JobRequest{Kind: api.JobKindRetrieve,
+		Params: json.RawMessage(`{"method": "bm25", "depth": 10}`)}, &j); st != http.StatusAccepted {
+		t.Fatalf("start job: %d", st)
+	}
+	j = waitJob(t, r, j.ID)
+	if j.State != api.JobDone || j.Done != 2 || j.Total != 2 || j.Phase != "retrieving" || len(j.Result) == 0 {
+		t.Fatalf("job ended %+v", j)
+	}
+	var runs []api.RunSummary
+	if r.do("GET", "/api/projects/birds/runs", nil, &runs); len(runs) != 1 || runs[0].Name != "bm25" || runs[0].Queries != 2 {
+		t.Fatalf("runs after the job: %+v", runs)
+	}
+	if r.do("GET", "/api/projects/birds/jobs", nil, &jobList); len(jobList) != 1 || jobList[0].ID != j.ID {
+		t.Fatalf("job list %+v", jobList)
+	}
+	// A finished job cannot be cancelled.
+	if st := r.do("POST", fmt.Sprintf("/api/jobs/%d/cancel", j.ID), nil, &prob); st != http.StatusConflict {
+		t.Fatalf("cancel a done job: %d", st)
+	}
+
+	// Another researcher who is not a member sees none of it.
+	other := createAndLogin(t, e, "researcher2", api.RoleResearcher)
+	if st := other.do("GET", fmt.Sprintf("/api/jobs/%d", j.ID), nil, &prob); st != http.StatusForbidden {
+		t.Fatalf("non-member reads a job: %d", st)
+	}
+	if st := other.do("GET", "/api/projects/birds/jobs", nil, &prob); st != http.StatusForbidden {
+		t.Fatalf("non-member lists jobs: %d", st)
+	}
+	if st, _ := other.upload("birds", "quest", files, []string{"queries.jsonl"}, nil); st != http.StatusForbidden {
+		t.Fatalf("non-member uploads: %d", st)
+	}
+}
+
+func hasProject(ps []api.ProjectView, name string) bool {
+	for _, p := range ps {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func projectCounts(t *testing.T, u *user, name string) api.ProjectCounts {
+	t.Helper()
+	var list []api.ProjectView
+	u.do("GET", "/api/projects", nil, &list)
+	for _, p := range list {
+		if p.Name == name {
+			return p.Counts
+		}
+	}
+	t.Fatalf("project %s not listed", name)
+	return api.ProjectCounts{}
+}
+
+func waitJob(t *testing.T, u *user, id int64) api.JobView {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var j api.JobView
+		if st := u.do("GET", fmt.Sprintf("/api/jobs/%d", id), nil, &j); st != 200 {
+			t.Fatalf("job %d: status %d", id, st)
+		}
+		if j.Finished() || time.Now().After(deadline) {
+			return j
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// createAndLogin makes an account through the admin API and signs it in.
+func createAndLogin(t *testing.T, e *env, name, role string) *user {
+	t.Helper()
+	a := e.login("admin")
+	var uv api.UserView
+	if st := a.do("POST", "/api/admin/users", api.NewUserRequest{Username: name, Role: role, Password: judgingtest.Password}, &uv); st != http.StatusCreated {
+		t.Fatalf("create %s: %d", name, st)
+	}
+	return e.login(name)
+}
+
+// TestAdminEditsUsers: role, disabled flag and memberships change and are
+// audited; the last enabled admin cannot be demoted or disabled.
+func TestAdminEditsUsers(t *testing.T) {
+	e := newSetupEnv(t)
+	a := e.login("admin")
+	ann := e.fx.Users["annotator1"]
+	annotator := e.login("annotator1")
+
+	role := api.RoleResearcher
+	projects := []string{e.fx.Project.Name, e.fx.Other.Name}
+	var uv api.UserView
+	if st := a.do("PATCH", fmt.Sprintf("/api/admin/users/%d", ann.ID), api.UserUpdateRequest{Role: &role, Projects: &projects}, &uv); st != 200 {
+		t.Fatalf("promote: %d", st)
+	}
+	if uv.Role != api.RoleResearcher || len(uv.Projects) != 2 {
+		t.Fatalf("after promote: %+v", uv)
+	}
+	// The role applies to the open session at once.
+	var me api.Me
+	if annotator.do("GET", "/api/me", nil, &me); me.Role != api.RoleResearcher {
+		t.Fatalf("session role %q", me.Role)
+	}
+	var n int
+	if err := e.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM audit_log WHERE action = 'user.update' AND entity_id = $1
+		AND detail->'role'->>'to' = 'researcher'`, fmt.Sprint(ann.ID)).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("audit rows %d, %v", n, err)
+	}
+
+	var prob api.Problem
+	bad := "boss"
+	if st := a.do("PATCH", fmt.Sprintf("/api/admin/users/%d", ann.ID), api.UserUpdateRequest{Role: &bad}, &prob); st != http.StatusBadRequest || prob.Field != "role" {
+		t.Fatalf("bad role: %d %+v", st, prob)
+	}
+	if st := a.do("PATCH", fmt.Sprintf("/api/admin/users/%d", ann.ID), api.UserUpdateRequest{}, &prob); st != http.StatusBadRequest {
+		t.Fatalf("empty update: %d", st)
+	}
+	missing := []string{"no-such-project"}
+	if st := a.do("PATCH", fmt.Sprintf("/api/admin/users/%d", ann.ID), api.UserUpdateRequest{Projects: &missing}, &prob); st != http.StatusNotFound {
+		t.Fatalf("unknown project: %d", st)
+	}
+
+	// Disabling ends the user's sessions.
+	yes := true
+	if st := a.do("PATCH", fmt.Sprintf("/api/admin/users/%d", ann.ID), api.UserUpdateRequest{Disabled: &yes}, &uv); st != 200 || !uv.Disabled {
+		t.Fatalf("disable: %d %+v", st, uv)
+	}
+	if st := annotator.do("GET", "/api/me", nil, &me); st != http.StatusUnauthorized {
+		t.Fatalf("disabled user's session: %d", st)
+	}
+
+	// The only admin cannot demote or disable themselves.
+	self := e.fx.Users["admin"].ID
+	down := api.RoleAnnotator
+	for _, req := range []api.UserUpdateRequest{{Role: &down}, {Disabled: &yes}} {
+		if st := a.do("PATCH", fmt.Sprintf("/api/admin/users/%d", self), req, &prob); st != http.StatusConflict || !strings.Contains(prob.Detail, "last enabled admin") {
+			t.Fatalf("last admin: %d %+v", st, prob)
+		}
+	}
+	// With a second admin, stepping down is fine.
+	adminRole := api.RoleAdmin
+	if st := a.do("PATCH", fmt.Sprintf("/api/admin/users/%d", e.fx.Users["researcher"].ID), api.UserUpdateRequest{Role: &adminRole}, &uv); st != 200 {
+		t.Fatalf("second admin: %d", st)
+	}
+	if st := a.do("PATCH", fmt.Sprintf("/api/admin/users/%d", self), api.UserUpdateRequest{Role: &down}, &uv); st != 200 || uv.Role != api.RoleAnnotator {
+		t.Fatalf("step down: %d %+v", st, uv)
+	}
+}

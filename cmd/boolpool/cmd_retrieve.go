@@ -155,7 +155,8 @@ type retrieveEnv struct {
 	st       *store.Store
 	project  store.Project
 	encoder  string
-	memory   bool // exact in-memory vectors encoded on the fly instead of pgvector
+	memory   bool   // exact in-memory vectors encoded on the fly instead of pgvector
+	cacheDir string // encoders' cache ("" = the default)
 	log      *slog.Logger
 	progress io.Writer
 
@@ -211,7 +212,7 @@ func (e *retrieveEnv) denseDeps(ctx context.Context) (*retrieval.Dense, error) {
 		vectors = &retrieval.PgVectors{Store: e.st, ProjectID: e.project.ID, Encoder: info}
 	}
 	var err error
-	e.rt, err = encoders.NewRuntime(encoders.Config{})
+	e.rt, err = encoders.NewRuntime(encoders.Config{CacheDir: e.cacheDir})
 	if err != nil {
 		return nil, err
 	}

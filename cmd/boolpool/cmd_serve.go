@@ -36,7 +36,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
-	srv := httpapi.New(cfg, st, log)
+	srv := httpapi.New(cfg, st, log, httpapi.WithJobs(serveJobs(st, log, "")))
 	log.Info("serving", "addr", "http://"+cfg.Addr)
 	return srv.Run(ctx)
 }

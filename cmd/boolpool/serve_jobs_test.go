@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"boolpool/server/embedjob"
+	"boolpool/server/ingest"
+	"boolpool/server/jobs"
+	"boolpool/server/store"
+	"boolpool/server/store/storetest"
+	"boolpool/web/api"
+)
+
+// runJob submits one job to a runner of the serve command's kinds and
+// waits for its end.
+func runJob(t *testing.T, st *store.Store, cache string, projectID int64, kind, params string) store.Job {
+	t.Helper()
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg := serveJobs(st, log, cache)
+	r := jobs.New(st, log, cfg.Kinds, jobs.Options{})
+	t.Cleanup(func() { r.Stop(context.Background()) })
+	j, err := r.Submit(ctx, projectID, kind, json.RawMessage(params), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		j, err = st.JobByID(ctx, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Finished() || time.Now().After(deadline) {
+			return j
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func importSmall(t *testing.T, st *store.Store) store.Project {
+	t.Helper()
+	ctx := context.Background()
+	p, err := st.EnsureProject(ctx, "jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs.csv")
+	csv := "id,title,text\na,Condor,A large vulture of the Andes.\nb,Espresso,Coffee brewed under pressure.\n"
+	if err := os.WriteFile(docs, []byte(csv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Files(ctx, st, p.ID, "csv", []string{docs}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestEncodeJobWithoutModels: on a server whose encoder files are missing,
+// encode jobs fail with a message saying what to run, and nothing crashes.
+func TestEncodeJobWithoutModels(t *testing.T) {
+	if os.Getenv("BOOLPOOL_ORT_LIB") != "" {
+		t.Skip("BOOLPOOL_ORT_LIB points at a library outside the empty cache")
+	}
+	st := storetest.New(t)
+	p := importSmall(t, st)
+	empty := t.TempDir()
+	for _, enc := range []string{"minilm-static", "lexical"} {
+		j := runJob(t, st, empty, p.ID, api.JobKindEncode, `{"encoder": "`+enc+`"}`)
+		if j.State != store.JobFailed || !strings.Contains(j.Error, "encoder models are not prepared") {
+			t.Fatalf("%s: %s: %s", enc, j.State, j.Error)
+		}
+	}
+}
+
+// TestEncodeJobLexical encodes a project with the lexical encoder as a job
+// (needs the fetched tokenizer), with progress over the documents.
+func TestEncodeJobLexical(t *testing.T) {
+	cache := os.Getenv("BOOLPOOL_CACHE")
+	if cache == "" {
+		cache = filepath.Join("..", "..", ".cache")
+	}
+	if _, err := os.Stat(filepath.Join(cache, "models", "minilm-fp16", "tokenizer.json")); err != nil {
+		t.Skipf("skipping: %v (run scripts/fetch-models.sh)", err)
+	}
+	st := storetest.New(t)
+	p := importSmall(t, st)
+	j := runJob(t, st, cache, p.ID, api.JobKindEncode, `{"encoder": "lexical", "skip_queries": true}`)
+	if j.State != store.JobDone {
+		t.Fatalf("job %s: %s", j.State, j.Error)
+	}
+	var rep embedjob.Report
+	if err := json.Unmarshal(j.Result, &rep); err != nil || rep.Encoded != 2 {
+		t.Fatalf("report %s: %v", j.Result, err)
+	}
+	if j.Done != 2 || j.Total != 2 || j.Phase != "encoding documents" {
+		t.Fatalf("progress %s %d/%d", j.Phase, j.Done, j.Total)
+	}
+}

@@ -56,7 +56,9 @@ func (l *Leaderboard) Render() app.UI {
 				app.Caption().Text(caption),
 				app.THead().Body(app.Tr().Body(
 					app.Th().Scope("col").Text("Run"), app.Th().Scope("col").Text("Queries"),
-					app.Range(measures).Slice(func(i int) app.UI { return app.Th().Scope("col").Text(measures[i]) }),
+					app.Range(measures).Slice(func(i int) app.UI {
+						return app.Th().Scope("col").Title(measureDoc(measures[i])).Text(measures[i])
+					}),
 				)),
 				app.TBody().Body(app.Range(l.Iruns).Slice(func(i int) app.UI {
 					r := l.Iruns[i]
@@ -64,6 +66,11 @@ func (l *Leaderboard) Render() app.UI {
 						app.Th().Scope("row").Text(r.Run), app.Td().Text(r.Queries),
 						app.Range(r.Scores).Slice(func(j int) app.UI {
 							s := r.Scores[j]
+							if s.Mean == nil {
+								return app.Td().DataSet("measure", s.Measure).DataSet("mean", "").Body(
+									app.Span().Class("mean na").Title(notApplicable(s.Measure)).Text("n/a"),
+								)
+							}
 							return app.Td().DataSet("measure", s.Measure).DataSet("mean", coefData(s.Mean)).Body(
 								app.Span().Class("mean").Text(coefText(s.Mean)),
 								app.If(s.Low != nil && s.High != nil, func() app.UI {
@@ -79,4 +86,54 @@ func (l *Leaderboard) Render() app.UI {
 			return svg(intervalChartSVG("leaderboard-chart", measures[0]+" per run with its interval", intervals))
 		}),
 	)
+}
+
+// measureName is the name part of a measure ("f1@20" → "f1").
+func measureName(m string) string {
+	for i := 0; i < len(m); i++ {
+		if m[i] == '@' {
+			return m[:i]
+		}
+	}
+	return m
+}
+
+// measureDoc explains a leaderboard column (its header's tooltip).
+func measureDoc(m string) string {
+	switch measureName(m) {
+	case "ndcg":
+		return "nDCG: graded gain of the consensus labels, trec_eval's ndcg_cut"
+	case "mrr":
+		return "Reciprocal rank of the first relevant document"
+	case "p":
+		return "Precision: relevant documents in the top k, divided by k"
+	case "recall":
+		return "Recall: share of the judged relevant documents in the top k"
+	case "mrecall":
+		return "MRecall: 1 when every relevant document is in the top k (Min et al. 2021, QUEST)"
+	case "f1":
+		return "Average set F1 (QUEST §4.2): the top k as the predicted set, F1 against the relevant set, averaged over queries"
+	case "negrecall":
+		return "NegRecall (BoolQuestions): share of the explicit negatives in the top k; lower is better"
+	case "violation":
+		return "Logical-consistency violation rate (LogiCoL): share of queries whose excluded documents rank above their relevant ones on average; lower is better"
+	case "judged":
+		return "Judged: share of the top k with a consensus label"
+	case "nevir-accuracy":
+		return "NevIR pairwise accuracy: share of negation pairs ranked the right way round for both queries"
+	}
+	return m
+}
+
+// notApplicable says why a measure has no value (the n/a tooltip).
+func notApplicable(m string) string {
+	switch measureName(m) {
+	case "negrecall":
+		return "n/a: no judged query has explicit negatives (import negative qrels or NevIR/BoolQuestions data)"
+	case "violation":
+		return "n/a: needs queries with both a relevant document and explicit negatives"
+	case "nevir-accuracy":
+		return "n/a: the project has no NevIR pairs (import them with the nevir format)"
+	}
+	return "n/a: no query of this run has a consensus label yet"
 }

@@ -337,6 +337,7 @@ func recomputeMetrics(d Data, specs []metrics.Spec, qrels metrics.Qrels) ([]api.
 				}
 			}
 		}
+		row.Scores = append(row.Scores, nevirScore(len(d.NevIRPairs), nevirAccuracy(run, d.Queries, d.NevIRPairs)))
 		board = append(board, row)
 		for t, means := range perTmpl {
 			byTmpl[t] = append(byTmpl[t], tmplRun{run.Name, means, tmplN[t]})

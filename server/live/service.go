@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -450,9 +451,21 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	if err != nil {
 		return d, err
 	}
+	nevir := map[string][2]int64{} // pair id → its two queries
 	for _, q := range qs {
 		d.Queries = append(d.Queries, Query{ID: q.ID, ExtID: q.ExtID, Template: q.Template, Operators: OperatorsOf(q.Expression)})
+		if q.NevIRPair != "" {
+			p := nevir[q.NevIRPair]
+			switch q.ExtID {
+			case q.NevIRPair + "-q1":
+				p[0] = q.ID
+			case q.NevIRPair + "-q2":
+				p[1] = q.ID
+			}
+			nevir[q.NevIRPair] = p
+		}
 	}
+	d.NevIRPairs = nevirPairs(nevir)
 	runs, err := st.ListRuns(ctx, projectID)
 	if err != nil {
 		return d, err
@@ -581,6 +594,23 @@ func OperatorsOf(raw json.RawMessage) []string {
 	}
 	if len(out) == 0 && seen[boolexpr.OpAtom] {
 		out = append(out, string(boolexpr.OpAtom))
+	}
+	return out
+}
+
+// nevirPairs lists the complete pairs (both queries present) in pair id
+// order; the ingest names their documents "<id>-doc1" and "<id>-doc2".
+func nevirPairs(byID map[string][2]int64) []NevIRPair {
+	ids := make([]string, 0, len(byID))
+	for id, qs := range byID {
+		if qs[0] != 0 && qs[1] != 0 {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	out := make([]NevIRPair, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, NevIRPair{Q1: byID[id][0], Q2: byID[id][1], Doc1: id + "-doc1", Doc2: id + "-doc2"})
 	}
 	return out
 }

@@ -221,6 +221,7 @@ func (s *State) leaderboard() ([]api.RunScores, []api.Breakdown, []api.Breakdown
 			}
 			row.Scores = append(row.Scores, sc)
 		}
+		row.Scores = append(row.Scores, nevirScore(s.nevirN, s.nevirAcc[r]))
 		board = append(board, row)
 	}
 	sortBoard(board)
@@ -241,6 +242,15 @@ func (s *State) leaderboard() ([]api.RunScores, []api.Breakdown, []api.Breakdown
 	}
 	tmpl, ops := splitBreakdowns(groups)
 	return board, tmpl, ops
+}
+
+// nevirScore is the NevIR column of a run: undefined (n/a) without pairs.
+func nevirScore(pairs int, acc float64) api.MetricScore {
+	sc := api.MetricScore{Measure: NevIRMeasure, Queries: pairs}
+	if pairs > 0 {
+		sc.Mean = num(acc)
+	}
+	return sc
 }
 
 // splitBreakdowns separates template and operator breakdowns (keyed by

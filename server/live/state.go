@@ -48,8 +48,17 @@ const (
 	listCap = 200
 )
 
-// MeasureList is the leaderboard's measures, in display order.
-const MeasureList = "ndcg@10,mrr@10,p@10,recall@100,mrecall@100,negrecall@10,judged@10"
+// MeasureList is the leaderboard's per-query measures, in display order:
+// f1@20 is QUEST's average set F1 with a run's top 20 as its predicted
+// set, violation@100 LogiCoL's logical-consistency violation rate over
+// the top RankDepth. NevIR pairwise accuracy (NevIRMeasure) follows them;
+// it is a property of a run over pairs of queries, not a mean over queries.
+const MeasureList = "ndcg@10,mrr@10,p@10,recall@100,mrecall@100,f1@20,negrecall@10,violation@100,judged@10"
+
+// NevIRMeasure names NevIR pairwise accuracy on the leaderboard. It is
+// computed from the imported NevIR pairs, which carry their own answers,
+// so it does not change with judgments.
+const NevIRMeasure = "nevir-accuracy"
 
 // Specs parses MeasureList.
 func Specs() []metrics.Spec {
@@ -97,6 +106,14 @@ type Data struct {
 	Votes         map[int64][]consensus.Vote // item id → current votes
 	Adjudicated   map[int64]int              // item id → latest adjudication
 	Users         map[int64]string
+	NevIRPairs    []NevIRPair
+}
+
+// NevIRPair is one imported NevIR pair: Doc1 answers query Q1 only and
+// Doc2 query Q2 only (query ids).
+type NevIRPair struct {
+	Q1, Q2     int64
+	Doc1, Doc2 string
 }
 
 type item struct {
@@ -163,6 +180,8 @@ type State struct {
 	judged    []map[string]int
 	weights   [][]uint8 // [query][resample]
 	perRun    []runState
+	nevirN    int       // NevIR pairs of the project
+	nevirAcc  []float64 // per run: NevIR pairwise accuracy (runs are fixed in a state)
 
 	items map[int64]*item
 	users map[int64]string
@@ -255,6 +274,10 @@ func Build(d Data) *State {
 			rs.boot[m] = bootSums{s: make([]float64, Resamples), w: make([]int32, Resamples)}
 		}
 		s.perRun = append(s.perRun, rs)
+	}
+	s.nevirN = len(d.NevIRPairs)
+	for _, r := range d.Runs {
+		s.nevirAcc = append(s.nevirAcc, nevirAccuracy(r, d.Queries, d.NevIRPairs))
 	}
 	nr := len(s.runs)
 	s.runItems, s.runJudged = make([]int, nr), make([]int, nr)
@@ -635,4 +658,24 @@ func groupLabels(q Query) []string {
 		}
 	}
 	return out
+}
+
+// nevirAccuracy is a run's NevIR pairwise accuracy (metrics.NevIRAccuracy
+// over the ext ids of the pairs' queries).
+func nevirAccuracy(r Run, queries []Query, pairs []NevIRPair) float64 {
+	if len(pairs) == 0 {
+		return 0
+	}
+	ext := make(map[int64]string, len(queries))
+	for _, q := range queries {
+		ext[q.ID] = q.ExtID
+	}
+	ranked := metrics.Ranked{}
+	mp := make([]metrics.NevIRPair, 0, len(pairs))
+	for _, p := range pairs {
+		q1, q2 := ext[p.Q1], ext[p.Q2]
+		ranked[q1], ranked[q2] = r.Ranked[p.Q1], r.Ranked[p.Q2]
+		mp = append(mp, metrics.NevIRPair{Query1: q1, Query2: q2, Doc1: p.Doc1, Doc2: p.Doc2})
+	}
+	return metrics.NevIRAccuracy(ranked, mp)
 }

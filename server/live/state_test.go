@@ -59,6 +59,9 @@ func randomData(rng *rand.Rand, nq, nr, raters int) Data {
 	for u := range 7 {
 		d.Users[int64(u+1)] = fmt.Sprintf("rater%d", u+1)
 	}
+	for q := 0; q+1 < nq && q < 8; q += 2 {
+		d.NevIRPairs = append(d.NevIRPairs, NevIRPair{Q1: int64(100 + q), Q2: int64(101 + q), Doc1: fmt.Sprintf("d%02d", q), Doc2: fmt.Sprintf("d%02d", q+1)})
+	}
 	return d
 }
 
@@ -219,4 +222,63 @@ func TestOperatorsOf(t *testing.T) {
 			t.Errorf("OperatorsOf(%s) = %s, want %s", tt.expr, got, tt.want)
 		}
 	}
+}
+
+// TestLeaderboardSetAndLogicMeasures pins the measures added to the
+// leaderboard on a hand-worked project: set F1 of the top 20, the LogiCoL
+// violation rate (queries with relevant documents and negatives only) and
+// NevIR pairwise accuracy (undefined without pairs).
+func TestLeaderboardSetAndLogicMeasures(t *testing.T) {
+	// q1: relevant a; negative n. q2: relevant b; no negatives.
+	d := Data{RatersPerItem: 1, Votes: map[int64][]consensus.Vote{}, Users: map[int64]string{1: "r"},
+		Queries:   []Query{{ID: 1, ExtID: "p-q1"}, {ID: 2, ExtID: "p-q2"}},
+		Negatives: map[int64][]string{1: {"n"}},
+		Runs: []Run{
+			// good: a above n for q1, b above a for q2.
+			{Name: "good", Ranked: map[int64][]string{1: {"a", "n", "x"}, 2: {"b", "a"}}},
+			// bad: the negative first for q1, and a above b for q2.
+			{Name: "bad", Ranked: map[int64][]string{1: {"n", "a"}, 2: {"a", "b"}}},
+		},
+		Items: []Item{{ID: 10, QueryID: 1, DocExtID: "a", Gold: -1}, {ID: 11, QueryID: 2, DocExtID: "b", Gold: -1}},
+	}
+	d.Votes[10] = []consensus.Vote{{Rater: 1, Label: 3}}
+	d.Votes[11] = []consensus.Vote{{Rater: 1, Label: 3}}
+	score := func(snap api.LiveSnapshot, run, measure string) *float64 {
+		for _, r := range snap.Leaderboard {
+			for _, s := range r.Scores {
+				if r.Run == run && s.Measure == measure {
+					return s.Mean
+				}
+			}
+		}
+		t.Fatalf("no %s of %s", measure, run)
+		return nil
+	}
+	want := func(label string, got *float64, w float64) {
+		t.Helper()
+		if got == nil || math.Abs(*got-w) > 1e-12 {
+			t.Errorf("%s = %v, want %v", label, deref(got), w)
+		}
+	}
+	for _, snap := range []api.LiveSnapshot{Build(d).Snapshot("p"), Recompute("p", d)} {
+		// good: q1 F1 = 2·(1/3)·1/(1/3+1) = 0.5, q2 F1 = 2·0.5·1/1.5 = 2/3.
+		want("good f1@20", score(snap, "good", "f1@20"), (0.5+2.0/3)/2)
+		want("good violation", score(snap, "good", "violation@100"), 0)
+		want("bad violation", score(snap, "bad", "violation@100"), 1)
+		if v := score(snap, "good", NevIRMeasure); v != nil {
+			t.Errorf("nevir without pairs = %v, want n/a", *v)
+		}
+	}
+	d.NevIRPairs = []NevIRPair{{Q1: 1, Q2: 2, Doc1: "a", Doc2: "b"}}
+	for _, snap := range []api.LiveSnapshot{Build(d).Snapshot("p"), Recompute("p", d)} {
+		want("good nevir", score(snap, "good", NevIRMeasure), 1)
+		want("bad nevir", score(snap, "bad", NevIRMeasure), 0)
+	}
+}
+
+func deref(x *float64) any {
+	if x == nil {
+		return nil
+	}
+	return *x
 }

@@ -131,11 +131,13 @@ type LiveQuery struct {
 	ExtID      string
 	Template   string
 	Expression json.RawMessage // nil when unknown
+	NevIRPair  string          // the NevIR pair id of an imported NevIR query ("" otherwise)
 }
 
 // LiveQueries lists a project's queries in import order.
 func (s *Store) LiveQueries(ctx context.Context, projectID int64) ([]LiveQuery, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, ext_id, template, expression FROM queries WHERE project_id = $1 ORDER BY seq, id`, projectID)
+	rows, err := s.pool.Query(ctx, `SELECT id, ext_id, template, expression, coalesce(metadata->>'nevir_pair', '')
+		FROM queries WHERE project_id = $1 ORDER BY seq, id`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("store: live queries: %w", err)
 	}
@@ -143,7 +145,7 @@ func (s *Store) LiveQueries(ctx context.Context, projectID int64) ([]LiveQuery, 
 	var out []LiveQuery
 	for rows.Next() {
 		var q LiveQuery
-		if err := rows.Scan(&q.ID, &q.ExtID, &q.Template, &q.Expression); err != nil {
+		if err := rows.Scan(&q.ID, &q.ExtID, &q.Template, &q.Expression, &q.NevIRPair); err != nil {
 			return nil, fmt.Errorf("store: live queries: %w", err)
 		}
 		out = append(out, q)

@@ -92,3 +92,27 @@ func BenchmarkAgreement(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRunOnly times the model alone on the tensors Encode builds for
+// the BenchmarkEncode texts (Batches + RunBatch): Encode minus tokenization
+// and batch building.
+func BenchmarkRunOnly(b *testing.B) {
+	for _, name := range Names() {
+		enc := openTest(b, name)
+		for _, tokens := range []int{32, 128, 256} {
+			texts := benchTexts(b, enc.tok, 32, tokens)
+			batches := enc.Batches(texts)
+			b.Run(fmt.Sprintf("%s/%d", name, tokens), func(b *testing.B) {
+				ctx := context.Background()
+				for b.Loop() {
+					for _, bt := range batches {
+						if _, err := enc.RunBatch(ctx, bt); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(b.N*len(texts))/b.Elapsed().Seconds(), "texts/s")
+			})
+		}
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"boolpool/encoders/tokenizer"
 )
@@ -49,7 +52,8 @@ func (e *onnxEncoder) Close() error {
 	return err
 }
 
-// piece is one window of one text.
+// piece is one window of one text: its content tokens, without [CLS]/[SEP]
+// (runBatch adds them when the encoder uses special tokens).
 type piece struct {
 	text int
 	ids  []int32
@@ -59,47 +63,114 @@ type piece struct {
 // (specials included when specials is set). An empty text gives one window
 // (just [CLS] [SEP], or no tokens at all).
 func Windows(tok *tokenizer.Tokenizer, text string, window int, specials bool) [][]int32 {
-	ids := tok.Tokenize(text)
+	var out [][]int32
+	for _, content := range splitWindows(tok.Tokenize(text), window, specials) {
+		w := make([]int32, 0, len(content)+2)
+		if specials {
+			w = append(w, tok.CLS())
+		}
+		w = append(w, content...)
+		if specials {
+			w = append(w, tok.SEP())
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// splitWindows cuts ids into consecutive windows of content tokens that fit
+// window tokens (two fewer with specials). No ids gives one empty window.
+func splitWindows(ids []int32, window int, specials bool) [][]int32 {
 	room := window
 	if specials {
 		room -= 2
 	}
 	room = max(room, 1)
-	var out [][]int32
-	for start := 0; start < len(ids) || (start == 0 && len(out) == 0); start += room {
-		end := min(start+room, len(ids))
-		w := make([]int32, 0, end-start+2)
-		if specials {
-			w = append(w, tok.CLS())
-		}
-		w = append(w, ids[start:end]...)
-		if specials {
-			w = append(w, tok.SEP())
-		}
-		out = append(out, w)
-		if end == len(ids) {
-			break
-		}
+	if len(ids) <= room {
+		return [][]int32{ids}
+	}
+	out := make([][]int32, 0, (len(ids)+room-1)/room)
+	for start := 0; start < len(ids); start += room {
+		out = append(out, ids[start:min(start+room, len(ids)):min(start+room, len(ids))])
 	}
 	return out
 }
 
-// Encode embeds texts; see the package documentation for batching and the
-// aggregation of long texts.
-func (e *onnxEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
-	var pieces []piece
-	for i, t := range texts {
-		for _, w := range Windows(e.tok, t, e.window, e.specials) {
+// parallelBytes is the text volume from which Encode tokenizes on several
+// goroutines (below it, starting them costs more than it saves).
+const parallelBytes = 4 << 10
+
+// tokenize returns the windows of texts in text order. Large inputs are
+// tokenized on GOMAXPROCS goroutines; each appends its texts' ids to one
+// growing arena instead of allocating per text.
+func (e *onnxEncoder) tokenize(texts []string) []piece {
+	ids := make([][]int32, len(texts))
+	bytes := 0
+	for _, t := range texts {
+		bytes += len(t)
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(texts), bytes/parallelBytes+1)
+	work := func(next func() (int, int)) {
+		var arena []int32
+		for lo, hi := next(); lo < hi; lo, hi = next() {
+			for i := lo; i < hi; i++ {
+				if cap(arena)-len(arena) < len(texts[i]) {
+					arena = make([]int32, 0, max(len(texts[i])+16, 4096))
+				}
+				start := len(arena)
+				arena = e.tok.AppendTokens(arena, texts[i])
+				ids[i] = arena[start:len(arena):len(arena)]
+			}
+		}
+	}
+	if workers <= 1 {
+		done := false
+		work(func() (int, int) {
+			if done {
+				return 0, 0
+			}
+			done = true
+			return 0, len(texts)
+		})
+	} else {
+		chunk := max(1, len(texts)/(4*workers))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				work(func() (int, int) {
+					lo := int(next.Add(int64(chunk))) - chunk
+					return min(lo, len(texts)), min(lo+chunk, len(texts))
+				})
+			})
+		}
+		wg.Wait()
+	}
+	pieces := make([]piece, 0, len(texts))
+	for i, t := range ids {
+		for _, w := range splitWindows(t, e.window, e.specials) {
 			pieces = append(pieces, piece{text: i, ids: w})
 		}
 	}
-	// Similar lengths together: less padding per batch.
+	return pieces
+}
+
+// plan tokenizes texts and orders their windows by length: similar lengths
+// share a batch, so little padding is needed.
+func (e *onnxEncoder) plan(texts []string) ([]piece, []int) {
+	pieces := e.tokenize(texts)
 	order := make([]int, len(pieces))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return len(pieces[a].ids) - len(pieces[b].ids) })
+	return pieces, order
+}
 
+// Encode embeds texts; see the package documentation for batching and the
+// aggregation of long texts.
+func (e *onnxEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
+	pieces, order := e.plan(texts)
 	sums := make([][]float32, len(texts))
 	counts := make([]int, len(texts))
 	for start := 0; start < len(order); start += e.batch {
@@ -128,30 +199,117 @@ func (e *onnxEncoder) Encode(ctx context.Context, texts []string) ([][]float32, 
 	return sums, nil
 }
 
-// runBatch pads the chosen pieces to the longest one and runs the session.
-func (e *onnxEncoder) runBatch(ctx context.Context, pieces []piece, idx []int) ([][]float32, error) {
+// Batch is the input of one inference call exactly as Encode builds it
+// (tokenized, windowed, sorted, padded): Rows × Seq int64 tensors, one per
+// session input.
+type Batch struct {
+	Rows, Seq int
+	Names     []string
+	Inputs    [][]int64
+}
+
+// Batches returns the inference calls Encode makes for texts, so that a
+// benchmark can time the model alone on the same tensors (or hand them to
+// another runtime).
+func (e *onnxEncoder) Batches(texts []string) []Batch {
+	pieces, order := e.plan(texts)
+	var out []Batch
+	for start := 0; start < len(order); start += e.batch {
+		idx := order[start:min(start+e.batch, len(order))]
+		var buf inputBufs
+		seq, inputs := e.fill(&buf, pieces, idx)
+		for i := range inputs {
+			inputs[i] = slices.Clone(inputs[i])
+		}
+		out = append(out, Batch{Rows: len(idx), Seq: seq, Names: e.sess.inputs, Inputs: inputs})
+	}
+	return out
+}
+
+// RunBatch runs the model on one batch from Batches and returns its rows'
+// vectors (window vectors, not yet combined per text).
+func (e *onnxEncoder) RunBatch(ctx context.Context, b Batch) ([][]float32, error) {
+	if len(b.Inputs) != len(e.sess.inputs) {
+		return nil, fmt.Errorf("encoders: %s: batch has %d inputs, want %d", e.name, len(b.Inputs), len(e.sess.inputs))
+	}
+	for _, in := range b.Inputs {
+		if len(in) < b.Rows*b.Seq {
+			return nil, fmt.Errorf("encoders: %s: input of %d values for %d×%d", e.name, len(in), b.Rows, b.Seq)
+		}
+	}
+	return e.sess.run(ctx, b.Rows, b.Seq, b.Inputs, make([]float32, b.Rows*e.dim))
+}
+
+// inputBufs are the int64 input buffers of one batch, recycled across
+// batches and calls through inputPool.
+type inputBufs struct{ ids, mask, types []int64 }
+
+var inputPool = sync.Pool{New: func() any { return new(inputBufs) }}
+
+// grow returns s resized to n elements, reusing its array when it is large
+// enough (the contents are unspecified).
+func grow(s []int64, n int) []int64 {
+	if cap(s) < n {
+		return make([]int64, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// fill writes the chosen pieces into buf, padded to the longest one
+// ([CLS]/[SEP] added when the encoder uses them), and returns the sequence
+// length and the session inputs (slices of buf).
+func (e *onnxEncoder) fill(buf *inputBufs, pieces []piece, idx []int) (int, [][]int64) {
+	extra := 0
+	if e.specials {
+		extra = 2
+	}
 	seq := 1
 	for _, pi := range idx {
-		seq = max(seq, len(pieces[pi].ids))
+		seq = max(seq, len(pieces[pi].ids)+extra)
 	}
 	n := len(idx) * seq
-	ids := make([]int64, n)
-	mask := make([]int64, n)
+	buf.ids, buf.mask = grow(buf.ids, n), grow(buf.mask, n)
+	pad, cls, sep := int64(e.tok.PAD()), int64(e.tok.CLS()), int64(e.tok.SEP())
 	for j, pi := range idx {
-		row := ids[j*seq : (j+1)*seq]
-		for k, id := range pieces[pi].ids {
+		row, mrow := buf.ids[j*seq:(j+1)*seq], buf.mask[j*seq:(j+1)*seq]
+		k := 0
+		if e.specials {
+			row[0] = cls
+			k = 1
+		}
+		for _, id := range pieces[pi].ids {
 			row[k] = int64(id)
-			mask[j*seq+k] = 1
+			k++
 		}
-		for k := len(pieces[pi].ids); k < seq; k++ {
-			row[k] = int64(e.tok.PAD())
+		if e.specials {
+			row[k] = sep
+			k++
+		}
+		for m := range k {
+			mrow[m] = 1
+		}
+		for ; k < seq; k++ {
+			row[k], mrow[k] = pad, 0
 		}
 	}
-	inputs := [][]int64{ids, mask}
+	inputs := [][]int64{buf.ids, buf.mask}
 	if e.typeIDs {
-		inputs = append(inputs, make([]int64, n))
+		if cap(buf.types) < n {
+			buf.types = make([]int64, n, n+n/4) // never written: all zero
+		}
+		inputs = append(inputs, buf.types[:n])
 	}
-	return e.sess.run(ctx, len(idx), seq, inputs)
+	return seq, inputs
+}
+
+// runBatch runs the chosen pieces as one batch. The vectors it returns
+// share one fresh array (ONNX Runtime writes into it); the input buffers are
+// reused across calls.
+func (e *onnxEncoder) runBatch(ctx context.Context, pieces []piece, idx []int) ([][]float32, error) {
+	buf := inputPool.Get().(*inputBufs)
+	defer inputPool.Put(buf)
+	seq, inputs := e.fill(buf, pieces, idx)
+	return e.sess.run(ctx, len(idx), seq, inputs, make([]float32, len(idx)*e.dim))
 }
 
 // normalize scales v to unit length (no-op for the zero vector).

@@ -202,7 +202,7 @@ func TestLongDocument(t *testing.T) {
 	}
 	want := make([]float32, enc.Dim())
 	for _, w := range windows {
-		v, err := enc.runBatch(ctx, []piece{{ids: w}}, []int{0})
+		v, err := enc.runBatch(ctx, []piece{{ids: w[1 : len(w)-1]}}, []int{0}) // runBatch adds [CLS]/[SEP]
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,5 +290,60 @@ func TestSetReusesEncoders(t *testing.T) {
 	}
 	if sp, err := set.Sparse(LexicalName); err != nil || sp.Dim() != 30522 {
 		t.Errorf("lexical: %v", err)
+	}
+}
+
+// TestBatchesMatchEncode: the tensors Batches hands to benchmarks are the
+// ones Encode runs (every row's vector is one of Encode's vectors), and
+// parallel tokenization keeps texts in order.
+func TestBatchesMatchEncode(t *testing.T) {
+	ctx := context.Background()
+	sents := readSentences(t)
+	var texts []string
+	for len(texts) < 300 { // enough text to tokenize on several goroutines
+		texts = append(texts, sents...)
+	}
+	for _, name := range []string{MiniLMStatic, MiniLM} {
+		enc := openTest(t, name)
+		in := texts
+		if name == MiniLM {
+			in = sents[:40]
+		}
+		want, err := enc.Encode(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range in[:10] {
+			one, err := enc.Encode(ctx, []string{s})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := Cosine(one[0], want[i]); c < 0.9999 {
+				t.Errorf("%s: text %d alone vs in a batch: cosine %.6f", name, i, c)
+			}
+		}
+		rows := 0
+		for _, b := range enc.Batches(in) {
+			if len(b.Names) != len(b.Inputs) || b.Rows > enc.batch {
+				t.Fatalf("%s: batch %d rows, %d names, %d inputs", name, b.Rows, len(b.Names), len(b.Inputs))
+			}
+			vecs, err := enc.RunBatch(ctx, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range vecs {
+				best := -1.0
+				for _, w := range want {
+					best = max(best, Cosine(v, w))
+				}
+				if best < 0.9999 {
+					t.Errorf("%s: batch row matches no Encode vector (best cosine %.6f)", name, best)
+				}
+			}
+			rows += b.Rows
+		}
+		if rows != len(in) {
+			t.Errorf("%s: batches hold %d rows, want %d (one window per text)", name, rows, len(in))
+		}
 	}
 }

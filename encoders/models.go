@@ -232,7 +232,7 @@ func (r *Runtime) distillStatic(ctx context.Context, src, out string) error {
 			ids[3*i], ids[3*i+1], ids[3*i+2] = int64(enc.tok.CLS()), int64(start+i), int64(enc.tok.SEP())
 			mask[3*i], mask[3*i+1], mask[3*i+2] = 1, 1, 1
 		}
-		out, err := enc.sess.run(ctx, n, 3, [][]int64{ids, mask, make([]int64, 3*n)})
+		out, err := enc.sess.run(ctx, n, 3, [][]int64{ids, mask, make([]int64, 3*n)}, nil)
 		if err != nil {
 			return fmt.Errorf("encoders: distil static: %w", err)
 		}

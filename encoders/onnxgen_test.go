@@ -249,7 +249,7 @@ func TestGeneratedGraphMatchesReference(t *testing.T) {
 						ids[i*seq+j], mask[i*seq+j] = id, 1
 					}
 				}
-				got, err := sess.run(context.Background(), len(seqs), seq, [][]int64{ids, mask, make([]int64, len(ids))})
+				got, err := sess.run(context.Background(), len(seqs), seq, [][]int64{ids, mask, make([]int64, len(ids))}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -246,15 +246,18 @@ func (r *Runtime) openSession(path string, inputs, outputs []string) (*session, 
 }
 
 // run feeds int64 [batch, seq] inputs (in the session's input order) and
-// returns the first output as a [batch][dim] slice.
-func (s *session) run(ctx context.Context, batch, seq int, inputs [][]int64) ([][]float32, error) {
+// returns the first output as a [batch][dim] slice. With out non-nil (batch
+// × dim floats) ONNX Runtime writes the output straight into it and the
+// vectors share its array; otherwise the output is copied out of an
+// ONNX Runtime allocation.
+func (s *session) run(ctx context.Context, batch, seq int, inputs [][]int64, out []float32) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	shape := ort.NewShape(int64(batch), int64(seq))
 	values := make([]ort.Value, len(inputs))
 	for i, data := range inputs {
-		t, err := ort.NewTensor(shape, data)
+		t, err := ort.NewTensor(shape, data[:batch*seq])
 		if err != nil {
 			return nil, fmt.Errorf("encoders: input tensor: %w", err)
 		}
@@ -262,6 +265,17 @@ func (s *session) run(ctx context.Context, batch, seq int, inputs [][]int64) ([]
 		values[i] = t
 	}
 	outputs := make([]ort.Value, len(s.outputs))
+	if out != nil {
+		if batch == 0 || len(out)%batch != 0 {
+			return nil, fmt.Errorf("encoders: output buffer of %d floats for %d rows", len(out), batch)
+		}
+		t, err := ort.NewTensor(ort.NewShape(int64(batch), int64(len(out)/batch)), out)
+		if err != nil {
+			return nil, fmt.Errorf("encoders: output tensor: %w", err)
+		}
+		defer t.Destroy()
+		outputs[0] = t
+	}
 	if err := s.s.Run(values, outputs); err != nil {
 		return nil, fmt.Errorf("encoders: run: %w", err)
 	}
@@ -270,20 +284,28 @@ func (s *session) run(ctx context.Context, batch, seq int, inputs [][]int64) ([]
 			defer o.Destroy()
 		}
 	}
-	out, ok := outputs[0].(*ort.Tensor[float32])
+	if out != nil {
+		dim := len(out) / batch
+		vecs := make([][]float32, batch)
+		for i := range vecs {
+			vecs[i] = out[i*dim : (i+1)*dim : (i+1)*dim]
+		}
+		return vecs, nil
+	}
+	res, ok := outputs[0].(*ort.Tensor[float32])
 	if !ok {
 		if outputs[0] != nil {
 			outputs[0].Destroy()
 		}
 		return nil, fmt.Errorf("encoders: output is %T, want float32 tensor", outputs[0])
 	}
-	defer out.Destroy()
-	oshape := out.GetShape()
+	defer res.Destroy()
+	oshape := res.GetShape()
 	if len(oshape) != 2 || oshape[0] != int64(batch) {
 		return nil, fmt.Errorf("encoders: output shape %v, want [%d, dim]", oshape, batch)
 	}
 	dim := int(oshape[1])
-	data := out.GetData()
+	data := res.GetData()
 	vecs := make([][]float32, batch)
 	flat := make([]float32, len(data))
 	copy(flat, data)

@@ -1,9 +1,11 @@
 package bench
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -73,7 +75,16 @@ func runEncoders(ctx context.Context, env *Env) ([]Row, error) {
 		WithRef("HF tokenizers encodeBatch()", hf.Batch)
 	rows = append(rows, r.WithTarget(">= 1.0x", r.Ratio >= 1))
 
-	// Encoding throughput, batches of 32 texts of exactly 32/128/256 tokens.
+	// Encoding throughput, batches of 32 texts of exactly 32/128/256 tokens,
+	// against onnxruntime-node on the same .onnx file. Both sides are measured
+	// on the same thing, in alternating short rounds (a busy machine disturbs
+	// both alike), medians over the rounds:
+	//   - model run only: the int64 tensors Encode builds for the batch (same
+	//     ids, same padding), fed to our session and to node's session.run();
+	//   - end to end: texts in, vectors out; Go tokenizer + ONNX Runtime vs
+	//     Hugging Face tokenizers (node binding) + onnxruntime-node;
+	//   - our end-to-end figure against node's model-run-only figure, to show
+	//     what tokenization and batch building cost on top of the model.
 	open := map[string]*encoders.ONNXEncoder{}
 	for _, name := range encoders.Names() {
 		e, err := rt.Open(ctx, name)
@@ -83,38 +94,89 @@ func runEncoders(ctx context.Context, env *Env) ([]Row, error) {
 		defer e.Close()
 		open[name] = e
 	}
-	goRate := map[string]map[int]float64{}
+	node, err := startNodeORT(ctx, nodeModules)
+	if err != nil {
+		return nil, err
+	}
+	defer node.Close()
+	rounds := min(max(1, env.Repeats), 5)
+	minSec := 0.5
+	if env.Quick {
+		minSec = 0.2
+	}
+	threads := rt.Config().IntraOpThreads
+	tokPath := filepath.Join(rt.SourceDir(), "tokenizer.json")
 	for _, name := range encoders.Names() {
-		goRate[name] = map[int]float64{}
+		enc := open[name]
+		model := rt.ModelPath(name)
 		for _, n := range []int{32, 128, 256} {
 			if env.Quick && n == 256 && name != encoders.MiniLMStatic {
 				continue
 			}
 			bt := exactTexts(tok, sentences, 32, n)
-			sec, err := Time(max(2, env.Repeats/2), func() error { _, err := open[name].Encode(ctx, bt); return err })
-			if err != nil {
+			batches := enc.Batches(bt)
+			if _, err := enc.Encode(ctx, bt); err != nil { // warm up
 				return nil, err
 			}
-			goRate[name][n] = 32 / sec
-		}
-		var ort struct {
-			Rates map[string]float64 `json:"texts_per_s"`
-		}
-		if err := nodeJSON(ctx, nodeModules, &ort, filepath.Join("encoders", "bench", "ort.js"), rt.ModelPath(name)); err != nil {
-			return nil, err
-		}
-		for _, n := range []int{32, 128, 256} {
-			v, ok := goRate[name][n]
-			if !ok {
-				continue
+			var goRun, nodeRun, goE2E, nodeE2E []float64
+			for range rounds {
+				v, err := rateFor(minSec, len(bt), func() error {
+					for _, b := range batches {
+						if _, err := enc.RunBatch(ctx, b); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					return nil, err
+				}
+				goRun = append(goRun, v)
+				var nr float64
+				for _, b := range batches {
+					sec, err := node.run(nodeCmd{Op: "run", Model: model, Threads: threads, Names: b.Names, Shape: []int{b.Rows, b.Seq}, Inputs: b.Inputs, Seconds: minSec / float64(len(batches))})
+					if err != nil {
+						return nil, err
+					}
+					nr += sec
+				}
+				nodeRun = append(nodeRun, float64(len(bt))/nr)
+				if v, err = rateFor(minSec, len(bt), func() error { _, err := enc.Encode(ctx, bt); return err }); err != nil {
+					return nil, err
+				}
+				goE2E = append(goE2E, v)
+				sec, err := node.run(nodeCmd{Op: "e2e", Model: model, Threads: threads, Tokenizer: tokPath, Specials: name != encoders.MiniLMStatic, Texts: bt, Seconds: minSec})
+				if err != nil {
+					return nil, err
+				}
+				nodeE2E = append(nodeE2E, float64(len(bt))/sec)
 			}
-			r := Row{Suite: "encoders", Name: fmt.Sprintf("%s encode, %d tokens, batch 32", name, n), Value: v, Unit: "texts/s", HigherIsBetter: true,
-				Note: "Go pipeline incl. tokenization"}.WithRef("onnxruntime-node, same .onnx, same shapes", ort.Rates[fmt.Sprint(n)])
+			shape := fmt.Sprintf("%d tokens, batch 32", n)
+			note := fmt.Sprintf("median of %d alternating rounds; ratio = median of per-round ratios", rounds)
+			r := pairedRow(Row{Suite: "encoders", Name: fmt.Sprintf("%s model run only, %s", name, shape), Unit: "texts/s", HigherIsBetter: true,
+				Note: "Go: RunBatch on the tensors Encode builds; " + note}, goRun, "onnxruntime-node session.run(), same .onnx, same tensors", nodeRun)
 			rows = append(rows, r.WithTarget(">= 0.95x", r.Ratio >= 0.95))
+			r = pairedRow(Row{Suite: "encoders", Name: fmt.Sprintf("%s end to end, %s", name, shape), Unit: "texts/s", HigherIsBetter: true,
+				Note: "texts in, vectors out (tokenization included on both sides); " + note}, goE2E, "HF tokenizers + onnxruntime-node, same .onnx", nodeE2E)
+			rows = append(rows, r.WithTarget(">= 0.95x", r.Ratio >= 0.95))
+			rows = append(rows, pairedRow(Row{Suite: "encoders", Name: fmt.Sprintf("%s end to end vs node model run only, %s", name, shape), Unit: "texts/s", HigherIsBetter: true,
+				Note: "not like for like: Go figure includes tokenization, node is fed ready-made ids; " + note}, goE2E, "onnxruntime-node session.run() only", nodeRun))
 		}
 	}
 
-	// fp32 vs int8 vs static: speed at 128 tokens and agreement with fp32.
+	// fp32 vs int8 vs static: speed at 128 tokens (Encode, alternating
+	// rounds) and agreement with fp32.
+	bt := exactTexts(tok, sentences, 32, 128)
+	speed := map[string][]float64{}
+	for range rounds {
+		for _, name := range encoders.Names() {
+			v, err := rateFor(2*minSec, len(bt), func() error { _, err := open[name].Encode(ctx, bt); return err })
+			if err != nil {
+				return nil, err
+			}
+			speed[name] = append(speed[name], v)
+		}
+	}
 	ref, err := open[encoders.MiniLM].Encode(ctx, sentences)
 	if err != nil {
 		return nil, err
@@ -129,8 +191,9 @@ func runEncoders(ctx context.Context, env *Env) ([]Row, error) {
 			mean += encoders.Cosine(vecs[i], ref[i])
 		}
 		mean /= float64(len(vecs))
-		sp := Row{Suite: "encoders", Name: name + " speed at 128 tokens", Value: goRate[name][128], Unit: "texts/s", HigherIsBetter: true}.
-			WithRef("minilm fp32, same run", goRate[encoders.MiniLM][128])
+		sp := pairedRow(Row{Suite: "encoders", Name: name + " speed at 128 tokens", Unit: "texts/s", HigherIsBetter: true,
+			Note: fmt.Sprintf("Encode, batch 32; median of %d alternating rounds; ratio = median of per-round ratios", rounds)},
+			speed[name], "minilm fp32, same rounds", speed[encoders.MiniLM])
 		if name == encoders.MiniLMInt8 {
 			sp = sp.WithTarget(">= 2x", sp.Ratio >= 2)
 		}
@@ -142,6 +205,9 @@ func runEncoders(ctx context.Context, env *Env) ([]Row, error) {
 		}
 		rows = append(rows, Row{Suite: "encoders", Name: name + " agreement with fp32: correlation of pairwise similarities",
 			Value: pearson(pairwise(vecs), pairwise(ref)), Note: fmt.Sprintf("%d sentences, %d pairs", len(sentences), len(sentences)*(len(sentences)-1)/2)})
+	}
+	if env.Store == nil { // no database: no HNSW figures
+		return rows, nil
 	}
 	hnsw, err := hnswRecall(ctx, env, open[encoders.MiniLMStatic])
 	if err != nil {
@@ -158,6 +224,114 @@ func nodeDeps(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("encoders-node-deps.sh: %w", err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// rateFor calls fn until minSec seconds have passed (at least once) and
+// returns texts per second.
+func rateFor(minSec float64, texts int, fn func() error) (float64, error) {
+	runs := 0
+	start := time.Now()
+	for runs < 1 || time.Since(start).Seconds() < minSec {
+		if err := fn(); err != nil {
+			return 0, err
+		}
+		runs++
+	}
+	return float64(runs*texts) / time.Since(start).Seconds(), nil
+}
+
+// pairedRow reports the median of values against the median of refs
+// (measured in the same rounds), with the ratio taken as the median of the
+// per-round ratios, which a load change between rounds does not skew.
+func pairedRow(r Row, values []float64, refName string, refs []float64) Row {
+	r.Value = Median(values)
+	r = r.WithRef(refName, Median(refs))
+	ratios := make([]float64, 0, len(values))
+	for i := range values {
+		if i < len(refs) && values[i] > 0 && refs[i] > 0 {
+			if r.HigherIsBetter {
+				ratios = append(ratios, values[i]/refs[i])
+			} else {
+				ratios = append(ratios, refs[i]/values[i])
+			}
+		}
+	}
+	if len(ratios) > 0 {
+		r.Ratio = Median(ratios)
+	}
+	return r
+}
+
+// nodeORT is a long-lived `node encoders/bench/ort.js --serve`: one JSON
+// command per line in, one JSON reply per line out.
+type nodeORT struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+// nodeCmd is one ort.js command (see the script's header).
+type nodeCmd struct {
+	Op        string    `json:"op"`
+	Model     string    `json:"model"`
+	Threads   int       `json:"threads"`
+	Names     []string  `json:"names,omitempty"`
+	Shape     []int     `json:"shape,omitempty"`
+	Inputs    [][]int64 `json:"inputs,omitempty"`
+	Tokenizer string    `json:"tokenizer,omitempty"`
+	Specials  bool      `json:"specials"`
+	Texts     []string  `json:"texts,omitempty"`
+	Seconds   float64   `json:"seconds"`
+}
+
+func startNodeORT(ctx context.Context, nodeModules string) (*nodeORT, error) {
+	cmd := exec.CommandContext(ctx, "node", filepath.Join("encoders", "bench", "ort.js"), "--serve")
+	cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start node ort.js: %w", err)
+	}
+	return &nodeORT{cmd: cmd, in: in, out: bufio.NewReader(out)}, nil
+}
+
+// run sends one command and returns node's seconds per call.
+func (n *nodeORT) run(c nodeCmd) (float64, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := n.in.Write(append(b, '\n')); err != nil {
+		return 0, fmt.Errorf("node ort.js: %w", err)
+	}
+	line, err := n.out.ReadBytes('\n')
+	if err != nil {
+		return 0, fmt.Errorf("node ort.js: %w", err)
+	}
+	var reply struct {
+		Runs    int     `json:"runs"`
+		Seconds float64 `json:"seconds"`
+		Error   string  `json:"error"`
+	}
+	if err := json.Unmarshal(line, &reply); err != nil {
+		return 0, fmt.Errorf("node ort.js: %w (%q)", err, line)
+	}
+	if reply.Error != "" || reply.Runs == 0 {
+		return 0, fmt.Errorf("node ort.js %s %s: %s", c.Op, c.Model, reply.Error)
+	}
+	return reply.Seconds / float64(reply.Runs), nil
+}
+
+func (n *nodeORT) Close() error {
+	n.in.Close()
+	return n.cmd.Wait()
 }
 
 func nodeJSON(ctx context.Context, nodeModules string, out any, args ...string) error {

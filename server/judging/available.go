@@ -9,10 +9,70 @@ import (
 )
 
 // availableTTL is how long a rater's count of still-available items is
-// reused. Counting looks at every open item of a project (tens of ms on a
-// large pool), while the number only feeds the progress bar, so it may lag
-// a little; it is refreshed at once when the rater's queue runs dry.
+// reused. The number only feeds the progress bar, so it may lag a little;
+// it is refreshed at once when the rater's queue runs dry.
 const availableTTL = 20 * time.Second
+
+// openTTL is how long a project's count of open items is shared between
+// its raters. Counting looks at every open item (tens of ms on a large
+// pool); two hundred raters arriving at once must not each count.
+const openTTL = 3 * time.Second
+
+type openKey struct {
+	project int64
+	kind    string
+	raters  int
+}
+
+type openEntry struct {
+	n  int
+	at time.Time
+}
+
+// openCache shares recent OpenItems counts; one rater counts while the
+// others arriving at the same moment wait for that count.
+type openCache struct {
+	mu   sync.Mutex
+	ttl  time.Duration
+	m    map[openKey]openEntry
+	busy map[openKey]chan struct{}
+}
+
+func newOpenCache(ttl time.Duration) *openCache {
+	return &openCache{ttl: ttl, m: map[openKey]openEntry{}, busy: map[openKey]chan struct{}{}}
+}
+
+// get returns a fresh enough count, or counts (once for all callers).
+func (c *openCache) get(ctx context.Context, k openKey, count func() (int, error)) (int, error) {
+	for {
+		c.mu.Lock()
+		if e, ok := c.m[k]; ok && time.Since(e.at) <= c.ttl {
+			c.mu.Unlock()
+			return e.n, nil
+		}
+		wait, counting := c.busy[k]
+		if !counting {
+			done := make(chan struct{})
+			c.busy[k] = done
+			c.mu.Unlock()
+			n, err := count()
+			c.mu.Lock()
+			if err == nil {
+				c.m[k] = openEntry{n: n, at: time.Now()}
+			}
+			delete(c.busy, k)
+			close(done)
+			c.mu.Unlock()
+			return n, err
+		}
+		c.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}
 
 type availKey struct {
 	project, user int64
@@ -69,10 +129,22 @@ func (s *Service) available(ctx context.Context, lp store.LeaseParams, mine int,
 	if e, ok := s.avail.get(k, now); ok && !fresh {
 		return max(0, e.n-(mine-e.mine)), nil
 	}
-	n, err := s.st.AvailableItems(ctx, lp)
+	count := func() (int, error) { return s.st.OpenItems(ctx, lp.ProjectID, lp.Kind, lp.Raters) }
+	var open int
+	var err error
+	if fresh {
+		open, err = count()
+	} else {
+		open, err = s.open.get(ctx, openKey{lp.ProjectID, lp.Kind, lp.Raters}, count)
+	}
 	if err != nil {
 		return 0, err
 	}
+	theirs, err := s.st.RaterOpenItems(ctx, lp)
+	if err != nil {
+		return 0, err
+	}
+	n := max(0, open-theirs)
 	s.avail.put(k, availEntry{n: n, mine: mine, at: now})
 	return n, nil
 }

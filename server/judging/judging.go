@@ -9,7 +9,6 @@ package judging
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -23,16 +22,14 @@ import (
 
 // Store is what judging needs from the database.
 type Store interface {
-	ProjectByName(ctx context.Context, name string) (store.Project, error)
+	ProjectForUser(ctx context.Context, name string, userID int64) (store.Project, bool, error)
 	ProjectByID(ctx context.Context, id int64) (store.Project, error)
-	IsProjectMember(ctx context.Context, projectID, userID int64) (bool, error)
 	Lease(ctx context.Context, p store.LeaseParams) ([]store.Assignment, error)
 	Progress(ctx context.Context, p store.LeaseParams) (store.RaterProgress, error)
-	AvailableItems(ctx context.Context, p store.LeaseParams) (int, error)
-	AssignmentFor(ctx context.Context, itemID, userID int64) (store.Assignment, error)
-	ItemByID(ctx context.Context, id int64) (store.Item, error)
-	QueryByID(ctx context.Context, id int64) (store.Query, error)
-	DocumentByID(ctx context.Context, id int64) (store.Document, error)
+	OpenItems(ctx context.Context, projectID int64, kind string, raters int) (int, error)
+	RaterOpenItems(ctx context.Context, p store.LeaseParams) (int, error)
+	TasksData(ctx context.Context, itemIDs []int64) ([]store.TaskData, error)
+	AssignedTask(ctx context.Context, itemID, userID int64) (store.TaskData, *store.Assignment, error)
 	SaveJudgment(ctx context.Context, n store.NewJudgment) (store.Judgment, bool, error)
 	CurrentJudgments(ctx context.Context, itemID int64) ([]store.Judgment, error)
 	SaveValidationVerdict(ctx context.Context, v store.ValidationVerdict) error
@@ -50,6 +47,7 @@ type Service struct {
 	st    Store
 	log   *slog.Logger
 	avail *availableCache
+	open  *openCache
 }
 
 // New builds the service.
@@ -57,7 +55,7 @@ func New(st Store, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{st: st, log: log, avail: newAvailableCache(availableTTL)}
+	return &Service{st: st, log: log, avail: newAvailableCache(availableTTL), open: newOpenCache(openTTL)}
 }
 
 // MaxQueue is the most tasks one queue request leases: the current task, a
@@ -74,18 +72,14 @@ const (
 
 // project loads a project the rater may work in: a member, or an admin.
 func (s *Service) project(ctx context.Context, r Rater, name string) (store.Project, error) {
-	p, err := s.st.ProjectByName(ctx, name)
+	p, member, err := s.st.ProjectForUser(ctx, name, r.ID)
 	if err != nil {
 		return p, err
 	}
 	if r.Role == api.RoleAdmin {
 		return p, nil
 	}
-	ok, err := s.st.IsProjectMember(ctx, p.ID, r.ID)
-	if err != nil {
-		return p, err
-	}
-	if !ok {
+	if !member {
 		return p, fmt.Errorf("judging: not a member of project %q: %w", name, apperr.ErrForbidden)
 	}
 	return p, nil
@@ -141,8 +135,19 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 		return api.Queue{}, err
 	}
 	q := api.Queue{Tasks: []api.Task{}}
-	for _, a := range as {
-		t, err := s.taskFor(ctx, p, a)
+	ids := make([]int64, len(as))
+	for i, a := range as {
+		ids[i] = a.ItemID
+	}
+	tds, err := s.st.TasksData(ctx, ids)
+	if err != nil {
+		return api.Queue{}, err
+	}
+	if len(tds) != len(as) {
+		return api.Queue{}, fmt.Errorf("judging: %d of %d leased items could not be loaded", len(as)-len(tds), len(as))
+	}
+	for i, a := range as {
+		t, err := taskView(p, a, tds[i])
 		if err != nil {
 			return api.Queue{}, err
 		}
@@ -166,49 +171,38 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 // Task returns the task view of an item assigned to the rater; an item
 // assigned to someone else is ErrForbidden.
 func (s *Service) Task(ctx context.Context, r Rater, itemID int64) (api.Task, error) {
-	it, a, err := s.assigned(ctx, r, itemID)
+	td, a, err := s.assigned(ctx, r, itemID)
 	if err != nil {
 		return api.Task{}, err
 	}
-	p, err := s.st.ProjectByID(ctx, it.ProjectID)
+	p, err := s.st.ProjectByID(ctx, td.Item.ProjectID)
 	if err != nil {
 		return api.Task{}, err
 	}
-	return s.taskFor(ctx, p, a)
+	return taskView(p, a, td)
 }
 
-// assigned loads an item and the rater's assignment of it.
-func (s *Service) assigned(ctx context.Context, r Rater, itemID int64) (store.Item, store.Assignment, error) {
-	it, err := s.st.ItemByID(ctx, itemID)
+// assigned loads an item (with its query and document) and the rater's
+// assignment of it, in one round trip.
+func (s *Service) assigned(ctx context.Context, r Rater, itemID int64) (store.TaskData, store.Assignment, error) {
+	td, a, err := s.st.AssignedTask(ctx, itemID, r.ID)
 	if err != nil {
-		return it, store.Assignment{}, err
+		return td, store.Assignment{}, err
 	}
-	a, err := s.st.AssignmentFor(ctx, itemID, r.ID)
-	if errors.Is(err, apperr.ErrNotFound) {
-		return it, a, fmt.Errorf("judging: item %d is not assigned to you: %w", itemID, apperr.ErrForbidden)
+	if a == nil {
+		return td, store.Assignment{}, fmt.Errorf("judging: item %d is not assigned to you: %w", itemID, apperr.ErrForbidden)
 	}
-	return it, a, err
+	return td, *a, nil
 }
 
-func (s *Service) taskFor(ctx context.Context, p store.Project, a store.Assignment) (api.Task, error) {
-	it, err := s.st.ItemByID(ctx, a.ItemID)
-	if err != nil {
-		return api.Task{}, err
-	}
-	q, err := s.st.QueryByID(ctx, it.QueryID)
-	if err != nil {
-		return api.Task{}, err
-	}
+func taskView(p store.Project, a store.Assignment, td store.TaskData) (api.Task, error) {
+	it := td.Item
 	t := api.Task{
 		AssignmentID: a.ID, ItemID: it.ID, Kind: it.Kind, Project: p.Name,
-		Query: QueryView(q), LeaseExpiresAt: a.LeaseExpiresAt,
+		Query: QueryView(td.Query), LeaseExpiresAt: a.LeaseExpiresAt,
 	}
-	if it.DocumentID != nil {
-		d, err := s.st.DocumentByID(ctx, *it.DocumentID)
-		if err != nil {
-			return api.Task{}, err
-		}
-		dv := DocumentView(d)
+	if td.Document != nil {
+		dv := DocumentView(*td.Document)
 		t.Document = &dv
 	}
 	if it.Kind == api.KindValidation {

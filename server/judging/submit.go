@@ -24,10 +24,11 @@ func (s *Service) Submit(ctx context.Context, r Rater, req api.JudgmentRequest) 
 	if req.ItemID <= 0 {
 		return api.JudgmentResponse{}, apperr.Invalidf("item_id", "required")
 	}
-	it, _, err := s.assigned(ctx, r, req.ItemID)
+	td, _, err := s.assigned(ctx, r, req.ItemID)
 	if err != nil {
 		return api.JudgmentResponse{}, err
 	}
+	it := td.Item
 	if req.Kind != it.Kind {
 		return api.JudgmentResponse{}, apperr.Invalidf("kind", "item %d is a %s task, not %q", it.ID, it.Kind, req.Kind)
 	}
@@ -47,7 +48,7 @@ func (s *Service) Submit(ctx context.Context, r Rater, req api.JudgmentRequest) 
 	if n.SkipReason == "" {
 		switch it.Kind {
 		case api.KindRelevance:
-			err = s.relevance(ctx, it, req, &n)
+			err = relevance(td, req, &n)
 		case api.KindParaphrase:
 			err = paraphrase(it, r, req, &n)
 		case api.KindValidation:
@@ -74,7 +75,7 @@ func (s *Service) Submit(ctx context.Context, r Rater, req api.JudgmentRequest) 
 	}, nil
 }
 
-func (s *Service) relevance(ctx context.Context, it store.Item, req api.JudgmentRequest, n *store.NewJudgment) error {
+func relevance(td store.TaskData, req api.JudgmentRequest, n *store.NewJudgment) error {
 	if req.Relevance == nil {
 		return apperr.Invalidf("relevance", "required (0-3)")
 	}
@@ -88,18 +89,10 @@ func (s *Service) relevance(ctx context.Context, it store.Item, req api.Judgment
 	default:
 		return apperr.Invalidf("evidence", "must be complete, partial or none")
 	}
-	q, err := s.st.QueryByID(ctx, it.QueryID)
-	if err != nil {
-		return err
-	}
-	qv := QueryView(q)
+	qv := QueryView(td.Query)
 	nSentences := 0
-	if it.DocumentID != nil {
-		d, err := s.st.DocumentByID(ctx, *it.DocumentID)
-		if err != nil {
-			return err
-		}
-		nSentences = len(DocumentView(d).Sentences)
+	if td.Document != nil {
+		nSentences = len(DocumentView(*td.Document).Sentences)
 	}
 	attrs, err := CleanAttributions(req.Attributions, qv, nSentences)
 	if err != nil {

@@ -146,3 +146,86 @@ func TestGoldItemsMixedIn(t *testing.T) {
 		}
 	}
 }
+
+// TestAvailableMatchesLeasable checks the progress bar's arithmetic: the
+// project's open items minus the rater's own open items is exactly the
+// number of new items leasing would give the rater, in a project (r = 3)
+// where others hold leases, some items are judged and some are full.
+func TestAvailableMatchesLeasable(t *testing.T) {
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 2)
+	ctx := context.Background()
+	lp := func(user int64, n int) store.LeaseParams {
+		return store.LeaseParams{ProjectID: fx.Project.ID, UserID: user, Kind: "relevance", N: n, Raters: 3, Lease: time.Minute}
+	}
+	var users []int64
+	for i := 0; i < 4; i++ {
+		u, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("avail%d", i), Role: "annotator", PasswordHash: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		users = append(users, u.ID)
+	}
+	// users[0] holds 3 and judges 2 of them; users[1] holds 2 and
+	// users[2] holds 1 (the first item then has its 3 raters).
+	held := map[int64]int{}
+	for i, n := range []int{3, 2, 1} {
+		as, err := st.Lease(ctx, lp(users[i], n))
+		if err != nil || len(as) != n {
+			t.Fatalf("lease %d for rater %d: %v %v", n, i, as, err)
+		}
+		held[users[i]] = n
+	}
+	first, err := st.Lease(ctx, lp(users[0], 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := int16(1)
+	for k, a := range first[:2] {
+		n := store.NewJudgment{ClientID: fmt.Sprintf("0b9f4a3e-1c2d-4e5f-8a7b-%012d", k), ItemID: a.ItemID, UserID: users[0],
+			ProjectID: fx.Project.ID, Kind: "relevance", Relevance: &rel}
+		if _, _, err := st.SaveJudgment(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		held[users[0]]--
+	}
+	open, err := st.OpenItems(ctx, fx.Project.ID, "relevance", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, u := range users {
+		theirs, err := st.RaterOpenItems(ctx, lp(u, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		avail := open - theirs
+		// Leasing everything there is shows what was really available;
+		// the new leases are deleted again so the next rater sees the
+		// same project.
+		before := map[int64]bool{}
+		prev, err := st.Lease(ctx, lp(u, held[u]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range prev {
+			before[a.ID] = true
+		}
+		as, err := st.Lease(ctx, lp(u, 100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fresh []int64
+		for _, a := range as {
+			if !before[a.ID] {
+				fresh = append(fresh, a.ID)
+			}
+		}
+		t.Logf("rater %d: %d open, %d theirs, %d new leases", i, open, theirs, len(fresh))
+		if len(fresh) != avail {
+			t.Errorf("rater %d: %d open - %d theirs = %d available, but leasing gave %d new items", i, open, theirs, avail, len(fresh))
+		}
+		if _, err := st.Pool().Exec(ctx, `DELETE FROM assignments WHERE id = ANY($1)`, fresh); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -53,11 +53,44 @@ type NewJudgment struct {
 	FollowUp      *NewItem
 }
 
+// saveJudgment is the whole judgment write as one statement (one implicit
+// transaction, one round trip): the new row supersedes the rater's previous
+// judgment of the item, their assignment is completed (or skipped),
+// items.done_raters follows the assignment's change to or from 'done' (see
+// migration 0003), and the time spent goes to the day's activity. A client
+// id seen before inserts nothing and changes nothing; the statement then
+// returns no row.
+const saveJudgment = `WITH ins AS (
+		INSERT INTO judgments (client_id, item_id, user_id, kind, relevance, evidence, attributions,
+			payload, contradiction, comment, skip_reason, time_spent_ms, supersedes)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+			(SELECT id FROM judgments WHERE item_id = $2 AND user_id = $3 ORDER BY id DESC LIMIT 1))
+		ON CONFLICT (client_id) DO NOTHING
+		RETURNING ` + judgmentCols + `
+	), prev AS (
+		SELECT id, status FROM assignments
+		WHERE item_id = $2 AND user_id = $3 AND EXISTS (SELECT 1 FROM ins)
+		FOR UPDATE
+	), completed AS (
+		UPDATE assignments a SET status = $13, done_at = now() FROM prev WHERE a.id = prev.id
+		RETURNING prev.status AS prev_status
+	), counted AS (
+		UPDATE items SET done_raters = done_raters + CASE WHEN $13 = 'done' THEN 1 ELSE -1 END
+		FROM completed c WHERE items.id = $2 AND (c.prev_status = 'done') <> ($13 = 'done')
+		RETURNING items.id
+	), active AS (
+		INSERT INTO activity (user_id, project_id, day, active_ms)
+		SELECT $3, $14, current_date, $12 WHERE EXISTS (SELECT 1 FROM ins)
+		ON CONFLICT (user_id, project_id, day) DO UPDATE SET active_ms = activity.active_ms + EXCLUDED.active_ms
+		RETURNING 1
+	)
+	SELECT * FROM ins`
+
 // SaveJudgment stores a judgment idempotently: a client id seen before
 // returns the stored row with inserted = false and changes nothing. A new
 // row supersedes the rater's previous judgment of the item, completes (or
-// skips) their assignment and adds its time to the day's activity, all in
-// one transaction.
+// skips) their assignment and adds its time to the day's activity,
+// atomically; a follow-up item is created in the same transaction.
 func (s *Store) SaveJudgment(ctx context.Context, n NewJudgment) (j Judgment, inserted bool, err error) {
 	attrs := n.Attributions
 	if attrs == nil {
@@ -67,66 +100,42 @@ func (s *Store) SaveJudgment(ctx context.Context, n NewJudgment) (j Judgment, in
 	if payload == nil {
 		payload = json.RawMessage(`{}`)
 	}
-	err = s.InTx(ctx, func(tx pgx.Tx) error {
-		rows, _ := tx.Query(ctx, `INSERT INTO judgments (client_id, item_id, user_id, kind, relevance, evidence, attributions,
-				payload, contradiction, comment, skip_reason, time_spent_ms, supersedes)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-				(SELECT id FROM judgments WHERE item_id = $2 AND user_id = $3 ORDER BY id DESC LIMIT 1))
-			ON CONFLICT (client_id) DO NOTHING
-			RETURNING `+judgmentCols,
+	status := AssignDone
+	if n.SkipReason != "" {
+		status = AssignSkipped
+	}
+	save := func(q querier) error {
+		rows, _ := q.Query(ctx, saveJudgment,
 			n.ClientID, n.ItemID, n.UserID, n.Kind, n.Relevance, n.Evidence, attrs, payload,
-			n.Contradiction, n.Comment, n.SkipReason, n.TimeSpentMs)
+			n.Contradiction, n.Comment, n.SkipReason, n.TimeSpentMs, status, n.ProjectID)
 		got, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
 		if err != nil {
 			return fmt.Errorf("store: save judgment: %w", err)
 		}
-		if len(got) == 0 {
-			// A retry: hand back what was stored the first time.
-			rows, _ := tx.Query(ctx, `SELECT `+judgmentCols+` FROM judgments WHERE client_id = $1`, n.ClientID)
-			j, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Judgment])
-			if err != nil {
-				return fmt.Errorf("store: judgment %s: %w", n.ClientID, err)
-			}
-			if j.UserID != n.UserID || j.ItemID != n.ItemID {
-				return fmt.Errorf("store: client id %s belongs to another judgment: %w", n.ClientID, ErrConflict)
-			}
+		if len(got) == 1 {
+			j, inserted = got[0], true
 			return nil
 		}
-		j, inserted = got[0], true
-		status := AssignDone
-		if n.SkipReason != "" {
-			status = AssignSkipped
+		// A retry: hand back what was stored the first time.
+		rows, _ = q.Query(ctx, `SELECT `+judgmentCols+` FROM judgments WHERE client_id = $1`, n.ClientID)
+		j, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Judgment])
+		if err != nil {
+			return fmt.Errorf("store: judgment %s: %w", n.ClientID, err)
 		}
-		var prev string
-		err = tx.QueryRow(ctx, `WITH prev AS (SELECT id, status FROM assignments WHERE item_id = $1 AND user_id = $2 FOR UPDATE)
-			UPDATE assignments a SET status = $3, done_at = now() FROM prev WHERE a.id = prev.id RETURNING prev.status`,
-			n.ItemID, n.UserID, status).Scan(&prev)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("store: complete assignment: %w", err)
-		}
-		// items.done_raters counts done assignments (see migration 0003).
-		delta := 0
-		if prev != AssignDone && status == AssignDone {
-			delta = 1
-		} else if prev == AssignDone && status != AssignDone {
-			delta = -1
-		}
-		if delta != 0 {
-			if _, err := tx.Exec(ctx, `UPDATE items SET done_raters = done_raters + $2 WHERE id = $1`, n.ItemID, delta); err != nil {
-				return fmt.Errorf("store: count raters: %w", err)
-			}
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO activity (user_id, project_id, day, active_ms) VALUES ($1, $2, current_date, $3)
-			ON CONFLICT (user_id, project_id, day) DO UPDATE SET active_ms = activity.active_ms + EXCLUDED.active_ms`,
-			n.UserID, n.ProjectID, n.TimeSpentMs); err != nil {
-			return fmt.Errorf("store: log activity: %w", err)
-		}
-		if n.FollowUp != nil {
-			if _, err := createItem(ctx, tx, *n.FollowUp); err != nil {
-				return err
-			}
+		if j.UserID != n.UserID || j.ItemID != n.ItemID {
+			return fmt.Errorf("store: client id %s belongs to another judgment: %w", n.ClientID, ErrConflict)
 		}
 		return nil
+	}
+	if n.FollowUp == nil {
+		return j, inserted, save(s.pool)
+	}
+	err = s.InTx(ctx, func(tx pgx.Tx) error {
+		if err := save(tx); err != nil || !inserted {
+			return err
+		}
+		_, err := createItem(ctx, tx, *n.FollowUp)
+		return err
 	})
 	return j, inserted, err
 }

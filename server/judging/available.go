@@ -2,6 +2,7 @@ package judging
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -29,49 +30,63 @@ type openEntry struct {
 	at time.Time
 }
 
-// openCache shares recent OpenItems counts; one rater counts while the
-// others arriving at the same moment wait for that count.
+// openCache shares recent OpenItems counts between raters. Only the first
+// count of a project blocks (once for all callers arriving together); after
+// that an old count is served while one refresh runs in the background, so
+// no rater waits for a count.
 type openCache struct {
 	mu   sync.Mutex
 	ttl  time.Duration
 	m    map[openKey]openEntry
 	busy map[openKey]chan struct{}
+	errs map[openKey]error // the last failed count's error
 }
 
 func newOpenCache(ttl time.Duration) *openCache {
-	return &openCache{ttl: ttl, m: map[openKey]openEntry{}, busy: map[openKey]chan struct{}{}}
+	return &openCache{ttl: ttl, m: map[openKey]openEntry{}, busy: map[openKey]chan struct{}{}, errs: map[openKey]error{}}
 }
 
-// get returns a fresh enough count, or counts (once for all callers).
-func (c *openCache) get(ctx context.Context, k openKey, count func() (int, error)) (int, error) {
-	for {
-		c.mu.Lock()
-		if e, ok := c.m[k]; ok && time.Since(e.at) <= c.ttl {
-			c.mu.Unlock()
-			return e.n, nil
-		}
-		wait, counting := c.busy[k]
-		if !counting {
-			done := make(chan struct{})
-			c.busy[k] = done
-			c.mu.Unlock()
-			n, err := count()
-			c.mu.Lock()
-			if err == nil {
-				c.m[k] = openEntry{n: n, at: time.Now()}
-			}
-			delete(c.busy, k)
-			close(done)
-			c.mu.Unlock()
-			return n, err
-		}
-		c.mu.Unlock()
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		}
+// get returns the latest count, starting a refresh when it is older than
+// the TTL; count runs without the caller's cancellation.
+func (c *openCache) get(ctx context.Context, k openKey, count func(context.Context) (int, error)) (int, error) {
+	c.mu.Lock()
+	e, have := c.m[k]
+	wait, counting := c.busy[k]
+	if (!have || time.Since(e.at) > c.ttl) && !counting {
+		wait = make(chan struct{})
+		c.busy[k] = wait
+		go c.refresh(context.WithoutCancel(ctx), k, wait, count)
 	}
+	c.mu.Unlock()
+	if have {
+		return e.n, nil
+	}
+	select {
+	case <-wait:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, have = c.m[k]; !have {
+		return 0, fmt.Errorf("judging: count open items of project %d: %w", k.project, c.errs[k])
+	}
+	return e.n, nil
+}
+
+func (c *openCache) refresh(ctx context.Context, k openKey, done chan struct{}, count func(context.Context) (int, error)) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	n, err := count(ctx)
+	c.mu.Lock()
+	if err == nil {
+		c.m[k] = openEntry{n: n, at: time.Now()}
+	} else {
+		c.errs[k] = err
+	}
+	delete(c.busy, k)
+	close(done)
+	c.mu.Unlock()
 }
 
 type availKey struct {
@@ -129,11 +144,11 @@ func (s *Service) available(ctx context.Context, lp store.LeaseParams, mine int,
 	if e, ok := s.avail.get(k, now); ok && !fresh {
 		return max(0, e.n-(mine-e.mine)), nil
 	}
-	count := func() (int, error) { return s.st.OpenItems(ctx, lp.ProjectID, lp.Kind, lp.Raters) }
+	count := func(ctx context.Context) (int, error) { return s.st.OpenItems(ctx, lp.ProjectID, lp.Kind, lp.Raters) }
 	var open int
 	var err error
 	if fresh {
-		open, err = count()
+		open, err = count(ctx)
 	} else {
 		open, err = s.open.get(ctx, openKey{lp.ProjectID, lp.Kind, lp.Raters}, count)
 	}

@@ -78,7 +78,11 @@ func (s *Store) RefreshConsensus(ctx context.Context, itemID int64, decide Decid
 		if kind != "relevance" {
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared($1, `+lockKey+`)`, lockConsensusProject, projectID); err != nil {
+		// Consensus is derived from the judgments and repaired by
+		// SyncIfStale (exports call it), so this commit need not wait for
+		// the WAL flush; the judgment itself was committed durably.
+		if _, err := tx.Exec(ctx, `SELECT set_config('synchronous_commit', 'off', true),
+			pg_advisory_xact_lock_shared($1, `+lockKey+`)`, lockConsensusProject, projectID); err != nil {
 			return fmt.Errorf("store: lock consensus of project %d: %w", projectID, err)
 		}
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, `+lockKey+`)`, lockConsensusItem, itemID); err != nil {

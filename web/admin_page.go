@@ -3,14 +3,17 @@ package web
 import (
 	"context"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"boolpool/web/api"
 )
 
-// AdminPage is the administrators' start page: accounts and roles, and
-// export downloads (assignment policy grows here).
+// AdminPage is the administrators' start page: accounts (create; change
+// role, disabled flag and project memberships), and export downloads
+// (assignment policy grows here).
 type AdminPage struct {
 	app.Compo
 	me      api.Me
@@ -19,7 +22,15 @@ type AdminPage struct {
 	message string
 	mounted bool
 	form    api.NewUserRequest
+	edits   map[int64]*userEdit // per account: the row's unsaved values
 	client  *Client
+}
+
+// userEdit is one account row's form.
+type userEdit struct {
+	role     string
+	disabled bool
+	projects string // comma-separated
 }
 
 // NewAdminPage returns the page.
@@ -37,8 +48,17 @@ func (p *AdminPage) OnMount(ctx app.Context) {
 	}
 	p.mounted = true
 	p.client = NewClient()
+	// Reloads run in the page's context: an event's element (a Save
+	// button) can be replaced by the re-render its own change causes, and
+	// a dispatch from an unmounted element is dropped.
+	ctx.Handle(actionAdminReload, func(ctx app.Context, a app.Action) {
+		ctx.Dispatch(func(ctx app.Context) { p.reload(ctx) })
+	})
 	p.reload(ctx)
 }
+
+// actionAdminReload asks the admin page to load the accounts again.
+const actionAdminReload = "admin/reload"
 
 func (p *AdminPage) reload(ctx app.Context) {
 	cl := p.client
@@ -51,7 +71,15 @@ func (p *AdminPage) reload(ctx app.Context) {
 		}
 		ctx.Dispatch(func(ctx app.Context) {
 			p.me, p.users = me, users
+			p.edits = map[int64]*userEdit{}
+			for _, u := range users {
+				p.edits[u.ID] = &userEdit{role: u.Role, disabled: u.Disabled, projects: joinComma(u.Projects)}
+			}
+			msg := p.message
 			p.state, p.message = pageState(ctx, err, len(users) == 0)
+			if p.message == "" {
+				p.message = msg // keep the outcome of the change that caused the reload
+			}
 		})
 	})
 }
@@ -68,9 +96,95 @@ func (p *AdminPage) create(ctx app.Context, e app.Event) {
 			}
 			p.message = "Account " + req.Username + " created."
 			p.form = api.NewUserRequest{Role: api.RoleAnnotator}
-			p.reload(ctx)
+			ctx.NewAction(actionAdminReload)
 		})
 	})
+}
+
+// save applies one account row's role, disabled flag and projects.
+func (p *AdminPage) save(ctx app.Context, id int64) {
+	ed, u := p.edits[id], p.user(id)
+	if ed == nil || u.ID == 0 {
+		return
+	}
+	role, disabled := ed.role, ed.disabled
+	projects := []string{}
+	for _, x := range strings.Split(ed.projects, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			projects = append(projects, x)
+		}
+	}
+	cl := p.client
+	ctx.Async(func() {
+		_, err := cl.UpdateUser(context.Background(), id, api.UserUpdateRequest{Role: &role, Disabled: &disabled, Projects: &projects})
+		ctx.Dispatch(func(ctx app.Context) {
+			if err != nil {
+				p.message = "Could not change " + u.Username + ": " + err.Error()
+				return
+			}
+			p.message = "Account " + u.Username + " updated."
+			ctx.NewAction(actionAdminReload)
+		})
+	})
+}
+
+func (p *AdminPage) user(id int64) api.UserView {
+	for _, u := range p.users {
+		if u.ID == id {
+			return u
+		}
+	}
+	return api.UserView{}
+}
+
+// rowEdit is the form of the account whose row holds the event's element
+// (data-uid). The row is looked up at event time: go-app keeps the first
+// handler closure of a row position across re-renders, so a closure must
+// not capture the row's account.
+func (p *AdminPage) rowEdit(ctx app.Context) (int64, *userEdit) {
+	id, _ := strconv.ParseInt(ctx.JSSrc().Get("dataset").Get("uid").String(), 10, 64)
+	return id, p.edits[id]
+}
+
+// renderUser draws one account row with its editable role, disabled flag
+// and project memberships.
+func (p *AdminPage) renderUser(u api.UserView) app.UI {
+	ed := p.edits[u.ID]
+	if ed == nil {
+		ed = &userEdit{role: u.Role, disabled: u.Disabled, projects: joinComma(u.Projects)}
+	}
+	uid := strconv.FormatInt(u.ID, 10)
+	return app.Tr().DataSet("user", u.Username).DataSet("role", u.Role).DataSet("disabled", u.Disabled).Body(
+		app.Td().Text(u.Username),
+		app.Td().Body(app.Select().ID("role-"+u.Username).DataSet("uid", uid).Aria("label", "Role of "+u.Username).
+			OnChange(func(ctx app.Context, e app.Event) {
+				if _, ed := p.rowEdit(ctx); ed != nil {
+					ed.role = ctx.JSSrc().Get("value").String()
+				}
+			}).Body(
+			app.Option().Value(api.RoleAnnotator).Selected(ed.role == api.RoleAnnotator).Text("annotator"),
+			app.Option().Value(api.RoleResearcher).Selected(ed.role == api.RoleResearcher).Text("researcher"),
+			app.Option().Value(api.RoleAdmin).Selected(ed.role == api.RoleAdmin).Text("admin"),
+		)),
+		app.Td().Body(app.Input().Type("checkbox").ID("disabled-"+u.Username).DataSet("uid", uid).Aria("label", "Disable "+u.Username).Checked(ed.disabled).
+			OnChange(func(ctx app.Context, e app.Event) {
+				if _, ed := p.rowEdit(ctx); ed != nil {
+					ed.disabled = ctx.JSSrc().Get("checked").Bool()
+				}
+			})),
+		app.Td().Body(app.Input().Type("text").ID("projects-"+u.Username).DataSet("uid", uid).Aria("label", "Projects of "+u.Username).Value(ed.projects).
+			OnInput(func(ctx app.Context, e app.Event) {
+				if _, ed := p.rowEdit(ctx); ed != nil {
+					ed.projects = ctx.JSSrc().Get("value").String()
+				}
+			})),
+		app.Td().Body(app.Button().Type("button").ID("save-"+u.Username).DataSet("uid", uid).Text("Save").
+			OnClick(func(ctx app.Context, e app.Event) {
+				if id, _ := p.rowEdit(ctx); id != 0 {
+					p.save(ctx, id)
+				}
+			})),
+	)
 }
 
 // Render draws the page.
@@ -92,11 +206,10 @@ func (p *AdminPage) Render() app.UI {
 			app.If(p.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(p.message) }),
 			app.If(p.state == stateReady, func() app.UI {
 				return app.Table().ID("users").Body(
-					app.THead().Body(app.Tr().Body(app.Th().Text("User"), app.Th().Text("Role"), app.Th().Text("Projects"))),
-					app.TBody().Body(app.Range(p.users).Slice(func(i int) app.UI {
-						u := p.users[i]
-						return app.Tr().Body(app.Td().Text(u.Username), app.Td().Text(u.Role), app.Td().Text(joinComma(u.Projects)))
-					})),
+					app.Caption().Text("Change a role, disable an account or edit its projects (comma-separated), then Save. The last enabled admin cannot be demoted or disabled."),
+					app.THead().Body(app.Tr().Body(app.Th().Text("User"), app.Th().Text("Role"), app.Th().Text("Disabled"),
+						app.Th().Text("Projects"), app.Th().Text(""))),
+					app.TBody().Body(app.Range(p.users).Slice(func(i int) app.UI { return p.renderUser(p.users[i]) })),
 				)
 			}),
 			app.Form().ID("new-user").OnSubmit(p.create).Body(

@@ -21,7 +21,7 @@ func NewNavBar() *NavBar { return &NavBar{} }
 // Me sets the signed-in user.
 func (n *NavBar) Me(v api.Me) *NavBar { n.Ime = v; return n }
 
-// Active names the current section (a task kind, "researcher",
+// Active names the current section (a task kind, "researcher", "setup",
 // "dashboard", "adjudication", "pools", "queries" or "admin").
 func (n *NavBar) Active(v string) *NavBar { n.Iactive = v; return n }
 
@@ -54,7 +54,12 @@ func (n *NavBar) Render() app.UI {
 				})
 			}),
 			app.If(api.RoleAtLeast(n.Ime.Role, api.RoleResearcher), func() app.UI {
-				return link("/researcher", "Researcher", "researcher")
+				return app.Range([]int{0}).Slice(func(int) app.UI {
+					return app.Div().Class("navgroup").Body(
+						link("/researcher", "Researcher", "researcher"),
+						link("/setup", "Setup", "setup"),
+					)
+				})
 			}),
 			app.If(project != "" && api.RoleAtLeast(n.Ime.Role, api.RoleResearcher), func() app.UI {
 				return app.Range([]int{0}).Slice(func(int) app.UI {

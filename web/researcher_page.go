@@ -10,7 +10,8 @@ import (
 
 // ResearcherPage is the researchers' start page: per-project judging
 // progress with links to each project's live dashboard and adjudication
-// queue, pool builder and query-expression editor.
+// queue, pool builder, query-expression editor and setup page (imports
+// and background jobs).
 type ResearcherPage struct {
 	app.Compo
 	me      api.Me
@@ -80,7 +81,10 @@ func (p *ResearcherPage) Render() app.UI {
 	return root.Body(
 		NewNavBar().Me(p.me).Active("researcher"),
 		app.Main().Body(
-			app.H1().Text("Projects"),
+			app.Div().Class("page-title").Body(
+				app.H1().Text("Projects"),
+				app.A().Href("/setup").ID("setup-link").Text("Set up a project: create, import, run encoders and retrieval"),
+			),
 			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
 			app.If(p.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(p.message) }),
 			app.If(p.state == stateReady, func() app.UI {
@@ -94,7 +98,8 @@ func (p *ResearcherPage) Render() app.UI {
 							app.Td().Body(app.A().Href("/dashboard/"+s.Project).Text("Dashboard"), app.Text(" · "),
 								app.A().Href("/adjudicate/"+s.Project).Text("Adjudication"), app.Text(" · "),
 								app.A().Href("/pools/"+s.Project).Text("Pools"), app.Text(" · "),
-								app.A().Href("/queries/"+s.Project).Text("Queries")))
+								app.A().Href("/queries/"+s.Project).Text("Queries"), app.Text(" · "),
+								app.A().Href("/setup/"+s.Project).Text("Setup")))
 					})),
 				)
 			}),

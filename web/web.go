@@ -21,6 +21,8 @@ func Routes() {
 	app.RouteWithRegexp(`^/validate/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewValidationPage() })
 	app.Route("/researcher", func() app.Composer { return NewResearcherPage() })
 	app.Route("/admin", func() app.Composer { return NewAdminPage() })
+	app.Route("/setup", func() app.Composer { return NewSetupPage() })
+	app.RouteWithRegexp(`^/setup/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewSetupPage() })
 	app.RouteWithRegexp(`^/dashboard/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewDashboardPage() })
 	app.RouteWithRegexp(`^/adjudicate/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewAdjudicationPage() })
 	app.RouteWithRegexp(`^/pools/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewPoolBuilderPage() })

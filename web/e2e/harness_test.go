@@ -23,9 +23,11 @@ import (
 
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
+	"boolpool/server/jobs"
 	"boolpool/server/judging/judgingtest"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/web/api"
 )
 
 // staticDir holds the freshly built app.wasm and the repository's static
@@ -139,8 +141,18 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	fx := judgingtest.New(t, st, ratersPerItem)
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 1 << 20, LoginPerMinute: 1000, StaticDir: staticDir}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(httpapi.New(cfg, st, log).Handler())
-	t.Cleanup(srv.Close)
+	// The retrieve job kind as the serve command injects it (without the
+	// encoders, whose dense methods these tests do not run).
+	h := httpapi.New(cfg, st, log, httpapi.WithJobs(httpapi.Jobs{Kinds: map[string]jobs.Kind{
+		api.JobKindRetrieve: jobs.Retrieve(st, log, nil),
+	}}))
+	srv := httptest.NewServer(h.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		h.StopJobs(ctx)
+	})
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium),

@@ -126,6 +126,19 @@ func TestProjectSetupFlow(t *testing.T) {
 		t.Fatalf("import result %+v", res)
 	}
 
+	// Uploads have their own limit, above the JSON body limit (64 KiB here).
+	var big strings.Builder
+	for i := 0; big.Len() < 200<<10; i++ {
+		fmt.Fprintf(&big, `{"title": "Filler %d", "text": "%s"}`+"\n", i, strings.Repeat("filler text ", 20))
+	}
+	if st, prob := r.upload("birds", "quest", map[string]string{"filler.jsonl": big.String()}, []string{"filler.jsonl"}, &res); st != 200 {
+		t.Fatalf("200 KiB upload: %d %+v", st, prob)
+	}
+	huge := strings.Repeat(big.String(), 6) // > 1 MiB, the upload limit here
+	if st, _ := r.upload("birds", "quest", map[string]string{"huge.jsonl": huge}, []string{"huge.jsonl"}, nil); st != http.StatusRequestEntityTooLarge {
+		t.Fatalf("oversized upload: %d", st)
+	}
+
 	// Jobs: bad requests are 400s before anything is stored.
 	for _, req := range []api.JobRequest{
 		{Kind: "nope"},

@@ -29,6 +29,14 @@ type Config struct {
 	// Retry keeps retrying a failed request (server down) until it is
 	// acknowledged or RetryFor has passed; set for crash tests.
 	RetryFor time.Duration
+	// Warmup is left out of the measured rate and latencies (the server's
+	// connection pool fills, plans are cached); judgments acknowledged in
+	// it still count as acknowledged.
+	Warmup time.Duration
+	// Think is the mean pause between one judgment and the next task
+	// fetch of an annotator (uniform in [0.5, 1.5] x Think); 0 = none, the
+	// annotators work as fast as the server answers.
+	Think time.Duration
 }
 
 // Result summarises a run.
@@ -37,10 +45,12 @@ type Result struct {
 	Duplicates  int              // retries the server recognised (200 instead of 201)
 	Retries     int              // requests repeated after a failure
 	Errors      []string         // unexpected statuses (first few)
-	SubmitLat   []float64        // seconds, per acknowledged submit (incl. retries)
-	QueueLat    []float64        // seconds, per task fetch
-	Elapsed     time.Duration
-	GaveUp      int // judgments never acknowledged within RetryFor
+	SubmitLat   []float64        // seconds, per acknowledged submit (incl. retries) after the warm-up
+	QueueLat    []float64        // seconds, per task fetch after the warm-up
+	Measured    int              // judgments acknowledged after the warm-up
+	Elapsed     time.Duration    // of the whole run
+	Window      time.Duration    // of the measured part (Elapsed minus the warm-up)
+	GaveUp      int              // judgments never acknowledged within RetryFor
 	mu          sync.Mutex
 	errorsTotal int
 }
@@ -85,6 +95,7 @@ func Run(ctx context.Context, cfg Config) *Result {
 		if a == nil {
 			continue
 		}
+		a.measureFrom = start.Add(cfg.Warmup)
 		wg.Add(1)
 		go func(a *annotator) {
 			defer wg.Done()
@@ -93,14 +104,24 @@ func Run(ctx context.Context, cfg Config) *Result {
 	}
 	wg.Wait()
 	res.Elapsed = time.Since(start)
+	res.Window = max(0, res.Elapsed-cfg.Warmup)
 	return res
 }
 
+// Rate is the measured judgments per second.
+func (r *Result) Rate() float64 {
+	if r.Window <= 0 {
+		return 0
+	}
+	return float64(r.Measured) / r.Window.Seconds()
+}
+
 type annotator struct {
-	cfg  Config
-	http *http.Client
-	csrf string
-	res  *Result
+	cfg         Config
+	http        *http.Client
+	csrf        string
+	res         *Result
+	measureFrom time.Time
 }
 
 // login signs one user in (nil on failure, recorded in res).
@@ -122,6 +143,13 @@ func login(ctx context.Context, cfg Config, u Creds, res *Result) *annotator {
 func (a *annotator) annotate(ctx context.Context, deadline time.Time) {
 	cfg, res := a.cfg, a.res
 	for n := 0; cfg.MaxPerUser == 0 || n < cfg.MaxPerUser; n++ {
+		if n > 0 && cfg.Think > 0 {
+			pause := cfg.Think/2 + time.Duration(randInt(int(cfg.Think/time.Millisecond)+1))*time.Millisecond
+			select {
+			case <-ctx.Done():
+			case <-time.After(pause):
+			}
+		}
 		if time.Now().After(deadline) || ctx.Err() != nil || stopped(cfg.Stop) {
 			return
 		}
@@ -134,9 +162,11 @@ func (a *annotator) annotate(ctx context.Context, deadline time.Time) {
 			res.fail("queue: " + err.Error())
 			return
 		}
-		res.mu.Lock()
-		res.QueueLat = append(res.QueueLat, time.Since(t0).Seconds())
-		res.mu.Unlock()
+		if t0.After(a.measureFrom) {
+			res.mu.Lock()
+			res.QueueLat = append(res.QueueLat, time.Since(t0).Seconds())
+			res.mu.Unlock()
+		}
 		if len(q.Tasks) == 0 {
 			return // nothing left for this annotator
 		}
@@ -160,7 +190,10 @@ func (a *annotator) annotate(ctx context.Context, deadline time.Time) {
 			continue
 		}
 		res.mu.Lock()
-		res.SubmitLat = append(res.SubmitLat, time.Since(t1).Seconds())
+		if t1.After(a.measureFrom) {
+			res.SubmitLat = append(res.SubmitLat, time.Since(t1).Seconds())
+			res.Measured++
+		}
 		if prev, ok := res.Acked[req.ClientID]; ok && prev != jr.ID {
 			res.errorsTotal++
 			res.Errors = append(res.Errors, fmt.Sprintf("client id %s acknowledged as %d and %d", req.ClientID, prev, jr.ID))

@@ -7,8 +7,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// audit appends one audit-log row inside tx. userID or projectID 0 = none.
-func audit(ctx context.Context, tx pgx.Tx, userID, projectID int64, action, entity, entityID string, detail any) error {
+// queueAudit adds one audit-log row to a batch sent in the caller's
+// transaction. userID or projectID 0 = none.
+func queueAudit(b *pgx.Batch, userID, projectID int64, action, entity, entityID string, detail any) {
 	var uid, pid *int64
 	if userID != 0 {
 		uid = &userID
@@ -19,9 +20,15 @@ func audit(ctx context.Context, tx pgx.Tx, userID, projectID int64, action, enti
 	if detail == nil {
 		detail = map[string]any{}
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO audit_log (user_id, project_id, action, entity, entity_id, detail)
+	b.Queue(`INSERT INTO audit_log (user_id, project_id, action, entity, entity_id, detail)
 		VALUES ($1, $2, $3, $4, $5, $6)`, uid, pid, action, entity, entityID, detail)
-	if err != nil {
+}
+
+// audit appends one audit-log row inside tx.
+func audit(ctx context.Context, tx pgx.Tx, userID, projectID int64, action, entity, entityID string, detail any) error {
+	b := &pgx.Batch{}
+	queueAudit(b, userID, projectID, action, entity, entityID, detail)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("store: audit %s: %w", action, err)
 	}
 	return nil

@@ -64,53 +64,79 @@ const lockKey = `($2::bigint % 2147483647)::int`
 // stale result, and writes it when it changed (audited as consensus.update
 // with the old and new values). It returns the stored row (zero and ok =
 // false when there is none) and whether anything changed.
+//
+// It runs for every judgment, so it costs two round trips inside its
+// transaction: one pipelined batch takes the locks and reads, one writes.
+// Statements of a batch run in order, each with a fresh snapshot, so the
+// reads see everything committed before the item's lock was granted.
+// Consensus is derived from the judgments and repaired by SyncIfStale
+// (exports call it), so the commit does not wait for the WAL flush; the
+// judgment itself was committed durably.
 func (s *Store) RefreshConsensus(ctx context.Context, itemID int64, decide DecideFunc) (row ConsensusRow, ok, changed bool, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
 		var projectID, queryID int64
 		var kind string
-		err := tx.QueryRow(ctx, `SELECT project_id, query_id, kind FROM items WHERE id = $1`, itemID).Scan(&projectID, &queryID, &kind)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("store: item %d: %w", itemID, ErrNotFound)
-		}
-		if err != nil {
-			return fmt.Errorf("store: item %d: %w", itemID, err)
-		}
-		if kind != "relevance" {
-			return nil
-		}
-		// Consensus is derived from the judgments and repaired by
-		// SyncIfStale (exports call it), so this commit need not wait for
-		// the WAL flush; the judgment itself was committed durably.
-		if _, err := tx.Exec(ctx, `SELECT set_config('synchronous_commit', 'off', true),
-			pg_advisory_xact_lock_shared($1, `+lockKey+`)`, lockConsensusProject, projectID); err != nil {
-			return fmt.Errorf("store: lock consensus of project %d: %w", projectID, err)
-		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, `+lockKey+`)`, lockConsensusItem, itemID); err != nil {
-			return fmt.Errorf("store: lock consensus of item %d: %w", itemID, err)
-		}
-		rows, _ := tx.Query(ctx, `SELECT * FROM (
+		b := &pgx.Batch{}
+		b.Queue(`SELECT project_id, query_id, kind, set_config('synchronous_commit', 'off', true),
+				pg_advisory_xact_lock_shared($2, (project_id % 2147483647)::int)::text,
+				pg_advisory_xact_lock($3, ($1::bigint % 2147483647)::int)::text
+			FROM items WHERE id = $1`, itemID, lockConsensusProject, lockConsensusItem)
+		b.Queue(`SELECT * FROM (
 				SELECT DISTINCT ON (user_id) `+judgmentCols+` FROM judgments WHERE item_id = $1 ORDER BY user_id, id DESC
 			) latest WHERE skip_reason = '' AND relevance IS NOT NULL ORDER BY id`, itemID)
-		current, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
-		if err != nil {
-			return fmt.Errorf("store: current judgments of item %d: %w", itemID, err)
-		}
-		adj, err := latestAdjudication(ctx, tx, itemID)
-		if err != nil {
-			return err
-		}
-		old, had, err := consensusFor(ctx, tx, itemID)
-		if err != nil {
+		b.Queue(`SELECT `+adjudicationCols+` FROM adjudications WHERE item_id = $1 ORDER BY id DESC LIMIT 1`, itemID)
+		b.Queue(`SELECT `+consensusCols+` FROM consensus WHERE item_id = $1`, itemID)
+		br := tx.SendBatch(ctx, b)
+		var current []Judgment
+		var adj *Adjudication
+		var old ConsensusRow
+		var had bool
+		err := func() error {
+			defer br.Close()
+			var discard [3]*string
+			err := br.QueryRow().Scan(&projectID, &queryID, &kind, &discard[0], &discard[1], &discard[2])
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("store: item %d: %w", itemID, ErrNotFound)
+			}
+			if err != nil {
+				return fmt.Errorf("store: lock consensus of item %d: %w", itemID, err)
+			}
+			rows, _ := br.Query()
+			if current, err = pgx.CollectRows(rows, pgx.RowToStructByName[Judgment]); err != nil {
+				return fmt.Errorf("store: current judgments of item %d: %w", itemID, err)
+			}
+			rows, _ = br.Query()
+			adjs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Adjudication])
+			if err != nil {
+				return fmt.Errorf("store: adjudication of item %d: %w", itemID, err)
+			}
+			if len(adjs) > 0 {
+				adj = &adjs[0]
+			}
+			rows, _ = br.Query()
+			olds, err := pgx.CollectRows(rows, pgx.RowToStructByName[ConsensusRow])
+			if err != nil {
+				return fmt.Errorf("store: consensus of item %d: %w", itemID, err)
+			}
+			if len(olds) > 0 {
+				old, had = olds[0], true
+			}
+			return br.Close()
+		}()
+		if err != nil || kind != "relevance" {
 			return err
 		}
 		row, ok = decide(current, adj)
 		if !ok {
-			if had {
-				changed = true
-				if _, err := tx.Exec(ctx, `DELETE FROM consensus WHERE item_id = $1`, itemID); err != nil {
-					return fmt.Errorf("store: clear consensus: %w", err)
-				}
-				return audit(ctx, tx, 0, projectID, "consensus.clear", "item", fmt.Sprint(itemID), map[string]any{"old": old})
+			if !had {
+				return nil
+			}
+			changed = true
+			w := &pgx.Batch{}
+			w.Queue(`DELETE FROM consensus WHERE item_id = $1`, itemID)
+			queueAudit(w, 0, projectID, "consensus.clear", "item", fmt.Sprint(itemID), map[string]any{"old": old})
+			if err := tx.SendBatch(ctx, w).Close(); err != nil {
+				return fmt.Errorf("store: clear consensus of item %d: %w", itemID, err)
 			}
 			return nil
 		}
@@ -127,7 +153,12 @@ func (s *Store) RefreshConsensus(ctx context.Context, itemID int64, decide Decid
 			return nil
 		}
 		changed = true
-		rows, _ = tx.Query(ctx, `INSERT INTO consensus (item_id, project_id, query_id, relevance, status, votes, relevant_votes,
+		detail := map[string]any{"new": consensusDetail(row)}
+		if had {
+			detail["old"] = consensusDetail(old)
+		}
+		w := &pgx.Batch{}
+		w.Queue(`INSERT INTO consensus (item_id, project_id, query_id, relevance, status, votes, relevant_votes,
 				contradictions, needs_adjudication, adjudication_id)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 			ON CONFLICT (item_id) DO UPDATE SET relevance = EXCLUDED.relevance, status = EXCLUDED.status, votes = EXCLUDED.votes,
@@ -136,15 +167,17 @@ func (s *Store) RefreshConsensus(ctx context.Context, itemID int64, decide Decid
 			RETURNING `+consensusCols,
 			itemID, projectID, queryID, row.Relevance, row.Status, row.Votes, row.RelevantVotes, row.Contradictions,
 			row.NeedsAdjudication, row.AdjudicationID)
+		queueAudit(w, 0, projectID, "consensus.update", "item", fmt.Sprint(itemID), detail)
+		wr := tx.SendBatch(ctx, w)
+		rows, _ := wr.Query()
 		row, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[ConsensusRow])
+		if cerr := wr.Close(); err == nil {
+			err = cerr
+		}
 		if err != nil {
-			return fmt.Errorf("store: save consensus: %w", err)
+			return fmt.Errorf("store: save consensus of item %d: %w", itemID, err)
 		}
-		detail := map[string]any{"new": consensusDetail(row)}
-		if had {
-			detail["old"] = consensusDetail(old)
-		}
-		return audit(ctx, tx, 0, projectID, "consensus.update", "item", fmt.Sprint(itemID), detail)
+		return nil
 	})
 	return row, ok, changed, err
 }
@@ -159,30 +192,6 @@ func sameConsensus(a, b ConsensusRow) bool {
 func consensusDetail(r ConsensusRow) map[string]any {
 	return map[string]any{"relevance": r.Relevance, "status": r.Status, "votes": r.Votes,
 		"relevant_votes": r.RelevantVotes, "needs_adjudication": r.NeedsAdjudication}
-}
-
-func consensusFor(ctx context.Context, tx pgx.Tx, itemID int64) (ConsensusRow, bool, error) {
-	rows, _ := tx.Query(ctx, `SELECT `+consensusCols+` FROM consensus WHERE item_id = $1`, itemID)
-	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[ConsensusRow])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, false, nil
-	}
-	if err != nil {
-		return r, false, fmt.Errorf("store: consensus of item %d: %w", itemID, err)
-	}
-	return r, true, nil
-}
-
-func latestAdjudication(ctx context.Context, q querier, itemID int64) (*Adjudication, error) {
-	rows, _ := q.Query(ctx, `SELECT `+adjudicationCols+` FROM adjudications WHERE item_id = $1 ORDER BY id DESC LIMIT 1`, itemID)
-	a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Adjudication])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: adjudication of item %d: %w", itemID, err)
-	}
-	return &a, nil
 }
 
 // ConsensusOf returns an item's stored consensus, or ErrNotFound.

@@ -27,6 +27,9 @@ func importCSV(ctx context.Context, im *store.Importer, in *input, res *Result) 
 	if errors.Is(err, io.EOF) {
 		return lineErr(in.name, 1, "", "empty file (want a header row)")
 	}
+	if le := (*LineError)(nil); errors.As(err, &le) {
+		return le
+	}
 	if err != nil {
 		return lineErr(in.name, 1, "", "%v", err)
 	}

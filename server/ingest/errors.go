@@ -31,8 +31,14 @@ func lineErr(file string, line int, field, format string, args ...any) error {
 	return &LineError{File: file, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
-// asLineError converts a trecfmt error into a LineError (same shape).
+// asLineError converts a trecfmt error into a LineError (same shape); a
+// LineError wrapped by a parser (a bad line found while reading) is
+// returned as it is.
 func asLineError(err error) error {
+	var le *LineError
+	if errors.As(err, &le) {
+		return le
+	}
 	var te *trecfmt.LineError
 	if errors.As(err, &te) {
 		return &LineError{File: te.File, Line: te.Line, Field: te.Field, Reason: te.Reason}

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"boolpool/server/store"
 )
@@ -144,8 +145,42 @@ func openInput(path string, opt Options) (*input, error) {
 		in.gz = gz
 		r = gz
 	}
-	in.r = bufio.NewReaderSize(r, 1<<20)
+	in.r = bufio.NewReaderSize(&textReader{name: path, r: bufio.NewReaderSize(r, 1<<20)}, 64<<10)
 	return in, nil
+}
+
+// textReader passes a file through line by line and stops at the first
+// line PostgreSQL text could not hold (invalid UTF-8, a NUL byte) with a
+// *LineError naming it, so every format's parser gets the check before
+// any of its values reach the database.
+type textReader struct {
+	name string
+	r    *bufio.Reader
+	buf  []byte // the rest of the current line
+	line int
+	err  error
+}
+
+func (t *textReader) Read(p []byte) (int, error) {
+	for len(t.buf) == 0 {
+		if t.err != nil {
+			return 0, t.err
+		}
+		line, err := t.r.ReadBytes('\n')
+		if len(line) > 0 {
+			t.line++
+			switch {
+			case !utf8.Valid(line):
+				return 0, &LineError{File: t.name, Line: t.line, Reason: "not valid UTF-8 text (convert the file to UTF-8)"}
+			case bytes.IndexByte(line, 0) >= 0:
+				return 0, &LineError{File: t.name, Line: t.line, Reason: "contains a NUL character, which cannot be stored"}
+			}
+		}
+		t.buf, t.err = line, err
+	}
+	n := copy(p, t.buf)
+	t.buf = t.buf[n:]
+	return n, nil
 }
 
 func (in *input) Close() {

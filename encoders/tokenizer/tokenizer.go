@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,6 +52,9 @@ type Tokenizer struct {
 	stripAccents bool
 	cleanText    bool
 	chineseChars bool
+	// ascii is the normaliser as a table over ASCII bytes: the output byte,
+	// or asciiDrop.
+	ascii [utf8.RuneSelf]byte
 
 	rawAdded  []addedToken // matched on the raw text
 	normAdded []addedToken // matched on normalised text
@@ -206,7 +210,32 @@ func Parse(data []byte) (*Tokenizer, error) {
 	if j.Truncation != nil {
 		t.maxLen = j.Truncation.MaxLength
 	}
+	for c := range t.ascii {
+		t.ascii[c] = t.normalizeASCII(byte(c))
+	}
 	return t, nil
+}
+
+// asciiDrop marks an ASCII byte the normaliser removes.
+const asciiDrop = 0xff
+
+// normalizeASCII is the BertNormalizer on one ASCII byte (asciiDrop: removed).
+func (t *Tokenizer) normalizeASCII(c byte) byte {
+	switch {
+	case c == '\t' || c == '\n' || c == '\r':
+		if t.cleanText {
+			return ' '
+		}
+	case c < 0x20 || c == 0x7f:
+		if t.cleanText {
+			return asciiDrop
+		}
+	case 'A' <= c && c <= 'Z':
+		if t.lowercase {
+			return c + 'a' - 'A'
+		}
+	}
+	return c
 }
 
 func (t *Tokenizer) lookupSpecial(tok string) (int32, bool) {
@@ -350,25 +379,15 @@ func (t *Tokenizer) normalize(dst []byte, s string) []byte {
 		}
 	}
 	if ascii {
+		n := len(dst)
+		dst = slices.Grow(dst, len(s))[:n+len(s)]
 		for i := 0; i < len(s); i++ {
-			c := s[i]
-			switch {
-			case c == '\t' || c == '\n' || c == '\r':
-				if t.cleanText {
-					c = ' '
-				}
-			case c < 0x20 || c == 0x7f:
-				if t.cleanText {
-					continue
-				}
-			case 'A' <= c && c <= 'Z':
-				if t.lowercase {
-					c += 'a' - 'A'
-				}
+			if c := t.ascii[s[i]]; c != asciiDrop {
+				dst[n] = c
+				n++
 			}
-			dst = append(dst, c)
 		}
-		return dst
+		return dst[:n]
 	}
 	// General path: clean text and CJK spacing rune by rune, then NFD over the
 	// whole string (canonical reordering needs it), then drop marks and lowercase.

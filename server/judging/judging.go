@@ -24,11 +24,9 @@ import (
 type Store interface {
 	ProjectForUser(ctx context.Context, name string, userID int64) (store.Project, bool, error)
 	ProjectByID(ctx context.Context, id int64) (store.Project, error)
-	Lease(ctx context.Context, p store.LeaseParams) ([]store.Assignment, error)
-	Progress(ctx context.Context, p store.LeaseParams) (store.RaterProgress, error)
+	LeaseTasks(ctx context.Context, p store.LeaseParams) ([]store.Assignment, []store.TaskData, store.RaterProgress, error)
 	OpenItems(ctx context.Context, projectID int64, kind string, raters int) (int, error)
 	RaterOpenItems(ctx context.Context, p store.LeaseParams) (int, error)
-	TasksData(ctx context.Context, itemIDs []int64) ([]store.TaskData, error)
 	AssignedTask(ctx context.Context, itemID, userID int64) (store.TaskData, *store.Assignment, error)
 	SaveJudgment(ctx context.Context, n store.NewJudgment) (store.Judgment, bool, error)
 	CurrentJudgments(ctx context.Context, itemID int64) ([]store.Judgment, error)
@@ -130,32 +128,17 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 		return api.Queue{}, err
 	}
 	lp := leaseParams(p, r, req.Kind, req.N)
-	as, err := s.st.Lease(ctx, lp)
+	as, tds, pr, err := s.st.LeaseTasks(ctx, lp)
 	if err != nil {
 		return api.Queue{}, err
 	}
 	q := api.Queue{Tasks: []api.Task{}}
-	ids := make([]int64, len(as))
-	for i, a := range as {
-		ids[i] = a.ItemID
-	}
-	tds, err := s.st.TasksData(ctx, ids)
-	if err != nil {
-		return api.Queue{}, err
-	}
-	if len(tds) != len(as) {
-		return api.Queue{}, fmt.Errorf("judging: %d of %d leased items could not be loaded", len(as)-len(tds), len(as))
-	}
 	for i, a := range as {
 		t, err := taskView(p, a, tds[i])
 		if err != nil {
 			return api.Queue{}, err
 		}
 		q.Tasks = append(q.Tasks, t)
-	}
-	pr, err := s.st.Progress(ctx, lp)
-	if err != nil {
-		return api.Queue{}, err
 	}
 	avail, err := s.available(ctx, lp, pr.Done+pr.Skipped+pr.Leased, len(q.Tasks) == 0)
 	if err != nil {

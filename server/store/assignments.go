@@ -81,23 +81,16 @@ type RaterProgress struct {
 	ActiveMs              int64
 }
 
-// Progress counts the rater's done, skipped and live-leased items and
-// today's active time (cheap: the rater's own rows).
-func (s *Store) Progress(ctx context.Context, p LeaseParams) (RaterProgress, error) {
-	var r RaterProgress
-	err := s.pool.QueryRow(ctx, `SELECT
-		count(*) FILTER (WHERE a.status = 'done'),
-		count(*) FILTER (WHERE a.status = 'skipped'),
-		count(*) FILTER (WHERE a.status = 'leased' AND a.lease_expires_at > now()),
-		(SELECT coalesce(sum(active_ms), 0) FROM activity WHERE user_id = $1 AND project_id = $2 AND day = current_date)
-		FROM assignments a JOIN items i ON i.id = a.item_id
-		WHERE a.user_id = $1 AND i.project_id = $2 AND i.kind = $3`, p.UserID, p.ProjectID, p.Kind).
-		Scan(&r.Done, &r.Skipped, &r.Leased, &r.ActiveMs)
-	if err != nil {
-		return r, fmt.Errorf("store: progress: %w", err)
-	}
-	return r, nil
-}
+// progressSQL counts the rater's done, skipped and live-leased items of a
+// project and kind ($1 user, $2 project, $3 kind) and today's active time
+// (cheap: the rater's own rows).
+const progressSQL = `SELECT
+	count(*) FILTER (WHERE a.status = 'done'),
+	count(*) FILTER (WHERE a.status = 'skipped'),
+	count(*) FILTER (WHERE a.status = 'leased' AND a.lease_expires_at > now()),
+	(SELECT coalesce(sum(active_ms), 0) FROM activity WHERE user_id = $1 AND project_id = $2 AND day = current_date)
+	FROM assignments a JOIN items i ON i.id = a.item_id
+	WHERE a.user_id = $1 AND i.project_id = $2 AND i.kind = $3`
 
 // openItems is the condition of a (non-gold) item that still needs raters.
 const openItems = `FROM items i WHERE i.project_id = $1 AND i.kind = $2 AND NOT i.is_gold

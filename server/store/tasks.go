@@ -44,41 +44,56 @@ func (s *Store) ProjectForUser(ctx context.Context, name string, userID int64) (
 	return pm.Project, pm.IsMember, nil
 }
 
-// TasksData loads items with their queries and documents, in the order of
-// ids (ids that do not exist are left out).
-func (s *Store) TasksData(ctx context.Context, ids []int64) ([]TaskData, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
+// LeaseTasks leases as Lease does and loads the leased items with their
+// queries and documents (in lease order) and the rater's progress, all in
+// one pipelined batch: one round trip, one implicit transaction, so the
+// reads see the leases just taken.
+func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []TaskData, RaterProgress, error) {
+	var pr RaterProgress
+	leased := `SELECT a.item_id FROM assignments a JOIN items i ON i.id = a.item_id
+		WHERE a.user_id = $1 AND i.project_id = $2 AND i.kind = $3 AND a.status = 'leased'`
 	b := &pgx.Batch{}
-	b.Queue(`SELECT `+itemCols+` FROM items WHERE id = ANY($1)`, ids)
-	b.Queue(`SELECT `+queryCols+` FROM queries WHERE id IN (SELECT query_id FROM items WHERE id = ANY($1))`, ids)
-	b.Queue(`SELECT `+documentCols+` FROM documents WHERE id IN (SELECT document_id FROM items WHERE id = ANY($1))`, ids)
+	b.Queue(`SELECT `+assignmentCols+` FROM lease_items($1, $2, $3, $4, $5, $6, $7)`,
+		p.ProjectID, p.UserID, p.Kind, p.N, p.Raters, p.GoldRate, p.Lease.Seconds())
+	b.Queue(`SELECT `+itemCols+` FROM items WHERE id IN (`+leased+`)`, p.UserID, p.ProjectID, p.Kind)
+	b.Queue(`SELECT `+queryCols+` FROM queries WHERE id IN (SELECT query_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)
+	b.Queue(`SELECT `+documentCols+` FROM documents WHERE id IN (SELECT document_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)
+	b.Queue(progressSQL, p.UserID, p.ProjectID, p.Kind)
 	br := s.pool.SendBatch(ctx, b)
-	its, qs, ds, err := readTaskBatch(br)
+	rows, _ := br.Query()
+	as, err := pgx.CollectRows(rows, pgx.RowToStructByName[Assignment])
+	var its []Item
+	var qs []Query
+	var ds []Document
+	if err == nil {
+		its, qs, ds, err = readTaskBatch(br)
+	}
+	if err == nil {
+		err = br.QueryRow().Scan(&pr.Done, &pr.Skipped, &pr.Leased, &pr.ActiveMs)
+	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("store: tasks: %w", err)
+		return nil, nil, pr, fmt.Errorf("store: lease: %w", err)
 	}
 	byID := make(map[int64]Item, len(its))
 	for _, it := range its {
 		byID[it.ID] = it
 	}
-	out := make([]TaskData, 0, len(ids))
-	for _, id := range ids {
-		it, ok := byID[id]
+	tds := make([]TaskData, 0, len(as))
+	for _, a := range as {
+		it, ok := byID[a.ItemID]
 		if !ok {
-			continue
+			return nil, nil, pr, fmt.Errorf("store: leased item %d not found: %w", a.ItemID, ErrNotFound)
 		}
 		td, err := joinTask(it, qs, ds)
 		if err != nil {
-			return nil, err
+			return nil, nil, pr, err
 		}
-		out = append(out, td)
+		tds = append(tds, td)
 	}
-	return out, nil
+	return as, tds, pr, nil
 }
 
 // AssignedTask loads an item with its query and document and the user's

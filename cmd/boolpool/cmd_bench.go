@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,8 +33,7 @@ func benchSuites() []bench.Suite {
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("bench", stderr, "")
 	dbURL := dbFlag(fs)
 	out := fs.String("out", "bench/results.md", "also write the table here ('' = don't)")
 	only := fs.String("suites", "", "comma-separated suites to run (default all)")
@@ -48,10 +46,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *dbURL == "" {
 		return fmt.Errorf("%w: no database: set DATABASE_URL or pass --database-url", errUsage)
 	}
-	benchURL, err := freshDatabase(ctx, *dbURL, "boolpool_bench")
+	// A database of this run's own: two bench runs on one server (or a
+	// bench next to the tests) must not drop each other's data.
+	benchURL, drop, err := freshDatabase(ctx, *dbURL, fmt.Sprintf("boolpool_bench_%d", os.Getpid()))
 	if err != nil {
 		return err
 	}
+	defer drop()
 	st, err := store.Open(ctx, benchURL, 64)
 	if err != nil {
 		return err
@@ -111,23 +112,33 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // freshDatabase drops and recreates database name on the server of base
-// and returns its URL.
-func freshDatabase(ctx context.Context, base, name string) (string, error) {
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		return "", fmt.Errorf("connect: %w", err)
+// and returns its URL and a function that drops it again.
+func freshDatabase(ctx context.Context, base, name string) (string, func(), error) {
+	ident := pgx.Identifier{name}.Sanitize()
+	exec := func(ctx context.Context, sql string) error {
+		conn, err := pgx.Connect(ctx, base)
+		if err != nil {
+			return fmt.Errorf("connect: %w", err)
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, sql)
+		return err
 	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
-		return "", fmt.Errorf("drop %s: %w", name, err)
+	if err := exec(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
+		return "", nil, fmt.Errorf("drop %s: %w", name, err)
 	}
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		return "", fmt.Errorf("create %s: %w", name, err)
+	if err := exec(ctx, "CREATE DATABASE "+ident); err != nil {
+		return "", nil, fmt.Errorf("create %s: %w", name, err)
 	}
 	u, err := url.Parse(base)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	u.Path = "/" + name
-	return u.String(), nil
+	drop := func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = exec(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)")
+	}
+	return u.String(), drop, nil
 }

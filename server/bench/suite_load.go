@@ -59,7 +59,7 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 		_ = srv.Kill()
 		for _, r := range []*loadtest.Result{res, paced} {
 			if r != nil && r.ErrorsTotal() > 0 {
-				return nil, fmt.Errorf("load %d: %d errors, e.g. %v", n, r.ErrorsTotal(), r.Errors)
+				return nil, fmt.Errorf("load %d: %d errors, e.g. %v; server log: %s", n, r.ErrorsTotal(), r.Errors[:min(3, len(r.Errors))], srv.Log(2000))
 			}
 		}
 		pg, err := pgbenchInserts(ctx, env.DBURL, n, dur-warm)

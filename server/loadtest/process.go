@@ -40,6 +40,16 @@ func StartServer(ctx context.Context, bin, dbURL, addr string, args ...string) (
 	return s, s.Start(ctx)
 }
 
+// Log returns what the server wrote to stdout and stderr so far (its
+// last run's, after a restart), at most the last max bytes.
+func (s *Server) Log(max int) string {
+	b := s.log.Bytes()
+	if len(b) > max {
+		b = b[len(b)-max:]
+	}
+	return string(b)
+}
+
 // URL is the server's base URL.
 func (s *Server) URL() string { return "http://" + s.addr }
 

@@ -87,14 +87,8 @@ func (p *AdjudicationPage) OnDismount() {
 
 func (p *AdjudicationPage) reload(ctx app.Context) {
 	cl, project := p.client, p.project
-	ctx.Async(func() {
-		c := context.Background()
-		me, err := cl.Me(c)
-		var q api.AdjudicationQueue
-		if err == nil {
-			q, err = cl.AdjudicationQueue(c, project)
-		}
-		ctx.Dispatch(func(ctx app.Context) {
+	loadWithMe(ctx, cl, func(c context.Context) (api.AdjudicationQueue, error) { return cl.AdjudicationQueue(c, project) },
+		func(ctx app.Context, me api.Me, q api.AdjudicationQueue, err error) {
 			p.me, p.queue = me, q
 			state, msg := pageState(ctx, err, len(q.Items) == 0)
 			p.state = state
@@ -105,7 +99,6 @@ func (p *AdjudicationPage) reload(ctx app.Context) {
 				p.choose(q.Items[0].ItemID)
 			}
 		})
-	})
 }
 
 // current is the selected queue item (nil if none).

@@ -61,26 +61,17 @@ func (p *AdminPage) OnMount(ctx app.Context) {
 const actionAdminReload = "admin/reload"
 
 func (p *AdminPage) reload(ctx app.Context) {
-	cl := p.client
-	ctx.Async(func() {
-		c := context.Background()
-		me, err := cl.Me(c)
-		var users []api.UserView
-		if err == nil {
-			users, err = cl.Users(c)
+	loadWithMe(ctx, p.client, p.client.Users, func(ctx app.Context, me api.Me, users []api.UserView, err error) {
+		p.me, p.users = me, users
+		p.edits = map[int64]*userEdit{}
+		for _, u := range users {
+			p.edits[u.ID] = &userEdit{role: u.Role, disabled: u.Disabled, projects: joinComma(u.Projects)}
 		}
-		ctx.Dispatch(func(ctx app.Context) {
-			p.me, p.users = me, users
-			p.edits = map[int64]*userEdit{}
-			for _, u := range users {
-				p.edits[u.ID] = &userEdit{role: u.Role, disabled: u.Disabled, projects: joinComma(u.Projects)}
-			}
-			msg := p.message
-			p.state, p.message = pageState(ctx, err, len(users) == 0)
-			if p.message == "" {
-				p.message = msg // keep the outcome of the change that caused the reload
-			}
-		})
+		msg := p.message
+		p.state, p.message = pageState(ctx, err, len(users) == 0)
+		if p.message == "" {
+			p.message = msg // keep the outcome of the change that caused the reload
+		}
 	})
 }
 
@@ -142,7 +133,7 @@ func (p *AdminPage) user(id int64) api.UserView {
 // handler closure of a row position across re-renders, so a closure must
 // not capture the row's account.
 func (p *AdminPage) rowEdit(ctx app.Context) (int64, *userEdit) {
-	id, _ := strconv.ParseInt(ctx.JSSrc().Get("dataset").Get("uid").String(), 10, 64)
+	id, _ := strconv.ParseInt(eventData(ctx, "uid"), 10, 64)
 	return id, p.edits[id]
 }
 

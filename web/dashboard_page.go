@@ -47,14 +47,8 @@ func (p *DashboardPage) OnMount(ctx app.Context) {
 	p.project = lastPathPart(ctx.Page().URL().Path)
 	cl := NewClient()
 	project := p.project
-	ctx.Async(func() {
-		c := context.Background()
-		me, err := cl.Me(c)
-		var snap api.LiveSnapshot
-		if err == nil {
-			snap, err = cl.Dashboard(c, project)
-		}
-		ctx.Dispatch(func(ctx app.Context) {
+	loadWithMe(ctx, cl, func(c context.Context) (api.LiveSnapshot, error) { return cl.Dashboard(c, project) },
+		func(ctx app.Context, me api.Me, snap api.LiveSnapshot, err error) {
 			p.me = me
 			p.state, p.message = pageState(ctx, err, false)
 			if err != nil {
@@ -64,7 +58,6 @@ func (p *DashboardPage) OnMount(ctx app.Context) {
 			p.feed = openLiveFeed(ctx, project, func(ctx app.Context, s api.LiveSnapshot) { p.apply(s) },
 				func(ctx app.Context, state string) { p.live = state })
 		})
-	})
 }
 
 // OnDismount closes the event stream.

@@ -57,21 +57,14 @@ func (p *PoolBuilderPage) OnMount(ctx app.Context) {
 	p.project = lastPathPart(ctx.Page().URL().Path)
 	p.client = NewClient()
 	cl, project := p.client, p.project
-	ctx.Async(func() {
-		c := context.Background()
-		me, err := cl.Me(c)
-		var runs []api.RunSummary
-		if err == nil {
-			runs, err = cl.Runs(c, project)
-		}
-		ctx.Dispatch(func(ctx app.Context) {
+	loadWithMe(ctx, cl, func(c context.Context) ([]api.RunSummary, error) { return cl.Runs(c, project) },
+		func(ctx app.Context, me api.Me, runs []api.RunSummary, err error) {
 			p.me, p.runs = me, runs
 			p.state, p.message = pageState(ctx, err, len(runs) == 0)
 			if p.state == stateEmpty {
 				p.message = "This project has no stored runs yet: run a retrieval method first."
 			}
 		})
-	})
 }
 
 // spec is the pool the form describes; runs in the listed order.
@@ -83,6 +76,13 @@ func (p *PoolBuilderPage) spec() api.PoolSpec {
 		}
 	}
 	return s
+}
+
+// chooseRun adds the run of the checkbox that changed (data-run) to the
+// pool or takes it out; the run is read at event time, not captured.
+func (p *PoolBuilderPage) chooseRun(ctx app.Context, e app.Event) {
+	p.chosen[eventData(ctx, "run")] = ctx.JSSrc().Get("checked").Bool()
+	p.changed()
 }
 
 // changed discards a preview that no longer matches the form.
@@ -173,10 +173,7 @@ func (p *PoolBuilderPage) renderForm() app.UI {
 						id := "run-" + strconv.Itoa(i)
 						return app.Tr().Body(
 							app.Td().Body(app.Input().Type("checkbox").ID(id).DataSet("run", r.Name).Checked(p.chosen[r.Name]).
-								OnChange(func(ctx app.Context, e app.Event) {
-									p.chosen[r.Name] = ctx.JSSrc().Get("checked").Bool()
-									p.changed()
-								})),
+								OnChange(p.chooseRun)),
 							app.Td().Body(app.Label().For(id).Text(r.Name)),
 							app.Td().Text(r.Method),
 							app.Td().Class("num").Text(r.Queries),

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -48,18 +49,11 @@ func (p *QueriesPage) OnMount(ctx app.Context) {
 	p.project = lastPathPart(ctx.Page().URL().Path)
 	p.client = NewClient()
 	cl, project := p.client, p.project
-	ctx.Async(func() {
-		c := context.Background()
-		me, err := cl.Me(c)
-		var qs []api.QueryExpression
-		if err == nil {
-			qs, err = cl.Queries(c, project)
-		}
-		ctx.Dispatch(func(ctx app.Context) {
+	loadWithMe(ctx, cl, func(c context.Context) ([]api.QueryExpression, error) { return cl.Queries(c, project) },
+		func(ctx app.Context, me api.Me, qs []api.QueryExpression, err error) {
 			p.me, p.queries = me, qs
 			p.state, p.message = pageState(ctx, err, len(qs) == 0)
 		})
-	})
 }
 
 func (p *QueriesPage) current() *api.QueryExpression {
@@ -73,6 +67,18 @@ func (p *QueriesPage) current() *api.QueryExpression {
 
 func (p *QueriesPage) edit(q api.QueryExpression) {
 	p.selected, p.expr, p.atoms, p.message = q.ID, q.Expression, strings.Join(q.Atoms, "\n"), ""
+}
+
+// editRow opens the editor on the query of the Edit button clicked
+// (data-qid); the query is read at event time, not captured.
+func (p *QueriesPage) editRow(ctx app.Context, e app.Event) {
+	id, _ := strconv.ParseInt(eventData(ctx, "qid"), 10, 64)
+	for _, q := range p.queries {
+		if q.ID == id {
+			p.edit(q)
+			return
+		}
+	}
 }
 
 // request is the correction the editor holds.
@@ -169,8 +175,8 @@ func (p *QueriesPage) Render() app.UI {
 								app.Td().Text(q.Text),
 								app.Td().Class("expression").Text(printed(q)),
 								app.Td().Text(q.Template),
-								app.Td().Body(app.Button().Type("button").Class("edit").DataSet("query", q.ExtID).Text("Edit").
-									OnClick(func(ctx app.Context, e app.Event) { p.edit(q) })),
+								app.Td().Body(app.Button().Type("button").Class("edit").DataSet("query", q.ExtID).
+									DataSet("qid", q.ID).Text("Edit").OnClick(p.editRow)),
 							)
 						})),
 					),

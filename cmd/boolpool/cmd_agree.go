@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -24,19 +23,11 @@ const binaryRelevant = 2
 
 // runAgree computes inter-annotator agreement over a ratings file.
 func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("agree", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("agree", stderr, "usage: boolpool agree --ratings FILE [--json]")
 	path := fs.String("ratings", "", `JSON `+"`file`"+` {"items": [[label 0–3 or null per rater], …]}`)
 	asJSON := fs.Bool("json", false, "print JSON instead of a summary")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boolpool agree --ratings FILE [--json]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if help, err := parseFlagsHelp(fs, args); help || err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -10,8 +9,7 @@ import (
 )
 
 func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("backup", stderr, "")
 	dbURL := dbFlag(fs)
 	out := fs.String("out", "", "dump file to write (pg_dump custom format)")
 	if err := parseFlags(fs, args); err != nil {
@@ -28,8 +26,7 @@ func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("restore", stderr, "")
 	dbURL := dbFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,23 +27,15 @@ type decomposeOutput struct {
 // decomposeMain is runDecompose with standard input passed in, so tests
 // can feed queries.
 func decomposeMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("decompose", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print one JSON object per query (with --eval: the report as JSON)")
-	evalPath := fs.String("eval", "", "evaluate on a QUEST-format jsonl `file` (query, original_query, metadata.template)")
-	withQuery := fs.Bool("echo", false, "include the input query in the JSON output")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: boolpool decompose [--json] [--echo] ["QUERY"]
+	fs := newFlagSet("decompose", stderr, `usage: boolpool decompose [--json] [--echo] ["QUERY"]
        boolpool decompose --eval FILE [--json]
 
 Without QUERY, reads one query per line from standard input.`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+	asJSON := fs.Bool("json", false, "print one JSON object per query (with --eval: the report as JSON)")
+	evalPath := fs.String("eval", "", "evaluate on a QUEST-format jsonl `file` (query, original_query, metadata.template)")
+	withQuery := fs.Bool("echo", false, "include the input query in the JSON output")
+	if help, err := parseFlagsHelp(fs, args); help || err != nil {
+		return err
 	}
 	if *evalPath != "" {
 		if fs.NArg() > 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,8 +14,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "usage: boolpool demo load            load the vendored demo project and accounts\n       boolpool demo build --from DIR --out DIR   rebuild the subset from DebQUEST")
 		return fmt.Errorf("%w: want 'load' or 'build'", errUsage)
 	}
-	fs := flag.NewFlagSet("demo "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("demo "+args[0], stderr, "")
 	dbURL := dbFlag(fs)
 	from := fs.String("from", "../shared/data/debquest", "build: DebQUEST directory")
 	out := fs.String("out", "server/demo/data", "build: output directory")

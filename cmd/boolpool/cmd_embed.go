@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,21 +15,13 @@ import (
 // runEmbed prints the vectors of texts given as arguments (or, with none,
 // one text per line on stdin).
 func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("embed", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("embed", stderr, "usage: boolpool embed [--encoder NAME] [--json] [--device cpu|cuda] TEXT...\n(no TEXT: one text per line on stdin)")
 	name := fs.String("encoder", encoders.MiniLM, "encoder `name`: "+strings.Join(encoders.Names(), ", "))
 	asJSON := fs.Bool("json", false, "print a JSON array of arrays, one vector per text")
 	device := fs.String("device", encoders.DeviceCPU, "execution `device`: cpu or cuda")
 	threads := fs.Int("threads", 0, "ONNX Runtime intra-op threads (0: all CPUs)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boolpool embed [--encoder NAME] [--json] [--device cpu|cuda] TEXT...\n(no TEXT: one text per line on stdin)")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if help, err := parseFlagsHelp(fs, args); help || err != nil {
+		return err
 	}
 	texts := fs.Args()
 	if len(texts) == 0 {

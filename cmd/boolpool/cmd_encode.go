@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,8 +17,10 @@ import (
 // registration by model hash, incremental by content hash, resumable per
 // batch, HNSW index after the load).
 func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("encode", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("encode", stderr, "usage: boolpool encode --project P --encoder NAME [--batch 64] [--queries=true|false] [--reset]\n\n"+
+		"Stores document vectors (and query vectors) of the encoder; only documents without a vector\n"+
+		"or whose text changed are encoded, so an interrupted run continues where it stopped when\n"+
+		"run again. A changed model for the same encoder name drops all its vectors first.")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	name := fs.String("encoder", "", "encoder `name` (required): "+strings.Join(encoders.Names(), ", ")+" (dense, pgvector) or "+encoders.LexicalName+" (sparse, sparsevec)")
@@ -28,13 +29,6 @@ func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	device := fs.String("device", encoders.DeviceCPU, "execution `device` of dense encoders: cpu or cuda")
 	reset := fs.Bool("reset", false, "delete this project's vectors of the encoder first and embed everything again")
 	threads := fs.Int("threads", 0, "ONNX Runtime intra-op threads (0: all CPUs)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boolpool encode --project P --encoder NAME [--batch 64] [--queries=true|false] [--reset]\n\n"+
-			"Stores document vectors (and query vectors) of the encoder; only documents without a vector\n"+
-			"or whose text changed are encoded, so an interrupted run continues where it stopped when\n"+
-			"run again. A changed model for the same encoder name drops all its vectors first.")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,8 +18,7 @@ import (
 // runEval scores TREC runs against qrels with trec_eval's semantics (see
 // package metrics for the exact rules).
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("eval", stderr, "usage: boolpool eval --qrels FILE --run FILE [--run FILE…] [--negatives FILE] [--metrics LIST] [--min-rel N] [--complete] [--json | --ci N [--seed S]]")
 	var (
 		qrelsPath = fs.String("qrels", "", "TREC qrels `file` (qid iter docid grade)")
 		negPath   = fs.String("negatives", "", "qrels-shaped `file` listing explicit negatives (every line is one; the grade column is ignored)")
@@ -36,15 +34,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		runPaths = append(runPaths, s)
 		return nil
 	})
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boolpool eval --qrels FILE --run FILE [--run FILE…] [--negatives FILE] [--metrics LIST] [--min-rel N] [--complete] [--json | --ci N [--seed S]]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if help, err := parseFlagsHelp(fs, args); help || err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,12 +12,7 @@ import (
 )
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: boolpool export --project P --format F [--out PATH]\n\nformats: %s\n(beir writes a directory; others a file, or standard output without --out)\n\n", strings.Join(export.Formats(), ", "))
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("export", stderr, fmt.Sprintf("usage: boolpool export --project P --format F [--out PATH]\n\nformats: %s\n(beir writes a directory; others a file, or standard output without --out)\n", strings.Join(export.Formats(), ", ")))
 	dbURL := dbFlag(fs)
 	project := fs.String("project", "", "project name")
 	format := fs.String("format", "", "output format")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,12 +12,7 @@ import (
 )
 
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: boolpool import --project P --format F FILE...\n\nformats: %s\n(beir takes a dataset directory; .gz files are read transparently)\n\n", strings.Join(ingest.Formats(), ", "))
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("import", stderr, fmt.Sprintf("usage: boolpool import --project P --format F FILE...\n\nformats: %s\n(beir takes a dataset directory; .gz files are read transparently)\n", strings.Join(ingest.Formats(), ", ")))
 	dbURL := dbFlag(fs)
 	project := fs.String("project", "", "project name (created if missing)")
 	format := fs.String("format", "", "input format")

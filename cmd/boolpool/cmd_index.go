@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,17 +15,12 @@ import (
 // runIndex rebuilds a project's lexical (BM25) index from its documents and,
 // with --encoder, the pgvector HNSW index of a dense encoder.
 func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("index", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("index", stderr, "usage: boolpool index --project P [--k1 0.9 --b 0.4] [--encoder NAME]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	k1 := fs.Float64("k1", lexical.DefaultParams().K1, "BM25 k1")
 	b := fs.Float64("b", lexical.DefaultParams().B, "BM25 b")
 	encoder := fs.String("encoder", "", "also create the HNSW index of this dense encoder's embeddings")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boolpool index --project P [--k1 0.9 --b 0.4] [--encoder NAME]")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -10,8 +9,7 @@ import (
 )
 
 func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("migrate", stderr, "")
 	dbURL := dbFlag(fs)
 	status := fs.Bool("status", false, "only print the schema version and the latest one")
 	if err := parseFlags(fs, args); err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -38,17 +37,13 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func runModelImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("model import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("model import", stderr, "")
 	src := fs.String("src", "", "checkpoint `directory` with config.json and one .safetensors file")
 	out := fs.String("out", "", "output ONNX `file`")
 	int8 := fs.Bool("int8", false, "quantise Linear layers to int8 (dynamic quantisation)")
 	fused := fs.Bool("fused", false, "use ONNX Runtime contrib operators (Attention, SkipLayerNormalization …) instead of standard ONNX operators")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if help, err := parseFlagsHelp(fs, args); help || err != nil {
+		return err
 	}
 	if *src == "" || *out == "" || fs.NArg() > 0 {
 		return fmt.Errorf("%w: --src and --out are required", errUsage)
@@ -61,14 +56,10 @@ func runModelImport(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 func runModelPrepare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("model prepare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("model prepare", stderr, "")
 	names := fs.String("encoder", "all", "comma-separated encoder `names` ("+strings.Join(encoders.Names(), ", ")+") or all")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if help, err := parseFlagsHelp(fs, args); help || err != nil {
+		return err
 	}
 	list := encoders.Names()
 	if *names != "all" {

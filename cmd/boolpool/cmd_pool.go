@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,16 +23,10 @@ import (
 // judging orders with known qrels; `pool negatives` writes the explicit
 // negatives of NOT queries from a membership file.
 func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
-		switch args[0] {
-		case "simulate":
-			return runPoolSimulate(ctx, args[1:], stdout, stderr)
-		case "negatives":
-			return runPoolNegatives(ctx, args[1:], stdout, stderr)
-		}
+	if sub, ok := subcommand(args, map[string]runFunc{"simulate": runPoolSimulate, "negatives": runPoolNegatives}); ok {
+		return sub(ctx, args[1:], stdout, stderr)
 	}
-	fs := flag.NewFlagSet("pool", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit [--probes]\n       boolpool pool simulate --project P --runs a,b,c --depth K [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
@@ -46,10 +39,6 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	judgedK := fs.String("judged-k", "10,20,100", "k values for the Judged@k report")
 	judgedRuns := fs.String("judged-runs", "", "further stored runs (not pooled) whose Judged@k against the pool is reported")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit [--probes]\n       boolpool pool simulate --project P --runs a,b,c --depth K [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -118,8 +107,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("pool simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("pool simulate", stderr, "")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
@@ -182,8 +170,7 @@ func printSimulation(w io.Writer, sum pooling.SimSummary, depth int) error {
 }
 
 func runPoolNegatives(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("pool negatives", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("pool negatives", stderr, "")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	memberships := fs.String("memberships", "", "DebQUEST memberships.tsv(.gz) `file` (required)")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -46,16 +45,10 @@ func (p paramFlag) Set(s string) error {
 // runRetrieve runs one retrieval method over a project's queries, stores
 // the run and optionally writes it as a TREC run file.
 func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
-		switch args[0] {
-		case "bench":
-			return runRetrieveBench(ctx, args[1:], stdout, stderr)
-		case "eval":
-			return runRetrieveEval(ctx, args[1:], stdout, stderr)
-		}
+	if sub, ok := subcommand(args, map[string]runFunc{"bench": runRetrieveBench, "eval": runRetrieveEval}); ok {
+		return sub(ctx, args[1:], stdout, stderr)
 	}
-	fs := flag.NewFlagSet("retrieve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("retrieve", stderr, "usage: boolpool retrieve --project P --method NAME [--param k=v]... [--split S] [--depth 1000] [--out run.txt]\n       boolpool retrieve --list\n       boolpool retrieve bench --project P [--split S] [--methods a,b]\n       boolpool retrieve eval --project P [--runs a,b] [--split S] [--negatives FILE]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	method := fs.String("method", "", "method `name` (see --list)")
@@ -70,10 +63,6 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "queries retrieved in parallel")
 	noStore := fs.Bool("no-store", false, "do not store the run in the database")
 	list := fs.Bool("list", false, "list the methods and their parameters")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boolpool retrieve --project P --method NAME [--param k=v]... [--split S] [--depth 1000] [--out run.txt]\n       boolpool retrieve --list\n       boolpool retrieve bench --project P [--split S] [--methods a,b]\n       boolpool retrieve eval --project P [--runs a,b] [--split S] [--negatives FILE]")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -275,8 +264,7 @@ type benchRow struct {
 // runRetrieveBench measures per-query latency (one query at a time) of
 // each method over a project's queries.
 func runRetrieveBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("retrieve bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("retrieve bench", stderr, "")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	split := fs.String("split", "", "only this split's queries")
@@ -379,8 +367,7 @@ type evalRow struct {
 // runRetrieveEval scores stored runs against the project's positive qrels
 // (and explicit negatives), broken down by query template.
 func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("retrieve eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("retrieve eval", stderr, "")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	runs := fs.String("runs", "", "comma-separated stored run `names` (default: all runs)")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,8 +19,7 @@ func runUser(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "usage: boolpool user add --username U --role annotator|researcher|admin --password P [--project NAME]")
 		return fmt.Errorf("%w: want the sub-command 'add'", errUsage)
 	}
-	fs := flag.NewFlagSet("user add", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("user add", stderr, "")
 	dbURL := dbFlag(fs)
 	username := fs.String("username", "", "login name (letters, digits, . _ -)")
 	role := fs.String("role", api.RoleAnnotator, "annotator, researcher or admin")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"boolpool/server/store"
@@ -40,4 +41,44 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	return nil
+}
+
+// parseFlagsHelp parses args like parseFlags, but a help request (-h) is
+// not an error: help is true and the caller returns nil (the flag package
+// has printed the usage already).
+func parseFlagsHelp(fs *flag.FlagSet, args []string) (help bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return false, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return false, nil
+}
+
+// newFlagSet is the flag set of the sub-command name: parse errors and
+// help go to stderr, and help prints usage (when not empty) followed by the
+// flags' defaults.
+func newFlagSet(name string, stderr io.Writer, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if usage != "" {
+		fs.Usage = func() {
+			fmt.Fprintln(stderr, usage)
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// runFunc runs a (sub-)command: args are the arguments after its name.
+type runFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+// subcommand is the entry of subs that args[0] names, if any.
+func subcommand(args []string, subs map[string]runFunc) (runFunc, bool) {
+	if len(args) == 0 {
+		return nil, false
+	}
+	run, ok := subs[args[0]]
+	return run, ok
 }

@@ -18,7 +18,7 @@ import (
 // sub-command name; it writes results to stdout and diagnostics to stderr.
 type command struct {
 	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	run     runFunc
 }
 
 // commands is the CLI's command table. Each entry lives in its own file

@@ -111,19 +111,14 @@ func NewQrelsWriter(w io.Writer) *QrelsWriter { return &QrelsWriter{w: bufio.New
 
 // Write writes one judgment; an empty Iter is written as "0".
 func (q *QrelsWriter) Write(j Qrel) error {
-	if err := checkToken("qid", j.QueryID); err != nil {
+	if err := checkTokens(token{"qid", j.QueryID}, token{"docid", j.DocID}); err != nil {
 		return err
 	}
-	if err := checkToken("docid", j.DocID); err != nil {
+	iter, err := iterField(j.Iter, "0")
+	if err != nil {
 		return err
 	}
-	iter := j.Iter
-	if iter == "" {
-		iter = "0"
-	} else if err := checkToken("iter", iter); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(q.w, "%s %s %s %d\n", j.QueryID, iter, j.DocID, j.Rel)
+	_, err = fmt.Fprintf(q.w, "%s %s %s %d\n", j.QueryID, iter, j.DocID, j.Rel)
 	return err
 }
 
@@ -133,17 +128,45 @@ func (q *QrelsWriter) Flush() error { return q.w.Flush() }
 // WriteQrels writes all judgments in order.
 func WriteQrels(ctx context.Context, w io.Writer, qrels []Qrel) error {
 	qw := NewQrelsWriter(w)
-	for i, j := range qrels {
+	return writeLines(ctx, "qrels", qrels, qw.Write, qw.Flush)
+}
+
+// writeLines writes lines in order with write, checking ctx every 4096
+// lines, then flushes; what names the file kind in write errors.
+func writeLines[T any](ctx context.Context, what string, lines []T, write func(T) error, flush func() error) error {
+	for i, l := range lines {
 		if i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if err := qw.Write(j); err != nil {
-			return fmt.Errorf("write qrels: %w", err)
+		if err := write(l); err != nil {
+			return fmt.Errorf("write %s: %w", what, err)
 		}
 	}
-	return qw.Flush()
+	return flush()
+}
+
+// token is one named field of a line to write.
+type token struct{ name, value string }
+
+// checkTokens checks the fields in order with checkToken.
+func checkTokens(tokens ...token) error {
+	for _, t := range tokens {
+		if err := checkToken(t.name, t.value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// iterField is the iteration column to write: def when iter is empty,
+// otherwise iter, which must be one token.
+func iterField(iter, def string) (string, error) {
+	if iter == "" {
+		return def, nil
+	}
+	return iter, checkToken("iter", iter)
 }
 
 // checkToken rejects values that would not read back as one field.

@@ -89,21 +89,17 @@ func NewRunWriter(w io.Writer) *RunWriter { return &RunWriter{w: bufio.NewWriter
 // to the same float64, so writing what was read loses no ranking
 // information.
 func (rw *RunWriter) Write(l RunLine) error {
-	for _, c := range []struct{ name, v string }{{"qid", l.QueryID}, {"docid", l.DocID}, {"tag", l.Tag}} {
-		if err := checkToken(c.name, c.v); err != nil {
-			return err
-		}
+	if err := checkTokens(token{"qid", l.QueryID}, token{"docid", l.DocID}, token{"tag", l.Tag}); err != nil {
+		return err
 	}
-	iter := l.Iter
-	if iter == "" {
-		iter = "Q0"
-	} else if err := checkToken("iter", iter); err != nil {
+	iter, err := iterField(l.Iter, "Q0")
+	if err != nil {
 		return err
 	}
 	if math.IsNaN(l.Score) {
 		return fmt.Errorf("trecfmt: score of %s/%s is NaN", l.QueryID, l.DocID)
 	}
-	_, err := fmt.Fprintf(rw.w, "%s %s %s %d %s %s\n", l.QueryID, iter, l.DocID, l.Rank,
+	_, err = fmt.Fprintf(rw.w, "%s %s %s %d %s %s\n", l.QueryID, iter, l.DocID, l.Rank,
 		strconv.FormatFloat(l.Score, 'g', -1, 64), l.Tag)
 	return err
 }
@@ -114,15 +110,5 @@ func (rw *RunWriter) Flush() error { return rw.w.Flush() }
 // WriteRun writes all lines in order.
 func WriteRun(ctx context.Context, w io.Writer, lines []RunLine) error {
 	rw := NewRunWriter(w)
-	for i, l := range lines {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if err := rw.Write(l); err != nil {
-			return fmt.Errorf("write run: %w", err)
-		}
-	}
-	return rw.Flush()
+	return writeLines(ctx, "run", lines, rw.Write, rw.Flush)
 }

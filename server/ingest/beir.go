@@ -75,17 +75,7 @@ func importBEIR(ctx context.Context, st *store.Store, projectID int64, path stri
 }
 
 func beirCorpus(ctx context.Context, im *store.Importer, in *input) error {
-	for {
-		line, err := in.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if len(line) == 0 {
-			continue
-		}
+	return in.eachLine(func(line []byte) error {
 		var d struct {
 			ID       *string         `json:"_id"`
 			Title    string          `json:"title"`
@@ -104,25 +94,13 @@ func beirCorpus(ctx context.Context, im *store.Importer, in *input) error {
 		if len(d.Metadata) == 0 || string(d.Metadata) == "null" {
 			d.Metadata = json.RawMessage(`{}`)
 		}
-		if err := im.Document(ctx, store.DocumentIn{ExtID: *d.ID, Title: d.Title, Body: *d.Text,
-			SentenceStarts: textseg.Starts(*d.Text), Metadata: d.Metadata}); err != nil {
-			return err
-		}
-	}
+		return im.Document(ctx, store.DocumentIn{ExtID: *d.ID, Title: d.Title, Body: *d.Text,
+			SentenceStarts: textseg.Starts(*d.Text), Metadata: d.Metadata})
+	})
 }
 
 func beirQueries(ctx context.Context, im *store.Importer, in *input) error {
-	for {
-		line, err := in.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if len(line) == 0 {
-			continue
-		}
+	return in.eachLine(func(line []byte) error {
 		var q struct {
 			ID       *string         `json:"_id"`
 			Text     *string         `json:"text"`
@@ -140,10 +118,9 @@ func beirQueries(ctx context.Context, im *store.Importer, in *input) error {
 		if len(q.Metadata) == 0 || string(q.Metadata) == "null" {
 			q.Metadata = json.RawMessage(`{}`)
 		}
-		if _, err := im.Query(ctx, store.QueryIn{ExtID: *q.ID, Text: *q.Text, Metadata: q.Metadata, Seq: in.line}); err != nil {
-			return err
-		}
-	}
+		_, err := im.Query(ctx, store.QueryIn{ExtID: *q.ID, Text: *q.Text, Metadata: q.Metadata, Seq: in.line})
+		return err
+	})
 }
 
 func beirQrels(ctx context.Context, im *store.Importer, in *input) error {

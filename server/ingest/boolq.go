@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	"boolpool/server/store"
 	"boolpool/server/textseg"
@@ -85,28 +83,19 @@ func importBoolQ(ctx context.Context, im *store.Importer, in *input, res *Result
 		}
 		return nil
 	}
-	for {
-		line, err := in.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return in.eachLine(func(line []byte) error {
 		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+			return nil
 		}
 		var rec boolqRecord
 		if err := strictUnmarshal(in, line, &rec); err != nil {
 			return err
 		}
 		n := in.line
-		if err := boolqWrite(ctx, im, rec, n, func(field, reason string) error {
+		return boolqWrite(ctx, im, rec, n, func(field, reason string) error {
 			return lineErr(in.name, n, field, "%s", reason)
-		}); err != nil {
-			return err
-		}
-	}
+		})
+	})
 }
 
 func boolqWrite(ctx context.Context, im *store.Importer, rec boolqRecord, seq int, bad func(field, reason string) error) error {

@@ -215,6 +215,26 @@ func (in *input) next() ([]byte, error) {
 	return line, nil
 }
 
+// eachLine calls fn with each non-empty line of in, in order, until the
+// end of the input (nil) or the first error of reading or of fn.
+func (in *input) eachLine(fn func(line []byte) error) error {
+	for {
+		line, err := in.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if err := fn(line); err != nil {
+			return err
+		}
+	}
+}
+
 type countingReader struct {
 	r io.Reader
 	n int64

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	"boolpool/server/store"
 	"boolpool/server/textseg"
@@ -21,16 +19,9 @@ import (
 // documents "<id>-doc1"/"<id>-doc2" with relevance 1 and explicit 0 qrels.
 func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	res.Kind = "pairs"
-	for {
-		line, err := in.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return in.eachLine(func(line []byte) error {
 		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+			return nil
 		}
 		var p struct {
 			ID   json.RawMessage `json:"id"`
@@ -76,5 +67,6 @@ func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result
 				}
 			}
 		}
-	}
+		return nil
+	})
 }

@@ -5,9 +5,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"unicode/utf8"
 
 	"boolpool/server/boolexpr"
@@ -40,17 +38,7 @@ var questKnown = map[string]bool{"query": true, "docs": true, "original_query": 
 
 func importQuest(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	seen := map[string]int{}
-	for {
-		line, err := in.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if len(line) == 0 {
-			continue
-		}
+	return in.eachLine(func(line []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -72,14 +60,10 @@ func importQuest(ctx context.Context, im *store.Importer, in *input, res *Result
 			return lineErr(in.name, in.line, "query", "unexpected in a documents file (the first line was a document)")
 		}
 		if isQuery {
-			err = questQueryLine(ctx, im, in, obj, seen, res)
-		} else {
-			err = questDocumentLine(ctx, im, in, obj)
+			return questQueryLine(ctx, im, in, obj, seen, res)
 		}
-		if err != nil {
-			return err
-		}
-	}
+		return questDocumentLine(ctx, im, in, obj)
+	})
 }
 
 func questDocumentLine(ctx context.Context, im *store.Importer, in *input, obj *rawObject) error {

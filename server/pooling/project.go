@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"boolpool/server/lexical"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
 )
@@ -68,66 +69,93 @@ func Create(ctx context.Context, st *store.Store, projectID int64, spec Spec, lo
 	if spec.Strategy == DocID {
 		return Report{}, fmt.Errorf("pooling: docid is a simulation baseline; store depth, mtf or bandit pools")
 	}
-	runs, err := loadRuns(ctx, st, projectID, spec.Runs)
+	runs, pool, err := buildPool(ctx, st, projectID, spec, log)
 	if err != nil {
 		return Report{}, err
 	}
-	queries, err := retrieval.LoadQueries(ctx, st, projectID, spec.Split)
-	if err != nil {
-		return Report{}, err
-	}
-	var probesOf func(q retrieval.Query) []Probe
-	if spec.Probes {
-		ix, err := retrieval.LoadLexical(ctx, st, projectID, log)
-		if err != nil {
-			return Report{}, err
-		}
-		probesOf = func(q retrieval.Query) []Probe {
-			var out []Probe
-			for _, p := range retrieval.LogicProbes(ix, q, spec.ProbeDepth) {
-				out = append(out, Probe{Label: p.Label, Docs: p.Docs})
-			}
-			return out
-		}
-	}
-	var all []Item
 	var rows []store.PoolItemIn
-	inPool := map[string]map[string]bool{}
-	for _, q := range queries {
-		var probes []Probe
-		if probesOf != nil {
-			probes = probesOf(q)
+	for _, qp := range pool {
+		for _, it := range qp.items {
+			rows = append(rows, store.PoolItemIn{QueryID: qp.query.RowID, DocExtID: it.DocID, Priority: it.Priority, Sources: it.Sources, Probe: it.Probe})
 		}
-		items, err := Build(q.ID, runs, probes, Options{Depth: spec.Depth, Strategy: spec.Strategy}, NoJudgments)
-		if err != nil {
-			return Report{}, err
-		}
-		inPool[q.ID] = map[string]bool{}
-		for _, it := range items {
-			inPool[q.ID][it.DocID] = true
-			rows = append(rows, store.PoolItemIn{QueryID: q.RowID, DocExtID: it.DocID, Priority: it.Priority, Sources: it.Sources, Probe: it.Probe})
-		}
-		all = append(all, items...)
 	}
 	params, _ := json.Marshal(spec)
 	id, err := st.SavePool(ctx, projectID, spec.Name, spec.Strategy, spec.Depth, params, rows)
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{PoolID: id, Name: spec.Name, Strategy: spec.Strategy, Depth: spec.Depth,
-		Composition: Compose(all, spec.Runs), JudgedAtK: map[string]map[int]float64{}}
-	judged := func(q, d string) bool { return inPool[q][d] }
 	extra, err := loadRuns(ctx, st, projectID, spec.JudgedRuns)
 	if err != nil {
 		return Report{}, err
 	}
-	for _, r := range append(runs, extra...) {
+	rep := poolReport(spec, pool, append(runs, extra...))
+	rep.PoolID = id
+	return rep, nil
+}
+
+// queryPool is the part of a pool built for one query.
+type queryPool struct {
+	query retrieval.Query
+	items []Item
+}
+
+// buildPool loads spec's runs and queries (and, with Probes, the lexical
+// index for the logic probes) and builds the pool's items query by query,
+// with no judgments yet; nothing is saved.
+func buildPool(ctx context.Context, st *store.Store, projectID int64, spec Spec, log *slog.Logger) ([]Run, []queryPool, error) {
+	runs, err := loadRuns(ctx, st, projectID, spec.Runs)
+	if err != nil {
+		return nil, nil, err
+	}
+	queries, err := retrieval.LoadQueries(ctx, st, projectID, spec.Split)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ix *lexical.Index
+	if spec.Probes {
+		if ix, err = retrieval.LoadLexical(ctx, st, projectID, log); err != nil {
+			return nil, nil, err
+		}
+	}
+	pool := make([]queryPool, 0, len(queries))
+	for _, q := range queries {
+		var probes []Probe
+		if ix != nil {
+			for _, p := range retrieval.LogicProbes(ix, q, spec.ProbeDepth) {
+				probes = append(probes, Probe{Label: p.Label, Docs: p.Docs})
+			}
+		}
+		items, err := Build(q.ID, runs, probes, Options{Depth: spec.Depth, Strategy: spec.Strategy}, NoJudgments)
+		if err != nil {
+			return nil, nil, err
+		}
+		pool = append(pool, queryPool{query: q, items: items})
+	}
+	return runs, pool, nil
+}
+
+// poolReport is the composition of a built pool and the Judged@k of each
+// of runs against it (PoolID is left 0).
+func poolReport(spec Spec, pool []queryPool, runs []Run) Report {
+	var all []Item
+	inPool := map[string]map[string]bool{}
+	for _, qp := range pool {
+		inPool[qp.query.ID] = map[string]bool{}
+		for _, it := range qp.items {
+			inPool[qp.query.ID][it.DocID] = true
+		}
+		all = append(all, qp.items...)
+	}
+	rep := Report{Name: spec.Name, Strategy: spec.Strategy, Depth: spec.Depth,
+		Composition: Compose(all, spec.Runs), JudgedAtK: map[string]map[int]float64{}}
+	judged := func(q, d string) bool { return inPool[q][d] }
+	for _, r := range runs {
 		rep.JudgedAtK[r.Name] = map[int]float64{}
 		for _, k := range spec.JudgedK {
 			rep.JudgedAtK[r.Name][k] = JudgedAtK(restrict(r, inPool), judged, k)
 		}
 	}
-	return rep, nil
+	return rep
 }
 
 // restrict keeps only the run's queries that are in the pool (a split).

@@ -39,8 +39,7 @@ func NewAdjudicationPage() *AdjudicationPage {
 
 // OnNav reads the project and titles the page.
 func (p *AdjudicationPage) OnNav(ctx app.Context) {
-	p.project = lastPathPart(ctx.Page().URL().Path)
-	ctx.Page().SetTitle("Adjudication · " + p.project + " · boolpool")
+	p.project = titleProjectPage(ctx, "Adjudication")
 }
 
 // OnMount loads the queue and takes the keyboard.
@@ -49,7 +48,7 @@ func (p *AdjudicationPage) OnMount(ctx app.Context) {
 		return
 	}
 	p.mounted = true
-	p.project = lastPathPart(ctx.Page().URL().Path)
+	p.project = pageProject(ctx)
 	if id, err := strconv.ParseInt(ctx.Page().URL().Query().Get("item"), 10, 64); err == nil {
 		p.selected = id
 	}

@@ -34,8 +34,7 @@ func NewDashboardPage() *DashboardPage {
 
 // OnNav reads the project from the path and titles the page.
 func (p *DashboardPage) OnNav(ctx app.Context) {
-	p.project = lastPathPart(ctx.Page().URL().Path)
-	ctx.Page().SetTitle("Dashboard · " + p.project + " · boolpool")
+	p.project = titleProjectPage(ctx, "Dashboard")
 }
 
 // OnMount loads the user and the first snapshot, then subscribes.
@@ -44,7 +43,7 @@ func (p *DashboardPage) OnMount(ctx app.Context) {
 		return
 	}
 	p.mounted = true
-	p.project = lastPathPart(ctx.Page().URL().Path)
+	p.project = pageProject(ctx)
 	cl := NewClient()
 	project := p.project
 	loadWithMe(ctx, cl, func(c context.Context) (api.LiveSnapshot, error) { return cl.Dashboard(c, project) },

@@ -31,3 +31,14 @@ func loadWithMe[T any](ctx app.Context, cl *Client, load func(c context.Context)
 func eventData(ctx app.Context, name string) string {
 	return ctx.JSSrc().Get("dataset").Get(name).String()
 }
+
+// pageProject is the project that the page's path names (/pools/:project).
+func pageProject(ctx app.Context) string { return lastPathPart(ctx.Page().URL().Path) }
+
+// titleProjectPage titles a project's page "<title> · <project> · boolpool"
+// and returns the project.
+func titleProjectPage(ctx app.Context, title string) string {
+	project := pageProject(ctx)
+	ctx.Page().SetTitle(title + " · " + project + " · boolpool")
+	return project
+}

@@ -44,8 +44,7 @@ func NewPoolBuilderPage() *PoolBuilderPage {
 
 // OnNav reads the project and titles the page.
 func (p *PoolBuilderPage) OnNav(ctx app.Context) {
-	p.project = lastPathPart(ctx.Page().URL().Path)
-	ctx.Page().SetTitle("Pool builder · " + p.project + " · boolpool")
+	p.project = titleProjectPage(ctx, "Pool builder")
 }
 
 // OnMount loads the user and the project's runs.
@@ -54,7 +53,7 @@ func (p *PoolBuilderPage) OnMount(ctx app.Context) {
 		return
 	}
 	p.mounted = true
-	p.project = lastPathPart(ctx.Page().URL().Path)
+	p.project = pageProject(ctx)
 	p.client = NewClient()
 	cl, project := p.client, p.project
 	loadWithMe(ctx, cl, func(c context.Context) ([]api.RunSummary, error) { return cl.Runs(c, project) },

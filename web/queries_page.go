@@ -36,8 +36,7 @@ func NewQueriesPage() *QueriesPage { return &QueriesPage{state: stateLoading} }
 
 // OnNav reads the project and titles the page.
 func (p *QueriesPage) OnNav(ctx app.Context) {
-	p.project = lastPathPart(ctx.Page().URL().Path)
-	ctx.Page().SetTitle("Query expressions · " + p.project + " · boolpool")
+	p.project = titleProjectPage(ctx, "Query expressions")
 }
 
 // OnMount loads the user and the queries.
@@ -46,7 +45,7 @@ func (p *QueriesPage) OnMount(ctx app.Context) {
 		return
 	}
 	p.mounted = true
-	p.project = lastPathPart(ctx.Page().URL().Path)
+	p.project = pageProject(ctx)
 	p.client = NewClient()
 	cl, project := p.client, p.project
 	loadWithMe(ctx, cl, func(c context.Context) ([]api.QueryExpression, error) { return cl.Queries(c, project) },

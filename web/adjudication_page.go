@@ -117,6 +117,16 @@ func (p *AdjudicationPage) choose(id int64) {
 	p.selected, p.note, p.relevance = id, "", -1
 }
 
+// chooseRow selects the queue entry that was clicked (data-item); the item
+// is read at event time, not captured: go-app keeps a row position's first
+// handler closure across re-renders, so after the queue reloads a captured
+// item would be the one that used to sit in that row.
+func (p *AdjudicationPage) chooseRow(ctx app.Context, e app.Event) {
+	if id, err := strconv.ParseInt(eventData(ctx, "item"), 10, 64); err == nil {
+		p.choose(id)
+	}
+}
+
 func (p *AdjudicationPage) onKey(ctx app.Context, key string) {
 	switch key {
 	case "j", "k":
@@ -239,7 +249,7 @@ func (p *AdjudicationPage) renderEntry(it api.AdjudicationItem) app.UI {
 	}
 	b := app.Button().Type("button").Class("queue-entry").DataSet("item", it.ItemID).DataSet("doc", doc).
 		Aria("pressed", it.ItemID == p.selected).
-		OnClick(func(ctx app.Context, e app.Event) { p.choose(it.ItemID) }).
+		OnClick(p.chooseRow).
 		Body(
 			app.Strong().Textf("%s / %s", it.QueryExtID, doc),
 			app.Span().Textf(" %s · %d votes, %d relevant%s", it.Consensus.Status, it.Consensus.Votes, it.Consensus.RelevantVotes,

@@ -194,6 +194,24 @@ func (p *JudgePage) scrollToCursor(ctx app.Context) {
 	})
 }
 
+// clickSentence moves the cursor to the sentence clicked (data-sentence)
+// and marks or unmarks it for the active constraint. The sentence and the
+// task are read at event time, not captured: go-app keeps a row position's
+// first handler closure across re-renders, so a captured document would be
+// an earlier task's.
+func (p *JudgePage) clickSentence(ctx app.Context, e app.Event) {
+	t, ok := p.current()
+	if !ok || t.Document == nil {
+		return
+	}
+	i, err := strconv.Atoi(eventData(ctx, "sentence"))
+	if err != nil || i < 0 || i >= len(t.Document.Sentences) {
+		return
+	}
+	p.cursor = i
+	p.toggleSentence(p.activeAtom, i, len(t.Document.Sentences))
+}
+
 func (p *JudgePage) toggleSentence(atom, sentence, nSent int) {
 	if sentence < 0 || sentence >= nSent {
 		return
@@ -403,10 +421,7 @@ func (p *JudgePage) renderDocument(t api.Task) app.UI {
 				}
 				return app.Li().ID("s-%d", i).Class(cls...).DataSet("sentence", i).
 					Aria("selected", p.attributions[p.activeAtom][i]).
-					OnClick(func(ctx app.Context, e app.Event) {
-						p.cursor = i
-						p.toggleSentence(p.activeAtom, i, len(d.Sentences))
-					}).Body(
+					OnClick(p.clickSentence).Body(
 					app.Span().Class("marks").Body(marks...),
 					app.Span().Class("sentence-text").Text(d.Sentences[i]),
 				)

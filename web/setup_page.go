@@ -243,6 +243,15 @@ func (p *SetupPage) start(ctx app.Context, req api.JobRequest) {
 	})
 }
 
+// cancelRow cancels the job of the Cancel button clicked (data-job); the
+// job is read at event time, not captured: go-app keeps a row position's
+// first handler closure across re-renders.
+func (p *SetupPage) cancelRow(ctx app.Context, e app.Event) {
+	if id, err := strconv.ParseInt(eventData(ctx, "job"), 10, 64); err == nil {
+		p.cancel(ctx, id)
+	}
+}
+
 func (p *SetupPage) cancel(ctx app.Context, id int64) {
 	cl := p.client
 	ctx.Async(func() {
@@ -538,13 +547,7 @@ func (p *SetupPage) renderJob(j api.JobView) app.UI {
 		app.Td().Class("num").Text(rate),
 		app.Td().Text(started),
 		app.Td().Body(app.If(!j.Finished(), func() app.UI {
-			// The job id is read from the button at click time: go-app keeps
-			// a row position's first closure across re-renders.
-			return app.Button().Type("button").Class("link").DataSet("job", j.ID).Text("Cancel").OnClick(func(ctx app.Context, e app.Event) {
-				if id, err := strconv.ParseInt(ctx.JSSrc().Get("dataset").Get("job").String(), 10, 64); err == nil {
-					p.cancel(ctx, id)
-				}
-			})
+			return app.Button().Type("button").Class("link").DataSet("job", j.ID).Text("Cancel").OnClick(p.cancelRow)
 		})),
 	)
 }

@@ -211,7 +211,12 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 	// The researcher adjudicates d2 in the UI: pick it, key 2, a note, Enter.
 	e.do("adjudication page", chromedp.Navigate(e.url+"/adjudicate/fixture"),
 		chromedp.WaitVisible(chromedp.CSS(`#adjudication[data-wasm="1"][data-state="ready"] button.queue-entry[data-doc="d2"]`)))
+	// Enter before a relevance is picked only warns. (The warning stays on
+	// screen, so deciding d2 below re-renders the queue rows in place.)
+	e.key("\r")
+	e.waitJS("pick a relevance first", `(document.querySelector("#adjudication-message") || {textContent: ""}).textContent.startsWith("Pick a relevance first")`, 5*time.Second)
 	e.do("choose d2", chromedp.Click(chromedp.CSS(`button.queue-entry[data-doc="d2"]`)))
+	rowsBefore := eval[[]string](e, `[...document.querySelectorAll("button.queue-entry")].map(b => b.dataset.item)`)
 	e.waitJS("d2 side by side", fmt.Sprintf(`document.querySelector("#adjudication").dataset.item === "%d" && document.querySelectorAll("#judgments thead th").length === 4`, heldItem), 10*time.Second)
 	e.key("2")
 	e.do("decision chosen", chromedp.WaitVisible(chromedp.CSS(`#decide button[data-relevance="2"][aria-checked="true"]`)))
@@ -221,6 +226,9 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 	e.waitJS("d2 leaves the queue", `!document.querySelector('button.queue-entry[data-doc="d2"]') && document.querySelector("#adjudication").dataset.total === "2"`, 10*time.Second)
 	e.shot("dash-05-adjudicated")
 	// j / k walk the queue; d1 shows each rater's attributions side by side.
+	// (The note field keeps the focus after Enter, and keys typed there are
+	// text, so leave it first.)
+	eval[bool](e, `(document.activeElement.blur(), true)`)
 	for _, k := range []string{"k", "k", "j", "k"} {
 		e.key(k)
 	}
@@ -228,6 +236,25 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 	if txt := eval[string](e, `document.querySelector("#judgments").textContent`); !strings.Contains(txt, "yes (sentences 2)") ||
 		!strings.Contains(txt, "no (sentences 1)") || !strings.Contains(txt, "contradicts") {
 		t.Errorf("d1 side by side lacks the attributions or the contradiction: %s", txt)
+	}
+	// Deciding d2 shifted the rows after it up by one. Clicking a row
+	// opens that row's item, not the one the row held when first drawn
+	// (go-app keeps a row's first handler closure across re-renders).
+	rowsAfter := eval[[]string](e, `[...document.querySelectorAll("button.queue-entry")].map(b => b.dataset.item)`)
+	shifted := false
+	for i, id := range rowsAfter {
+		if i < len(rowsBefore) && rowsBefore[i] != id {
+			shifted = true
+		}
+	}
+	if len(rowsAfter) != 2 || !shifted {
+		t.Fatalf("queue rows %v after deciding d2 (item %d) in %v: want two rows, one shifted", rowsAfter, heldItem, rowsBefore)
+	}
+	for i := len(rowsAfter) - 1; i >= 0; i-- {
+		id := rowsAfter[i]
+		e.do(fmt.Sprintf("click queue row %d", i+1), chromedp.Click(chromedp.CSS(fmt.Sprintf(`#adjudication nav.queue li:nth-child(%d) button.queue-entry`, i+1))))
+		e.waitJS(fmt.Sprintf("row %d opens item %s", i+1, id), fmt.Sprintf(`document.querySelector("#adjudication").dataset.item === %q &&
+			document.querySelector('button.queue-entry[data-item=%q]').getAttribute("aria-pressed") === "true"`, id, id), 5*time.Second)
 	}
 	var item api.AdjudicationItem
 	if err := json.Unmarshal([]byte(eval[string](e, fmt.Sprintf(`fetch("/api/items/%d/adjudication").then(r => r.text())`, heldItem))), &item); err != nil {

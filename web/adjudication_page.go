@@ -194,6 +194,11 @@ func (p *AdjudicationPage) submit(ctx app.Context) {
 			p.queue.Items = rest
 			p.queue.Total--
 			p.selected, p.note, p.relevance = next, "", -1
+			// The decision was typed in the note field (Enter): leave it,
+			// so the next keys are shortcuts again, not note text.
+			if el := app.Window().Get("document").Get("activeElement"); el.Truthy() {
+				el.Call("blur")
+			}
 			p.reload(ctx)
 		})
 	})

@@ -226,9 +226,11 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 	e.waitJS("d2 leaves the queue", `!document.querySelector('button.queue-entry[data-doc="d2"]') && document.querySelector("#adjudication").dataset.total === "2"`, 10*time.Second)
 	e.shot("dash-05-adjudicated")
 	// j / k walk the queue; d1 shows each rater's attributions side by side.
-	// (The note field keeps the focus after Enter, and keys typed there are
-	// text, so leave it first.)
-	eval[bool](e, `(document.activeElement.blur(), true)`)
+	// Deciding with Enter in the note field leaves the field, so the next
+	// keys are shortcuts, not note text.
+	if id := eval[string](e, `document.activeElement ? document.activeElement.id : ""`); id == "adjudication-note" {
+		t.Errorf("the note field keeps the focus after a decision: j/k would be typed into the next note")
+	}
 	for _, k := range []string{"k", "k", "j", "k"} {
 		e.key(k)
 	}

@@ -38,9 +38,14 @@ import (
 // Tokenizer is an immutable BERT WordPiece tokenizer; it is safe for
 // concurrent use.
 type Tokenizer struct {
-	vocab    map[string]int32 // whole-word pieces
-	cont     map[string]int32 // continuation pieces, keyed without the prefix
-	tokens   []string         // id → token
+	vocab map[string]int32 // whole-word pieces
+	cont  map[string]int32 // continuation pieces, keyed without the prefix
+	// vocab7 and cont7 hold the pieces of at most 7 bytes again, keyed by
+	// pack: most lookups are short words, and an integer key needs no
+	// string comparison.
+	vocab7   map[uint64]int32
+	cont7    map[uint64]int32
+	tokens   []string // id → token
 	unk      int32
 	cls      int32
 	sep      int32
@@ -141,6 +146,8 @@ func Parse(data []byte) (*Tokenizer, error) {
 	t := &Tokenizer{
 		vocab:    make(map[string]int32, len(j.Model.Vocab)),
 		cont:     make(map[string]int32, len(j.Model.Vocab)/4),
+		vocab7:   make(map[uint64]int32, len(j.Model.Vocab)/2),
+		cont7:    make(map[uint64]int32, len(j.Model.Vocab)/4),
 		maxChars: j.Model.MaxInputCharsPerWord,
 	}
 	if t.maxChars <= 0 {
@@ -161,8 +168,14 @@ func Parse(data []byte) (*Tokenizer, error) {
 		t.tokens[id] = tok
 		if rest, ok := strings.CutPrefix(tok, prefix); ok {
 			t.cont[rest] = id
+			if len(rest) <= 7 {
+				t.cont7[pack([]byte(rest))] = id
+			}
 		} else {
 			t.vocab[tok] = id
+			if len(tok) <= 7 {
+				t.vocab7[pack([]byte(tok))] = id
+			}
 		}
 	}
 	for _, a := range j.AddedTokens {
@@ -215,6 +228,53 @@ func Parse(data []byte) (*Tokenizer, error) {
 	}
 	return t, nil
 }
+
+// pack turns a piece of at most 7 bytes into a vocab7/cont7 key (its
+// length in the top byte, so trailing zero bytes stay distinct).
+func pack(b []byte) uint64 {
+	v := uint64(len(b)) << 56
+	for i, c := range b {
+		v |= uint64(c) << (8 * i)
+	}
+	return v
+}
+
+// piece looks up a whole-word piece (cont false) or a continuation piece.
+func (t *Tokenizer) piece(b []byte, cont bool) (int32, bool) {
+	var id int32
+	var ok bool
+	switch {
+	case len(b) <= 7 && cont:
+		id, ok = t.cont7[pack(b)]
+	case len(b) <= 7:
+		id, ok = t.vocab7[pack(b)]
+	case cont:
+		id, ok = t.cont[string(b)]
+	default:
+		id, ok = t.vocab[string(b)]
+	}
+	return id, ok
+}
+
+// ASCII byte classes for preTokenize.
+const (
+	asciiWord = iota
+	asciiSpace
+	asciiPunct
+)
+
+// asciiClass classifies the ASCII bytes as preTokenize's general case does.
+var asciiClass = func() (cl [utf8.RuneSelf]uint8) {
+	for c := range cl {
+		switch r := rune(c); {
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+			cl[c] = asciiSpace
+		case isPunct(r):
+			cl[c] = asciiPunct
+		}
+	}
+	return cl
+}()
 
 // asciiDrop marks an ASCII byte the normaliser removes.
 const asciiDrop = 0xff
@@ -506,15 +566,30 @@ func (t *Tokenizer) preTokenize(dst []int32, s []byte) []int32 {
 	start := -1
 	for i := 0; i < len(s); {
 		c := s[i]
-		var r rune
-		size := 1
 		if c < utf8.RuneSelf {
-			r = rune(c)
-		} else {
-			r, size = utf8.DecodeRune(s[i:])
+			switch asciiClass[c] {
+			case asciiSpace:
+				if start >= 0 {
+					dst = t.wordPiece(dst, s[start:i])
+					start = -1
+				}
+			case asciiPunct:
+				if start >= 0 {
+					dst = t.wordPiece(dst, s[start:i])
+					start = -1
+				}
+				dst = t.wordPiece(dst, s[i:i+1])
+			default:
+				if start < 0 {
+					start = i
+				}
+			}
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRune(s[i:])
 		switch {
-		case r == ' ' || (r >= utf8.RuneSelf && isWhitespace(r)) || r == '\t' || r == '\n' || r == '\r':
+		case isWhitespace(r):
 			if start >= 0 {
 				dst = t.wordPiece(dst, s[start:i])
 				start = -1
@@ -540,7 +615,7 @@ func (t *Tokenizer) preTokenize(dst []int32, s []byte) []int32 {
 
 // wordPiece appends the greedy longest-match-first segmentation of word.
 func (t *Tokenizer) wordPiece(dst []int32, word []byte) []int32 {
-	if id, ok := t.vocab[string(word)]; ok {
+	if id, ok := t.piece(word, false); ok {
 		return append(dst, id)
 	}
 	if utf8.RuneCount(word) > t.maxChars {
@@ -552,11 +627,7 @@ func (t *Tokenizer) wordPiece(dst []int32, word []byte) []int32 {
 		found := false
 		var id int32
 		for end > start {
-			if start == 0 {
-				id, found = t.vocab[string(word[start:end])]
-			} else {
-				id, found = t.cont[string(word[start:end])]
-			}
+			id, found = t.piece(word[start:end], start > 0)
 			if found {
 				break
 			}

@@ -21,9 +21,11 @@ import (
 
 // EncodersSuite compares the Go tokenizer with the Hugging Face tokenizers
 // library and the Go encoding pipeline with onnxruntime-node on the same
-// ONNX files and batch shapes, then fp32 vs int8 vs static (speed and
-// cosine agreement with fp32). Node references run in the same process
-// tree, on the same texts, right after the Go figures.
+// ONNX files: model run only on the very tensors Encode builds, end to end
+// against HF tokenizers + onnxruntime-node, and (labelled as not like for
+// like) our end to end against node's model run; Go and node rounds
+// alternate. Then fp32 vs int8 vs static (speed in alternating rounds and
+// agreement with fp32) and pgvector HNSW recall (with a database).
 func EncodersSuite() Suite { return Suite{Name: "encoders", Run: runEncoders} }
 
 func runEncoders(ctx context.Context, env *Env) ([]Row, error) {

@@ -132,16 +132,22 @@ func previewOf(rep pooling.Report) api.PoolPreview {
 	return out
 }
 
-func (h poolHandlers) preview(c echo.Context) error {
+// projectSpec loads the path's project and the pool spec of the body.
+func (h poolHandlers) projectSpec(c echo.Context) (store.Project, api.PoolSpec, pooling.Spec, error) {
+	var req api.PoolSpec
 	p, err := h.research.project(c)
 	if err != nil {
-		return err
+		return p, req, pooling.Spec{}, err
 	}
-	var req api.PoolSpec
 	if err := bindJSON(c, &req); err != nil {
-		return err
+		return p, req, pooling.Spec{}, err
 	}
 	spec, err := h.poolSpec(c, p.ID, req)
+	return p, req, spec, err
+}
+
+func (h poolHandlers) preview(c echo.Context) error {
+	p, _, spec, err := h.projectSpec(c)
 	if err != nil {
 		return err
 	}
@@ -157,15 +163,7 @@ func (h poolHandlers) preview(c echo.Context) error {
 // repeated (a draft of the same name is replaced), so a failed request can
 // be sent again with the same name.
 func (h poolHandlers) publish(c echo.Context) error {
-	p, err := h.research.project(c)
-	if err != nil {
-		return err
-	}
-	var req api.PoolSpec
-	if err := bindJSON(c, &req); err != nil {
-		return err
-	}
-	spec, err := h.poolSpec(c, p.ID, req)
+	p, req, spec, err := h.projectSpec(c)
 	if err != nil {
 		return err
 	}

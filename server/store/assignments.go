@@ -2,11 +2,8 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Assignment statuses.
@@ -48,31 +45,11 @@ const liveCount = `(SELECT count(*) FROM assignments a WHERE a.item_id = i.id
 	AND (a.status = 'done' OR (a.status = 'leased' AND a.lease_expires_at > now())))`
 
 // Lease returns the rater's live leases of the kind (renewed), leasing new
-// items until there are p.N of them or nothing is left. Concurrent raters
-// never take the same slot: candidate items are locked with SKIP LOCKED. The
-// work is one call of the lease_items function (migration 0050), so a lease
-// costs one round trip and holds its row locks only as long as it runs.
+// items until there are p.N of them or nothing is left: LeaseTasks without
+// the task data.
 func (s *Store) Lease(ctx context.Context, p LeaseParams) ([]Assignment, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+assignmentCols+` FROM lease_items($1, $2, $3, $4, $5, $6, $7)`,
-		p.ProjectID, p.UserID, p.Kind, p.N, p.Raters, p.GoldRate, p.Lease.Seconds())
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[Assignment])
-	if err != nil {
-		return nil, fmt.Errorf("store: lease: %w", err)
-	}
-	return out, nil
-}
-
-// AssignmentFor returns the user's assignment of an item, or ErrNotFound.
-func (s *Store) AssignmentFor(ctx context.Context, itemID, userID int64) (Assignment, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+assignmentCols+` FROM assignments WHERE item_id = $1 AND user_id = $2`, itemID, userID)
-	a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Assignment])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Assignment{}, fmt.Errorf("store: assignment of item %d: %w", itemID, ErrNotFound)
-	}
-	if err != nil {
-		return Assignment{}, fmt.Errorf("store: assignment of item %d: %w", itemID, err)
-	}
-	return a, nil
+	as, _, _, err := s.LeaseTasks(ctx, p)
+	return as, err
 }
 
 // RaterProgress counts one rater's work in a project and kind.
@@ -92,8 +69,9 @@ const progressSQL = `SELECT
 	FROM assignments a JOIN items i ON i.id = a.item_id
 	WHERE a.user_id = $1 AND i.project_id = $2 AND i.kind = $3`
 
-// openItems is the condition of a (non-gold) item that still needs raters.
-const openItems = `FROM items i WHERE i.project_id = $1 AND i.kind = $2 AND NOT i.is_gold
+// openItem is the condition on items i of a (non-gold) item of project $1
+// and kind $2 that still needs raters ($3 = r).
+const openItem = `i.project_id = $1 AND i.kind = $2 AND NOT i.is_gold
 	AND i.done_raters < $3 AND ` + liveCount + ` < $3`
 
 // OpenItems counts the project's non-gold items of the kind that still need
@@ -101,7 +79,7 @@ const openItems = `FROM items i WHERE i.project_id = $1 AND i.kind = $2 AND NOT 
 // between raters.
 func (s *Store) OpenItems(ctx context.Context, projectID int64, kind string, raters int) (int, error) {
 	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) `+openItems, projectID, kind, raters).Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM items i WHERE `+openItem, projectID, kind, raters).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: open items: %w", err)
 	}
 	return n, nil
@@ -119,7 +97,7 @@ func (s *Store) RaterOpenItems(ctx context.Context, p LeaseParams) (int, error) 
 			SELECT i.id FROM items i WHERE i.project_id = $1 AND i.kind = $2 AND i.payload ? 'author_id'
 				AND (i.payload->>'author_id')::bigint = $4
 		) mine JOIN items i ON i.id = mine.id
-		WHERE i.project_id = $1 AND i.kind = $2 AND NOT i.is_gold AND i.done_raters < $3 AND `+liveCount+` < $3`,
+		WHERE `+openItem,
 		p.ProjectID, p.Kind, p.Raters, p.UserID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("store: rater's open items: %w", err)

@@ -44,10 +44,14 @@ func (s *Store) ProjectForUser(ctx context.Context, name string, userID int64) (
 	return pm.Project, pm.IsMember, nil
 }
 
-// LeaseTasks leases as Lease does and loads the leased items with their
-// queries and documents (in lease order) and the rater's progress, all in
-// one pipelined batch: one round trip, one implicit transaction, so the
-// reads see the leases just taken.
+// LeaseTasks returns the rater's live leases of the kind (renewed), leasing
+// new items until there are p.N of them or nothing is left, with the
+// leased items' queries and documents (in lease order) and the rater's
+// progress. Concurrent raters never take the same slot: the lease_items
+// function (migration 0050) locks candidate items with SKIP LOCKED. All of
+// it is one pipelined batch: one round trip, one implicit transaction, so
+// the reads see the leases just taken and row locks are held only that
+// long.
 func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []TaskData, RaterProgress, error) {
 	var pr RaterProgress
 	leased := `SELECT a.item_id FROM assignments a JOIN items i ON i.id = a.item_id

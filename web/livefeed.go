@@ -43,6 +43,12 @@ func openLiveFeed(ctx app.Context, project string, onSnapshot func(app.Context, 
 		}
 		ctx.Dispatch(func(ctx app.Context) { onSnapshot(ctx, snap) })
 	})
+	// The server ends the stream with "revoked" when the account was
+	// disabled, demoted or removed from the project: stop, do not retry.
+	f.on("revoked", func(app.Value) {
+		f.source.Call("close")
+		ctx.Dispatch(func(ctx app.Context) { onState(ctx, liveClosed) })
+	})
 	f.on("open", func(app.Value) { ctx.Dispatch(func(ctx app.Context) { onState(ctx, liveOpen) }) })
 	f.on("error", func(app.Value) {
 		// The browser retries after network errors by itself, but gives up

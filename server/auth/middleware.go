@@ -111,3 +111,44 @@ func SameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// CrowdBindCookie names the cookie that binds a participant id of project
+// to this browser; it is only sent to the project's entry path.
+func CrowdBindCookie(project string) string { return "boolpool_crowd_" + project }
+
+// SetCrowdBindCookie stores the participant-binding token (HttpOnly, for
+// 90 days, only on /enter/<project>).
+func (s *Service) SetCrowdBindCookie(c echo.Context, project, token string) {
+	c.SetCookie(&http.Cookie{
+		Name: CrowdBindCookie(project), Value: token, Path: "/enter/" + project,
+		MaxAge: 90 * 24 * 3600, HttpOnly: true, Secure: s.opts.SecureCookies, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// EntryFormCookie carries the start page's form token (double submit): a
+// cross-site page can neither read it nor, being SameSite=Strict, make
+// the browser send it.
+const EntryFormCookie = "boolpool_entry_form"
+
+// NewEntryFormToken sets a fresh form token cookie and returns it for the
+// start page's hidden field.
+func (s *Service) NewEntryFormToken(c echo.Context) (string, error) {
+	tok, err := randomToken()
+	if err != nil {
+		return "", err
+	}
+	c.SetCookie(&http.Cookie{
+		Name: EntryFormCookie, Value: tok, Path: "/enter/", MaxAge: 3600,
+		HttpOnly: true, Secure: s.opts.SecureCookies, SameSite: http.SameSiteStrictMode,
+	})
+	return tok, nil
+}
+
+// CheckEntryForm reports whether the form's token matches its cookie.
+func CheckEntryForm(c echo.Context, formToken string) bool {
+	ck, err := c.Cookie(EntryFormCookie)
+	if err != nil || ck.Value == "" || formToken == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(ck.Value), []byte(formToken)) == 1
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
 	"time"
 
@@ -22,22 +24,35 @@ type Store interface {
 	SessionByTokenHash(ctx context.Context, tokenHash []byte) (store.Session, error)
 	DeleteSession(ctx context.Context, tokenHash []byte) error
 	DeleteExpiredSessions(ctx context.Context) (int64, error)
-	EnsureCrowdUser(ctx context.Context, projectName, participant string) (store.User, error)
+	CrowdSettingsByName(ctx context.Context, name string) (store.CrowdSettings, error)
+	EnterCrowd(ctx context.Context, e store.CrowdEntry) (store.User, bool, error)
 }
 
 // Options configure the service.
 type Options struct {
-	SessionTTL     time.Duration
-	SecureCookies  bool
-	LoginPerMinute int
+	SessionTTL    time.Duration
+	SecureCookies bool
+	// LoginPerMinute limits sign-in attempts per client address,
+	// AccountLoginPerMinute per account name (whatever the address).
+	LoginPerMinute        int
+	AccountLoginPerMinute int
+	// MaxConcurrentHashes bounds the password hashes computed at once
+	// (argon2id takes 19 MiB each); 0 means the number of CPUs.
+	MaxConcurrentHashes int
+	// HashWait is how long a sign-in waits for a hashing slot before it
+	// is refused as too many requests (default 10 s).
+	HashWait time.Duration
 }
 
 // Service logs users in and out and resolves session tokens.
 type Service struct {
-	st      Store
-	opts    Options
-	limiter *RateLimiter
-	log     *slog.Logger
+	st       Store
+	opts     Options
+	limiter  *RateLimiter  // sign-ins per client address
+	accounts *RateLimiter  // sign-ins per account name
+	entries  *RateLimiter  // crowd entries per client address
+	hashes   chan struct{} // one token per password hash being computed
+	log      *slog.Logger
 	// dummyHash is verified when the username is unknown, so a login
 	// attempt takes as long whether or not the account exists.
 	dummyHash string
@@ -48,10 +63,26 @@ func New(st Store, opts Options, log *slog.Logger) *Service {
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = 12 * time.Hour
 	}
+	if opts.AccountLoginPerMinute <= 0 {
+		// Unset: the per-address figure (the server's flag defaults to 10).
+		opts.AccountLoginPerMinute = opts.LoginPerMinute
+	}
+	if opts.MaxConcurrentHashes <= 0 {
+		opts.MaxConcurrentHashes = max(2, runtime.NumCPU())
+	}
+	if opts.HashWait <= 0 {
+		opts.HashWait = 10 * time.Second
+	}
 	// crypto/rand does not fail on supported platforms; an empty dummy
 	// only makes unknown-user attempts faster.
 	dummy, _ := HashPassword("not a real password", DefaultHashParams)
-	return &Service{st: st, opts: opts, limiter: NewRateLimiter(opts.LoginPerMinute), log: log, dummyHash: dummy}
+	return &Service{
+		st: st, opts: opts, log: log, dummyHash: dummy,
+		limiter:  NewRateLimiter(opts.LoginPerMinute),
+		accounts: NewRateLimiter(opts.AccountLoginPerMinute),
+		entries:  NewRateLimiter(3 * opts.LoginPerMinute),
+		hashes:   make(chan struct{}, opts.MaxConcurrentHashes),
+	}
 }
 
 // Login is a new session.
@@ -62,9 +93,11 @@ type Login struct {
 	ExpiresAt time.Time
 }
 
-// Login checks credentials and opens a session. clientKey (the client
-// address) is rate limited; wrong credentials are ErrUnauthorized with one
-// message for unknown user and wrong password.
+// Login checks credentials and opens a session. Attempts are rate limited
+// per client address and per account name; wrong credentials are
+// ErrUnauthorized with one message, and take one password hash whether
+// the account is unknown, has no password (crowd accounts) or is disabled,
+// so neither the answer nor its timing tells them apart.
 func (s *Service) Login(ctx context.Context, username, password, clientKey string) (Login, error) {
 	if !s.limiter.Allow(clientKey) {
 		return Login{}, fmt.Errorf("auth: login attempts from %s: %w", clientKey, apperr.ErrRateLimited)
@@ -76,43 +109,130 @@ func (s *Service) Login(ctx context.Context, username, password, clientKey strin
 	if password == "" {
 		return Login{}, apperr.Invalidf("password", "required")
 	}
+	if len(username) > 256 || len(password) > 1024 {
+		return Login{}, fmt.Errorf("auth: wrong username or password: %w", apperr.ErrUnauthorized)
+	}
+	if !s.accounts.Allow(strings.ToLower(username)) {
+		return Login{}, fmt.Errorf("auth: too many sign-in attempts for this account; wait a minute: %w", apperr.ErrRateLimited)
+	}
 	bad := fmt.Errorf("auth: wrong username or password: %w", apperr.ErrUnauthorized)
 	u, err := s.st.UserByUsername(ctx, username)
-	if errors.Is(err, apperr.ErrNotFound) {
-		_, _ = VerifyPassword(s.dummyHash, password)
-		return Login{}, bad
-	}
-	if err != nil {
+	found := err == nil
+	if err != nil && !errors.Is(err, apperr.ErrNotFound) {
 		return Login{}, err
 	}
-	ok, err := VerifyPassword(u.PasswordHash, password)
-	if err != nil || !ok || u.Disabled {
+	hash := s.dummyHash
+	if found && u.PasswordHash != "" {
+		hash = u.PasswordHash
+	}
+	ok, err := s.verify(ctx, hash, password)
+	if err != nil && !errors.Is(err, errBadHash) {
+		return Login{}, err
+	}
+	if !found || u.PasswordHash == "" || err != nil || !ok || u.Disabled {
 		return Login{}, bad
 	}
 	return s.open(ctx, u)
+}
+
+// verify checks a password holding one of the bounded hashing slots, so
+// parallel sign-ins queue instead of each taking 19 MiB at once.
+func (s *Service) verify(ctx context.Context, hash, password string) (bool, error) {
+	wait, cancel := context.WithTimeout(ctx, s.opts.HashWait)
+	defer cancel()
+	select {
+	case s.hashes <- struct{}{}:
+	case <-wait.Done():
+		return false, fmt.Errorf("auth: the server is busy with other sign-ins; try again: %w", apperr.ErrRateLimited)
+	}
+	defer func() { <-s.hashes }()
+	return VerifyPassword(hash, password)
+}
+
+// ErrNoEntry is the one answer for an unknown project, a project whose
+// crowd entry is off and a wrong key, so project names cannot be probed.
+var ErrNoEntry = fmt.Errorf("auth: this study link is not valid (it may have been replaced or closed): %w", apperr.ErrNotFound)
+
+// CrowdLink checks a project's entry link (project name and key) and
+// returns the project's crowd settings. Rate limited per client address.
+func (s *Service) CrowdLink(ctx context.Context, project, key, clientKey string) (store.CrowdSettings, error) {
+	if !s.entries.Allow(clientKey) {
+		return store.CrowdSettings{}, fmt.Errorf("auth: entries from %s: %w", clientKey, apperr.ErrRateLimited)
+	}
+	cs, err := s.st.CrowdSettingsByName(ctx, project)
+	if errors.Is(err, apperr.ErrNotFound) {
+		cs = store.CrowdSettings{}
+	} else if err != nil {
+		return cs, err
+	}
+	// Compare even when the project is unknown, so timing says nothing.
+	keyOK := subtle.ConstantTimeCompare([]byte(key), []byte(cs.Key)) == 1
+	if err != nil || !cs.Enabled || cs.Key == "" || !keyOK {
+		return store.CrowdSettings{}, ErrNoEntry
+	}
+	return cs, nil
+}
+
+// CrowdEntry is a participant's request to start.
+type CrowdEntry struct {
+	Project, Key, Participant string
+	BindToken                 string // the participant-binding cookie, "" if none
+	ClientKey                 string
+}
+
+// CrowdLogin is a crowd session; BindToken is non-empty when the
+// participant was bound now and the caller must set the binding cookie.
+type CrowdLogin struct {
+	Login
+	BindToken string
 }
 
 // EnterCrowd opens a session for a crowd-platform participant arriving by
 // a project's entry link (e.g. Prolific's PROLIFIC_PID), creating their
-// annotator account on first entry. Rate limited like Login.
-func (s *Service) EnterCrowd(ctx context.Context, project, participant, clientKey string) (Login, error) {
-	if !s.limiter.Allow(clientKey) {
-		return Login{}, fmt.Errorf("auth: entries from %s: %w", clientKey, apperr.ErrRateLimited)
-	}
-	if !validParticipant(participant) {
-		return Login{}, apperr.Invalidf("participant", "1-64 letters, digits, '_' or '-'")
-	}
-	u, err := s.st.EnsureCrowdUser(ctx, project, participant)
+// annotator account on first entry and binding the participant id to a
+// new token for this browser; a known participant must bring that token.
+func (s *Service) EnterCrowd(ctx context.Context, e CrowdEntry) (CrowdLogin, error) {
+	cs, err := s.CrowdLink(ctx, e.Project, e.Key, e.ClientKey)
 	if err != nil {
-		return Login{}, err
+		return CrowdLogin{}, err
+	}
+	if !ValidParticipant(e.Participant) {
+		return CrowdLogin{}, apperr.Invalidf("participant", "1-64 letters, digits, '_' or '-'")
+	}
+	bind, err := randomToken()
+	if err != nil {
+		return CrowdLogin{}, err
+	}
+	var presented []byte
+	if e.BindToken != "" {
+		presented = hashToken(e.BindToken)
+	}
+	u, bound, err := s.st.EnterCrowd(ctx, store.CrowdEntry{
+		ProjectID: cs.ProjectID, Project: cs.Project, Participant: e.Participant,
+		PresentedHash: presented, NewHash: hashToken(bind), MaxParticipants: cs.MaxParticipants,
+	})
+	if err != nil {
+		return CrowdLogin{}, err
 	}
 	if u.Disabled {
-		return Login{}, fmt.Errorf("auth: participant %s is disabled: %w", participant, apperr.ErrForbidden)
+		return CrowdLogin{}, fmt.Errorf("auth: participant %s is disabled: %w", e.Participant, apperr.ErrForbidden)
 	}
-	return s.open(ctx, u)
+	l, err := s.open(ctx, u)
+	if err != nil {
+		return CrowdLogin{}, err
+	}
+	cl := CrowdLogin{Login: l}
+	if bound {
+		cl.BindToken = bind
+	}
+	return cl, nil
 }
 
-func validParticipant(p string) bool {
+// NewCrowdKey returns a fresh, unguessable entry key.
+func NewCrowdKey() (string, error) { return randomToken() }
+
+// ValidParticipant reports whether p is a usable participant id.
+func ValidParticipant(p string) bool {
 	if len(p) == 0 || len(p) > 64 {
 		return false
 	}

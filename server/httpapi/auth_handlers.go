@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -20,7 +19,6 @@ import (
 type authService interface {
 	Login(ctx context.Context, username, password, clientKey string) (auth.Login, error)
 	Logout(ctx context.Context, token string) error
-	EnterCrowd(ctx context.Context, project, participant, clientKey string) (auth.Login, error)
 	SetSessionCookie(c echo.Context, l auth.Login)
 	ClearSessionCookie(c echo.Context)
 }
@@ -55,23 +53,6 @@ func (h authHandlers) login(c echo.Context) error {
 	}
 	h.svc.SetSessionCookie(c, l)
 	return c.JSON(http.StatusOK, meOf(l.User, l.CSRFToken, projects))
-}
-
-// enter is a project's crowd-platform entry link:
-// /enter/<project>?participant=ID (PROLIFIC_PID is accepted too). It signs
-// the participant in and sends them to the judging page.
-func (h authHandlers) enter(c echo.Context) error {
-	pid := c.QueryParam("participant")
-	if pid == "" {
-		pid = c.QueryParam("PROLIFIC_PID")
-	}
-	project := c.Param("project")
-	l, err := h.svc.EnterCrowd(c.Request().Context(), project, pid, clientAddr(c))
-	if err != nil {
-		return err
-	}
-	h.svc.SetSessionCookie(c, l)
-	return c.Redirect(http.StatusSeeOther, "/judge/"+url.PathEscape(project))
 }
 
 func (h authHandlers) logout(c echo.Context) error {

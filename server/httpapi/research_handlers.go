@@ -53,7 +53,16 @@ type researchHandlers struct {
 	exportSt  *store.Store // the exporters stream from the store itself
 	live      *live.Service
 	heartbeat time.Duration
-	log       *slog.Logger
+	// sessions re-resolves a stream's session every recheck, so a
+	// disabled, demoted or removed researcher's stream ends within it.
+	sessions sessionResolver
+	recheck  time.Duration
+	log      *slog.Logger
+}
+
+// sessionResolver resolves a session token to its live session.
+type sessionResolver interface {
+	Session(ctx context.Context, token string) (store.Session, error)
 }
 
 // observedStore is the judging service's store with the live service told
@@ -92,6 +101,30 @@ func (h researchHandlers) allowed(c echo.Context, projectID int64) error {
 	}
 	if !ok {
 		return fmt.Errorf("research: not a member of project %d: %w", projectID, apperr.ErrForbidden)
+	}
+	return nil
+}
+
+// stillAllowed re-checks, for a long-lived stream, that its session is
+// live (not signed out, account not disabled), still of a researcher and
+// still allowed into the project.
+func (h researchHandlers) stillAllowed(ctx context.Context, token string, projectID int64) error {
+	ss, err := h.sessions.Session(ctx, token)
+	if err != nil {
+		return err
+	}
+	if !api.RoleAtLeast(ss.User.Role, api.RoleResearcher) {
+		return fmt.Errorf("research: %s is no longer a researcher: %w", ss.User.Username, apperr.ErrForbidden)
+	}
+	if ss.User.Role == api.RoleAdmin {
+		return nil
+	}
+	ok, err := h.st.IsProjectMember(ctx, projectID, ss.User.ID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("research: %s is no longer a member of project %d: %w", ss.User.Username, projectID, apperr.ErrForbidden)
 	}
 	return nil
 }
@@ -153,10 +186,20 @@ func (h researchHandlers) liveEvents(c echo.Context) error {
 	w.Flush()
 	beat := time.NewTicker(h.heartbeat)
 	defer beat.Stop()
+	recheck := time.NewTicker(h.recheck)
+	defer recheck.Stop()
+	token := auth.SessionToken(c)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-recheck.C:
+			if err := h.stillAllowed(ctx, token, p.ID); err != nil {
+				h.log.Info("live stream ended: access revoked", "project", p.Name, "err", err)
+				_, _ = w.Write([]byte("event: revoked\ndata: {}\n\n"))
+				w.Flush()
+				return nil
+			}
 		case <-beat.C:
 			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
 				return nil

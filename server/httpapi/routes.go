@@ -30,13 +30,17 @@ func (s *Server) routes() {
 	e.GET("/readyz", s.readyz)
 
 	authSvc := auth.New(s.store, auth.Options{
-		SessionTTL: s.cfg.SessionTTL, SecureCookies: s.cfg.SecureCookies, LoginPerMinute: s.cfg.LoginPerMinute,
+		SessionTTL: s.cfg.SessionTTL, SecureCookies: s.cfg.SecureCookies,
+		LoginPerMinute: s.cfg.LoginPerMinute, AccountLoginPerMinute: s.cfg.AccountLoginPerMinute,
+		MaxConcurrentHashes: s.cfg.MaxConcurrentHashes,
 	}, s.log)
 	liveSvc := live.NewService(s.store, live.NewHub(16), 250*time.Millisecond, s.log)
 	judgeSvc := judging.New(observedStore{Store: s.store, obs: liveSvc}, s.log)
-	rh := researchHandlers{st: s.store, exportSt: s.store, live: liveSvc, heartbeat: 15 * time.Second, log: s.log}
+	rh := researchHandlers{st: s.store, exportSt: s.store, live: liveSvc, heartbeat: 15 * time.Second,
+		sessions: authSvc, recheck: time.Second, log: s.log}
 	s.onShutdown = append(s.onShutdown, liveSvc.Hub().CloseAll)
 	ah := authHandlers{svc: authSvc, users: s.store}
+	ch := crowdHandlers{svc: authSvc, st: s.store, research: rh}
 	th := taskHandlers{svc: judgeSvc}
 	jh := judgeHandlers{svc: judgeSvc}
 	ph := poolHandlers{research: rh, st: s.store, log: s.log}
@@ -49,7 +53,10 @@ func (s *Server) routes() {
 
 	// Anonymous: sign-in (rate limited inside the auth service).
 	e.POST("/api/auth/login", ah.login, noStore, auth.SameOrigin)
-	e.GET("/enter/:project", ah.enter, noStore)
+	// Crowd entry: a start page, then a same-origin POST (never a GET that
+	// changes state); invalid links all look the same.
+	e.GET("/enter/:project", ch.start, noStore)
+	e.POST("/enter/:project", ch.enter, noStore, auth.SameOrigin)
 
 	// Any signed-in user (annotators and up); unsafe methods need the CSRF header.
 	e.GET("/api/me", ah.me, signedIn...)
@@ -73,6 +80,9 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/queries", ph.queries, researcher...)
 	e.PUT("/api/queries/:id/expression", ph.setExpression, researcher...)
 	e.GET("/api/queries/:id/decompose", ph.decompose, researcher...)
+	e.GET("/api/projects/:project/crowd", ch.settings, researcher...)
+	e.PUT("/api/projects/:project/crowd", ch.update, researcher...)
+	e.POST("/api/projects/:project/crowd/rotate", ch.rotate, researcher...)
 	e.GET("/api/projects", sh.listProjects, researcher...)
 	e.POST("/api/projects", sh.createProject, researcher...)
 	e.GET("/api/setup/options", sh.options, researcher...)

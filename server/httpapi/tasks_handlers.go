@@ -67,5 +67,5 @@ func (h taskHandlers) stats(c echo.Context) error {
 // rater is the signed-in user of a request behind RequireSession.
 func rater(c echo.Context) judging.Rater {
 	ss, _ := auth.CurrentSession(c)
-	return judging.Rater{ID: ss.User.ID, Role: ss.User.Role}
+	return judging.Rater{ID: ss.User.ID, Role: ss.User.Role, Crowd: ss.User.ExternalID != nil}
 }

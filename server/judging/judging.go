@@ -38,6 +38,9 @@ type Store interface {
 type Rater struct {
 	ID   int64
 	Role string
+	// Crowd is a participant who entered by a project's crowd link: they
+	// hold at most api.CrowdLeaseCap leased items.
+	Crowd bool
 }
 
 // Service implements the rater workflow.
@@ -127,6 +130,9 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 	if err != nil {
 		return api.Queue{}, err
 	}
+	if r.Crowd && req.N > api.CrowdLeaseCap {
+		req.N = api.CrowdLeaseCap
+	}
 	lp := leaseParams(p, r, req.Kind, req.N)
 	as, tds, pr, err := s.st.LeaseTasks(ctx, lp)
 	if err != nil {
@@ -166,11 +172,16 @@ func (s *Service) Task(ctx context.Context, r Rater, itemID int64) (api.Task, er
 }
 
 // assigned loads an item (with its query and document) and the rater's
-// assignment of it, in one round trip.
+// assignment of it, in one round trip; the rater must still be a member
+// of the item's project (or an admin).
 func (s *Service) assigned(ctx context.Context, r Rater, itemID int64) (store.TaskData, store.Assignment, error) {
 	td, a, err := s.st.AssignedTask(ctx, itemID, r.ID)
 	if err != nil {
 		return td, store.Assignment{}, err
+	}
+	if !td.Member {
+		// Removed from the project: their assignments no longer open it.
+		return td, store.Assignment{}, fmt.Errorf("judging: you are no longer a member of the project of item %d: %w", itemID, apperr.ErrForbidden)
 	}
 	if a == nil {
 		return td, store.Assignment{}, fmt.Errorf("judging: item %d is not assigned to you: %w", itemID, apperr.ErrForbidden)

@@ -36,11 +36,11 @@ func (s *Store) SessionByTokenHash(ctx context.Context, tokenHash []byte) (Sessi
 	var ss Session
 	var u User
 	err := s.pool.QueryRow(ctx, `SELECT s.token_hash, s.user_id, s.csrf_token, s.created_at, s.expires_at,
-			u.id, u.username, u.display_name, u.role, u.disabled, u.created_at
+			u.id, u.username, u.display_name, u.role, u.external_id, u.disabled, u.created_at
 		FROM sessions s JOIN users u ON u.id = s.user_id
 		WHERE s.token_hash = $1 AND s.expires_at > now() AND NOT u.disabled`, tokenHash).
 		Scan(&ss.TokenHash, &ss.UserID, &ss.CSRFToken, &ss.CreatedAt, &ss.ExpiresAt,
-			&u.ID, &u.Username, &u.DisplayName, &u.Role, &u.Disabled, &u.CreatedAt)
+			&u.ID, &u.Username, &u.DisplayName, &u.Role, &u.ExternalID, &u.Disabled, &u.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Session{}, fmt.Errorf("store: session: %w", ErrNotFound)
 	}

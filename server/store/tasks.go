@@ -19,6 +19,9 @@ type TaskData struct {
 	Item     Item
 	Query    Query
 	Document *Document
+	// Member is whether the user AssignedTask was asked for is a member of
+	// the item's project now (an admin counts as one).
+	Member bool
 }
 
 // ProjectForUser returns the project called name and whether the user is
@@ -109,12 +112,19 @@ func (s *Store) AssignedTask(ctx context.Context, itemID, userID int64) (TaskDat
 	b.Queue(`SELECT `+queryCols+` FROM queries WHERE id = (SELECT query_id FROM items WHERE id = $1)`, itemID)
 	b.Queue(`SELECT `+documentCols+` FROM documents WHERE id = (SELECT document_id FROM items WHERE id = $1)`, itemID)
 	b.Queue(`SELECT `+assignmentCols+` FROM assignments WHERE item_id = $1 AND user_id = $2`, itemID, userID)
+	b.Queue(`SELECT EXISTS (SELECT 1 FROM project_members pm JOIN items i ON i.project_id = pm.project_id
+			WHERE i.id = $1 AND pm.user_id = $2)
+		OR EXISTS (SELECT 1 FROM users WHERE id = $2 AND role = 'admin')`, itemID, userID)
 	br := s.pool.SendBatch(ctx, b)
 	its, qs, ds, err := readTaskBatch(br)
 	var as []Assignment
+	var member bool
 	if err == nil {
 		rows, _ := br.Query()
 		as, err = pgx.CollectRows(rows, pgx.RowToStructByName[Assignment])
+	}
+	if err == nil {
+		err = br.QueryRow().Scan(&member)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -129,6 +139,7 @@ func (s *Store) AssignedTask(ctx context.Context, itemID, userID int64) (TaskDat
 	if err != nil {
 		return TaskData{}, nil, err
 	}
+	td.Member = member
 	if len(as) == 0 {
 		return td, nil, nil
 	}

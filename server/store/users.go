@@ -135,41 +135,6 @@ func (s *Store) UserProjects(ctx context.Context, userID int64) ([]string, error
 	return names, nil
 }
 
-// EnsureCrowdUser returns the annotator account of a crowd-platform
-// participant in a project (external_id "<project>/<participant>"),
-// creating it, with no password, and its membership on first entry.
-func (s *Store) EnsureCrowdUser(ctx context.Context, projectName, participant string) (User, error) {
-	p, err := s.ProjectByName(ctx, projectName)
-	if err != nil {
-		return User{}, err
-	}
-	ext := projectName + "/" + participant
-	var u User
-	err = s.InTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO users (username, display_name, role, external_id)
-			VALUES ($1, $2, 'annotator', $3) ON CONFLICT (external_id) DO NOTHING`,
-			"crowd-"+projectName+"-"+participant, "participant "+participant, ext)
-		if isUniqueViolation(err) {
-			return fmt.Errorf("store: crowd user %q: %w", ext, ErrConflict)
-		}
-		if err != nil {
-			return fmt.Errorf("store: crowd user: %w", err)
-		}
-		rows, _ := tx.Query(ctx, `SELECT `+userCols+` FROM users WHERE external_id = $1`, ext)
-		if u, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User]); err != nil {
-			return fmt.Errorf("store: crowd user: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO project_members (project_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, p.ID, u.ID); err != nil {
-			return fmt.Errorf("store: crowd membership: %w", err)
-		}
-		if tag.RowsAffected() == 1 {
-			return audit(ctx, tx, u.ID, p.ID, "user.crowd_entry", "user", fmt.Sprint(u.ID), map[string]any{"participant": participant})
-		}
-		return nil
-	})
-	return u, err
-}
-
 // ErrLastAdmin refuses a change that would leave no enabled admin.
 var ErrLastAdmin = errors.New("the last enabled admin cannot lose the admin role or be disabled")
 

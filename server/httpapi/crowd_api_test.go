@@ -1,0 +1,264 @@
+package httpapi_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"boolpool/server/judging/judgingtest"
+	"boolpool/web/api"
+)
+
+// enableCrowd turns crowd entry on for the fixture project (as its
+// researcher) and returns the entry path with its key.
+func (e *env) enableCrowd(max int) api.CrowdSettings {
+	e.t.Helper()
+	r := e.login("researcher")
+	on := true
+	var cs api.CrowdSettings
+	if st := r.do("PUT", "/api/projects/fixture/crowd", api.CrowdUpdateRequest{Enabled: &on, MaxParticipants: &max}, &cs); st != 200 || cs.EntryPath == "" {
+		e.t.Fatalf("enable crowd: %d %+v", st, cs)
+	}
+	return cs
+}
+
+var formField = regexp.MustCompile(`name="form" value="([^"]+)"`)
+
+// get fetches a page without following redirects; it returns the status
+// and body.
+func (u *user) page(path string) (int, string) {
+	u.e.t.Helper()
+	u.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, err := u.c.Get(u.e.srv.URL + path)
+	if err != nil {
+		u.e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// postForm posts an entry form; it returns the status and Location.
+func (u *user) postForm(path string, form url.Values) (int, string, string) {
+	u.e.t.Helper()
+	u.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, err := u.c.PostForm(u.e.srv.URL+path, form)
+	if err != nil {
+		u.e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header.Get("Location"), string(b)
+}
+
+// enter runs the start page and its form for participant; extra form
+// fields (e.g. replace) are added. It returns the POST's status and body.
+func (u *user) enter(entryPath, participant string, extra url.Values) (int, string) {
+	u.e.t.Helper()
+	st, page := u.page(entryPath + "&participant=" + url.QueryEscape(participant))
+	if st != 200 {
+		return st, page
+	}
+	m := formField.FindStringSubmatch(page)
+	if m == nil {
+		u.e.t.Fatalf("start page has no form token: %s", page)
+	}
+	key := mustQuery(u.e.t, entryPath).Get("key")
+	form := url.Values{"key": {key}, "participant": {participant}, "form": {m[1]}}
+	for k, v := range extra {
+		form[k] = v
+	}
+	st, loc, body := u.postForm(strings.SplitN(entryPath, "?", 2)[0], form)
+	if st == 303 && loc != "/judge/fixture" {
+		u.e.t.Fatalf("entry redirects to %q", loc)
+	}
+	if st == 303 {
+		var me api.Me
+		if s := u.do("GET", "/api/me", nil, &me); s != 200 {
+			u.e.t.Fatalf("me after entry: %d", s)
+		}
+		u.csrf = me.CSRFToken
+	}
+	return st, body
+}
+
+func mustQuery(t *testing.T, path string) url.Values {
+	t.Helper()
+	u, err := url.Parse(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query()
+}
+
+func (u *user) me() api.Me {
+	u.e.t.Helper()
+	var me api.Me
+	if st := u.do("GET", "/api/me", nil, &me); st != 200 {
+		u.e.t.Fatalf("me: %d", st)
+	}
+	return me
+}
+
+func crowdUsers(t *testing.T, e *env) int {
+	t.Helper()
+	var n int
+	if err := e.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM users WHERE external_id IS NOT NULL`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Defect 1: entry is off by default, needs the project's key, and unknown
+// projects, projects with entry off and wrong keys answer alike.
+func TestCrowdEntryNeedsEnabledProjectAndKey(t *testing.T) {
+	e := newEnv(t, 2, nil)
+	a := e.anon()
+	stOff, bodyOff := a.page("/enter/fixture?participant=p1")
+	stUnknown, bodyUnknown := a.page("/enter/no-such-project?participant=p1")
+	if stOff != 404 || stUnknown != 404 || bodyOff != bodyUnknown {
+		t.Errorf("entry off %d vs unknown project %d: must be the same 404 page\n%s\n%s", stOff, stUnknown, bodyOff, bodyUnknown)
+	}
+	// A POST without the key makes nothing either.
+	if st, _, _ := a.postForm("/enter/fixture", url.Values{"participant": {"p1"}}); st < 400 || st >= 500 {
+		t.Errorf("POST entry while off: %d", st)
+	}
+	cs := e.enableCrowd(0)
+	if st, _ := a.page("/enter/fixture?key=wrong&participant=p1"); st != 404 {
+		t.Errorf("wrong key: %d, want 404", st)
+	}
+	if st, body := a.page(cs.EntryPath + "&participant=p1"); st != 200 || !strings.Contains(body, `id="enter-form"`) {
+		t.Fatalf("start page: %d %s", st, body)
+	}
+	if n := crowdUsers(t, e); n != 0 {
+		t.Errorf("the start page (a GET) created %d accounts", n)
+	}
+	if st, _ := a.enter(cs.EntryPath, "p1", nil); st != 303 {
+		t.Fatalf("entry: %d", st)
+	}
+	if me := a.me(); me.Role != api.RoleAnnotator || len(me.Projects) != 1 || me.Projects[0] != "fixture" {
+		t.Errorf("crowd me: %+v", me)
+	}
+	// Rotation: the old link stops working at once.
+	r := e.login("researcher")
+	var rotated api.CrowdSettings
+	if st := r.do("POST", "/api/projects/fixture/crowd/rotate", nil, &rotated); st != 200 || rotated.EntryPath == cs.EntryPath {
+		t.Fatalf("rotate: %d %+v", st, rotated)
+	}
+	if st, _ := e.anon().page(cs.EntryPath + "&participant=p2"); st != 404 {
+		t.Errorf("old link after rotation: %d, want 404", st)
+	}
+	// Turning entry off closes the link; annotators cannot change it.
+	off := false
+	if st := e.login("annotator1").do("PUT", "/api/projects/fixture/crowd", api.CrowdUpdateRequest{Enabled: &off}, nil); st != 403 {
+		t.Errorf("annotator changes crowd settings: %d, want 403", st)
+	}
+	if st := r.do("PUT", "/api/projects/fixture/crowd", api.CrowdUpdateRequest{Enabled: &off}, nil); st != 200 {
+		t.Fatalf("disable: %d", st)
+	}
+	if st, _ := e.anon().page(rotated.EntryPath + "&participant=p2"); st != 404 {
+		t.Errorf("link after disabling: %d, want 404", st)
+	}
+	// A password login of a crowd account never works.
+	if st := e.anon().do("POST", "/api/auth/login", api.LoginRequest{Username: "crowd-fixture-p1", Password: "anything at all"}, nil); st != 401 {
+		t.Errorf("password login of a crowd account: %d, want 401", st)
+	}
+}
+
+// Defect 2: a participant id is bound to the browser that first used it.
+func TestCrowdParticipantIDIsNotALogin(t *testing.T) {
+	e := newEnv(t, 2, nil)
+	cs := e.enableCrowd(0)
+	owner := e.anon()
+	if st, _ := owner.enter(cs.EntryPath, "alice", nil); st != 303 {
+		t.Fatalf("first entry: %d", st)
+	}
+	id := owner.me().UserID
+	// The same browser comes back: same account.
+	if st, _ := owner.enter(cs.EntryPath, "alice", nil); st != 303 || owner.me().UserID != id {
+		t.Errorf("re-entry from the same browser: %d", st)
+	}
+	// Someone else types alice's id.
+	thief := e.anon()
+	st, body := thief.enter(cs.EntryPath, "alice", nil)
+	if st != 403 || !strings.Contains(body, "another browser") {
+		t.Errorf("entry with another's participant id: %d %s", st, body)
+	}
+	if got := thief.do("GET", "/api/me", nil, nil); got != 401 {
+		t.Errorf("the thief has a session: /api/me %d", got)
+	}
+}
+
+// Defect 3: entry is a POST from a start page, and a signed-in staff
+// session is only replaced after an explicit confirmation.
+func TestCrowdEntryNeverReplacesStaffSessionSilently(t *testing.T) {
+	e := newEnv(t, 2, nil)
+	cs := e.enableCrowd(0)
+	r := e.login("researcher")
+	// Following the link (GET) changes nothing.
+	if st, body := r.page(cs.EntryPath + "&participant=p9"); st != 200 || !strings.Contains(body, "signed in as <strong>researcher</strong>") {
+		t.Fatalf("start page for a signed-in researcher: %d %s", st, body)
+	}
+	if me := r.me(); me.Username != "researcher" {
+		t.Fatalf("GET of the link changed the session to %q", me.Username)
+	}
+	// Submitting without the confirmation changes nothing either.
+	if st, _ := r.enter(cs.EntryPath, "p9", nil); st != 409 {
+		t.Errorf("entry without confirming: %d, want 409", st)
+	}
+	if me := r.me(); me.Username != "researcher" {
+		t.Fatalf("unconfirmed entry replaced the session with %q", me.Username)
+	}
+	// A form without its token (another site's form) is refused.
+	key := mustQuery(t, cs.EntryPath).Get("key")
+	if st, _, _ := r.postForm("/enter/fixture", url.Values{"key": {key}, "participant": {"p9"}, "replace": {"yes"}}); st != 403 {
+		t.Errorf("entry form without its token: %d, want 403", st)
+	}
+	if me := r.me(); me.Username != "researcher" {
+		t.Fatalf("tokenless form replaced the session with %q", me.Username)
+	}
+	// Confirmed: the researcher's session ends, the participant's starts.
+	if st, _ := r.enter(cs.EntryPath, "p9", url.Values{"replace": {"yes"}}); st != 303 {
+		t.Fatalf("confirmed entry: %d", st)
+	}
+	if me := r.me(); me.Username != "crowd-fixture-p9" {
+		t.Errorf("after confirmed entry: %q", me.Username)
+	}
+}
+
+// Defect 1 (starvation): a participant cap, and crowd identities hold a
+// bounded number of leases.
+func TestCrowdCapAndLeaseBound(t *testing.T) {
+	e := newEnv(t, 1, nil)
+	if err := judgingtest.AddRelevanceItems(context.Background(), e.st, e.fx, 10); err != nil {
+		t.Fatal(err)
+	}
+	cs := e.enableCrowd(2)
+	var crowd []*user
+	for _, p := range []string{"c1", "c2"} {
+		u := e.anon()
+		if st, _ := u.enter(cs.EntryPath, p, nil); st != 303 {
+			t.Fatalf("entry %s: %d", p, st)
+		}
+		crowd = append(crowd, u)
+	}
+	if st, body := e.anon().enter(cs.EntryPath, "c3", nil); st != 403 || !strings.Contains(body, "all the participants") {
+		t.Errorf("entry past the cap: %d %s", st, body)
+	}
+	for _, u := range crowd {
+		if q := u.queue("relevance", 10); len(q.Tasks) > api.CrowdLeaseCap {
+			t.Errorf("a crowd identity leased %d items, cap %d", len(q.Tasks), api.CrowdLeaseCap)
+		}
+		// Asking again does not add leases beyond the cap.
+		if q := u.queue("relevance", 10); len(q.Tasks) > api.CrowdLeaseCap {
+			t.Errorf("second request: %d leased", len(q.Tasks))
+		}
+	}
+	if q := e.login("annotator1").queue("relevance", 10); len(q.Tasks) == 0 {
+		t.Error("members are starved by crowd identities")
+	}
+}

@@ -301,7 +301,7 @@ func (p *SetupPage) Render() app.UI {
 			app.If(p.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(p.message) }),
 			app.If(p.state == stateReady && p.project == "", func() app.UI { return p.renderProjects() }),
 			app.If(p.state == stateReady && p.project != "", func() app.UI {
-				return app.Div().Body(p.renderCounts(), p.renderImport(), p.renderJobForms(), p.renderJobs())
+				return app.Div().Body(p.renderCounts(), p.renderImport(), p.renderJobForms(), p.renderJobs(), &CrowdPanel{Project: p.project})
 			}),
 		),
 	)

@@ -27,6 +27,7 @@ func benchSuites() []bench.Suite {
 		retrievalbench.Suite(),
 		bench.LoadSuite(),
 		bench.CrashSuite(),
+		bench.LoginSuite(),
 		bench.LiveSuite(),
 		bench.WebSuite(),
 	}

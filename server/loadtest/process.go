@@ -50,6 +50,14 @@ func (s *Server) Log(max int) string {
 	return string(b)
 }
 
+// PID is the running process's id (0 when it is not running).
+func (s *Server) PID() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
 // URL is the server's base URL.
 func (s *Server) URL() string { return "http://" + s.addr }
 
@@ -57,7 +65,7 @@ func (s *Server) URL() string { return "http://" + s.addr }
 func (s *Server) Start(ctx context.Context) error {
 	// No static directory: the API is under test, and a server that found
 	// a fresh app.wasm would spend a core compressing it in the background.
-	args := append([]string{"serve", "-addr", s.addr, "-database-url", s.dbURL, "-login-rate", "1000000", "-log-level", "warn",
+	args := append([]string{"serve", "-addr", s.addr, "-database-url", s.dbURL, "-login-rate", "1000000", "-login-account-rate", "1000000", "-log-level", "warn",
 		"-static", filepath.Join(os.TempDir(), "boolpool-loadtest-no-static")}, s.args...)
 	s.cmd = exec.Command(s.bin, args...)
 	s.log = &bytes.Buffer{}

@@ -104,4 +104,16 @@ func TestQualitySettingsAndGoldFlag(t *testing.T) {
 	if q := e.login("annotator2").queue(api.KindRelevance, 2); q.Paused || len(q.Tasks) == 0 {
 		t.Errorf("annotator2 queue: paused %v, %d tasks", q.Paused, len(q.Tasks))
 	}
+
+	// Exports take ?consensus=.
+	admin := e.login("admin")
+	if st, body, _ := admin.get("/api/projects/fixture/exports/qrels-consensus?consensus=median"); st != 400 || !strings.Contains(string(body), "consensus") {
+		t.Errorf("?consensus=median: status %d, %s", st, body)
+	}
+	for _, m := range []string{"majority", "dawid-skene"} {
+		st, body, _ := admin.get("/api/projects/fixture/exports/qrels-consensus?consensus=" + m)
+		if st != 200 || len(strings.Split(strings.TrimSpace(string(body)), "\n")) != n {
+			t.Errorf("?consensus=%s: status %d, %d qrels, want one per judged item (%d):\n%s", m, st, len(strings.Split(strings.TrimSpace(string(body)), "\n")), n, body)
+		}
+	}
 }

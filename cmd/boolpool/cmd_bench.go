@@ -29,6 +29,7 @@ func benchSuites() []bench.Suite {
 		bench.CrashSuite(),
 		bench.LiveSuite(),
 		bench.WebSuite(),
+		bench.QualitySuite(),
 	}
 }
 

@@ -25,6 +25,8 @@ type DashboardPage struct {
 	live    string
 	mounted bool
 	feed    *liveFeed
+	client  *Client
+	qform   qualityForm
 }
 
 // NewDashboardPage returns the page.
@@ -45,6 +47,7 @@ func (p *DashboardPage) OnMount(ctx app.Context) {
 	p.mounted = true
 	p.project = pageProject(ctx)
 	cl := NewClient()
+	p.client = cl
 	project := p.project
 	loadWithMe(ctx, cl, func(c context.Context) (api.LiveSnapshot, error) { return cl.Dashboard(c, project) },
 		func(ctx app.Context, me api.Me, snap api.LiveSnapshot, err error) {
@@ -110,6 +113,7 @@ func (p *DashboardPage) Render() app.UI {
 								NewConfusionTable().Matrix(s.Agreement.Confusion),
 								NewAnnotatorTable().Rows(s.Annotators),
 							),
+							p.renderQuality(),
 							NewLeaderboard().Runs(s.Leaderboard).Bootstrap(s.Bootstrap),
 							p.renderTemplates(),
 							p.renderContradictions(),

@@ -43,6 +43,7 @@ type taskFeed struct {
 	tasks    []api.Task
 	progress api.Progress
 	code     string // crowd-platform completion code, once all work is done
+	paused   string // the server's pause reason (gold accuracy check), "" = not paused
 	judged   map[int64]bool
 	state    string
 	errMsg   string
@@ -254,7 +255,7 @@ func (f *taskFeed) load(ctx app.Context) {
 		}
 		var tasks []api.Task
 		var prog api.Progress
-		var code string
+		var code, paused string
 		if itemID > 0 {
 			var t api.Task
 			t, err = cl.Item(c, itemID)
@@ -267,6 +268,7 @@ func (f *taskFeed) load(ctx app.Context) {
 			}
 			q, err = cl.Queue(c, project, kind, n)
 			tasks, prog, code = q.Tasks, q.Progress, q.CompletionCode
+			paused = q.PauseReason
 		}
 		ctx.Dispatch(func(ctx app.Context) {
 			f.me = me
@@ -281,6 +283,7 @@ func (f *taskFeed) load(ctx app.Context) {
 			if code != "" {
 				f.code = code
 			}
+			f.paused = paused
 			f.setTasks(tasks)
 		})
 	})
@@ -368,6 +371,7 @@ func (f *taskFeed) refill(ctx app.Context) {
 			if q.CompletionCode != "" {
 				f.code = q.CompletionCode
 			}
+			f.paused = q.PauseReason
 			f.setTasks(q.Tasks)
 		})
 	})
@@ -444,6 +448,14 @@ func (f *taskFeed) body(ready func(t api.Task) app.UI) app.UI {
 		)
 	case stateEmpty:
 		msg := "Nothing left to judge here right now. Thank you!"
+		if f.paused != "" {
+			return app.Div().ID("paused-notice").Class("notice", "paused").Role("alert").Body(
+				app.P().Text(f.paused),
+				app.If(f.pending > 0, func() app.UI {
+					return app.P().Textf("%d judgment(s) waiting to be sent.", f.pending)
+				}),
+			)
+		}
 		if f.sync == SyncOffline {
 			msg = "You are offline and have judged every preloaded item. Your judgments are kept in this browser and sent when the connection is back."
 		}
@@ -467,7 +479,8 @@ func (f *taskFeed) body(ready func(t api.Task) app.UI) app.UI {
 // rootAttrs decorates a page root with the attributes tests and CSS use.
 // data-wasm exists only once the wasm side has mounted.
 func (f *taskFeed) root(div app.HTMLDiv) app.HTMLDiv {
-	div = div.DataSet("state", f.state).DataSet("kind", f.kind).DataSet("sync", string(f.sync)).DataSet("pending", f.pending)
+	div = div.DataSet("state", f.state).DataSet("kind", f.kind).DataSet("sync", string(f.sync)).DataSet("pending", f.pending).
+		DataSet("paused", f.paused != "")
 	if f.client != nil {
 		div = div.DataSet("wasm", "1")
 	}

@@ -30,6 +30,7 @@ func benchSuites() []bench.Suite {
 		bench.LoginSuite(),
 		bench.LiveSuite(),
 		bench.WebSuite(),
+		bench.QualitySuite(),
 	}
 }
 

@@ -12,18 +12,22 @@ import (
 )
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("export", stderr, fmt.Sprintf("usage: boolpool export --project P --format F [--out PATH]\n\nformats: %s\n(beir writes a directory; others a file, or standard output without --out)\n", strings.Join(export.Formats(), ", ")))
+	fs := newFlagSet("export", stderr, fmt.Sprintf("usage: boolpool export --project P --format F [--out PATH] [--consensus majority|dawid-skene]\n\nformats: %s\n(beir writes a directory; others a file, or standard output without --out)\n", strings.Join(export.Formats(), ", ")))
 	dbURL := dbFlag(fs)
 	project := fs.String("project", "", "project name")
 	format := fs.String("format", "", "output format")
 	out := fs.String("out", "", "output file (directory for beir); standard output when omitted")
 	run := fs.String("run", "", "trec-run: name of the run to export")
+	cons := fs.String("consensus", "majority", "qrels-consensus, quest-judged: majority | dawid-skene (reliability-weighted)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *project == "" || *format == "" {
 		fs.Usage()
 		return fmt.Errorf("%w: --project and --format are required", errUsage)
+	}
+	if *cons != "majority" && *cons != "dawid-skene" {
+		return fmt.Errorf("%w: --consensus must be majority or dawid-skene, not %q", errUsage, *cons)
 	}
 	if export.MultiFile(*format) && *out == "" {
 		return fmt.Errorf("%w: %s writes several files: pass --out DIR", errUsage, *format)
@@ -39,11 +43,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case export.MultiFile(*format):
 		c, err = export.WriteDir(ctx, st, p.ID, *format, *out)
 	case *out == "":
-		snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, stdout, export.Options{Run: *run}, "", 0)
+		snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, stdout, export.Options{Run: *run, Consensus: *cons}, "", 0)
 		c = snap.Counts
 	default:
 		c, err = writeAtomically(*out, func(w io.Writer) (export.Counts, error) {
-			snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, w, export.Options{Run: *run}, "", 0)
+			snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, w, export.Options{Run: *run, Consensus: *cons}, "", 0)
 			return snap.Counts, err
 		})
 	}

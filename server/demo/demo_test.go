@@ -51,6 +51,18 @@ func TestLoadIsCompleteAndIdempotent(t *testing.T) {
 	if len(first.Users) != 5 {
 		t.Fatalf("users = %v", first.Users)
 	}
+	// Defect 6: publishing made no gold items (the rate was typed integer).
+	// The demo's queries carry gold answer sets, so about gold_rate of the
+	// items whose query has gold qrels must be gold.
+	var eligible, gold int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FILTER (WHERE EXISTS (SELECT 1 FROM qrels r WHERE r.query_id = i.query_id AND r.source = 'gold')),
+		count(*) FILTER (WHERE i.is_gold) FROM items i WHERE i.kind = 'relevance'`).Scan(&eligible, &gold); err != nil {
+		t.Fatal(err)
+	}
+	if eligible == 0 || gold == 0 || float64(gold) < 0.05*float64(eligible) || float64(gold) > 0.15*float64(eligible) {
+		t.Errorf("demo: %d gold items of %d eligible, want about 10%%", gold, eligible)
+	}
+	t.Logf("demo: %d gold items of %d eligible", gold, eligible)
 	second, err := Load(ctx, st, log)
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"boolpool/server/consensus"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
 )
@@ -30,6 +31,10 @@ func Formats() []string {
 // Options select what to export.
 type Options struct {
 	Run string // trec-run: the run's name
+	// Consensus is how qrels-consensus and quest-judged turn votes into
+	// labels: "majority" (the default, the stored consensus) or
+	// "dawid-skene" (reliability-weighted, consensus.DawidSkeneDecisions).
+	Consensus string
 }
 
 // Counts says how much was written.
@@ -49,6 +54,9 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var c Counts
 	var err error
+	if !consensus.ValidMethod(opt.Consensus) {
+		return c, fmt.Errorf("export: unknown consensus %q (want majority or dawid-skene)", opt.Consensus)
+	}
 	switch format {
 	case "quest":
 		c, err = questQueries(ctx, st, projectID, bw)
@@ -63,9 +71,9 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 	case "csv":
 		c, err = judgmentsCSV(ctx, st, projectID, bw)
 	case "qrels-consensus":
-		c, err = consensusQrels(ctx, st, projectID, bw)
+		c, err = consensusQrels(ctx, st, projectID, opt.Consensus, bw)
 	case "quest-judged":
-		c, err = questJudged(ctx, st, projectID, bw)
+		c, err = questJudged(ctx, st, projectID, opt.Consensus, bw)
 	case "boolq":
 		c, err = boolqQueries(ctx, st, projectID, bw)
 	case "nevir":

@@ -26,8 +26,9 @@ import (
 //
 //   - qrels-consensus: TREC qrels "qid 0 docid grade" of the consensus
 //     label of every judged item (server/consensus: majority of the
-//     binarised votes, lower median as the grade, adjudications override),
-//     in query import order then document id.
+//     binarised votes, lower median as the grade, adjudications override;
+//     or with Options.Consensus "dawid-skene" the Dawid–Skene verdict,
+//     consensus.DecideDS), in query import order then document id.
 //   - quest-judged: QUEST jsonl whose metadata relevance_ratings,
 //     evidence_ratings and attributions come from the current judgments
 //     (one entry per rater, by judgment id), with QUEST's label strings.
@@ -65,13 +66,32 @@ func questEvidence(ev string) string {
 	}
 }
 
-func consensusQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+// eachConsensusQrel streams the consensus labels by method: the stored
+// (majority) consensus, or with method dawid-skene the same items in the
+// same order, each labelled by consensus.DawidSkeneDecisions.
+func eachConsensusQrel(ctx context.Context, st *store.Store, projectID int64, method string, fn func(store.ConsensusQrel) error) error {
+	if method != consensus.MethodDawidSkene {
+		return st.EachConsensusQrel(ctx, projectID, fn)
+	}
+	ds, _, err := consensus.DawidSkeneDecisions(ctx, st, projectID)
+	if err != nil {
+		return err
+	}
+	return st.EachConsensusQrel(ctx, projectID, func(r store.ConsensusQrel) error {
+		if d, ok := ds[r.ItemID]; ok {
+			r.Relevance = d.Relevance
+		}
+		return fn(r)
+	})
+}
+
+func consensusQrels(ctx context.Context, st *store.Store, projectID int64, method string, w *bufio.Writer) (Counts, error) {
 	var c Counts
 	if _, err := consensus.NewService(st).SyncIfStale(ctx, projectID); err != nil {
 		return c, err
 	}
 	qw := trecfmt.NewQrelsWriter(w)
-	err := st.EachConsensusQrel(ctx, projectID, func(r store.ConsensusQrel) error {
+	err := eachConsensusQrel(ctx, st, projectID, method, func(r store.ConsensusQrel) error {
 		c.Qrels++
 		c.Lines++
 		return qw.Write(trecfmt.Qrel{QueryID: r.QueryExtID, Iter: "0", DocID: r.DocExtID, Rel: r.Relevance})
@@ -91,7 +111,7 @@ type judgedDoc struct {
 	attributes []json.RawMessage // per rater, atom index → sentence ids
 }
 
-func questJudged(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+func questJudged(ctx context.Context, st *store.Store, projectID int64, method string, w *bufio.Writer) (Counts, error) {
 	var c Counts
 	if _, err := consensus.NewService(st).SyncIfStale(ctx, projectID); err != nil {
 		return c, err
@@ -121,7 +141,7 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, w *bufio
 		return c, err
 	}
 	verdict := map[string]map[string]int{} // query ext id → doc → consensus grade
-	err = st.EachConsensusQrel(ctx, projectID, func(r store.ConsensusQrel) error {
+	err = eachConsensusQrel(ctx, st, projectID, method, func(r store.ConsensusQrel) error {
 		if verdict[r.QueryExtID] == nil {
 			verdict[r.QueryExtID] = map[string]int{}
 		}
@@ -380,7 +400,7 @@ func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format
 	snap := Snapshot{ID: id, Format: format, Counts: c, Bytes: ch.n, SHA256: hex.EncodeToString(ch.h.Sum(nil))}
 	rec, err := st.RecordExportSnapshot(ctx, id, projectID, format, map[string]any{
 		"queries": c.Queries, "documents": c.Documents, "qrels": c.Qrels, "lines": c.Lines, "judgments": c.Judgments,
-		"bytes": snap.Bytes, "sha256": snap.SHA256, "run": opt.Run,
+		"bytes": snap.Bytes, "sha256": snap.SHA256, "run": opt.Run, "consensus": opt.Consensus,
 	}, userID)
 	if err != nil {
 		return snap, err

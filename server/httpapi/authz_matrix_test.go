@@ -51,6 +51,8 @@ var routeAccess = map[string]access{
 	"GET /api/projects/:project/adjudication":    researcher,
 	"GET /api/items/:id/adjudication":            researcher,
 	"POST /api/items/:id/adjudication":           researcher,
+	"GET /api/projects/:project/quality":         researcher,
+	"PUT /api/projects/:project/quality":         researcher,
 	"GET /api/projects/:project/runs":            researcher,
 	"POST /api/projects/:project/pools/preview":  researcher,
 	"POST /api/projects/:project/pools":          researcher,

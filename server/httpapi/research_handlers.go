@@ -34,7 +34,8 @@ import (
 //	GET  /api/projects/:project/exports/:format  streamed download (admin): quest, quest-documents,
 //	                                           quest-judged, trec-topics, trec-qrels, qrels-consensus,
 //	                                           trec-run (?run=NAME), csv; the recorded snapshot's id is
-//	                                           in X-Export-Id and the file name
+//	                                           in X-Export-Id and the file name; ?consensus=majority|dawid-skene
+//	                                           picks the consensus of qrels-consensus and quest-judged
 //
 // Researchers see the projects they are members of; admins see all.
 
@@ -336,13 +337,17 @@ func (h researchHandlers) download(c echo.Context) error {
 	if format == "trec-run" && c.QueryParam("run") == "" {
 		return apperr.Invalidf("run", "trec-run needs ?run=NAME")
 	}
+	method := c.QueryParam("consensus")
+	if method != "" && method != api.ConsensusMajority && method != api.ConsensusDawidSkene {
+		return apperr.Invalidf("consensus", "must be majority or dawid-skene")
+	}
 	ss, _ := auth.CurrentSession(c)
 	id := export.NewExportID()
 	w := c.Response()
 	w.Header().Set(echo.HeaderContentType, "application/octet-stream")
 	w.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s-%s.%s"`, p.Name, format, id[:8], ext))
 	w.Header().Set("X-Export-Id", id)
-	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, export.Options{Run: c.QueryParam("run")}, id, ss.User.ID)
+	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, export.Options{Run: c.QueryParam("run"), Consensus: method}, id, ss.User.ID)
 	if err != nil {
 		if !w.Committed {
 			w.Header().Del(echo.HeaderContentDisposition)

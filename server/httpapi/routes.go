@@ -72,6 +72,8 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/live", rh.liveEvents, researcher...)
 	e.GET("/api/projects/:project/composition", rh.composition, researcher...)
 	e.GET("/api/projects/:project/adjudication", rh.queue, researcher...)
+	e.GET("/api/projects/:project/quality", rh.quality, researcher...)
+	e.PUT("/api/projects/:project/quality", rh.setQuality, researcher...)
 	e.GET("/api/items/:id/adjudication", rh.adjudicationItem, researcher...)
 	e.POST("/api/items/:id/adjudication", rh.adjudicate, researcher...)
 	e.GET("/api/projects/:project/runs", ph.runs, researcher...)

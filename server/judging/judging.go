@@ -32,6 +32,7 @@ type Store interface {
 	CurrentJudgments(ctx context.Context, itemID int64) ([]store.Judgment, error)
 	SaveValidationVerdict(ctx context.Context, v store.ValidationVerdict) error
 	CountItems(ctx context.Context, projectID int64) (store.ItemCounts, error)
+	GoldRecordOf(ctx context.Context, projectID, userID int64) (store.GoldRecord, error)
 }
 
 // Rater is the signed-in user doing the work.
@@ -134,6 +135,11 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 		req.N = api.CrowdLeaseCap
 	}
 	lp := leaseParams(p, r, req.Kind, req.N)
+	paused, reason, err := s.paused(ctx, p, r)
+	if err != nil {
+		return api.Queue{}, err
+	}
+	lp.NoNew = paused
 	as, tds, pr, err := s.st.LeaseTasks(ctx, lp)
 	if err != nil {
 		return api.Queue{}, err
@@ -151,10 +157,33 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 		return api.Queue{}, err
 	}
 	q.Progress = api.Progress{Done: pr.Done, Skipped: pr.Skipped, Leased: pr.Leased, Available: avail, ActiveMs: pr.ActiveMs}
-	if len(q.Tasks) == 0 && pr.Done > 0 {
+	q.Paused, q.PauseReason = paused, reason
+	if len(q.Tasks) == 0 && pr.Done > 0 && !paused {
 		q.CompletionCode = p.CompletionCode
 	}
 	return q, nil
+}
+
+// paused applies the project's gold accuracy check to the rater: when the
+// project pauses raters below the threshold and this one has judged
+// enough gold items with too few right, they get no new items (of any
+// kind). Researchers and admins are never paused.
+func (s *Service) paused(ctx context.Context, p store.Project, r Rater) (bool, string, error) {
+	q := store.QualityOf(p)
+	if !q.GoldPause || q.GoldMinAccuracy <= 0 || r.Role != api.RoleAnnotator {
+		return false, "", nil
+	}
+	g, err := s.st.GoldRecordOf(ctx, p.ID, r.ID)
+	if err != nil {
+		return false, "", err
+	}
+	if !store.BelowGold(q, g) {
+		return false, "", nil
+	}
+	s.log.Info("rater paused by the gold accuracy check", "project", p.Name, "user", r.ID, "gold_judged", g.Judged, "gold_correct", g.Correct)
+	return true, fmt.Sprintf("Your answers on check items agree with the reference answers %d times out of %d, below this project's minimum of %.0f%%. "+
+		"New items are paused until a researcher reviews your work; judgments of items already on your screen are still saved.",
+		g.Correct, g.Judged, 100*q.GoldMinAccuracy), nil
 }
 
 // Task returns the task view of an item assigned to the rater; an item

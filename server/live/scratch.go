@@ -72,6 +72,20 @@ func Recompute(project string, d Data) api.LiveSnapshot {
 	}
 
 	out.Agreement, out.Annotators = recomputeAgreement(d, items, raters)
+	var dsIn []dsInput
+	for _, it := range items { // by id
+		votes := slices.Clone(d.Votes[it.ID])
+		if len(votes) == 0 {
+			continue
+		}
+		sort.Slice(votes, func(a, b int) bool { return votes[a].Rater < votes[b].Rater })
+		var adj *int
+		if a, ok := d.Adjudicated[it.ID]; ok {
+			adj = &a
+		}
+		dsIn = append(dsIn, dsInput{votes: votes, known: knownOf(adj, it.Gold), adjudged: adj != nil, majority: decisions[it.ID].Relevant()})
+	}
+	out.Quality = qualityOf(d.Quality, out.Annotators, runDS(dsIn))
 	out.Leaderboard, out.Templates, out.Operators = recomputeMetrics(d, specs, qrels)
 
 	// Runs that found each item.
@@ -265,6 +279,7 @@ func recomputeAgreement(d Data, items []Item, raters int) (api.AgreementView, []
 		a.GoldItems = gn
 		if gn > 0 {
 			a.GoldExact, a.GoldBinary = num(exact), num(binary)
+			a.GoldCorrect = correctOf(binary, gn)
 		}
 		annotators = append(annotators, a)
 	}

@@ -446,7 +446,7 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	if err != nil {
 		return Data{}, err
 	}
-	d := Data{RatersPerItem: proj.RatersPerItem, Votes: map[int64][]consensus.Vote{}}
+	d := Data{RatersPerItem: proj.RatersPerItem, Votes: map[int64][]consensus.Vote{}, Quality: store.QualityOf(proj)}
 	qs, err := st.LiveQueries(ctx, projectID)
 	if err != nil {
 		return d, err

@@ -37,6 +37,7 @@ func (s *State) Snapshot(project string) api.LiveSnapshot {
 	out.Progress = s.progress()
 	out.Contradictions = s.contradictions()
 	out.Composition = s.composition()
+	out.Quality = qualityOf(s.quality, out.Annotators, s.dawidSkene())
 	return out
 }
 
@@ -189,6 +190,7 @@ func (s *State) annotators() []api.AnnotatorView {
 		if rs.goldN > 0 {
 			a.GoldExact = num(float64(rs.goldExact) / float64(rs.goldN))
 			a.GoldBinary = num(float64(rs.goldBinary) / float64(rs.goldN))
+			a.GoldCorrect = rs.goldBinary
 		}
 		out = append(out, a)
 	}

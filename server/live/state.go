@@ -27,9 +27,11 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"time"
 
 	"boolpool/server/consensus"
 	"boolpool/server/metrics"
+	"boolpool/server/store"
 )
 
 // Parameters of the live figures.
@@ -107,6 +109,7 @@ type Data struct {
 	Adjudicated   map[int64]int              // item id → latest adjudication
 	Users         map[int64]string
 	NevIRPairs    []NevIRPair
+	Quality       store.QualitySettings // the gold check
 }
 
 // NevIRPair is one imported NevIR pair: Doc1 answers query Q1 only and
@@ -213,6 +216,14 @@ type State struct {
 	relFound, relUnique []int
 	overlap             [][]int
 	poolOverlap         [][]int
+
+	// quality control (quality.go)
+	quality   store.QualitySettings
+	ds        dsRun
+	dsAt      time.Time // when ds ran (zero: never)
+	dsVersion uint64    // the version it ran at
+	dsTook    time.Duration
+	dsEvery   time.Duration // < 0: the DSCost rule
 }
 
 // Build makes a project's state from its data.
@@ -223,6 +234,7 @@ func Build(d Data) *State {
 		coinc: map[int]*[Labels][Labels]int{}, gwetPi: map[int]*[Labels]int{}, gwetPa: map[int]int{},
 		raterStats: map[int64]*raterStats{}, pairs: map[pairKey]*[Labels][Labels]int{},
 		status: map[string]int{}, contradicted: map[int64]*item{},
+		quality: d.Quality, dsEvery: -1,
 	}
 	for _, sp := range s.specs {
 		s.names = append(s.names, sp.String())

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"boolpool/server/consensus"
+	"boolpool/server/store"
 	"boolpool/web/api"
 )
 
@@ -95,7 +96,10 @@ func TestIncrementalEqualsRecompute(t *testing.T) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			d := randomData(rng, 24, 4, 3)
+			// A gold check, so flags are compared too.
+			d.Quality = store.QualitySettings{GoldMinAccuracy: 0.6, GoldMinJudged: 2, GoldPause: true}
 			s := Build(d)
+			s.SetDSEvery(0)
 			compareSnapshots(t, "empty", s.Snapshot("p"), Recompute("p", d))
 			for i := 1; i <= 600; i++ {
 				id := step(rng, &d)
@@ -281,4 +285,32 @@ func deref(x *float64) any {
 		return nil
 	}
 	return *x
+}
+
+// TestQualityFlagsInSnapshot: the random data's gold check flags someone
+// (else the comparison above proves nothing about flags).
+func TestQualityFlagsInSnapshot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 7))
+	d := randomData(rng, 24, 4, 3)
+	for i := 0; i < 600; i++ {
+		step(rng, &d)
+	}
+	d.Quality = store.QualitySettings{GoldMinAccuracy: 0.6, GoldMinJudged: 2, GoldPause: true}
+	snap := Build(d).Snapshot("p")
+	flagged := 0
+	for _, a := range snap.Annotators {
+		below := a.GoldItems >= 2 && float64(a.GoldCorrect) < 0.6*float64(a.GoldItems)
+		if a.Flagged != below || a.Paused != below {
+			t.Errorf("%s: %d of %d gold right, flagged %v paused %v", a.Username, a.GoldCorrect, a.GoldItems, a.Flagged, a.Paused)
+		}
+		if a.Flagged {
+			flagged++
+		}
+		if a.DSAccuracy == nil {
+			t.Errorf("%s: no Dawid–Skene estimate", a.Username)
+		}
+	}
+	if flagged == 0 || snap.Quality.Flagged != flagged {
+		t.Errorf("%d annotators flagged, panel says %d; the random data should flag some", flagged, snap.Quality.Flagged)
+	}
 }

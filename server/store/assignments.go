@@ -38,6 +38,10 @@ type LeaseParams struct {
 	Raters    int           // r: raters per (non-gold) item
 	GoldRate  float64       // share of gold items among the rater's items
 	Lease     time.Duration // lease length
+	// NoNew leases nothing new: only the rater's live leases are renewed
+	// and returned (a rater paused by the gold accuracy check finishes the
+	// work already on screen).
+	NoNew bool
 }
 
 // liveCount counts the raters an item has: done, or holding a live lease.

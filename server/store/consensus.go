@@ -264,6 +264,7 @@ func (s *Store) AdjudicationQueue(ctx context.Context, projectID int64, limit, o
 
 // ConsensusQrel is one consensus label as exported.
 type ConsensusQrel struct {
+	ItemID     int64
 	QueryExtID string
 	DocExtID   string
 	Relevance  int
@@ -274,7 +275,7 @@ type ConsensusQrel struct {
 // EachConsensusQrel streams a project's consensus labels in query import
 // order, then document id.
 func (s *Store) EachConsensusQrel(ctx context.Context, projectID int64, fn func(ConsensusQrel) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT q.ext_id, d.ext_id, c.relevance, c.status, c.votes
+	rows, err := s.pool.Query(ctx, `SELECT c.item_id, q.ext_id, d.ext_id, c.relevance, c.status, c.votes
 		FROM consensus c
 		JOIN items i ON i.id = c.item_id
 		JOIN queries q ON q.id = c.query_id
@@ -287,7 +288,7 @@ func (s *Store) EachConsensusQrel(ctx context.Context, projectID int64, fn func(
 	defer rows.Close()
 	for rows.Next() {
 		var r ConsensusQrel
-		if err := rows.Scan(&r.QueryExtID, &r.DocExtID, &r.Relevance, &r.Status, &r.Votes); err != nil {
+		if err := rows.Scan(&r.ItemID, &r.QueryExtID, &r.DocExtID, &r.Relevance, &r.Status, &r.Votes); err != nil {
 			return fmt.Errorf("store: consensus qrels: %w", err)
 		}
 		if err := fn(r); err != nil {

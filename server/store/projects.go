@@ -21,9 +21,16 @@ type Project struct {
 	Instructions   json.RawMessage `db:"instructions"`
 	CompletionCode string          `db:"completion_code"`
 	CreatedAt      time.Time       `db:"created_at"`
+	// Quality control (migration 0061): the least binarised gold accuracy
+	// (0 = off), the gold items judged before it applies, and whether an
+	// annotator below it gets no new items.
+	GoldMinAccuracy float32 `db:"gold_min_accuracy"`
+	GoldMinJudged   int     `db:"gold_min_judged"`
+	GoldPause       bool    `db:"gold_pause"`
 }
 
-const projectCols = `id, name, title, raters_per_item, gold_rate, lease_seconds, instructions, completion_code, created_at`
+const projectCols = `id, name, title, raters_per_item, gold_rate, lease_seconds, instructions, completion_code, created_at,
+	gold_min_accuracy, gold_min_judged, gold_pause`
 
 // EnsureProject returns the project called name, creating it if needed.
 func (s *Store) EnsureProject(ctx context.Context, name string) (Project, error) {

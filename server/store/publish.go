@@ -42,11 +42,13 @@ func (s *Store) PublishPool(ctx context.Context, poolID, userID int64, goldRate 
 			return fmt.Errorf("store: publish pool: %w", err)
 		}
 		// The gold choice hashes (query, document) so it is stable across
-		// re-publishing and independent of insertion order.
+		// re-publishing and independent of insertion order. $2 is cast:
+		// left to infer, Postgres types it integer from "$2 * 10000" and
+		// a rate of 0.1 became 0 (no gold item was ever created).
 		rows, err := tx.Query(ctx, `INSERT INTO items (project_id, kind, query_id, document_id, pool_id, priority, is_gold, gold_answer)
 			SELECT q.project_id, 'relevance', q.id, d.id, pi.pool_id, pi.priority,
-				g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2 * 10000,
-				CASE WHEN g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2 * 10000
+				g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2::float8 * 10000,
+				CASE WHEN g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2::float8 * 10000
 					THEN json_build_object('relevance', CASE WHEN r.doc_ext_id IS NULL THEN 0 ELSE 3 END)::jsonb END
 			FROM pool_items pi
 			JOIN queries q ON q.id = pi.query_id

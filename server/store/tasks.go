@@ -60,8 +60,19 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 	leased := `SELECT a.item_id FROM assignments a JOIN items i ON i.id = a.item_id
 		WHERE a.user_id = $1 AND i.project_id = $2 AND i.kind = $3 AND a.status = 'leased'`
 	b := &pgx.Batch{}
-	b.Queue(`SELECT `+assignmentCols+` FROM lease_items($1, $2, $3, $4, $5, $6, $7)`,
-		p.ProjectID, p.UserID, p.Kind, p.N, p.Raters, p.GoldRate, p.Lease.Seconds())
+	if p.NoNew {
+		b.Queue(`WITH renewed AS (
+				UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => $4)
+				FROM items i
+				WHERE i.id = a.item_id AND a.user_id = $1 AND i.project_id = $2 AND i.kind = $3
+				  AND a.status = 'leased' AND a.lease_expires_at > now()
+				RETURNING a.*)
+			SELECT `+assignmentCols+` FROM renewed ORDER BY leased_at, id LIMIT $5`,
+			p.UserID, p.ProjectID, p.Kind, p.Lease.Seconds(), p.N)
+	} else {
+		b.Queue(`SELECT `+assignmentCols+` FROM lease_items($1, $2, $3, $4, $5, $6, $7)`,
+			p.ProjectID, p.UserID, p.Kind, p.N, p.Raters, p.GoldRate, p.Lease.Seconds())
+	}
 	b.Queue(`SELECT `+itemCols+` FROM items WHERE id IN (`+leased+`)`, p.UserID, p.ProjectID, p.Kind)
 	b.Queue(`SELECT `+queryCols+` FROM queries WHERE id IN (SELECT query_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)
 	b.Queue(`SELECT `+documentCols+` FROM documents WHERE id IN (SELECT document_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)

@@ -117,10 +117,18 @@ type QueueRequest struct {
 // Queue is the answer to a QueueRequest. An empty Tasks means nothing is
 // left; CompletionCode is then the project's crowd-platform completion code
 // (set only once the rater has done some work).
+//
+// Paused is set when the project's gold accuracy check holds the rater
+// back (their accuracy on gold items is below the researcher's threshold
+// and the project pauses such raters): Tasks then holds only the items
+// already leased to them, no new ones, and PauseReason says why.
+// Judgments of items already assigned are still accepted.
 type Queue struct {
 	Tasks          []Task   `json:"tasks"`
 	Progress       Progress `json:"progress"`
 	CompletionCode string   `json:"completion_code,omitempty"`
+	Paused         bool     `json:"paused,omitempty"`
+	PauseReason    string   `json:"pause_reason,omitempty"`
 }
 
 // Attribution is one atom's part of a relevance judgment.

@@ -91,6 +91,7 @@ type LiveSnapshot struct {
 	Contradictions ContradictionList   `json:"contradictions"`
 	Composition    CompositionView     `json:"composition"`
 	Bootstrap      BootstrapParameters `json:"bootstrap"`
+	Quality        QualityView         `json:"quality"`
 }
 
 // ConsensusSummary counts consensus outcomes.
@@ -130,6 +131,18 @@ type AnnotatorView struct {
 	GoldItems  int      `json:"gold_items"`
 	GoldExact  *float64 `json:"gold_exact"`
 	GoldBinary *float64 `json:"gold_binary"`
+	// GoldCorrect counts the gold items judged right after binarising;
+	// Flagged is set when the project's gold check fails the annotator
+	// (Paused when the project also pauses them).
+	GoldCorrect int  `json:"gold_correct"`
+	Flagged     bool `json:"flagged"`
+	Paused      bool `json:"paused"`
+	// Dawid–Skene estimates over binary relevance (QualityView): the
+	// expected share of the annotator's votes that are right, and the
+	// sensitivity (relevant said relevant) and specificity.
+	DSAccuracy    *float64 `json:"ds_accuracy"`
+	DSSensitivity *float64 `json:"ds_sensitivity"`
+	DSSpecificity *float64 `json:"ds_specificity"`
 }
 
 // MetricScore is one measure of one run: the mean over Queries queries

@@ -208,6 +208,26 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 	}
 	fullShot(e, "dash-03-after-live-update")
 
+	// Quality control: the panel shows the gold check and the Dawid–Skene
+	// run; each annotator row has the DS estimates the server computed;
+	// saving the form changes the project's settings.
+	e.waitJS("quality panel", `!!document.querySelector("#quality #ds-summary") && document.querySelector("#ds-summary").textContent.includes("Dawid–Skene over")`, 10*time.Second)
+	for _, a := range snap.Annotators {
+		if a.DSAccuracy == nil {
+			t.Fatalf("%s: no DS accuracy in the snapshot", a.Username)
+		}
+		cell := eval[string](e, fmt.Sprintf(`document.querySelector('#annotators tr[data-user=%q] td:nth-of-type(8)').textContent`, a.Username))
+		if want := fmt.Sprintf("%.0f%%", *a.DSAccuracy*100); cell != want {
+			t.Errorf("%s: DS accuracy cell %q, server %s", a.Username, cell, want)
+		}
+	}
+	e.do("set a gold minimum", chromedp.SetValue(chromedp.CSS(`#gold-min-accuracy`), ""),
+		chromedp.SendKeys(chromedp.CSS(`#gold-min-accuracy`), "0.75"), chromedp.Click(chromedp.CSS(`#quality-save`)))
+	e.waitJS("quality saved", `(document.querySelector("#quality-message") || {textContent: ""}).textContent === "Saved."`, 10*time.Second)
+	if got := eval[string](e, `fetch("/api/projects/fixture/quality").then(r => r.text())`); !strings.Contains(got, `"gold_min_accuracy":0.75`) {
+		t.Errorf("quality settings after saving the form: %s", got)
+	}
+
 	// The researcher adjudicates d2 in the UI: pick it, key 2, a note, Enter.
 	e.do("adjudication page", chromedp.Navigate(e.url+"/adjudicate/fixture"),
 		chromedp.WaitVisible(chromedp.CSS(`#adjudication[data-wasm="1"][data-state="ready"] button.queue-entry[data-doc="d2"]`)))

@@ -1,0 +1,81 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"boolpool/server/apperr"
+	"boolpool/server/auth"
+	"boolpool/server/store"
+	"boolpool/web/api"
+)
+
+// Quality settings of a project (researcher; wire types in
+// web/api/quality.go):
+//
+//	GET /api/projects/:project/quality  api.QualitySettings
+//	PUT /api/projects/:project/quality  api.QualitySettings → api.QualitySettings;
+//	                                    fields left out keep their value
+
+// qualityPatch is a PUT body: every field optional.
+type qualityPatch struct {
+	GoldRate        *float64 `json:"gold_rate"`
+	GoldMinAccuracy *float64 `json:"gold_min_accuracy"`
+	GoldMinJudged   *int     `json:"gold_min_judged"`
+	GoldPause       *bool    `json:"gold_pause"`
+}
+
+func (h researchHandlers) quality(c echo.Context) error {
+	p, err := h.project(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, api.QualitySettings(store.QualityOf(p)))
+}
+
+func (h researchHandlers) setQuality(c echo.Context) error {
+	p, err := h.project(c)
+	if err != nil {
+		return err
+	}
+	var req qualityPatch
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	q := store.QualityOf(p)
+	if req.GoldRate != nil {
+		if !(*req.GoldRate >= 0 && *req.GoldRate <= 1) {
+			return apperr.Invalidf("gold_rate", "must be between 0 and 1 (a share of the queue)")
+		}
+		q.GoldRate = *req.GoldRate
+	}
+	if req.GoldMinAccuracy != nil {
+		if !(*req.GoldMinAccuracy >= 0 && *req.GoldMinAccuracy <= 1) {
+			return apperr.Invalidf("gold_min_accuracy", "must be between 0 (no check) and 1")
+		}
+		q.GoldMinAccuracy = *req.GoldMinAccuracy
+	}
+	if req.GoldMinJudged != nil {
+		if *req.GoldMinJudged < 1 || *req.GoldMinJudged > 1000 {
+			return apperr.Invalidf("gold_min_judged", "must be between 1 and 1000")
+		}
+		q.GoldMinJudged = *req.GoldMinJudged
+	}
+	if req.GoldPause != nil {
+		q.GoldPause = *req.GoldPause
+	}
+	ss, _ := auth.CurrentSession(c)
+	ctx := c.Request().Context()
+	if err := h.exportSt.SetQualitySettings(ctx, p.ID, ss.User.ID, q); err != nil {
+		return err
+	}
+	p, err = h.st.ProjectByID(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	stored := store.QualityOf(p)
+	h.live.QualityChanged(p.ID, stored)
+	h.log.Info("quality settings changed", "project", p.Name, "user", ss.User.ID, "settings", stored)
+	return c.JSON(http.StatusOK, api.QualitySettings(stored))
+}

@@ -1,0 +1,109 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+// The dashboard's quality panel: the gold check's settings (editable),
+// how many annotators it flags, and the Dawid–Skene run behind the
+// annotator table's DS columns.
+
+// qualityForm is the panel's editable copy of the settings.
+type qualityForm struct {
+	edited  bool // the researcher changed a field: snapshots no longer overwrite the form
+	q       api.QualitySettings
+	saving  bool
+	message string
+}
+
+func (p *DashboardPage) renderQuality() app.UI {
+	v := p.snap.Quality
+	if !p.qform.edited {
+		p.qform.q = v.Settings
+	}
+	f := &p.qform
+	num := func(id, label string, val string, step float64, minV, maxV any, set func(float64)) app.UI {
+		return app.Div().Class("field").Body(
+			app.Label().For(id).Text(label),
+			app.Input().ID(id).Type("number").Step(step).Min(minV).Max(maxV).Value(val).
+				OnInput(func(ctx app.Context, e app.Event) {
+					if x, err := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64); err == nil {
+						set(x)
+						f.edited = true
+					}
+				}),
+		)
+	}
+	ds := "Dawid–Skene: no judgments yet."
+	if v.DSItems > 0 && v.DSPrior != nil {
+		conv := "converged"
+		if !v.DSConverged {
+			conv = "not converged"
+		}
+		ds = fmt.Sprintf("Dawid–Skene over %d judged items (%d iterations, %s): %.0f%% estimated relevant; its verdict differs from the majority on %d items.",
+			v.DSItems, v.DSIterations, conv, *v.DSPrior*100, v.DSDisagree)
+	}
+	check := "Gold check off (minimum accuracy 0)."
+	if v.Settings.GoldMinAccuracy > 0 {
+		action := "flagged"
+		if v.Settings.GoldPause {
+			action = "flagged and paused (no new items)"
+		}
+		check = fmt.Sprintf("%d annotator(s) below %.0f%% binarised gold accuracy after %d gold items: %s.",
+			v.Flagged, v.Settings.GoldMinAccuracy*100, v.Settings.GoldMinJudged, action)
+	}
+	return app.Section().ID("quality").Aria("label", "Quality control").Body(
+		app.H2().Text("Quality control"),
+		app.P().ID("quality-summary").DataSet("flagged", v.Flagged).Role("status").Text(check),
+		app.P().ID("ds-summary").Text(ds),
+		app.Form().ID("quality-form").OnSubmit(p.saveQuality).Body(
+			num("gold-rate", "Gold share of each queue (0–1)", strconv.FormatFloat(f.q.GoldRate, 'f', -1, 64), 0.01, 0, 1,
+				func(x float64) { f.q.GoldRate = x }),
+			num("gold-min-accuracy", "Minimum gold accuracy (0–1; 0 = off)", strconv.FormatFloat(f.q.GoldMinAccuracy, 'f', -1, 64), 0.01, 0, 1,
+				func(x float64) { f.q.GoldMinAccuracy = x }),
+			num("gold-min-judged", "Gold items judged before the check applies", strconv.Itoa(f.q.GoldMinJudged), 1, 1, 1000,
+				func(x float64) { f.q.GoldMinJudged = int(x) }),
+			app.Div().Class("field").Body(
+				app.Label().For("gold-pause").Body(
+					app.Input().ID("gold-pause").Type("checkbox").Checked(f.q.GoldPause).
+						OnChange(func(ctx app.Context, e app.Event) {
+							f.q.GoldPause = ctx.JSSrc().Get("checked").Bool()
+							f.edited = true
+						}),
+					app.Text(" Pause annotators below the minimum (they finish the items on screen, get no new ones)"),
+				),
+			),
+			app.Button().Type("submit").ID("quality-save").Class("primary").Disabled(f.saving).Text("Save quality settings"),
+			app.If(f.message != "", func() app.UI { return app.P().ID("quality-message").Class("notice").Role("status").Text(f.message) }),
+		),
+	)
+}
+
+func (p *DashboardPage) saveQuality(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	if p.qform.saving {
+		return
+	}
+	p.qform.saving = true
+	project, q := p.project, p.qform.q
+	cl := p.client
+	ctx.Async(func() {
+		got, err := cl.SetQuality(context.Background(), project, q)
+		ctx.Dispatch(func(ctx app.Context) {
+			p.qform.saving = false
+			if err != nil {
+				p.qform.message = "Not saved: " + err.Error()
+				return
+			}
+			p.qform.q, p.qform.edited = got, false
+			p.snap.Quality.Settings = got
+			p.qform.message = "Saved."
+		})
+	})
+}

@@ -161,7 +161,7 @@ func TestAnnotatorJourney(t *testing.T) {
 		t.Errorf("while offline the server has %d judgments, want 3", n)
 	}
 	// The queue survives a reload while offline (it lives in localStorage).
-	if got := eval[int](e, `JSON.parse(localStorage.getItem("boolpool.outbox.v1") || "[]").length`); got != 1 {
+	if got := eval[int](e, fmt.Sprintf(`JSON.parse(localStorage.getItem("boolpool.outbox.v2.%d") || "[]").length`, a1)); got != 1 {
 		t.Errorf("outbox in localStorage holds %d, want 1", got)
 	}
 	// Reload while still offline: the page comes up from the server (only the

@@ -84,6 +84,9 @@ func (f *taskFeed) nav(ctx app.Context, kind string) {
 		f.project = ""
 	}
 	f.state = stateLoading
+	// go-app reuses the page component when the path changes (/judge/p →
+	// /item/N): the previous path's tasks are not this one's.
+	f.tasks = nil
 	if f.judged == nil {
 		f.judged = map[int64]bool{}
 	}

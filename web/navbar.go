@@ -109,8 +109,9 @@ func (n *NavBar) logout(ctx app.Context, e app.Event) {
 	n.signOut(ctx, e)
 }
 
+// signOut ends the session. The confirmation stays on screen until the
+// page leaves: a dispatch from a removed element (its button) is dropped.
 func (n *NavBar) signOut(ctx app.Context, e app.Event) {
-	n.unsent = 0
 	forgetAccount(ctx.LocalStorage())
 	cl := NewClient()
 	ctx.Async(func() {

@@ -46,10 +46,16 @@ func TestUnsentJudgmentsStayWithTheirAuthor(t *testing.T) {
 	e.do("judge page", chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-state="ready"]`)))
 	e.blockJudgments(true)
 	item := e.itemOnScreen("#judge")
-	for _, k := range []string{"3", "p", "\r"} {
-		e.key(k)
-	}
+	e.key("3")
+	e.key("p")
+	e.do("comment and submit", chromedp.SendKeys(chromedp.CSS(`#comment`), "about this item only"), chromedp.Click(chromedp.CSS(`#submit`)))
 	e.waitJS("queued", `document.querySelector("#judge").dataset.pending === "1"`, 10*time.Second)
+	// The next item starts with an empty comment box (issue 17: go-app
+	// left the previous item's comment in it).
+	e.waitJS("next item", fmt.Sprintf(`document.querySelector("#judge").dataset.item !== %q`, item), 10*time.Second)
+	if got := eval[string](e, `document.querySelector("#comment").value`); got != "" {
+		t.Errorf("the next item's comment box holds %q", got)
+	}
 
 	// Sign-out warns and says how many are unsent.
 	e.do("sign out", chromedp.Click(chromedp.CSS(`#logout`)), chromedp.WaitVisible(chromedp.CSS(`#logout-confirm`)))
@@ -94,7 +100,7 @@ func TestUnsentJudgmentsStayWithTheirAuthor(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	js := judgments(t, e.st, a2)
-	if len(js) != 1 || strconv.FormatInt(js[0].ItemID, 10) != item || js[0].Relevance == nil || *js[0].Relevance != 2 {
+	if len(js) != 1 || strconv.FormatInt(js[0].ItemID, 10) != item || js[0].Relevance == nil || *js[0].Relevance != 2 || js[0].Comment != "about this item only" {
 		t.Fatalf("annotator2's judgments %+v, want item %s relevance 2", js, item)
 	}
 	e.waitJS("saved", `document.querySelector("#sync-status").dataset.state === "saved"`, 10*time.Second)

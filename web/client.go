@@ -154,7 +154,8 @@ func (c *Client) Item(ctx context.Context, id int64) (api.Task, error) {
 	return t, err
 }
 
-// Submit sends one judgment. After a reload while offline the page may not
+// Submit sends one judgment; it never sends one whose author is not the
+// session's user (ErrOtherAccount; the server refuses it too). After a reload while offline the page may not
 // know the session's CSRF token yet, and a token can go stale when the user
 // signs in again in another tab: both are fixed by asking /api/me and trying
 // once more, never by giving up on the judgment.
@@ -163,15 +164,23 @@ func (c *Client) Submit(ctx context.Context, req api.JudgmentRequest) (api.Judgm
 	known := c.csrf != ""
 	c.mu.Unlock()
 	if !known {
-		if _, err := c.Me(ctx); err != nil {
+		me, err := c.Me(ctx)
+		if err != nil {
 			return api.JudgmentResponse{}, err
+		}
+		if me.UserID != req.AuthorID {
+			return api.JudgmentResponse{}, fmt.Errorf("judgment by user %d, session of %s: %w", req.AuthorID, me.Username, ErrOtherAccount)
 		}
 	}
 	var res api.JudgmentResponse
 	err := c.do(ctx, http.MethodPost, "/api/judgments", req, &res)
 	if isCSRFError(err) {
-		if _, merr := c.Me(ctx); merr != nil {
+		me, merr := c.Me(ctx)
+		if merr != nil {
 			return res, merr
+		}
+		if me.UserID != req.AuthorID {
+			return res, fmt.Errorf("judgment by user %d, session of %s: %w", req.AuthorID, me.Username, ErrOtherAccount)
 		}
 		err = c.do(ctx, http.MethodPost, "/api/judgments", req, &res)
 	}

@@ -39,6 +39,7 @@ type taskFeed struct {
 	itemID   int64 // set when the page opened one item by URL (/item/N)
 	client   *Client
 	outbox   *Outbox
+	storage  Storage
 	me       api.Me
 	tasks    []api.Task
 	progress api.Progress
@@ -50,6 +51,8 @@ type taskFeed struct {
 	sync     SyncState
 	pending  int
 	rejected int
+	refused  []OutboxEntry // the judgments the server refused, named in the header
+	orphans  []OutboxEntry // judgments kept aside without an author (v1 outbox)
 	lastSave time.Time
 	started  time.Time
 	clock    activeClock
@@ -82,6 +85,9 @@ func (f *taskFeed) nav(ctx app.Context, kind string) {
 		f.project = ""
 	}
 	f.state = stateLoading
+	// go-app reuses the page component when the path changes (/judge/p →
+	// /item/N): the previous path's tasks are not this one's.
+	f.tasks = nil
 	if f.judged == nil {
 		f.judged = map[int64]bool{}
 	}
@@ -98,13 +104,19 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 		return
 	}
 	f.client = NewClient()
-	f.outbox = LoadOutbox(ctx.LocalStorage())
-	f.pending = f.outbox.Pending()
-	f.rejected = len(f.outbox.Rejected())
+	// Until /api/me answers, the outbox is the last signed-in user's (an
+	// offline reload still shows it); load switches it to the session's.
+	f.storage = ctx.LocalStorage()
+	f.outbox = LoadOutbox(f.storage, rememberedAccount(f.storage))
+	f.counts()
 	f.sync = SyncSaved
 	if f.pending > 0 {
 		f.sync = SyncPending
 	}
+	ctx.Handle(actionRefused, func(ctx app.Context, a app.Action) {
+		op, id := a.Tags.Get("op"), a.Tags.Get("client_id")
+		ctx.Dispatch(func(ctx app.Context) { f.refusedAction(ctx, op, id) })
+	})
 	f.wake = make(chan struct{}, 1)
 	loopCtx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
@@ -216,10 +228,14 @@ func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
 			_, err := f.client.Submit(c, req)
 			return err
 		}, time.Now)
-		pending, rejected := f.outbox.Pending(), len(f.outbox.Rejected())
 		ctx.Dispatch(func(ctx app.Context) {
 			wasOffline := f.sync == SyncOffline
-			f.sync, f.pending, f.rejected = res.State, pending, rejected
+			f.sync = res.State
+			f.counts()
+			for _, e := range f.refused {
+				// A refused item may be opened again to correct it.
+				delete(f.judged, e.Req.ItemID)
+			}
 			if res.Sent > 0 {
 				f.lastSave = time.Now()
 				f.progress.Done += res.Sent
@@ -272,6 +288,7 @@ func (f *taskFeed) load(ctx app.Context) {
 		}
 		ctx.Dispatch(func(ctx app.Context) {
 			f.me = me
+			f.useAccount(me.UserID)
 			if err != nil {
 				f.fail(err)
 				return
@@ -385,16 +402,76 @@ func (f *taskFeed) current() (api.Task, bool) {
 	return f.tasks[0], true
 }
 
+// useAccount makes the outbox the signed-in user's (a no-op if it is): the
+// previous user's unsent judgments stay in this browser for their next
+// sign-in and are never sent with this session.
+func (f *taskFeed) useAccount(userID int64) {
+	if userID == 0 {
+		return
+	}
+	rememberAccount(f.storage, userID)
+	if f.outbox.Account() != userID {
+		f.outbox.Switch(userID)
+		f.sync = SyncSaved
+		if f.outbox.Pending() > 0 {
+			f.sync = SyncPending
+			f.poke()
+		}
+	}
+	f.counts()
+}
+
+// counts refreshes what the header shows about the outbox.
+func (f *taskFeed) counts() {
+	f.pending = f.outbox.Pending()
+	f.refused = f.outbox.Rejected()
+	f.rejected = len(f.refused)
+	f.orphans = Unattributed(f.storage)
+}
+
+// actionRefused carries the refused-judgments list's buttons to the feed
+// (tags op = discard | resend | discard-unattributed, client_id).
+const actionRefused = "outbox/refused"
+
+func (f *taskFeed) refusedAction(ctx app.Context, op, clientID string) {
+	switch op {
+	case "discard":
+		f.outbox.Discard(clientID)
+	case "resend":
+		f.outbox.Resend(clientID, time.Now())
+		f.poke()
+	case "discard-unattributed":
+		DiscardUnattributed(f.storage)
+	}
+	f.counts()
+}
+
+// describe names a task for people: its query and document title.
+func describe(t api.Task) string {
+	s := t.Query.Text
+	if t.Document != nil && t.Document.Title != "" {
+		s += " · " + t.Document.Title
+	}
+	if t.Paraphrase != "" {
+		s += " · “" + t.Paraphrase + "”"
+	}
+	return s
+}
+
 // submit queues a judgment durably, moves to the next task at once, and
 // lets the sync loop send it.
 func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	req.ClientID = NewUUID()
 	req.TimeSpentMs = f.clock.take(time.Now()).Milliseconds()
-	if err := f.outbox.Add(req, time.Now()); err != nil {
+	item := ""
+	if len(f.tasks) > 0 && f.tasks[0].ItemID == req.ItemID {
+		item = describe(f.tasks[0])
+	}
+	if err := f.outbox.Add(req, item, time.Now()); err != nil {
 		return err
 	}
 	f.judged[req.ItemID] = true
-	f.pending = f.outbox.Pending()
+	f.counts()
 	if f.sync != SyncOffline {
 		f.sync = SyncPending
 	}
@@ -433,6 +510,9 @@ func (f *taskFeed) header(title string) app.UI {
 			NewProgressBar().Progress(f.progress).Kind(f.kind),
 			NewSyncBadge().State(string(f.sync)).Pending(f.pending).Rejected(f.rejected),
 		),
+		app.If(len(f.refused) > 0 || len(f.orphans) > 0, func() app.UI {
+			return NewRefusedList().Entries(f.refused).Unattributed(f.orphans)
+		}),
 	)
 }
 

@@ -89,7 +89,9 @@ func (p *JudgePage) syncForm() {
 	}
 }
 
-// resetFor clears the form for item t unless it is already on screen.
+// resetFor clears the form for item t unless it is already on screen, or
+// fills it from the user's judgment of t that the server refused, to be
+// corrected and sent again.
 func (p *JudgePage) resetFor(t api.Task) {
 	if p.shownItem == t.ItemID {
 		return
@@ -99,6 +101,49 @@ func (p *JudgePage) resetFor(t api.Task) {
 	p.attributions = map[int]map[int]bool{}
 	p.satisfied = map[int]string{}
 	p.comment, p.message = "", ""
+	if p.outbox != nil {
+		if e, ok := p.outbox.RejectedFor(t.ItemID, api.KindRelevance); ok {
+			p.restore(e)
+		}
+	}
+	// go-app cannot clear a textarea (an empty value becomes a removed
+	// attribute, which leaves what was typed): set it directly, or the
+	// previous item's comment stays in the box (issue 17).
+	setFieldValue("comment", p.comment)
+}
+
+// restore fills the form from a refused judgment.
+func (p *JudgePage) restore(e OutboxEntry) {
+	r := e.Req
+	if r.Relevance != nil {
+		p.relevance = *r.Relevance
+	}
+	p.evidence = r.Evidence
+	for _, a := range r.Attributions {
+		set := map[int]bool{}
+		for _, s := range a.Sentences {
+			set[s] = true
+		}
+		p.attributions[a.Atom] = set
+		if a.Satisfied != "" {
+			p.satisfied[a.Atom] = a.Satisfied
+		}
+	}
+	p.comment = r.Comment
+	if r.SkipReason != "" {
+		p.comment = r.SkipReason
+	}
+	p.message = "The server refused your judgment of this item (" + e.LastError + "). It is filled in again: correct it and submit, or discard it above."
+}
+
+// setFieldValue sets a form field's value in the page (client only).
+func setFieldValue(id, v string) {
+	if !app.IsClient {
+		return
+	}
+	if el := app.Window().GetElementByID(id); el.Truthy() {
+		el.Set("value", v)
+	}
 }
 
 func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
@@ -259,6 +304,9 @@ func (p *JudgePage) submit(ctx app.Context) {
 	case p.evidence == "":
 		p.message = "Choose the evidence first (e complete, p partial, n none)."
 		return
+	case len(strings.TrimSpace(p.comment)) > api.MaxComment:
+		p.message = tooLong("comment", len(strings.TrimSpace(p.comment)), api.MaxComment)
+		return
 	}
 	if err := p.taskFeed.submit(ctx, p.request(t)); err != nil {
 		p.message = "Could not keep the judgment in this browser: " + err.Error()
@@ -279,6 +327,10 @@ func (p *JudgePage) skip(ctx app.Context, e app.Event) {
 	if reason == "" {
 		reason = "skipped without a reason"
 	}
+	if len(reason) > api.MaxSkipReason {
+		p.message = tooLong("skip reason (the comment)", len(reason), api.MaxSkipReason)
+		return
+	}
 	if err := p.taskFeed.submit(ctx, api.JudgmentRequest{ItemID: t.ItemID, Kind: api.KindRelevance, SkipReason: reason}); err != nil {
 		p.message = err.Error()
 		return
@@ -286,6 +338,11 @@ func (p *JudgePage) skip(ctx app.Context, e app.Event) {
 	if next, ok := p.current(); ok {
 		p.resetFor(next)
 	}
+}
+
+// tooLong says a text field is over the server's limit, before queuing.
+func tooLong(what string, n, limit int) string {
+	return fmt.Sprintf("The %s is %d bytes long; the limit is %d bytes (accented letters and emoji take 2–4 bytes each). Shorten it to submit.", what, n, limit)
 }
 
 // contradiction reports whether the chosen relevance contradicts the
@@ -345,9 +402,11 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 					Text("Your relevance grade contradicts your constraint labels under the query's logic. Check both before submitting.")
 			}),
 			app.Label().For("comment").Text("Comment (optional; also the skip reason)"),
-			app.Textarea().ID("comment").Rows(2).Text(p.comment).OnInput(func(ctx app.Context, e app.Event) {
-				p.comment = ctx.JSSrc().Get("value").String()
-			}),
+			app.Textarea().ID("comment").Rows(2).MaxLength(api.MaxComment).Aria("describedby", "comment-count").Text(p.comment).
+				OnInput(func(ctx app.Context, e app.Event) {
+					p.comment = ctx.JSSrc().Get("value").String()
+				}),
+			NewTextCounter().ID("comment-count").Bytes(len(p.comment)).Limit(api.MaxComment),
 			app.If(p.message != "", func() app.UI { return app.P().ID("form-message").Class("error").Role("alert").Text(p.message) }),
 			app.Div().Class("actions").Body(
 				app.Button().Type("button").ID("submit").Class("primary").Text("Submit and next (Enter)").

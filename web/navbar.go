@@ -7,12 +7,16 @@ import (
 )
 
 // NavBar is the top bar: brand, the pages the user's role may open, and
-// sign-out.
+// sign-out. Signing out while judgments made under this sign-in are not
+// yet sent asks first: they stay in the browser for the user's next
+// sign-in here (the outbox is per account), which the user should know.
 type NavBar struct {
 	app.Compo
 	Ime      api.Me
 	Iactive  string
 	Iproject string
+
+	unsent int // > 0: the sign-out confirmation is open
 }
 
 // NewNavBar returns an empty navigation bar.
@@ -81,10 +85,34 @@ func (n *NavBar) Render() app.UI {
 				app.Button().Type("button").Class("link").ID("logout").Text("Sign out").OnClick(n.logout),
 			)
 		}),
+		app.If(n.unsent > 0, func() app.UI {
+			return app.Div().ID("logout-confirm").Class("notice", "warning").Role("alertdialog").
+				Aria("labelledby", "logout-confirm-text").DataSet("unsent", n.unsent).Body(
+				app.P().ID("logout-confirm-text").Textf(
+					"%d judgment(s) you made as %s are not saved on the server yet. They stay in this browser and are sent "+
+						"only when you sign in here again as %s, never with anyone else's sign-in.", n.unsent, n.Ime.Username, n.Ime.Username),
+				app.Button().Type("button").ID("logout-confirm-yes").Text("Sign out anyway").OnClick(n.signOut),
+				app.Button().Type("button").ID("logout-cancel").Class("primary").Text("Stay signed in").
+					OnClick(func(ctx app.Context, e app.Event) { n.unsent = 0 }),
+			)
+		}),
 	)
 }
 
+// logout signs out at once, or first shows how many judgments are unsent.
 func (n *NavBar) logout(ctx app.Context, e app.Event) {
+	ob := LoadOutbox(ctx.LocalStorage(), n.Ime.UserID)
+	if unsent := ob.Pending() + len(ob.Rejected()); unsent > 0 {
+		n.unsent = unsent
+		return
+	}
+	n.signOut(ctx, e)
+}
+
+// signOut ends the session. The confirmation stays on screen until the
+// page leaves: a dispatch from a removed element (its button) is dropped.
+func (n *NavBar) signOut(ctx app.Context, e app.Event) {
+	forgetAccount(ctx.LocalStorage())
 	cl := NewClient()
 	ctx.Async(func() {
 		// The CSRF token comes from /api/me; a failure still leaves the

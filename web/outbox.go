@@ -5,25 +5,44 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
 	"boolpool/web/api"
 )
 
-// outboxKey is the browser-storage key of the unsent judgments.
-const outboxKey = "boolpool.outbox.v1"
+// Browser-storage keys. Each account has its own outbox: judgments wait
+// for the session of the user who made them and are never sent with anyone
+// else's (issue 11: annotator2's queued judgment was stored as
+// annotator3's). The v1 outbox, shared by every sign-in of the browser and
+// without authors, is migrated once: entries that name an author move to
+// that author's outbox, the others (all v1 entries in practice) are kept
+// aside under unattributedKey, shown to whoever signs in, and never sent.
+const (
+	outboxKeyV1     = "boolpool.outbox.v1"
+	outboxKeyPrefix = "boolpool.outbox.v2."
+	unattributedKey = "boolpool.outbox.unattributed"
+)
+
+// OutboxKey is the storage key of one account's outbox.
+func OutboxKey(userID int64) string { return outboxKeyPrefix + strconv.FormatInt(userID, 10) }
+
+// ErrNoAccount is returned by Add before the page knows who is signed in.
+var ErrNoAccount = errors.New("outbox: not signed in: the judgment has no author")
 
 // Storage is the part of go-app's BrowserStorage the outbox uses (a fake in
 // tests).
 type Storage interface {
 	Set(k string, v any) error
 	Get(k string, v any) error
+	Del(k string)
 }
 
 // OutboxEntry is one judgment waiting to be acknowledged by the server.
 type OutboxEntry struct {
 	Req       api.JudgmentRequest `json:"req"`
+	Item      string              `json:"item,omitempty"` // what was judged, for people (query · document)
 	QueuedAt  time.Time           `json:"queued_at"`
 	Attempts  int                 `json:"attempts"`
 	NextTry   time.Time           `json:"next_try"`
@@ -31,38 +50,145 @@ type OutboxEntry struct {
 	Rejected  bool                `json:"rejected,omitempty"` // the server refused it (4xx): kept for the user, not retried
 }
 
-// Outbox keeps unsent judgments in browser storage, so a reload, a crash or
-// a lost network loses nothing: a judgment is written here before the view
-// moves on, and leaves only when the server acknowledged it. Retries back
-// off exponentially (1 s … 30 s); the server write is idempotent on the
-// client id, so a retry of a judgment whose answer was lost is harmless.
+// Outbox keeps one account's unsent judgments in browser storage, so a
+// reload, a crash, a lost network or a sign-out loses nothing: a judgment
+// is written here before the view moves on, and leaves only when the server
+// acknowledged it. Every entry carries its author (Req.AuthorID, set by
+// Add), and the server refuses it from any other session. Retries back off
+// exponentially (1 s … 30 s); the server write is idempotent on the client
+// id, so a retry of a judgment whose answer was lost is harmless.
 type Outbox struct {
 	mu      sync.Mutex
 	st      Storage
+	userID  int64
 	entries []OutboxEntry
 }
 
-// LoadOutbox reads the outbox from storage.
-func LoadOutbox(st Storage) *Outbox {
+// LoadOutbox reads userID's outbox from storage (userID 0: nobody is known
+// to be signed in; the outbox is empty and Add refuses).
+func LoadOutbox(st Storage, userID int64) *Outbox {
 	o := &Outbox{st: st}
-	if err := st.Get(outboxKey, &o.entries); err != nil {
-		o.entries = nil
-	}
+	o.Switch(userID)
 	return o
 }
 
+// Switch makes the outbox userID's: another sign-in's entries stay in
+// storage, untouched, for that user's next session.
+func (o *Outbox) Switch(userID int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	migrateV1(o.st)
+	o.userID, o.entries = userID, nil
+	if userID == 0 {
+		return
+	}
+	var all []OutboxEntry
+	if err := o.st.Get(OutboxKey(userID), &all); err != nil {
+		return
+	}
+	var stray []OutboxEntry
+	for _, e := range all {
+		if e.Req.AuthorID == userID {
+			o.entries = append(o.entries, e)
+		} else {
+			stray = append(stray, e)
+		}
+	}
+	if len(stray) > 0 {
+		// Cannot happen through Add; set aside rather than send.
+		keepAside(o.st, stray)
+		_ = o.save()
+	}
+}
+
+// Account is the user whose outbox this is (0 if none).
+func (o *Outbox) Account() int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.userID
+}
+
+// migrateV1 moves the shared v1 outbox into per-account outboxes: an entry
+// goes to its author's, and one without an author is kept aside.
+func migrateV1(st Storage) {
+	var old []OutboxEntry
+	if err := st.Get(outboxKeyV1, &old); err != nil || len(old) == 0 {
+		return
+	}
+	byAuthor := map[int64][]OutboxEntry{}
+	var orphans []OutboxEntry
+	for _, e := range old {
+		if e.Req.AuthorID > 0 {
+			byAuthor[e.Req.AuthorID] = append(byAuthor[e.Req.AuthorID], e)
+		} else {
+			orphans = append(orphans, e)
+		}
+	}
+	for id, es := range byAuthor {
+		var cur []OutboxEntry
+		_ = st.Get(OutboxKey(id), &cur)
+		if err := st.Set(OutboxKey(id), append(cur, es...)); err != nil {
+			return // keep v1 for the next try
+		}
+	}
+	if len(orphans) > 0 && keepAside(st, orphans) != nil {
+		return
+	}
+	st.Del(outboxKeyV1)
+}
+
+// keepAside adds entries to the unattributed pile.
+func keepAside(st Storage, es []OutboxEntry) error {
+	var cur []OutboxEntry
+	_ = st.Get(unattributedKey, &cur)
+	return st.Set(unattributedKey, append(cur, es...))
+}
+
+// Unattributed returns the judgments kept aside because nobody knows who
+// made them (from the shared v1 outbox): they are never sent.
+func Unattributed(st Storage) []OutboxEntry {
+	var es []OutboxEntry
+	if err := st.Get(unattributedKey, &es); err != nil {
+		return nil
+	}
+	return es
+}
+
+// DiscardUnattributed deletes the judgments kept aside.
+func DiscardUnattributed(st Storage) { st.Del(unattributedKey) }
+
 func (o *Outbox) save() error {
-	if err := o.st.Set(outboxKey, o.entries); err != nil {
+	if o.userID == 0 {
+		return nil
+	}
+	if len(o.entries) == 0 {
+		o.st.Del(OutboxKey(o.userID))
+		return nil
+	}
+	if err := o.st.Set(OutboxKey(o.userID), o.entries); err != nil {
 		return fmt.Errorf("outbox: save: %w", err)
 	}
 	return nil
 }
 
-// Add queues a judgment (and persists it) before anything is sent.
-func (o *Outbox) Add(req api.JudgmentRequest, now time.Time) error {
+// Add queues a judgment (and persists it) before anything is sent, as the
+// account's: it sets req.AuthorID. item describes what was judged, for the
+// user, should the server refuse it. A new judgment of an item replaces a
+// refused one of the same item (it is its correction).
+func (o *Outbox) Add(req api.JudgmentRequest, item string, now time.Time) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.entries = append(o.entries, OutboxEntry{Req: req, QueuedAt: now, NextTry: now})
+	if o.userID == 0 {
+		return ErrNoAccount
+	}
+	req.AuthorID = o.userID
+	keep := o.entries[:0:0]
+	for _, e := range o.entries {
+		if !(e.Rejected && e.Req.ItemID == req.ItemID && e.Req.Kind == req.Kind) {
+			keep = append(keep, e)
+		}
+	}
+	o.entries = append(keep, OutboxEntry{Req: req, Item: item, QueuedAt: now, NextTry: now})
 	return o.save()
 }
 
@@ -113,7 +239,22 @@ const (
 	SyncPending   SyncState = "pending"
 	SyncOffline   SyncState = "offline"
 	SyncSignedOut SyncState = "signed-out"
+	// SyncOtherAccount: the browser's session is someone else's (signed in
+	// in another tab); the judgments wait for their author.
+	SyncOtherAccount SyncState = "other-account"
 )
+
+// ErrOtherAccount is what a send function returns, without sending, when
+// the session is not the judgment's author's.
+var ErrOtherAccount = errors.New("this browser is signed in as another user")
+
+// isAuthorRefusal reports the server refusing a judgment because the
+// session is not its author's (403 naming author_id), or the client finding
+// that out before sending.
+func isAuthorRefusal(err error) bool {
+	var ae *APIError
+	return errors.Is(err, ErrOtherAccount) || errors.As(err, &ae) && ae.Status == 403 && ae.Problem.Field == "author_id"
+}
 
 // FlushResult says what a flush did.
 type FlushResult struct {
@@ -122,8 +263,9 @@ type FlushResult struct {
 	Err   error
 }
 
-// Flush sends every due judgment, oldest first, stopping at the first
-// network failure (no point hammering a dead link).
+// Flush sends every due judgment of the account, oldest first, stopping at
+// the first network failure (no point hammering a dead link) and at a
+// session that is not the account's (the judgments wait for their author).
 func (o *Outbox) Flush(ctx context.Context, send func(context.Context, api.JudgmentRequest) error, now func() time.Time) FlushResult {
 	var res FlushResult
 	for {
@@ -145,6 +287,10 @@ func (o *Outbox) Flush(ctx context.Context, send func(context.Context, api.Judgm
 			o.retry(e.Req.ClientID, err, now())
 			res.Err, res.State = err, SyncSignedOut
 			return res
+		case isAuthorRefusal(err):
+			o.retry(e.Req.ClientID, err, now())
+			res.Err, res.State = err, SyncOtherAccount
+			return res
 		default:
 			o.reject(e.Req.ClientID, err)
 			res.Err = err
@@ -162,7 +308,7 @@ func (o *Outbox) nextDue(now time.Time) (OutboxEntry, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, e := range o.entries {
-		if !e.Rejected && !e.NextTry.After(now) {
+		if !e.Rejected && !e.NextTry.After(now) && e.Req.AuthorID == o.userID && o.userID != 0 {
 			return e, true
 		}
 	}
@@ -237,6 +383,45 @@ func (o *Outbox) reject(clientID string, err error) {
 	_ = o.save()
 }
 
+// RejectedFor returns the refused judgment of an item, if there is one (the
+// judging page fills its form from it, to be corrected and sent again).
+func (o *Outbox) RejectedFor(itemID int64, kind string) (OutboxEntry, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := len(o.entries) - 1; i >= 0; i-- {
+		if e := o.entries[i]; e.Rejected && e.Req.ItemID == itemID && e.Req.Kind == kind {
+			return e, true
+		}
+	}
+	return OutboxEntry{}, false
+}
+
+// Discard deletes a refused judgment (the user chose to drop it).
+func (o *Outbox) Discard(clientID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i, e := range o.entries {
+		if e.Req.ClientID == clientID && e.Rejected {
+			o.entries = append(o.entries[:i], o.entries[i+1:]...)
+			break
+		}
+	}
+	_ = o.save()
+}
+
+// Resend sends a refused judgment again, unchanged (the refusal may have
+// been temporary, e.g. a 409 while the item was being reassigned).
+func (o *Outbox) Resend(clientID string, now time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := range o.entries {
+		if o.entries[i].Req.ClientID == clientID {
+			o.entries[i].Rejected, o.entries[i].NextTry = false, now
+		}
+	}
+	_ = o.save()
+}
+
 // NewUUID returns a random (version 4) UUID.
 func NewUUID() string {
 	var b [16]byte
@@ -245,3 +430,24 @@ func NewUUID() string {
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
+
+// accountKey remembers who was last signed in in this browser, so a reload
+// while offline still shows (and keeps sending, once the network is back)
+// that user's outbox. It is not a credential: the server checks every
+// judgment's author against the session.
+const accountKey = "boolpool.account.v1"
+
+// rememberAccount records the signed-in user.
+func rememberAccount(st Storage, userID int64) { _ = st.Set(accountKey, userID) }
+
+// rememberedAccount is the last signed-in user (0 if none).
+func rememberedAccount(st Storage) int64 {
+	var id int64
+	if err := st.Get(accountKey, &id); err != nil {
+		return 0
+	}
+	return id
+}
+
+// forgetAccount is part of signing out.
+func forgetAccount(st Storage) { st.Del(accountKey) }

@@ -20,6 +20,8 @@ func (m memStorage) Set(k string, v any) error {
 	return err
 }
 
+func (m memStorage) Del(k string) { delete(m, k) }
+
 func (m memStorage) Get(k string, v any) error {
 	if b, ok := m[k]; ok {
 		return json.Unmarshal(b, v)
@@ -30,14 +32,14 @@ func (m memStorage) Get(k string, v any) error {
 func TestOutboxSurvivesReloadAndRetries(t *testing.T) {
 	st := memStorage{}
 	now := time.Unix(1000, 0)
-	o := LoadOutbox(st)
+	o := LoadOutbox(st, 7)
 	for i := 1; i <= 3; i++ {
-		if err := o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: int64(i)}, now); err != nil {
+		if err := o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: int64(i)}, "", now); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A reload (new outbox from the same storage) keeps everything.
-	o = LoadOutbox(st)
+	o = LoadOutbox(st, 7)
 	if o.Pending() != 3 || !o.Has(2) {
 		t.Fatalf("after reload: %d pending", o.Pending())
 	}
@@ -57,16 +59,16 @@ func TestOutboxSurvivesReloadAndRetries(t *testing.T) {
 	if res.Sent != 3 || res.State != SyncSaved || o.Pending() != 0 || fmt.Sprint(sent) != "[1 2 3]" {
 		t.Errorf("online flush: %+v sent %v", res, sent)
 	}
-	if LoadOutbox(st).Pending() != 0 {
+	if LoadOutbox(st, 7).Pending() != 0 {
 		t.Error("acknowledged judgments still stored")
 	}
 }
 
 func TestOutboxRejectsKeepWork(t *testing.T) {
 	st := memStorage{}
-	o := LoadOutbox(st)
-	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 1}, time.Now())
-	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 2}, time.Now())
+	o := LoadOutbox(st, 7)
+	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 1}, "", time.Now())
+	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 2}, "", time.Now())
 	send := func(_ context.Context, r api.JudgmentRequest) error {
 		if r.ItemID == 1 {
 			return &APIError{Status: 400, Problem: api.Problem{Field: "relevance"}}
@@ -78,7 +80,7 @@ func TestOutboxRejectsKeepWork(t *testing.T) {
 		t.Errorf("flush %+v pending %d rejected %d", res, o.Pending(), len(o.Rejected()))
 	}
 	signedOut := func(context.Context, api.JudgmentRequest) error { return &APIError{Status: 401} }
-	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 3}, time.Now())
+	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 3}, "", time.Now())
 	if res := o.Flush(context.Background(), signedOut, time.Now); res.State != SyncSignedOut || o.Pending() != 1 {
 		t.Errorf("401: %+v", res)
 	}

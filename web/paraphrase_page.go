@@ -71,6 +71,7 @@ func (p *ParaphrasePage) syncForm() {
 	if t, ok := p.current(); ok && t.ItemID != p.shownItem {
 		p.shownItem = t.ItemID
 		p.text, p.nonsensical, p.message = "", false, ""
+		setFieldValue("paraphrase-text", "") // go-app cannot clear a textarea
 	}
 }
 
@@ -106,6 +107,10 @@ func (p *ParaphrasePage) submit(ctx app.Context) {
 		p.message = "Write a paraphrase, or mark the query nonsensical (m)."
 		return
 	}
+	if len(text) > api.MaxParaphrase && !p.nonsensical {
+		p.message = tooLong("paraphrase", len(text), api.MaxParaphrase)
+		return
+	}
 	req := api.JudgmentRequest{ItemID: t.ItemID, Kind: api.KindParaphrase, Paraphrase: &api.ParaphraseAnswer{Text: text, Nonsensical: p.nonsensical}}
 	if err := p.taskFeed.submit(ctx, req); err != nil {
 		p.message = err.Error()
@@ -124,7 +129,7 @@ func (p *ParaphrasePage) Render() app.UI {
 				),
 				app.Section().Class("labels-panel").Body(
 					app.Label().For("paraphrase-text").Text("Your fluent paraphrase (same meaning, same and / or / not)"),
-					app.Textarea().ID("paraphrase-text").Rows(3).AutoFocus(true).Disabled(p.nonsensical).Text(p.text).
+					app.Textarea().ID("paraphrase-text").Rows(3).MaxLength(api.MaxParaphrase).AutoFocus(true).Disabled(p.nonsensical).Text(p.text).
 						OnInput(func(ctx app.Context, e app.Event) { p.text = ctx.JSSrc().Get("value").String() }),
 					app.Label().Class("check").Body(
 						app.Input().Type("checkbox").ID("nonsensical").Checked(p.nonsensical).

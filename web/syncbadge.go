@@ -35,12 +35,14 @@ func (b *SyncBadge) Render() app.UI {
 		text = "Offline: judgments kept in this browser"
 	case SyncSignedOut:
 		text = "Signed out: sign in again to send your judgments"
+	case SyncOtherAccount:
+		text = "This browser is signed in as someone else (another tab?): your judgments wait here until you sign in again"
 	}
 	if b.Ipending > 0 {
 		text += " · " + itoa(b.Ipending) + " pending"
 	}
 	if b.Irejected > 0 {
-		text += " · " + itoa(b.Irejected) + " refused by the server"
+		text += " · " + itoa(b.Irejected) + " refused by the server (listed below)"
 	}
 	return app.Div().ID("sync-status").Class("sync", "sync-"+b.Istate).Role("status").Aria("live", "polite").
 		DataSet("state", b.Istate).DataSet("pending", b.Ipending).Text(text)

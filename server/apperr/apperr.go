@@ -35,3 +35,23 @@ func (e *Invalid) Error() string {
 func Invalidf(field, format string, args ...any) error {
 	return &Invalid{Field: field, Reason: fmt.Sprintf(format, args...)}
 }
+
+// Refused is a well-formed request refused because of one field's value in
+// the current state (not bad syntax, which is Invalid): Err is the sentinel
+// that decides the status (ErrConflict, ErrForbidden…), and the HTTP
+// problem names Field.
+type Refused struct {
+	Field  string
+	Reason string
+	Err    error
+}
+
+func (e *Refused) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Reason) }
+
+// Unwrap returns the sentinel.
+func (e *Refused) Unwrap() error { return e.Err }
+
+// Refusedf builds a *Refused wrapping sentinel.
+func Refusedf(sentinel error, field, format string, args ...any) error {
+	return &Refused{Field: field, Reason: fmt.Sprintf(format, args...), Err: sentinel}
+}

@@ -81,7 +81,7 @@ func (u *user) enter(entryPath, participant string, extra url.Values) (int, stri
 		if s := u.do("GET", "/api/me", nil, &me); s != 200 {
 			u.e.t.Fatalf("me after entry: %d", s)
 		}
-		u.csrf = me.CSRFToken
+		u.csrf, u.id = me.CSRFToken, me.UserID
 	}
 	return st, body
 }

@@ -35,6 +35,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 }
 
 func problemFor(err error) Problem {
+	p := statusFor(err)
+	var rf *apperr.Refused
+	if p.Field == "" && p.Status < 500 && errors.As(err, &rf) {
+		p.Field = rf.Field
+	}
+	return p
+}
+
+func statusFor(err error) Problem {
 	var inv *apperr.Invalid
 	var he *echo.HTTPError
 	switch {

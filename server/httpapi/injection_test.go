@@ -46,7 +46,7 @@ func TestInjectionStringsAreData(t *testing.T) {
 	}
 	comment := injections[1] + " " + injections[2]
 	r := 2
-	req := api.JudgmentRequest{ClientID: uuid(9001), ItemID: q.Tasks[0].ItemID, Kind: "relevance", Relevance: &r,
+	req := api.JudgmentRequest{ClientID: uuid(9001), AuthorID: ann.id, ItemID: q.Tasks[0].ItemID, Kind: "relevance", Relevance: &r,
 		Evidence: "partial", Comment: comment, SkipReason: injections[0]}
 	if st := ann.do("POST", "/api/judgments", req, nil); st != http.StatusCreated {
 		t.Fatalf("judgment with injection text: status %d", st)

@@ -49,6 +49,7 @@ type user struct {
 	e    *env
 	c    *http.Client
 	csrf string
+	id   int64 // the signed-in user's id (0 when anonymous)
 }
 
 func (e *env) anon() *user {
@@ -63,7 +64,7 @@ func (e *env) login(name string) *user {
 	if st := u.do("POST", "/api/auth/login", api.LoginRequest{Username: name, Password: judgingtest.Password}, &me); st != 200 {
 		e.t.Fatalf("login %s: status %d", name, st)
 	}
-	u.csrf = me.CSRFToken
+	u.csrf, u.id = me.CSRFToken, me.UserID
 	return u
 }
 
@@ -249,9 +250,11 @@ func TestAssignmentAndJudging(t *testing.T) {
 	if st := a2.do("GET", "/api/items/"+itoa(int(first.ItemID)), nil, nil); st != 403 {
 		t.Errorf("annotator2 opening annotator1's item: %d, want 403", st)
 	}
-	req := api.JudgmentRequest{ClientID: uuid(1), ItemID: first.ItemID, Kind: "relevance", Relevance: rel(3), Evidence: "complete",
+	req := api.JudgmentRequest{ClientID: uuid(1), AuthorID: a1.id, ItemID: first.ItemID, Kind: "relevance", Relevance: rel(3), Evidence: "complete",
 		Attributions: []api.Attribution{{Atom: 0, Sentences: []int{1, 1}, Satisfied: "yes"}, {Atom: 1, Sentences: []int{2}, Satisfied: "yes"}}}
-	if st := a2.do("POST", "/api/judgments", req, nil); st != 403 {
+	their := req
+	their.AuthorID = a2.id
+	if st := a2.do("POST", "/api/judgments", their, nil); st != 403 {
 		t.Errorf("annotator2 judging annotator1's item: %d, want 403", st)
 	}
 	// Judging is idempotent on client_id.
@@ -278,7 +281,7 @@ func TestAssignmentAndJudging(t *testing.T) {
 	// A correction supersedes instead of overwriting.
 	fix := req
 	fix.ClientID = uuid(2)
-	fix.Attributions[1].Satisfied = "no"
+	fix.Attributions = []api.Attribution{req.Attributions[0], {Atom: 1, Sentences: []int{2}, Satisfied: "no"}}
 	var r3 api.JudgmentResponse
 	if st := a1.do("POST", "/api/judgments", fix, &r3); st != 201 || r3.Supersedes == nil || *r3.Supersedes != r1.ID || r3.Contradiction {
 		t.Errorf("correction: %d %+v, want supersedes %d and no contradiction", st, r3, r1.ID)
@@ -316,7 +319,7 @@ func TestAssignmentAndJudging(t *testing.T) {
 		t.Errorf("after annotator2's leases expired annotator3 has %d tasks, want 5", len(q.Tasks))
 	}
 	// A late judgment on an expired lease is still accepted (never lose work).
-	late := api.JudgmentRequest{ClientID: uuid(3), ItemID: q2.Tasks[0].ItemID, Kind: "relevance", Relevance: rel(0), Evidence: "none"}
+	late := api.JudgmentRequest{ClientID: uuid(3), AuthorID: a2.id, ItemID: q2.Tasks[0].ItemID, Kind: "relevance", Relevance: rel(0), Evidence: "none"}
 	if st := a2.do("POST", "/api/judgments", late, nil); st != 201 {
 		t.Errorf("late judgment: %d, want 201", st)
 	}
@@ -327,7 +330,7 @@ func TestJudgmentValidation(t *testing.T) {
 	a1 := e.login("annotator1")
 	item := a1.queue("relevance", 1).Tasks[0].ItemID
 	good := func() api.JudgmentRequest {
-		return api.JudgmentRequest{ClientID: uuid(9), ItemID: item, Kind: "relevance", Relevance: rel(2), Evidence: "partial"}
+		return api.JudgmentRequest{ClientID: uuid(9), AuthorID: a1.id, ItemID: item, Kind: "relevance", Relevance: rel(2), Evidence: "partial"}
 	}
 	tests := []struct {
 		name  string
@@ -335,6 +338,7 @@ func TestJudgmentValidation(t *testing.T) {
 		field string
 	}{
 		{"bad uuid", func() api.JudgmentRequest { r := good(); r.ClientID = "abc"; return r }(), "client_id"},
+		{"no author", func() api.JudgmentRequest { r := good(); r.AuthorID = 0; return r }(), "author_id"},
 		{"no item", func() api.JudgmentRequest { r := good(); r.ItemID = 0; return r }(), "item_id"},
 		{"kind", func() api.JudgmentRequest { r := good(); r.Kind = "paraphrase"; return r }(), "kind"},
 		{"relevance missing", func() api.JudgmentRequest { r := good(); r.Relevance = nil; return r }(), "relevance"},
@@ -386,7 +390,7 @@ func TestParaphraseAndValidation(t *testing.T) {
 		t.Fatalf("paraphrase queue: %+v", pq)
 	}
 	var p api.Problem
-	empty := api.JudgmentRequest{ClientID: uuid(20), ItemID: pq.Tasks[0].ItemID, Kind: "paraphrase", Paraphrase: &api.ParaphraseAnswer{}}
+	empty := api.JudgmentRequest{ClientID: uuid(20), AuthorID: a1.id, ItemID: pq.Tasks[0].ItemID, Kind: "paraphrase", Paraphrase: &api.ParaphraseAnswer{}}
 	if st := a1.do("POST", "/api/judgments", empty, &p); st != 400 || p.Field != "paraphrase.text" {
 		t.Errorf("empty paraphrase: %d %+v", st, p)
 	}
@@ -413,7 +417,7 @@ func TestParaphraseAndValidation(t *testing.T) {
 		}
 		itemID = q.Tasks[0].ItemID
 		v := votes[i]
-		if st := u.do("POST", "/api/judgments", api.JudgmentRequest{ClientID: uuid(30 + i), ItemID: itemID, Kind: "validation", Validation: &v}, nil); st != 201 {
+		if st := u.do("POST", "/api/judgments", api.JudgmentRequest{ClientID: uuid(30 + i), AuthorID: u.id, ItemID: itemID, Kind: "validation", Validation: &v}, nil); st != 201 {
 			t.Fatalf("validation by %s: %d", name, st)
 		}
 		if i < 2 {

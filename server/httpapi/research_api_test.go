@@ -132,7 +132,7 @@ func TestResearchLiveAdjudicationExport(t *testing.T) {
 			}
 			for _, task := range q.Tasks {
 				doc := docOf[task.Document.ID]
-				req := api.JudgmentRequest{ClientID: uuid(1000 + n), ItemID: task.ItemID, Kind: api.KindRelevance,
+				req := api.JudgmentRequest{ClientID: uuid(1000 + n), AuthorID: u.id, ItemID: task.ItemID, Kind: api.KindRelevance,
 					Relevance: rel(researchLabels[doc][a]), Evidence: api.EvidenceComplete, TimeSpentMs: 1000}
 				n++
 				if doc == "d1" && a == 0 {

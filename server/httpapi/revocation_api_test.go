@@ -35,7 +35,7 @@ func TestRemovedMemberCannotReadOrJudgeAssignedItems(t *testing.T) {
 	if st := a.do("GET", fmt.Sprintf("/api/items/%d", item), nil, nil); st != 403 {
 		t.Errorf("read after removal: %d, want 403", st)
 	}
-	req := api.JudgmentRequest{ClientID: uuid(901), ItemID: item, Kind: "relevance", Relevance: rel(3), Evidence: "complete"}
+	req := api.JudgmentRequest{ClientID: uuid(901), ItemID: item, Kind: "relevance", Relevance: rel(3), Evidence: "complete", AuthorID: a.id}
 	var p api.Problem
 	if st := a.do("POST", "/api/judgments", req, &p); st != 403 || !strings.Contains(p.Detail, "no longer a member") {
 		t.Errorf("judge after removal: %d %+v, want 403", st, p)

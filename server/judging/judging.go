@@ -66,9 +66,9 @@ const MaxQueue = 10
 
 // Limits on free text, in bytes.
 const (
-	maxComment    = 4000
-	maxSkipReason = 500
-	maxParaphrase = 1000
+	maxComment    = api.MaxComment
+	maxSkipReason = api.MaxSkipReason
+	maxParaphrase = api.MaxParaphrase
 	maxTimeSpent  = int64(24 * time.Hour / time.Millisecond)
 )
 

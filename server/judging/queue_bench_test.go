@@ -35,7 +35,7 @@ func BenchmarkQueueAndSubmit(b *testing.B) {
 	submit := func(u store.User, t api.Task, n int) {
 		rel := 2
 		if _, err := svc.Submit(ctx, judging.Rater{ID: u.ID, Role: u.Role}, api.JudgmentRequest{
-			ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), ItemID: t.ItemID, Kind: "relevance", Relevance: &rel, Evidence: "none"}); err != nil {
+			ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), AuthorID: u.ID, ItemID: t.ItemID, Kind: "relevance", Relevance: &rel, Evidence: "none"}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,12 +14,22 @@ import (
 )
 
 // Submit stores a judgment. It is idempotent on req.ClientID: a retry gets
-// the stored judgment back with Duplicate set. Only the rater an item is
+// the stored judgment back with Duplicate set, and a different judgment
+// under a stored client id is a conflict. req.AuthorID must be the rater
+// (the browser's outbox records who made each judgment, and a judgment is
+// never stored as someone else's). Only the rater an item is
 // assigned to may judge it (even after the lease ran out, so offline work is
 // never lost).
 func (s *Service) Submit(ctx context.Context, r Rater, req api.JudgmentRequest) (api.JudgmentResponse, error) {
 	if !ValidUUID(req.ClientID) {
 		return api.JudgmentResponse{}, apperr.Invalidf("client_id", "must be a UUID")
+	}
+	switch {
+	case req.AuthorID == 0:
+		return api.JudgmentResponse{}, apperr.Invalidf("author_id", "required: the id of the user who made the judgment (user_id from /api/me)")
+	case req.AuthorID != r.ID:
+		return api.JudgmentResponse{}, apperr.Refusedf(apperr.ErrForbidden, "author_id",
+			"this judgment was made by user %d, but this session is user %d: only its author's session may send it", req.AuthorID, r.ID)
 	}
 	if req.ItemID <= 0 {
 		return api.JudgmentResponse{}, apperr.Invalidf("item_id", "required")

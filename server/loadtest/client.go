@@ -120,6 +120,7 @@ type annotator struct {
 	cfg         Config
 	http        *http.Client
 	csrf        string
+	userID      int64 // the author_id of this annotator's judgments
 	res         *Result
 	measureFrom time.Time
 }
@@ -134,7 +135,7 @@ func login(ctx context.Context, cfg Config, u Creds, res *Result) *annotator {
 		res.fail("login " + u.Username + ": " + err.Error())
 		return nil
 	}
-	a.csrf = me.CSRFToken
+	a.csrf, a.userID = me.CSRFToken, me.UserID
 	return a
 }
 
@@ -172,7 +173,7 @@ func (a *annotator) annotate(ctx context.Context, deadline time.Time) {
 		}
 		t := q.Tasks[0]
 		rel := randInt(4)
-		req := api.JudgmentRequest{ClientID: uuid(), ItemID: t.ItemID, Kind: api.KindRelevance, Relevance: &rel,
+		req := api.JudgmentRequest{ClientID: uuid(), AuthorID: a.userID, ItemID: t.ItemID, Kind: api.KindRelevance, Relevance: &rel,
 			Evidence: api.EvidencePartial, TimeSpentMs: 1000 + int64(randInt(5000))}
 		if len(t.Query.Atoms) > 0 {
 			req.Attributions = []api.Attribution{{Atom: 0, Sentences: []int{0}, Satisfied: api.SatisfiedYes}}

@@ -1,13 +1,17 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"boolpool/server/apperr"
 )
 
 // Judgment is one stored judgment. Rows are never updated: a correction is a
@@ -87,7 +91,12 @@ const saveJudgment = `WITH ins AS (
 	SELECT * FROM ins`
 
 // SaveJudgment stores a judgment idempotently: a client id seen before
-// returns the stored row with inserted = false and changes nothing. A new
+// returns the stored row with inserted = false and changes nothing, if the
+// judgment is the same (everything the rater chose or typed; the time spent
+// and the derived contradiction flag are not compared). A different
+// judgment under a stored client id is an *apperr.Refused wrapping
+// ErrConflict (field client_id): the first one stays, and the caller learns
+// that the second was not stored rather than getting a silent "duplicate". A new
 // row supersedes the rater's previous judgment of the item, completes (or
 // skips) their assignment and adds its time to the day's activity,
 // atomically; a follow-up item is created in the same transaction.
@@ -125,6 +134,11 @@ func (s *Store) SaveJudgment(ctx context.Context, n NewJudgment) (j Judgment, in
 		if j.UserID != n.UserID || j.ItemID != n.ItemID {
 			return fmt.Errorf("store: client id %s belongs to another judgment: %w", n.ClientID, ErrConflict)
 		}
+		if field := differingField(j, n, attrs, payload); field != "" {
+			return apperr.Refusedf(ErrConflict, "client_id",
+				"judgment %s of item %d was stored before with a different %s; a changed judgment needs a new client id (nothing was stored)",
+				n.ClientID, n.ItemID, field)
+		}
 		return nil
 	}
 	if n.FollowUp == nil {
@@ -138,6 +152,41 @@ func (s *Store) SaveJudgment(ctx context.Context, n NewJudgment) (j Judgment, in
 		return err
 	})
 	return j, inserted, err
+}
+
+// differingField names the first part of n that differs from the stored j
+// ("" when they are the same judgment). JSON is compared by value, since
+// jsonb does not keep the bytes it was given.
+func differingField(j Judgment, n NewJudgment, attrs, payload json.RawMessage) string {
+	switch {
+	case j.Kind != n.Kind:
+		return "kind"
+	case j.SkipReason != n.SkipReason:
+		return "skip_reason"
+	case !sameInt16(j.Relevance, n.Relevance):
+		return "relevance"
+	case !sameString(j.Evidence, n.Evidence):
+		return "evidence"
+	case !sameJSON(j.Attributions, attrs):
+		return "attributions"
+	case !sameJSON(j.Payload, payload):
+		return "payload (paraphrase or validation)"
+	case j.Comment != n.Comment:
+		return "comment"
+	}
+	return ""
+}
+
+func sameInt16(a, b *int16) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func sameString(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func sameJSON(a, b json.RawMessage) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // JudgmentsByItem returns every judgment of an item, oldest first.

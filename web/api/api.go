@@ -152,10 +152,23 @@ type ValidationAnswer struct {
 	Naturalness string `json:"naturalness"` // yes | maybe | no
 }
 
+// Limits on a judgment's free text, in bytes (UTF-8), shared by the server's
+// checks and the browser's fields so both enforce one value.
+const (
+	MaxComment    = 4000
+	MaxSkipReason = 500
+	MaxParaphrase = 1000
+)
+
 // JudgmentRequest is the body of POST /api/judgments. ClientID (a UUID made
-// by the client) makes the write idempotent.
+// by the client) makes the write idempotent: an identical resend is
+// acknowledged again, a different body under a stored client id is a 409.
+// AuthorID is the user id of whoever made the judgment in the browser; it is
+// required and must be the session's user (403 otherwise), so a judgment
+// queued under one sign-in is never stored as another user's.
 type JudgmentRequest struct {
 	ClientID     string            `json:"client_id"`
+	AuthorID     int64             `json:"author_id"`
 	ItemID       int64             `json:"item_id"`
 	Kind         string            `json:"kind"`
 	Relevance    *int              `json:"relevance,omitempty"`

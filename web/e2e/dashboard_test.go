@@ -30,6 +30,7 @@ type dashUser struct {
 	base string
 	c    *http.Client
 	csrf string
+	id   int64
 }
 
 func dashLogin(t *testing.T, base, name string) *dashUser {
@@ -40,7 +41,7 @@ func dashLogin(t *testing.T, base, name string) *dashUser {
 	if st := u.do("POST", "/api/auth/login", api.LoginRequest{Username: name, Password: judgingtest.Password}, &me); st != 200 {
 		t.Fatalf("login %s: status %d", name, st)
 	}
-	u.csrf = me.CSRFToken
+	u.csrf, u.id = me.CSRFToken, me.UserID
 	return u
 }
 
@@ -113,7 +114,7 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 	n := 0
 	judge := func(u *dashUser, a int, itemID int64, doc string) {
 		t.Helper()
-		req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 5000+n), ItemID: itemID, Kind: api.KindRelevance,
+		req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 5000+n), AuthorID: u.id, ItemID: itemID, Kind: api.KindRelevance,
 			Relevance: ptr(dashLabels[doc][a]), Evidence: api.EvidenceComplete, TimeSpentMs: 1500}
 		n++
 		if doc == "d1" && a == 0 {

@@ -161,7 +161,7 @@ func TestAnnotatorJourney(t *testing.T) {
 		t.Errorf("while offline the server has %d judgments, want 3", n)
 	}
 	// The queue survives a reload while offline (it lives in localStorage).
-	if got := eval[int](e, `JSON.parse(localStorage.getItem("boolpool.outbox.v1") || "[]").length`); got != 1 {
+	if got := eval[int](e, fmt.Sprintf(`JSON.parse(localStorage.getItem("boolpool.outbox.v2.%d") || "[]").length`, a1)); got != 1 {
 		t.Errorf("outbox in localStorage holds %d, want 1", got)
 	}
 	// Reload while still offline: the page comes up from the server (only the
@@ -193,7 +193,7 @@ func TestAnnotatorJourney(t *testing.T) {
 	}
 	post := eval[int](e, fmt.Sprintf(`fetch("/api/me").then(r => r.json()).then(me => fetch("/api/judgments", {method: "POST",
 		headers: {"Content-Type": "application/json", "X-CSRF-Token": me.csrf_token},
-		body: JSON.stringify({client_id: "11111111-2222-4333-8444-555555555555", item_id: %d, kind: "relevance", relevance: 3, evidence: "none"})})).then(r => r.status)`, other))
+		body: JSON.stringify({client_id: "11111111-2222-4333-8444-555555555555", author_id: me.user_id, item_id: %d, kind: "relevance", relevance: 3, evidence: "none"})})).then(r => r.status)`, other))
 	if post != 403 {
 		t.Errorf("judging another's item: %d, want 403", post)
 	}

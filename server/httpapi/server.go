@@ -111,14 +111,19 @@ func (s *Server) healthz(c echo.Context) error {
 }
 
 // readyz is 200 only when the database answers and its schema is current.
+// It is unauthenticated: the answer says which of the two failed and
+// nothing more (a connection error names the database's user, host, port
+// and name); the details go to the log.
 func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
-		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "database unreachable", "detail": err.Error()})
+		s.log.Warn("readyz: database unavailable", "err", err)
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "database unavailable"})
 	}
 	if err := s.store.CheckSchema(ctx); err != nil {
-		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "schema not current", "detail": err.Error()})
+		s.log.Warn("readyz: schema not current", "err", err)
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "schema not current"})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }

@@ -190,7 +190,7 @@ func TestSlowBodyIsCut(t *testing.T) {
 // 400 of a few hundred bytes (the whole line used to be quoted back), and
 // a line over the line limit with a 400 naming file and line.
 func TestUploadBadLineAnswerIsBounded(t *testing.T) {
-	e, _ := newLimitsEnv(t, func(c *config.Config) { c.MaxLineBytes = 32 << 10 })
+	e, cfg := newLimitsEnv(t, func(c *config.Config) { c.MaxLineBytes = 32 << 10 })
 	r := e.login("researcher")
 	if st := r.do("POST", "/api/projects", api.NewProjectRequest{Name: "p"}, nil); st != http.StatusCreated {
 		t.Fatalf("create: %d", st)
@@ -217,6 +217,10 @@ func TestUploadBadLineAnswerIsBounded(t *testing.T) {
 	st, prob := r.upload("p", "quest", map[string]string{"q.jsonl": over}, []string{"q.jsonl"}, nil)
 	if st != http.StatusBadRequest || prob.Field != "q.jsonl:1" || !strings.Contains(prob.Detail, "line 1 longer than 32768 bytes") {
 		t.Fatalf("over-long line: status %d %+v", st, prob)
+	}
+	// The detail names the uploaded file, not its temporary path.
+	if strings.Contains(prob.Detail, cfg.UploadDir) || strings.Count(prob.Detail, "q.jsonl") > 1 {
+		t.Fatalf("over-long line: detail %q", prob.Detail)
 	}
 }
 

@@ -287,6 +287,9 @@ func (in *input) Close() {
 // next returns the next line without its line ending; io.EOF at the end.
 func (in *input) next() ([]byte, error) {
 	line, err := in.r.ReadBytes('\n')
+	if le := (*LineError)(nil); errors.As(err, &le) {
+		return nil, le // the text reader's: a bad or over-long line
+	}
 	if len(line) == 0 && err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, io.EOF

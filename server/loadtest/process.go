@@ -50,6 +50,14 @@ func (s *Server) Log(max int) string {
 	return string(b)
 }
 
+// Pid is the server process's id (0 when it is not running).
+func (s *Server) Pid() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
 // URL is the server's base URL.
 func (s *Server) URL() string { return "http://" + s.addr }
 

@@ -23,6 +23,7 @@ import (
 func benchSuites() []bench.Suite {
 	return []bench.Suite{
 		bench.IngestSuite(),
+		bench.UploadsSuite(),
 		bench.EncodersSuite(),
 		retrievalbench.Suite(),
 		bench.LoadSuite(),

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/server/config"
 	"boolpool/server/ingest"
 )
 
@@ -18,8 +19,13 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "", "input format")
 	runName := fs.String("run-name", "", "trec-run: name of the run (default: file base name)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	var limits config.Config
+	limits.RegisterMaxLine(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if limits.MaxLineBytes < 1024 {
+		return fmt.Errorf("%w: --max-line must be at least 1024", errUsage)
 	}
 	if *project == "" || *format == "" || fs.NArg() == 0 {
 		fs.Usage()
@@ -36,7 +42,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	bar := newByteProgress(stderr, *quiet)
 	start := time.Now()
-	results, err := ingest.Files(ctx, st, p.ID, *format, fs.Args(), ingest.Options{RunName: *runName, Progress: bar.update})
+	results, err := ingest.Files(ctx, st, p.ID, *format, fs.Args(), ingest.Options{RunName: *runName, Progress: bar.update, MaxLine: limits.MaxLineBytes})
 	bar.done()
 	for _, r := range results {
 		fmt.Fprintf(stdout, "%s: %s (%s): %d documents, %d queries, %d qrels, %d run lines\n", r.File, r.Kind, r.Format,

@@ -61,3 +61,33 @@ func TestImportExportCLI(t *testing.T) {
 		t.Fatalf("usage error exit %d, want 2", code)
 	}
 }
+
+// TestImportMaxLine: the import command honours --max-line (and
+// BOOLPOOL_MAX_LINE): a line over it fails naming file and line.
+func TestImportMaxLine(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.URL(t)
+	var out, errb bytes.Buffer
+	if code := run(ctx, []string{"migrate", "--database-url", db}, &out, &errb); code != 0 {
+		t.Fatalf("migrate exit %d: %s", code, errb.String())
+	}
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	line := `{"query": "` + strings.Repeat("x", 2000) + `", "docs": []}`
+	if err := os.WriteFile(path, []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code := run(ctx, []string{"import", "--database-url", db, "--project", "cli", "--format", "quest", "--max-line", "1024", path}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), path+":1: line 1 longer than 1024 bytes") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	t.Setenv("BOOLPOOL_MAX_LINE", "1500")
+	errb.Reset()
+	code = run(ctx, []string{"import", "--database-url", db, "--project", "cli", "--format", "quest", path}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "longer than 1500 bytes") {
+		t.Fatalf("env: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := run(ctx, []string{"import", "--database-url", db, "--project", "cli", "--format", "quest", "--max-line", "4096", path}, &out, &errb); code != 0 {
+		t.Fatalf("under the limit: exit %d, stderr %q", code, errb.String())
+	}
+}

@@ -132,24 +132,6 @@ func runLogin(ctx context.Context, env *Env) ([]Row, error) {
 	return rows, nil
 }
 
-// procStatusKiB reads a "Vm…" line of /proc/<pid>/status in KiB.
-func procStatusKiB(pid int, field string) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, fmt.Errorf("bench: %w", err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			f := strings.Fields(rest)
-			if len(f) == 0 {
-				break
-			}
-			return strconv.ParseInt(f[0], 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("bench: no %s in /proc/%d/status", field, pid)
-}
-
 func codesText(codes map[int]int) string {
 	var parts []string
 	for _, c := range []int{200, 401, 429, 500, 503, -1} {

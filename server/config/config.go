@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,25 @@ type Config struct {
 	StaticDir             string // where app.wasm and CSS live
 	DemoProject           string // project shown on the landing page
 	DebugAddr             string // loopback address for net/http/pprof; empty = off
+
+	// MaxLineBytes caps one line (and one multi-line record) of an
+	// imported file (0 = DefaultMaxLine).
+	MaxLineBytes int64
+	// UploadDir holds the temporary directories of uploads in progress
+	// (empty = DefaultUploadDir()); stale ones are removed at start.
+	UploadDir string
+	// ReadHeaderTimeout bounds reading a request's headers.
+	ReadHeaderTimeout time.Duration
+	// BodyTimeout and BodyMinRate bound reading a request body: after
+	// BodyTimeout it must have arrived at BodyMinRate bytes per second
+	// on average (a body trickled slower is cut with a 408).
+	BodyTimeout time.Duration
+	BodyMinRate int64
+	// WriteTimeout bounds writing an answer; the live event stream,
+	// uploads and export downloads run without it.
+	WriteTimeout time.Duration
+	// IdleTimeout bounds an idle keep-alive connection.
+	IdleTimeout time.Duration
 }
 
 // Register adds the server flags to fs, with defaults taken from the
@@ -55,7 +75,20 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.LogJSON, "log-json", envBool("BOOLPOOL_LOG_JSON", false), "log as JSON lines (env BOOLPOOL_LOG_JSON)")
 	fs.StringVar(&c.StaticDir, "static", envOr("BOOLPOOL_STATIC", "static"), "directory with app.wasm, CSS and icons (env BOOLPOOL_STATIC)")
 	fs.StringVar(&c.DemoProject, "project", envOr("BOOLPOOL_PROJECT", "demo"), "default project (env BOOLPOOL_PROJECT)")
+	c.RegisterMaxLine(fs)
+	fs.StringVar(&c.UploadDir, "upload-dir", envOr("BOOLPOOL_UPLOAD_DIR", DefaultUploadDir()), "directory for uploads in progress; stale ones are removed at start (env BOOLPOOL_UPLOAD_DIR)")
+	fs.DurationVar(&c.ReadHeaderTimeout, "read-header-timeout", envDuration("BOOLPOOL_READ_HEADER_TIMEOUT", DefaultReadHeaderTimeout), "time allowed to read a request's headers (env BOOLPOOL_READ_HEADER_TIMEOUT)")
+	fs.DurationVar(&c.BodyTimeout, "body-timeout", envDuration("BOOLPOOL_BODY_TIMEOUT", DefaultBodyTimeout), "time a request body may take before it must keep up with -body-min-rate (env BOOLPOOL_BODY_TIMEOUT)")
+	fs.Int64Var(&c.BodyMinRate, "body-min-rate", int64(envInt("BOOLPOOL_BODY_MIN_RATE", DefaultBodyMinRate)), "slowest accepted request body after -body-timeout, in bytes per second (env BOOLPOOL_BODY_MIN_RATE)")
+	fs.DurationVar(&c.WriteTimeout, "write-timeout", envDuration("BOOLPOOL_WRITE_TIMEOUT", DefaultWriteTimeout), "time allowed to write an answer; not applied to the live event stream, uploads and export downloads (env BOOLPOOL_WRITE_TIMEOUT)")
+	fs.DurationVar(&c.IdleTimeout, "idle-timeout", envDuration("BOOLPOOL_IDLE_TIMEOUT", DefaultIdleTimeout), "how long an idle keep-alive connection stays open (env BOOLPOOL_IDLE_TIMEOUT)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", os.Getenv("BOOLPOOL_DEBUG_ADDR"), "serve Go profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; empty = off (env BOOLPOOL_DEBUG_ADDR)")
+}
+
+// RegisterMaxLine adds only the -max-line flag (the import command
+// shares it with the server).
+func (c *Config) RegisterMaxLine(fs *flag.FlagSet) {
+	fs.Int64Var(&c.MaxLineBytes, "max-line", int64(envInt("BOOLPOOL_MAX_LINE", DefaultMaxLine)), "longest accepted line (or multi-line record) of an imported file in bytes (env BOOLPOOL_MAX_LINE)")
 }
 
 // Validate reports every invalid setting at once.
@@ -85,6 +118,20 @@ func (c *Config) Validate() error {
 	if c.MaxUploadBytes < c.MaxBodyBytes {
 		errs = append(errs, errors.New("max-upload: must be at least max-body"))
 	}
+	if c.MaxLineBytes < 1024 {
+		errs = append(errs, errors.New("max-line: must be at least 1024"))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"read-header-timeout", c.ReadHeaderTimeout}, {"body-timeout", c.BodyTimeout}, {"write-timeout", c.WriteTimeout}, {"idle-timeout", c.IdleTimeout}} {
+		if d.v < 100*time.Millisecond {
+			errs = append(errs, fmt.Errorf("%s: must be at least 100ms", d.name))
+		}
+	}
+	if c.BodyMinRate < 1 {
+		errs = append(errs, errors.New("body-min-rate: must be at least 1 byte per second"))
+	}
 	if c.LoginPerMinute < 1 {
 		errs = append(errs, errors.New("login-rate: must be at least 1"))
 	}
@@ -104,6 +151,54 @@ func (c *Config) UploadLimit() int64 {
 		return DefaultMaxUpload
 	}
 	return c.MaxUploadBytes
+}
+
+// Defaults of the limits and timeouts (see Register for their meaning).
+const (
+	DefaultMaxLine           = 16 << 20
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultBodyTimeout       = 30 * time.Second
+	DefaultBodyMinRate       = 4 << 10
+	DefaultWriteTimeout      = 60 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+)
+
+// DefaultUploadDir is boolpool-uploads in the system temporary directory.
+func DefaultUploadDir() string { return filepath.Join(os.TempDir(), "boolpool-uploads") }
+
+// LineLimit is MaxLineBytes, or DefaultMaxLine when unset.
+func (c *Config) LineLimit() int64 { return orDefault(c.MaxLineBytes, DefaultMaxLine) }
+
+// UploadRoot is UploadDir, or DefaultUploadDir() when unset.
+func (c *Config) UploadRoot() string {
+	if c.UploadDir == "" {
+		return DefaultUploadDir()
+	}
+	return c.UploadDir
+}
+
+// Timeouts are the HTTP server's timeouts with defaults for unset ones.
+type Timeouts struct {
+	ReadHeader, Body, Write, Idle time.Duration
+	BodyMinRate                   int64 // bytes per second
+}
+
+// HTTPTimeouts returns the timeouts, defaults filled in.
+func (c *Config) HTTPTimeouts() Timeouts {
+	return Timeouts{
+		ReadHeader:  orDefault(c.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+		Body:        orDefault(c.BodyTimeout, DefaultBodyTimeout),
+		Write:       orDefault(c.WriteTimeout, DefaultWriteTimeout),
+		Idle:        orDefault(c.IdleTimeout, DefaultIdleTimeout),
+		BodyMinRate: orDefault(c.BodyMinRate, DefaultBodyMinRate),
+	}
+}
+
+func orDefault[T int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Logger builds the process logger from the settings.

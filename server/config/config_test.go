@@ -4,6 +4,7 @@ import (
 	"flag"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestValidate(t *testing.T) {
@@ -19,6 +20,10 @@ func TestValidate(t *testing.T) {
 		{"short ttl", []string{"-database-url", "postgres://x", "-session-ttl", "1s"}, "session-ttl"},
 		{"tiny body", []string{"-database-url", "postgres://x", "-max-body", "10"}, "max-body"},
 		{"upload below body", []string{"-database-url", "postgres://x", "-max-body", "4096", "-max-upload", "2048"}, "max-upload"},
+		{"tiny line", []string{"-database-url", "postgres://x", "-max-line", "10"}, "max-line"},
+		{"zero body timeout", []string{"-database-url", "postgres://x", "-body-timeout", "0s"}, "body-timeout"},
+		{"zero body rate", []string{"-database-url", "postgres://x", "-body-min-rate", "0"}, "body-min-rate"},
+		{"tiny write timeout", []string{"-database-url", "postgres://x", "-write-timeout", "1ms"}, "write-timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,5 +44,28 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("Validate() = %v, want error containing %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestLimitDefaults: the limits and timeouts default as documented, from
+// the environment where set; a zero Config (tests) gets the defaults too.
+func TestLimitDefaults(t *testing.T) {
+	t.Setenv("BOOLPOOL_MAX_LINE", "2048")
+	t.Setenv("BOOLPOOL_BODY_TIMEOUT", "5s")
+	var c Config
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.Register(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxLineBytes != 2048 || c.BodyTimeout != 5*time.Second || c.BodyMinRate != DefaultBodyMinRate ||
+		c.WriteTimeout != DefaultWriteTimeout || c.UploadDir != DefaultUploadDir() {
+		t.Fatalf("config %+v", c)
+	}
+	var zero Config
+	if zero.LineLimit() != DefaultMaxLine || zero.UploadRoot() != DefaultUploadDir() ||
+		zero.HTTPTimeouts() != (Timeouts{ReadHeader: DefaultReadHeaderTimeout, Body: DefaultBodyTimeout, Write: DefaultWriteTimeout,
+			Idle: DefaultIdleTimeout, BodyMinRate: DefaultBodyMinRate}) {
+		t.Fatalf("zero config defaults: %d %s %+v", zero.LineLimit(), zero.UploadRoot(), zero.HTTPTimeouts())
 	}
 }

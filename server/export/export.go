@@ -373,15 +373,34 @@ func judgmentsCSV(ctx context.Context, st *store.Store, projectID int64, w *bufi
 			sup = strconv.FormatInt(*j.Supersedes, 10)
 		}
 		c.Lines++
-		return cw.Write([]string{strconv.FormatInt(j.JudgmentID, 10), j.ClientID, j.Kind, j.QueryExtID, j.DocExtID, j.Username,
+		return cw.Write(csvSafe([]string{strconv.FormatInt(j.JudgmentID, 10), j.ClientID, j.Kind, j.QueryExtID, j.DocExtID, j.Username,
 			rel, ev, string(j.Attributions), string(j.Payload), strconv.FormatBool(j.Contradiction), j.Comment, j.SkipReason,
-			strconv.Itoa(j.TimeSpentMS), sup, strconv.FormatBool(j.IsGold), j.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z")})
+			strconv.Itoa(j.TimeSpentMS), sup, strconv.FormatBool(j.IsGold), j.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z")}))
 	})
 	if err != nil {
 		return c, err
 	}
 	cw.Flush()
 	return c, cw.Error()
+}
+
+// csvSafe neutralises cells a spreadsheet would run as a formula (OWASP
+// CSV injection): a cell starting with =, +, -, @, a tab or a carriage
+// return gets a leading single quote, unless it is a plain number (a
+// negative grade stays a number). It changes cells in place and returns
+// them. Only CSV exports, which are opened in spreadsheets, use it; the
+// TSV and TREC formats are read by programs and stay exact.
+func csvSafe(cells []string) []string {
+	for i, s := range cells {
+		if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+			continue
+		}
+		if _, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "\t\r") {
+			continue
+		}
+		cells[i] = "'" + s
+	}
+	return cells
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

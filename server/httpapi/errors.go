@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,6 +24,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	p := problemFor(err)
+	// Details and fields can carry client input: an answer must not grow
+	// with it.
+	p.Detail = clipText(p.Detail, maxDetail)
+	p.Field = clipText(p.Field, maxField)
 	if p.Status >= 500 {
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Path(), "err", err)
 		p.Detail = "internal error; see the server log"
@@ -70,4 +75,23 @@ func statusFor(err error) Problem {
 	default:
 		return Problem{Title: "internal error", Status: http.StatusInternalServerError}
 	}
+}
+
+// Bounds of a problem's detail and field.
+const (
+	maxDetail = 2000
+	maxField  = 300
+)
+
+// clipText shortens s to at most n bytes at a rune boundary, with an
+// ellipsis where it was cut.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }

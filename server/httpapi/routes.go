@@ -18,6 +18,8 @@ import (
 func (s *Server) routes() {
 	e := s.echo
 	e.Use(middleware.Recover())
+	// Bodies must keep arriving (before BodyLimit: this wraps the raw body).
+	e.Use(bodyDeadline(s.cfg.HTTPTimeouts(), s.log))
 	// Uploads have their own, larger limit (setupHandlers.receive).
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
 		Limit:   bodyLimit(s.cfg.MaxBodyBytes),
@@ -45,11 +47,14 @@ func (s *Server) routes() {
 	jh := judgeHandlers{svc: judgeSvc}
 	ph := poolHandlers{research: rh, st: s.store, log: s.log}
 	sh := setupHandlers{research: rh, st: s.store, importSt: s.store, runner: s.runner, encoders: s.jobsCfg.Encoders,
-		maxUpload: s.cfg.UploadLimit(), log: s.log}
+		maxUpload: s.cfg.UploadLimit(), uploadRoot: s.cfg.UploadRoot(), maxLine: s.cfg.LineLimit(), log: s.log}
 
 	signedIn := []echo.MiddlewareFunc{noStore, auth.SameOrigin, authSvc.RequireSession}
 	researcher := append(signedIn[:len(signedIn):len(signedIn)], auth.RequireRole(api.RoleResearcher))
 	admin := append(signedIn[:len(signedIn):len(signedIn)], auth.RequireRole(api.RoleAdmin))
+	// Answers long by nature run without the write timeout.
+	researcherLong := append(researcher[:len(researcher):len(researcher)], noWriteDeadline)
+	adminLong := append(admin[:len(admin):len(admin)], noWriteDeadline)
 
 	// Anonymous: sign-in (rate limited inside the auth service).
 	e.POST("/api/auth/login", ah.login, noStore, auth.SameOrigin)
@@ -69,7 +74,7 @@ func (s *Server) routes() {
 	// Researchers and admins.
 	e.GET("/api/projects/:project/stats", th.stats, researcher...)
 	e.GET("/api/projects/:project/dashboard", rh.dashboard, researcher...)
-	e.GET("/api/projects/:project/live", rh.liveEvents, researcher...)
+	e.GET("/api/projects/:project/live", rh.liveEvents, researcherLong...)
 	e.GET("/api/projects/:project/composition", rh.composition, researcher...)
 	e.GET("/api/projects/:project/adjudication", rh.queue, researcher...)
 	e.GET("/api/projects/:project/quality", rh.quality, researcher...)
@@ -88,7 +93,7 @@ func (s *Server) routes() {
 	e.GET("/api/projects", sh.listProjects, researcher...)
 	e.POST("/api/projects", sh.createProject, researcher...)
 	e.GET("/api/setup/options", sh.options, researcher...)
-	e.POST(uploadPath, sh.importFiles, researcher...)
+	e.POST(uploadPath, sh.importFiles, researcherLong...)
 	e.GET("/api/projects/:project/jobs", sh.listJobs, researcher...)
 	e.POST("/api/projects/:project/jobs", sh.startJob, researcher...)
 	e.GET("/api/jobs/:id", sh.getJob, researcher...)
@@ -99,7 +104,7 @@ func (s *Server) routes() {
 	e.POST("/api/admin/users", ah.createUser, admin...)
 	e.PATCH("/api/admin/users/:id", ah.updateUser, admin...)
 	e.GET("/api/projects/:project/exports", rh.exports, admin...)
-	e.GET("/api/projects/:project/exports/:format", rh.download, admin...)
+	e.GET("/api/projects/:project/exports/:format", rh.download, adminLong...)
 
 	// Unknown API paths are JSON 404s, not app pages.
 	e.Any("/api/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound, "no such API route") })

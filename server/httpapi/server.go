@@ -72,12 +72,7 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // Run serves until ctx is cancelled, then shuts down gracefully, letting
 // in-flight requests (judgment writes) finish.
 func (s *Server) Run(ctx context.Context) error {
-	srv := &http.Server{
-		Addr:              s.cfg.Addr,
-		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-	}
+	srv := s.httpServer()
 	for _, f := range s.onShutdown {
 		srv.RegisterOnShutdown(f)
 	}
@@ -85,6 +80,13 @@ func (s *Server) Run(ctx context.Context) error {
 	// that stopped: show them as interrupted, not as running forever.
 	if _, err := s.runner.Recover(ctx); err != nil {
 		return err
+	}
+	// Uploads of a server that was killed mid-import stay on disk: remove
+	// the ones whose process is gone.
+	if n, err := sweepUploads(s.cfg.UploadRoot(), time.Now(), s.log); err != nil {
+		s.log.Warn("removing stale uploads", "err", err)
+	} else if n > 0 {
+		s.log.Info("removed stale uploads", "dirs", n, "root", s.cfg.UploadRoot())
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
@@ -109,14 +111,19 @@ func (s *Server) healthz(c echo.Context) error {
 }
 
 // readyz is 200 only when the database answers and its schema is current.
+// It is unauthenticated: the answer says which of the two failed and
+// nothing more (a connection error names the database's user, host, port
+// and name); the details go to the log.
 func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
-		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "database unreachable", "detail": err.Error()})
+		s.log.Warn("readyz: database unavailable", "err", err)
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "database unavailable"})
 	}
 	if err := s.store.CheckSchema(ctx); err != nil {
-		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "schema not current", "detail": err.Error()})
+		s.log.Warn("readyz: schema not current", "err", err)
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "schema not current"})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }

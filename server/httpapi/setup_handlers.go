@@ -45,13 +45,15 @@ type setupStore interface {
 }
 
 type setupHandlers struct {
-	research  researchHandlers
-	st        setupStore
-	importSt  *store.Store // the importers write through the store itself
-	runner    *jobs.Runner
-	encoders  []string
-	maxUpload int64
-	log       *slog.Logger
+	research   researchHandlers
+	st         setupStore
+	importSt   *store.Store // the importers write through the store itself
+	runner     *jobs.Runner
+	encoders   []string
+	maxUpload  int64
+	uploadRoot string // parent of the per-upload temporary directories
+	maxLine    int64  // longest line of an imported file
+	log        *slog.Logger
 }
 
 // projectName is the form of a project name: it appears in page URLs.
@@ -144,13 +146,18 @@ func (h setupHandlers) options(c echo.Context) error {
 // bad line is a 400 naming file:line:field; that file is not imported at
 // all, and files before it stay imported (the answer says which).
 func (h setupHandlers) importFiles(c echo.Context) error {
+	// A declared length over the limit is refused before a byte of the
+	// body is read or written anywhere.
+	if n := c.Request().ContentLength; n > h.maxUpload {
+		return tooLarge(h.maxUpload)
+	}
 	p, err := h.research.project(c)
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "boolpool-upload-")
+	dir, err := newUploadDir(h.uploadRoot)
 	if err != nil {
-		return fmt.Errorf("httpapi: upload: %w", err)
+		return err
 	}
 	defer os.RemoveAll(dir)
 	format, runName, names, err := h.receive(c, dir)
@@ -182,7 +189,7 @@ func (h setupHandlers) importFiles(c echo.Context) error {
 		}
 		paths = []string{dir}
 	}
-	results, err := ingest.Files(c.Request().Context(), h.importSt, p.ID, format, paths, ingest.Options{RunName: runName, Log: h.log})
+	results, err := ingest.Files(c.Request().Context(), h.importSt, p.ID, format, paths, ingest.Options{RunName: runName, Log: h.log, MaxLine: h.maxLine})
 	out := api.ImportResult{Format: format, Files: []api.ImportedFile{}}
 	for _, r := range results {
 		notes := r.Notes
@@ -214,6 +221,12 @@ func (h setupHandlers) receive(c echo.Context, dir string) (format, runName stri
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
+			// Read the body to its end (an epilogue after the last
+			// boundary, within the limit), so that the connection is
+			// reusable while the import runs.
+			if _, err := io.Copy(io.Discard, req.Body); err != nil {
+				return "", "", nil, uploadError(err)
+			}
 			return format, runName, names, nil
 		}
 		if err != nil {
@@ -248,7 +261,9 @@ func smallField(part *multipart.Part) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// saveUpload writes one uploaded file to dir under its base name.
+// saveUpload writes one uploaded file to dir under its base name; a file
+// that cannot be read whole (the upload limit passed, the client gone) is
+// removed at once.
 func saveUpload(part *multipart.Part, dir string, seen map[string]bool) (string, error) {
 	name := filepath.Base(strings.ReplaceAll(part.FileName(), `\`, "/"))
 	if name == "" || name == "." || name == "/" || name == ".." || name == "qrels" || len(name) > 200 || strings.ContainsRune(name, 0) {
@@ -258,12 +273,14 @@ func saveUpload(part *multipart.Part, dir string, seen map[string]bool) (string,
 		return "", apperr.Invalidf("files", "%s is uploaded twice", name)
 	}
 	seen[name] = true
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("httpapi: upload: %w", err)
 	}
 	if _, err := io.Copy(f, part); err != nil {
 		f.Close()
+		os.Remove(path)
 		return "", err
 	}
 	if err := f.Close(); err != nil {
@@ -281,11 +298,17 @@ func uploadError(err error) error {
 	case errors.As(err, &inv):
 		return err
 	case errors.As(err, &maxErr):
-		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("the upload is larger than %d bytes", maxErr.Limit))
+		return tooLarge(maxErr.Limit)
+	case errors.Is(err, errBodyTooSlow):
+		return err // bodyDeadline answers 408
 	case errors.Is(err, multipart.ErrMessageTooLarge), errors.Is(err, io.ErrUnexpectedEOF):
 		return apperr.Invalidf("body", "the upload is incomplete or malformed: %v", err)
 	}
 	return apperr.Invalidf("body", "unreadable upload: %v", err)
+}
+
+func tooLarge(limit int64) error {
+	return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("the upload is larger than %d bytes (the -max-upload limit)", limit))
 }
 
 // importError turns an importer's error into a 400 naming the uploaded

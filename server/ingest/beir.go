@@ -124,14 +124,19 @@ func beirQueries(ctx context.Context, im *store.Importer, in *input) error {
 }
 
 func beirQrels(ctx context.Context, im *store.Importer, in *input) error {
-	cr := csv.NewReader(in.r)
+	rr := in.records("qrels record")
+	cr := csv.NewReader(rr)
 	cr.Comma = '\t'
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	for n := 1; ; n++ {
 		rec, err := cr.Read()
+		rr.next()
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		if le := (*LineError)(nil); errors.As(err, &le) {
+			return le
 		}
 		if err != nil {
 			return lineErr(in.name, n, "", "%v", err)
@@ -144,14 +149,14 @@ func beirQrels(ctx context.Context, im *store.Importer, in *input) error {
 		}
 		score, err := strconv.Atoi(strings.TrimSpace(rec[2]))
 		if err != nil {
-			return lineErr(in.name, n, "score", "not an integer: %q", rec[2])
+			return lineErr(in.name, n, "score", "not an integer: %s", quote(rec[2]))
 		}
 		qid, ok, err := im.QueryID(ctx, rec[0])
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return lineErr(in.name, n, "query-id", "unknown query %q (import queries.jsonl first)", rec[0])
+			return lineErr(in.name, n, "query-id", "unknown query %s (import queries.jsonl first)", quote(rec[0]))
 		}
 		if err := im.Qrel(ctx, qid, rec[1], score, "positive", "qrels"); err != nil {
 			return err

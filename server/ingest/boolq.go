@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"boolpool/server/store"
@@ -58,6 +59,16 @@ func (c boolqCtx) docID() string {
 	return c.Title
 }
 
+// arrayErr reports a failed read of a JSON array: a *LineError of the
+// text reader (a bad or over-long line) as it is, under field; other
+// errors as invalid JSON.
+func arrayErr(in *input, field, what string, err error) error {
+	if le := (*LineError)(nil); errors.As(err, &le) {
+		return &LineError{File: le.File, Line: le.Line, Field: field, Reason: le.Reason}
+	}
+	return lineErr(in.name, 0, field, "%s: %v", what, err)
+}
+
 func importBoolQ(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	res.Kind = "queries"
 	first, err := in.r.Peek(1)
@@ -66,20 +77,29 @@ func importBoolQ(ctx context.Context, im *store.Importer, in *input, res *Result
 		first, err = in.r.Peek(1)
 	}
 	if err == nil && first[0] == '[' {
-		dec := json.NewDecoder(in.r)
+		rr := in.records("JSON array element")
+		dec := json.NewDecoder(rr)
 		if _, err := dec.Token(); err != nil {
-			return lineErr(in.name, 0, "", "invalid JSON array: %v", err)
+			return arrayErr(in, "", "invalid JSON array", err)
 		}
-		for n := 1; dec.More(); n++ {
+		n := 1
+		for ; dec.More(); n++ {
 			var rec boolqRecord
+			rr.next()
 			if err := dec.Decode(&rec); err != nil {
-				return lineErr(in.name, 0, fmt.Sprintf("[%d]", n-1), "invalid record: %v", err)
+				return arrayErr(in, fmt.Sprintf("[%d]", n-1), "invalid record", err)
 			}
 			if err := boolqWrite(ctx, im, rec, n, func(field, reason string) error {
 				return lineErr(in.name, 0, fmt.Sprintf("[%d].%s", n-1, field), "%s", reason)
 			}); err != nil {
 				return err
 			}
+		}
+		// More is false at the closing bracket, but also when reading
+		// failed: the closing token tells them apart.
+		rr.next()
+		if _, err := dec.Token(); err != nil {
+			return arrayErr(in, fmt.Sprintf("[%d]", n-1), "invalid JSON array", err)
 		}
 		return nil
 	}
@@ -109,7 +129,7 @@ func boolqWrite(ctx context.Context, im *store.Importer, rec boolqRecord, seq in
 	switch rec.QuestionType {
 	case "", "and", "or", "not":
 	default:
-		return bad("question_type", fmt.Sprintf("%q is not one of and, or, not", rec.QuestionType))
+		return bad("question_type", fmt.Sprintf("%s is not one of and, or, not", quote(rec.QuestionType)))
 	}
 	id := rawID(rec.ID)
 	if id == "" {

@@ -21,9 +21,11 @@ import (
 //
 // Columns may come in any order; unknown columns go into metadata.
 func importCSV(ctx context.Context, im *store.Importer, in *input, res *Result) error {
-	cr := csv.NewReader(in.r)
+	rr := in.records("CSV record")
+	cr := csv.NewReader(rr)
 	cr.FieldsPerRecord = 0
 	header, err := cr.Read()
+	rr.next()
 	if errors.Is(err, io.EOF) {
 		return lineErr(in.name, 1, "", "empty file (want a header row)")
 	}
@@ -57,14 +59,18 @@ func importCSV(ctx context.Context, im *store.Importer, in *input, res *Result) 
 	case has("id", "text"):
 		res.Kind = "queries"
 	default:
-		return lineErr(in.name, 1, "", "header %q: want id,title,text (documents), id,text (queries) or query_id,doc_id,relevance (qrels)", strings.Join(header, ","))
+		return lineErr(in.name, 1, "", "header %s: want id,title,text (documents), id,text (queries) or query_id,doc_id,relevance (qrels)", quote(strings.Join(header, ",")))
 	}
 	known := map[string]bool{"id": true, "title": true, "text": true, "template": true, "domain": true, "split": true,
 		"original_query": true, "query_id": true, "doc_id": true, "relevance": true}
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
+		rr.next()
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		if le := (*LineError)(nil); errors.As(err, &le) {
+			return le
 		}
 		if err != nil {
 			var pe *csv.ParseError
@@ -102,14 +108,14 @@ func importCSV(ctx context.Context, im *store.Importer, in *input, res *Result) 
 		case "qrels":
 			rel, perr := strconv.Atoi(strings.TrimSpace(get("relevance")))
 			if perr != nil {
-				return lineErr(in.name, line, "relevance", "not an integer: %q", get("relevance"))
+				return lineErr(in.name, line, "relevance", "not an integer: %s", quote(get("relevance")))
 			}
 			qid, ok, qerr := im.QueryID(ctx, get("query_id"))
 			if qerr != nil {
 				return qerr
 			}
 			if !ok {
-				return lineErr(in.name, line, "query_id", "unknown query %q (import its queries first)", get("query_id"))
+				return lineErr(in.name, line, "query_id", "unknown query %s (import its queries first)", quote(get("query_id")))
 			}
 			err = im.Qrel(ctx, qid, get("doc_id"), rel, "positive", "qrels")
 		}

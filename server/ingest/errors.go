@@ -3,6 +3,8 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 
 	"boolpool/server/trecfmt"
 )
@@ -31,17 +33,46 @@ func lineErr(file string, line int, field, format string, args ...any) error {
 	return &LineError{File: file, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
+// Limits of user text quoted in an error: the answer to a bad upload
+// must not grow with it.
+const (
+	maxQuote  = 200  // one quoted value
+	maxReason = 1000 // a whole reason
+)
+
+// clip shortens s to at most n bytes, cut at a rune boundary, with an
+// ellipsis where it was cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// quote is %q of s clipped to maxQuote bytes, for error messages.
+func quote(s string) string { return strconv.Quote(clip(s, maxQuote)) }
+
 // asLineError converts a trecfmt error into a LineError (same shape); a
 // LineError wrapped by a parser (a bad line found while reading) is
 // returned as it is.
 func asLineError(err error) error {
 	var le *LineError
 	if errors.As(err, &le) {
-		return le
+		return le.clipped()
 	}
 	var te *trecfmt.LineError
 	if errors.As(err, &te) {
-		return &LineError{File: te.File, Line: te.Line, Field: te.Field, Reason: te.Reason}
+		return (&LineError{File: te.File, Line: te.Line, Field: te.Field, Reason: te.Reason}).clipped()
 	}
 	return err
+}
+
+// clipped is e with field and reason cut to bounded lengths: both can
+// carry text of the file.
+func (e *LineError) clipped() *LineError {
+	return &LineError{File: e.File, Line: e.Line, Field: clip(e.Field, maxQuote), Reason: clip(e.Reason, maxReason)}
 }

@@ -37,6 +37,21 @@ type Options struct {
 	// Progress, when set, is called after each line with bytes read so far.
 	Progress func(file string, read, total int64)
 	Log      *slog.Logger
+	// MaxLine caps one line, and one record spanning lines (a CSV record
+	// with quoted newlines, an element of a JSON array, a TREC topic), in
+	// bytes; 0 = DefaultMaxLine. A longer one fails the file with a
+	// *LineError as soon as the limit is passed, before it is read whole.
+	MaxLine int64
+}
+
+// DefaultMaxLine is the default of Options.MaxLine: 16 MiB.
+const DefaultMaxLine = 16 << 20
+
+func (o Options) maxLine() int64 {
+	if o.MaxLine <= 0 {
+		return DefaultMaxLine
+	}
+	return o.MaxLine
 }
 
 // Result reports one imported file.
@@ -112,10 +127,12 @@ type input struct {
 	name  string
 	f     *os.File
 	cr    *countingReader
+	tr    *textReader
 	r     *bufio.Reader
 	gz    *gzip.Reader
 	line  int
 	total int64
+	max   int64 // longest line or record
 	prog  func(file string, read, total int64)
 }
 
@@ -133,7 +150,7 @@ func openInput(path string, opt Options) (*input, error) {
 		f.Close()
 		return nil, &LineError{File: path, Reason: "is a directory (only the beir format takes a directory)"}
 	}
-	in := &input{name: path, f: f, total: st.Size(), prog: opt.Progress}
+	in := &input{name: path, f: f, total: st.Size(), max: opt.maxLine(), prog: opt.Progress}
 	in.cr = &countingReader{r: f}
 	var r io.Reader = in.cr
 	if strings.HasSuffix(path, ".gz") {
@@ -145,20 +162,89 @@ func openInput(path string, opt Options) (*input, error) {
 		in.gz = gz
 		r = gz
 	}
-	in.r = bufio.NewReaderSize(&textReader{name: path, r: bufio.NewReaderSize(r, 1<<20)}, 64<<10)
+	in.tr = &textReader{name: path, r: bufio.NewReaderSize(r, 1<<20), max: in.max}
+	in.r = bufio.NewReaderSize(in.tr, 64<<10)
 	return in, nil
 }
 
+// records returns a reader of in for a parser whose records may span
+// lines (CSV, a JSON array, TREC topics): it fails once one record grows
+// past in.max bytes. Call next after each record.
+func (in *input) records(what string) *recordReader {
+	return &recordReader{in: in, what: what}
+}
+
+// recordReader hands a record parser at most recordChunk bytes per Read,
+// so that what the parser reads ahead of the record it is in is at most
+// one chunk, and counts the bytes since the last record.
+type recordReader struct {
+	in   *input
+	what string
+	n    int64
+}
+
+const recordChunk = 64 << 10
+
+func (r *recordReader) Read(p []byte) (int, error) {
+	if r.n > r.in.max+recordChunk {
+		return 0, &LineError{File: r.in.name, Line: r.in.tr.line,
+			Reason: fmt.Sprintf("%s longer than %d bytes (the -max-line limit)", r.what, r.in.max)}
+	}
+	if len(p) > recordChunk {
+		p = p[:recordChunk]
+	}
+	n, err := r.in.r.Read(p)
+	r.n += int64(n)
+	return n, err
+}
+
+// next starts counting a new record.
+func (r *recordReader) next() { r.n = 0 }
+
 // textReader passes a file through line by line and stops at the first
-// line PostgreSQL text could not hold (invalid UTF-8, a NUL byte) with a
-// *LineError naming it, so every format's parser gets the check before
-// any of its values reach the database.
+// line PostgreSQL text could not hold (invalid UTF-8, a NUL byte) or
+// longer than max bytes with a *LineError naming it, so every format's
+// parser gets the check before any of its values reach the database. An
+// over-long line is refused once max bytes of it are read: memory stays
+// bounded by max plus the read buffer, whatever the input.
 type textReader struct {
 	name string
 	r    *bufio.Reader
+	max  int64
+	acc  []byte // accumulates a line longer than r's buffer
 	buf  []byte // the rest of the current line
 	line int
 	err  error
+}
+
+// readLine returns the next line with its line ending. The slice is valid
+// until the next call.
+func (t *textReader) readLine() ([]byte, error) {
+	t.acc = t.acc[:0]
+	for {
+		frag, err := t.r.ReadSlice('\n')
+		n := int64(len(t.acc) + len(frag))
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if n > t.max {
+				return nil, t.tooLong()
+			}
+			t.acc = append(t.acc, frag...)
+			continue
+		}
+		if n-int64(len(frag)-len(bytes.TrimRight(frag, "\r\n"))) > t.max {
+			return nil, t.tooLong()
+		}
+		if len(t.acc) == 0 {
+			return frag, err
+		}
+		t.acc = append(t.acc, frag...)
+		return t.acc, err
+	}
+}
+
+func (t *textReader) tooLong() error {
+	return &LineError{File: t.name, Line: t.line + 1,
+		Reason: fmt.Sprintf("line %d longer than %d bytes (the -max-line limit)", t.line+1, t.max)}
 }
 
 func (t *textReader) Read(p []byte) (int, error) {
@@ -166,14 +252,22 @@ func (t *textReader) Read(p []byte) (int, error) {
 		if t.err != nil {
 			return 0, t.err
 		}
-		line, err := t.r.ReadBytes('\n')
+		line, err := t.readLine()
+		if le := (*LineError)(nil); errors.As(err, &le) {
+			t.err = err
+			return 0, err
+		}
 		if len(line) > 0 {
 			t.line++
+			// The errors stick: a parser that reads on must not skip
+			// the bad line.
 			switch {
 			case !utf8.Valid(line):
-				return 0, &LineError{File: t.name, Line: t.line, Reason: "not valid UTF-8 text (convert the file to UTF-8)"}
+				t.err = &LineError{File: t.name, Line: t.line, Reason: "not valid UTF-8 text (convert the file to UTF-8)"}
+				return 0, t.err
 			case bytes.IndexByte(line, 0) >= 0:
-				return 0, &LineError{File: t.name, Line: t.line, Reason: "contains a NUL character, which cannot be stored"}
+				t.err = &LineError{File: t.name, Line: t.line, Reason: "contains a NUL character, which cannot be stored"}
+				return 0, t.err
 			}
 		}
 		t.buf, t.err = line, err
@@ -193,6 +287,9 @@ func (in *input) Close() {
 // next returns the next line without its line ending; io.EOF at the end.
 func (in *input) next() ([]byte, error) {
 	line, err := in.r.ReadBytes('\n')
+	if le := (*LineError)(nil); errors.As(err, &le) {
+		return nil, le // the text reader's: a bad or over-long line
+	}
 	if len(line) == 0 && err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, io.EOF

@@ -43,15 +43,15 @@ func parseRawObject(line []byte) (*rawObject, error) {
 		}
 		p.ws()
 		if !p.eat(':') {
-			return nil, fmt.Errorf("missing ':' after key %q", key)
+			return nil, fmt.Errorf("missing ':' after key %s", quote(key))
 		}
 		p.ws()
 		vs := p.i
 		if err := p.value(0); err != nil {
-			return nil, fmt.Errorf("field %s: %w", key, err)
+			return nil, fmt.Errorf("field %s: %w", clip(key, maxQuote), err)
 		}
 		if _, dup := o.values[key]; dup {
-			return nil, fmt.Errorf("field %s: appears twice", key)
+			return nil, fmt.Errorf("field %s: appears twice", clip(key, maxQuote))
 		}
 		o.keys = append(o.keys, key)
 		o.values[key] = p.b[vs:p.i]
@@ -170,7 +170,7 @@ func (p *scanner) value(depth int) error {
 		}
 		var f json.Number
 		if err := json.Unmarshal([]byte(tok), &f); err != nil {
-			return fmt.Errorf("bad token %q", tok)
+			return fmt.Errorf("bad token %s", quote(tok))
 		}
 		return nil
 	}

@@ -12,8 +12,10 @@ import (
 
 func importTRECTopics(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	res.Kind = "queries"
-	tr := trecfmt.NewTopicsReader(in.r, in.name)
+	rr := in.records("topic")
+	tr := trecfmt.NewTopicsReader(rr, in.name)
 	for n := 1; ; n++ {
+		rr.next()
 		t, err := tr.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -48,7 +50,7 @@ func importTRECQrels(ctx context.Context, im *store.Importer, in *input, res *Re
 			return err
 		}
 		if !ok {
-			return lineErr(in.name, qr.Line(), "qid", "unknown query %q (import its queries first)", q.QueryID)
+			return lineErr(in.name, qr.Line(), "qid", "unknown query %s (import its queries first)", quote(q.QueryID))
 		}
 		if err := im.Qrel(ctx, qid, q.DocID, q.Rel, "positive", "qrels"); err != nil {
 			return err
@@ -80,11 +82,11 @@ func importTRECRun(ctx context.Context, im *store.Importer, in *input, res *Resu
 			return err
 		}
 		if !ok {
-			return lineErr(in.name, rr.Line(), "qid", "unknown query %q (import its queries first)", l.QueryID)
+			return lineErr(in.name, rr.Line(), "qid", "unknown query %s (import its queries first)", quote(l.QueryID))
 		}
 		key := [2]string{l.QueryID, l.DocID}
 		if seen[key] {
-			return lineErr(in.name, rr.Line(), "docno", "document %q listed twice for query %q", l.DocID, l.QueryID)
+			return lineErr(in.name, rr.Line(), "docno", "document %s listed twice for query %s", quote(l.DocID), quote(l.QueryID))
 		}
 		seen[key] = true
 		if err := im.RunResult(ctx, runID, qid, l.DocID, l.Rank, l.Score); err != nil {

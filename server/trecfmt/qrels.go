@@ -70,7 +70,7 @@ func parseRel(s string) (int, error) {
 	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<30 {
-		return 0, fmt.Errorf("%q is not an integer relevance grade", s)
+		return 0, fmt.Errorf("%s is not an integer relevance grade", quote(s))
 	}
 	return int(x), nil
 }
@@ -175,7 +175,7 @@ func checkToken(field, s string) error {
 		return fmt.Errorf("trecfmt: empty %s", field)
 	}
 	if strings.IndexFunc(s, isSpace) >= 0 {
-		return fmt.Errorf("trecfmt: %s %q contains white space", field, s)
+		return fmt.Errorf("trecfmt: %s %s contains white space", field, quote(s))
 	}
 	return nil
 }

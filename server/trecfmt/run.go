@@ -61,12 +61,12 @@ func parseRunLine(text, file string, line int) (RunLine, error) {
 	rank, err := strconv.Atoi(f[3])
 	if err != nil {
 		return RunLine{}, &LineError{File: file, Line: line, Field: "rank",
-			Reason: fmt.Sprintf("%q is not an integer", f[3])}
+			Reason: fmt.Sprintf("%s is not an integer", quote(f[3]))}
 	}
 	score, err := strconv.ParseFloat(f[4], 64)
 	if err != nil || math.IsNaN(score) {
 		return RunLine{}, &LineError{File: file, Line: line, Field: "score",
-			Reason: fmt.Sprintf("%q is not a number", f[4])}
+			Reason: fmt.Sprintf("%s is not a number", quote(f[4]))}
 	}
 	return RunLine{QueryID: f[0], Iter: f[1], DocID: f[2], Rank: rank, Score: score, Tag: f[5]}, nil
 }

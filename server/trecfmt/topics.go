@@ -87,7 +87,7 @@ func (t *TopicsReader) Read() (Topic, error) {
 			if strings.TrimSpace(before) != "" {
 				if !inTop {
 					return Topic{}, &LineError{File: t.file, Line: t.line,
-						Reason: fmt.Sprintf("text %q outside <top>", strings.TrimSpace(before))}
+						Reason: fmt.Sprintf("text %s outside <top>", quote(strings.TrimSpace(before)))}
 				}
 				add(before)
 			}
@@ -111,13 +111,13 @@ func (t *TopicsReader) Read() (Topic, error) {
 				return t.finish(text, fieldAt, startAt)
 			case !inTop:
 				return Topic{}, &LineError{File: t.file, Line: t.line,
-					Reason: fmt.Sprintf("<%s%s> outside <top>", rest0(closing), name)}
+					Reason: fmt.Sprintf("<%s%s> outside <top>", rest0(closing), clip(name))}
 			case closing:
 				field = "" // text after a closing tag belongs to no field
 			default:
 				if _, dup := fieldAt[name]; dup && fieldLabels[name] != "" {
 					return Topic{}, &LineError{File: t.file, Line: t.line, Field: name,
-						Reason: fmt.Sprintf("second <%s> in the topic opened on line %d", name, startAt)}
+						Reason: fmt.Sprintf("second <%s> in the topic opened on line %d", clip(name), startAt)}
 				}
 				fieldAt[name] = t.line
 				field = name
@@ -166,7 +166,7 @@ func (t *TopicsReader) finish(text map[string]*strings.Builder, fieldAt map[stri
 	}
 	if strings.ContainsAny(tp.ID, " \t") {
 		return Topic{}, &LineError{File: t.file, Line: fieldAt["num"], Field: "num",
-			Reason: fmt.Sprintf("topic number %q contains white space", tp.ID)}
+			Reason: fmt.Sprintf("topic number %s contains white space", quote(tp.ID))}
 	}
 	return tp, nil
 }
@@ -195,7 +195,7 @@ func collectTopics(ctx context.Context, file, idField string, read func() (Topic
 		}
 		if prev, dup := seen[tp.ID]; dup {
 			return nil, &LineError{File: file, Line: line(), Field: idField,
-				Reason: fmt.Sprintf("topic %q already defined on line %d", tp.ID, prev)}
+				Reason: fmt.Sprintf("topic %s already defined on line %d", quote(tp.ID), prev)}
 		}
 		seen[tp.ID] = line()
 		out = append(out, tp)
@@ -229,7 +229,7 @@ func (t *TSVTopicsReader) Read() (Topic, error) {
 		}
 		if id == "" || strings.ContainsAny(id, " \v\f") {
 			return Topic{}, &LineError{File: t.file, Line: t.line, Field: "qid",
-				Reason: fmt.Sprintf("%q is not a query id", id)}
+				Reason: fmt.Sprintf("%s is not a query id", quote(id))}
 		}
 		if strings.TrimSpace(text) == "" {
 			return Topic{}, &LineError{File: t.file, Line: t.line, Field: "text", Reason: "empty query text"}

@@ -239,7 +239,7 @@ func TestLiveStreamOutlivesWriteTimeout(t *testing.T) {
 		t.Fatal("no task")
 	}
 	req := api.JudgmentRequest{ClientID: uuid(1), ItemID: q.Tasks[0].ItemID, Kind: api.KindRelevance,
-		Relevance: rel(2), Evidence: api.EvidenceComplete, TimeSpentMs: 1000}
+		Relevance: rel(2), Evidence: api.EvidenceComplete, TimeSpentMs: 1000, AuthorID: u.id}
 	if st := u.do("POST", "/api/judgments", req, nil); st != http.StatusCreated {
 		t.Fatalf("judge: %d", st)
 	}

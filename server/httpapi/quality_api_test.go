@@ -76,7 +76,7 @@ func TestQualitySettingsAndGoldFlag(t *testing.T) {
 		}
 		n++
 		if st := a1.do("POST", "/api/judgments", api.JudgmentRequest{ClientID: uuid(5000 + n), ItemID: task.ItemID, Kind: api.KindRelevance,
-			Relevance: rel(grade), Evidence: api.EvidenceNone}, nil); st != 201 {
+			Relevance: rel(grade), Evidence: api.EvidenceNone, AuthorID: a1.id}, nil); st != 201 {
 			t.Fatalf("judgment: status %d", st)
 		}
 	}

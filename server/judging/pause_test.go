@@ -48,7 +48,7 @@ func TestGoldPause(t *testing.T) {
 	judge := func(r judging.Rater, item int64, rel int) error {
 		n++
 		_, err := svc.Submit(ctx, r, api.JudgmentRequest{ClientID: fmt.Sprintf("7d2c1b4a-0e9f-4a8b-9c7d-%012d", n), ItemID: item,
-			Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceNone})
+			Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceNone, AuthorID: r.ID})
 		return err
 	}
 	q, err := svc.Queue(ctx, a1, fx.Project.Name, api.QueueRequest{N: 4})

@@ -172,7 +172,7 @@ func warnMissing(stderr io.Writer, prefix string, missing, total int, complete b
 		return
 	}
 	if complete {
-		fmt.Fprintf(stderr, "%s: %d of %d qrels queries have no line in the run; scored as 0 (--complete)\n", prefix, missing, total)
+		fmt.Fprintf(stderr, "%s: %d of %d qrels queries have no line in the run; they score 0 as empty rankings\n", prefix, missing, total)
 		return
 	}
 	fmt.Fprintf(stderr, "%s: warning: %d of %d qrels queries have no line in the run and are left out of the means; --complete scores them as 0\n", prefix, missing, total)

@@ -99,7 +99,7 @@ p3-q2 Q0 p3-doc2 1 2.0 t
 	if len(rows) != 1 || rows[0].Template != "all" {
 		t.Fatalf("rows %+v", rows)
 	}
-	if !strings.Contains(rErr, "run tied: 1 of 6 qrels queries have no line in the run; scored as 0") {
+	if !strings.Contains(rErr, "run tied: 1 of 6 qrels queries have no line in the run; they score 0 as empty rankings") {
 		t.Errorf("retrieve eval stderr: %s", rErr)
 	}
 

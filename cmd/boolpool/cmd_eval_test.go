@@ -128,7 +128,7 @@ func TestEvalMeansTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "run_b.txt  4        0.2000") || strings.Contains(stderr, "warning") || !strings.Contains(stderr, "2 of 4 qrels queries have no line in the run; scored as 0 (--complete)") {
+	if !strings.Contains(out, "run_b.txt  4        0.2000") || strings.Contains(stderr, "warning") || !strings.Contains(stderr, "2 of 4 qrels queries have no line in the run; they score 0 as empty rankings") {
 		t.Errorf("--complete: out %q stderr %q", out, stderr)
 	}
 }

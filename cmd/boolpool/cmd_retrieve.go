@@ -48,7 +48,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if sub, ok := subcommand(args, map[string]runFunc{"bench": runRetrieveBench, "eval": runRetrieveEval}); ok {
 		return sub(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("retrieve", stderr, "usage: boolpool retrieve --project P --method NAME [--param k=v]... [--split S] [--depth 1000] [--out run.txt]\n       boolpool retrieve --list\n       boolpool retrieve bench --project P [--split S] [--methods a,b]\n       boolpool retrieve eval --project P [--runs a,b] [--split S] [--negatives FILE]")
+	fs := newFlagSet("retrieve", stderr, "usage: boolpool retrieve --project P --method NAME [--param k=v]... [--split S] [--depth 1000] [--out run.txt]\n       boolpool retrieve --list\n       boolpool retrieve bench --project P [--split S] [--methods a,b]\n       boolpool retrieve eval --project P [--runs a,b] [--split S] [--negatives FILE] [--bm25-variants]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	method := fs.String("method", "", "method `name` (see --list)")

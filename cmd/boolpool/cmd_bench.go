@@ -26,6 +26,7 @@ func benchSuites() []bench.Suite {
 		bench.UploadsSuite(),
 		bench.EncodersSuite(),
 		retrievalbench.Suite(),
+		retrievalbench.NegationSuite(),
 		bench.LoadSuite(),
 		bench.CrashSuite(),
 		bench.LoginSuite(),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,20 +12,26 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"boolpool/server/live"
 	"boolpool/server/metrics"
+	"boolpool/server/store"
 	"boolpool/server/trecfmt"
 )
 
 // runEval scores TREC runs against qrels with trec_eval's semantics (see
 // package metrics for the exact rules).
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval", stderr, "usage: boolpool eval --qrels FILE --run FILE [--run FILE…] [--negatives FILE] [--metrics LIST] [--min-rel N] [--complete] [--json | --ci N [--seed S]]")
+	fs := newFlagSet("eval", stderr, "usage: boolpool eval --qrels FILE --run FILE [--run FILE…] [--negatives FILE] [--nevir FILE | --project P] [--metrics LIST] [--min-rel N] [--complete] [--per-query] [--json | --ci N [--seed S]]")
 	var (
 		qrelsPath = fs.String("qrels", "", "TREC qrels `file` (qid iter docid grade)")
 		negPath   = fs.String("negatives", "", "qrels-shaped `file` listing explicit negatives (every line is one; the grade column is ignored)")
-		list      = fs.String("metrics", "", "comma-separated `measures` name@k from mrr, ndcg, p, recall, mrecall, judged, f1, negrecall, violation (default "+metrics.DefaultSpecs+", plus negrecall@10,violation with --negatives)")
+		nevirPath = fs.String("nevir", "", "NevIR pairs `file` (the import format: JSON lines or one JSON array) for --metrics nevir; queries and documents are named as the importer names them")
+		project   = fs.String("project", "", "take the NevIR pairs for --metrics nevir from this project's imported NevIR queries (needs the database)")
+		db        = dbFlag(fs)
+		list      = fs.String("metrics", "", "comma-separated `measures` name@k from mrr, ndcg, p, recall, mrecall, judged, f1, negrecall, violation, negabove, nevir (default "+metrics.DefaultSpecs+", plus negrecall@10,violation,negabove with --negatives and nevir with NevIR pairs)")
 		minRel    = fs.Int("min-rel", 1, "lowest grade counted as relevant (trec_eval -l); nDCG always uses raw grades")
-		complete  = fs.Bool("complete", false, "also score qrels queries missing from a run, as empty rankings (trec_eval -c)")
+		complete  = fs.Bool("complete", false, "also score qrels queries missing from a run, as empty rankings (trec_eval -c), and every NevIR pair")
+		perQuery  = fs.Bool("per-query", false, "also print every query's values (table: one block per run; JSON: per_query)")
 		asJSON    = fs.Bool("json", false, "print JSON instead of a table")
 		ciRuns    = fs.Int("ci", 0, "table only: bootstrap `resamples` for 95% intervals of the means, and as many permutations for paired randomisation tests of each run against the first (0 = off)")
 		seed      = fs.Uint64("seed", 1, "random seed for --ci (results are deterministic per seed)")
@@ -46,11 +53,18 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *minRel < 1 {
 		return fmt.Errorf("%w: --min-rel must be at least 1", errUsage)
 	}
+	if *nevirPath != "" && *project != "" {
+		return fmt.Errorf("%w: --nevir and --project both name NevIR pairs: give one", errUsage)
+	}
+	hasPairs := *nevirPath != "" || *project != ""
 	specList := *list
 	if specList == "" {
 		specList = metrics.DefaultSpecs
 		if *negPath != "" {
-			specList += ",negrecall@10,violation"
+			specList += ",negrecall@10,violation,negabove"
+		}
+		if hasPairs {
+			specList += ",nevir"
 		}
 	}
 	specs, err := metrics.ParseSpecs(specList)
@@ -60,6 +74,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for _, s := range specs {
 		if s.NeedsNegatives() && *negPath == "" {
 			return fmt.Errorf("%w: measure %s needs --negatives", errUsage, s)
+		}
+		if s.NeedsPairs() && !hasPairs {
+			return fmt.Errorf("%w: measure %s needs NevIR pairs: --nevir FILE or --project P", errUsage, s)
 		}
 	}
 
@@ -73,30 +90,36 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	opt := metrics.Options{MinRel: *minRel, Complete: *complete}
 	if *negPath != "" {
-		negLines, err := readFile(ctx, *negPath, trecfmt.ReadQrels)
+		if opt.Negatives, err = readNegatives(ctx, *negPath); err != nil {
+			return err
+		}
+	}
+	switch {
+	case *nevirPath != "":
+		if opt.NevIRPairs, err = readFile(ctx, *nevirPath, readNevIRPairs); err != nil {
+			return err
+		}
+	case *project != "":
+		st, p, err := openProject(ctx, *db, *project)
 		if err != nil {
 			return err
 		}
-		opt.Negatives = map[string]map[string]bool{}
-		for _, l := range negLines {
-			if opt.Negatives[l.QueryID] == nil {
-				opt.Negatives[l.QueryID] = map[string]bool{}
-			}
-			opt.Negatives[l.QueryID][l.DocID] = true
+		opt.NevIRPairs, err = projectNevIRPairs(ctx, st, p.ID)
+		st.Close()
+		if err != nil {
+			return err
+		}
+		if len(opt.NevIRPairs) == 0 {
+			return fmt.Errorf("project %s has no NevIR pairs (import them with --format nevir)", *project)
 		}
 	}
 
-	out := evalOutput{Runs: map[string]evalRun{}}
 	var names []string
 	results := map[string]metrics.Result{}
 	for _, path := range runPaths {
 		run, err := readFile(ctx, path, readRun)
 		if err != nil {
 			return err
-		}
-		ranked, dups := metrics.RankRun(run)
-		if dups > 0 {
-			fmt.Fprintf(stderr, "boolpool eval: %s: %d duplicate docid lines ignored (the first line of each document counts)\n", path, dups)
 		}
 		name := filepath.Base(path)
 		if _, clash := results[name]; clash {
@@ -105,21 +128,35 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if _, clash := results[name]; clash {
 			return fmt.Errorf("%w: run %s given twice", errUsage, path)
 		}
-		res := metrics.Evaluate(qrels, ranked, specs, opt)
+		res := metrics.EvaluateRun(qrels, run, specs, opt)
+		if res.Duplicates > 0 {
+			fmt.Fprintf(stderr, "boolpool eval: %s: %d duplicate docid lines ignored (the first line of each document counts)\n", path, res.Duplicates)
+		}
+		warnMissing(stderr, "boolpool eval: "+path, res.Missing, len(qrels), *complete)
 		if len(res.PerQuery) == 0 {
 			fmt.Fprintf(stderr, "boolpool eval: %s: no query is in both the run and the qrels\n", path)
 		}
 		results[name] = res
 		names = append(names, name)
-		out.Runs[name] = evalRun{Mean: res.Mean, PerQuery: res.PerQuery}
 	}
 
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		out := evalOutput{Runs: map[string]evalRun{}}
+		for _, name := range names {
+			res := results[name]
+			r := evalRun{Queries: len(res.PerQuery), Missing: res.Missing, Mean: res.Mean, Count: res.Count}
+			if *perQuery {
+				r.PerQuery = res.PerQuery
+			}
+			out.Runs[name] = r
+		}
+		return jsonOut(stdout, out)
 	}
-	if err := printEvalTable(stdout, names, results, specs, *ciRuns, *seed); err != nil {
+	if *perQuery {
+		if err := printEvalTable(stdout, names, results, specs, *ciRuns, *seed); err != nil {
+			return err
+		}
+	} else if err := printMeansTable(stdout, names, results, specs, *ciRuns, *seed); err != nil {
 		return err
 	}
 	if *ciRuns > 0 && len(names) > 1 {
@@ -128,13 +165,178 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
+// warnMissing tells, on stderr, how many of the qrels queries a run has no
+// line for: without --complete they are silently left out of the means.
+func warnMissing(stderr io.Writer, prefix string, missing, total int, complete bool) {
+	if missing == 0 {
+		return
+	}
+	if complete {
+		fmt.Fprintf(stderr, "%s: %d of %d qrels queries have no line in the run; they score 0 as empty rankings\n", prefix, missing, total)
+		return
+	}
+	fmt.Fprintf(stderr, "%s: warning: %d of %d qrels queries have no line in the run and are left out of the means; --complete scores them as 0\n", prefix, missing, total)
+}
+
+// evalOutput is eval's --json output.
 type evalOutput struct {
 	Runs map[string]evalRun `json:"runs"`
 }
 
+// evalRun is one run in eval's --json output: the number of queries scored,
+// the qrels queries the run lacks, each measure's mean and the number of
+// queries (NevIR: pairs) behind it, and, with --per-query only, every
+// query's values.
 type evalRun struct {
+	Queries  int                           `json:"queries"`
+	Missing  int                           `json:"missing"`
 	Mean     map[string]float64            `json:"mean"`
-	PerQuery map[string]map[string]float64 `json:"per_query"`
+	Count    map[string]int                `json:"count"`
+	PerQuery map[string]map[string]float64 `json:"per_query,omitempty"`
+}
+
+// readNegatives reads a qrels-shaped file of explicit negatives.
+func readNegatives(ctx context.Context, path string) (map[string]map[string]bool, error) {
+	lines, err := readFile(ctx, path, trecfmt.ReadQrels)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]bool{}
+	for _, l := range lines {
+		if out[l.QueryID] == nil {
+			out[l.QueryID] = map[string]bool{}
+		}
+		out[l.QueryID][l.DocID] = true
+	}
+	return out, nil
+}
+
+// projectNevIRPairs lists a project's imported NevIR pairs the way the
+// dashboard finds them (live.NevIRPairs).
+func projectNevIRPairs(ctx context.Context, st *store.Store, projectID int64) ([]metrics.NevIRPair, error) {
+	qs, err := st.LiveQueries(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	return live.NevIRPairs(qs), nil
+}
+
+// readNevIRPairs reads NevIR pairs in the import format (one JSON object per
+// line, or one JSON array of objects, pretty-printed or not) and names them
+// as the importer does: pair id = the "id" field, else "pair<line>" with the
+// line the object starts on; queries "<id>-q1"/"<id>-q2", documents
+// "<id>-doc1"/"<id>-doc2".
+func readNevIRPairs(ctx context.Context, r io.Reader, file string) ([]metrics.NevIRPair, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	lineAt := func(off int) int { return 1 + bytes.Count(data[:off], []byte("\n")) }
+	var out []metrics.NevIRPair
+	seen := map[string]int{}
+	add := func(raw []byte, line int) error {
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return fmt.Errorf("%s:%d: invalid NevIR pair: %v", file, line, err)
+		}
+		id := ""
+		if len(p.ID) > 0 && string(p.ID) != "null" {
+			var s string
+			if json.Unmarshal(p.ID, &s) == nil {
+				id = s
+			} else {
+				id = string(bytes.TrimSpace(p.ID))
+			}
+		}
+		if id == "" {
+			id = fmt.Sprintf("pair%d", line)
+		}
+		if prev, dup := seen[id]; dup {
+			return fmt.Errorf("%s:%d: field id: pair %q already given on line %d", file, line, id, prev)
+		}
+		seen[id] = line
+		out = append(out, metrics.NevIRPair{Query1: id + "-q1", Query2: id + "-q2", Doc1: id + "-doc1", Doc2: id + "-doc2"})
+		return nil
+	}
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if _, err := dec.Token(); err != nil {
+			return nil, fmt.Errorf("%s:1: invalid JSON: %v", file, err)
+		}
+		for dec.More() {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			// The element starts after the separator and white space.
+			off := int(dec.InputOffset())
+			if i := bytes.IndexFunc(data[off:], func(r rune) bool { return r != ',' && r != ' ' && r != '\t' && r != '\r' && r != '\n' }); i > 0 {
+				off += i
+			}
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, fmt.Errorf("%s:%d: invalid JSON: %v", file, lineAt(off), err)
+			}
+			if err := add(raw, lineAt(off)); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err := add(line, n+1); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// printMeansTable prints one row per run: the number of queries scored and
+// each measure's mean (with --ci, the 95% bootstrap interval below it).
+func printMeansTable(w io.Writer, names []string, results map[string]metrics.Result, specs []metrics.Spec, resamples int, seed uint64) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	cols := []string{"run", "queries"}
+	for _, s := range specs {
+		cols = append(cols, s.String())
+	}
+	fmt.Fprintln(tw, strings.Join(cols, "\t"))
+	for _, name := range names {
+		res := results[name]
+		cells := []string{name, strconv.Itoa(len(res.PerQuery))}
+		for _, s := range specs {
+			cells = append(cells, meanCell(res, s.String()))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		if resamples > 0 {
+			lo, hi := []string{"  ci95-low", ""}, []string{"  ci95-high", ""}
+			for _, s := range specs {
+				vals := res.Values(s.String())
+				if len(vals) == 0 {
+					lo, hi = append(lo, "-"), append(hi, "-")
+					continue
+				}
+				iv := metrics.Bootstrap(vals, resamples, 0.95, seed)
+				lo = append(lo, strconv.FormatFloat(iv.Low, 'f', 4, 64))
+				hi = append(hi, strconv.FormatFloat(iv.High, 'f', 4, 64))
+			}
+			fmt.Fprintln(tw, strings.Join(lo, "\t"))
+			fmt.Fprintln(tw, strings.Join(hi, "\t"))
+		}
+	}
+	return tw.Flush()
+}
+
+// meanCell formats a measure's mean, "-" when no query has it.
+func meanCell(res metrics.Result, measure string) string {
+	if res.Count[measure] == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(res.Mean[measure], 'f', 4, 64)
 }
 
 // printEvalTable prints, per run, one row per query and a final "all" row

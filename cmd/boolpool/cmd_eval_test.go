@@ -24,7 +24,7 @@ func TestEvalJSON(t *testing.T) {
 		"--run", "testdata/eval/run_a.txt", "--run", "testdata/eval/run_b.txt",
 		"--negatives", "testdata/eval/negatives.txt",
 		"--metrics", "mrr@10,p@5,ndcg@5,recall@5,judged@5,negrecall@2,violation",
-		"--json")
+		"--json", "--per-query")
 	if err != nil {
 		t.Fatal(err, stderr)
 	}
@@ -76,8 +76,65 @@ func TestEvalJSON(t *testing.T) {
 	}
 }
 
+// TestEvalJSONMeansOnly: without --per-query the JSON holds the means, their
+// counts and the missing queries, not the per-query values.
+func TestEvalJSONMeansOnly(t *testing.T) {
+	out, _, err := runCmd(t, runEval, "--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_b.txt", "--metrics", "p@5", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "runs": {
+    "run_b.txt": {
+      "queries": 2,
+      "missing": 2,
+      "mean": {
+        "p@5": 0.4
+      },
+      "count": {
+        "p@5": 2
+      }
+    }
+  }
+}
+`
+	if out != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestEvalMeansTable: the default table is one row of means per run.
+func TestEvalMeansTable(t *testing.T) {
+	out, stderr, err := runCmd(t, runEval, "--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_a.txt", "--run", "testdata/eval/run_b.txt", "--metrics", "p@5,ndcg@5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "run        queries  p@5     ndcg@5\n" +
+		"run_a.txt  3        0.3333  0.4917\n" +
+		"run_b.txt  2        0.4000  0.5000\n"
+	if out != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+	// qrels queries q1 q2 q3 q5: run_a lacks q3, run_b lacks q3 and q5.
+	for _, w := range []string{
+		"testdata/eval/run_a.txt: warning: 1 of 4 qrels queries have no line in the run and are left out of the means; --complete scores them as 0",
+		"testdata/eval/run_b.txt: warning: 2 of 4 qrels queries have no line in the run",
+	} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	out, stderr, err = runCmd(t, runEval, "--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_b.txt", "--metrics", "p@5", "--complete")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "run_b.txt  4        0.2000") || strings.Contains(stderr, "warning") || !strings.Contains(stderr, "2 of 4 qrels queries have no line in the run; they score 0 as empty rankings") {
+		t.Errorf("--complete: out %q stderr %q", out, stderr)
+	}
+}
+
 func TestEvalTable(t *testing.T) {
-	out, _, err := runCmd(t, runEval, "--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_b.txt", "--metrics", "p@5,ndcg@5")
+	out, _, err := runCmd(t, runEval, "--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_b.txt", "--metrics", "p@5,ndcg@5", "--per-query")
 	if err != nil {
 		t.Fatal(err)
 	}

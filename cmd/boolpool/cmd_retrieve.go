@@ -48,7 +48,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if sub, ok := subcommand(args, map[string]runFunc{"bench": runRetrieveBench, "eval": runRetrieveEval}); ok {
 		return sub(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("retrieve", stderr, "usage: boolpool retrieve --project P --method NAME [--param k=v]... [--split S] [--depth 1000] [--out run.txt]\n       boolpool retrieve --list\n       boolpool retrieve bench --project P [--split S] [--methods a,b]\n       boolpool retrieve eval --project P [--runs a,b] [--split S] [--negatives FILE]")
+	fs := newFlagSet("retrieve", stderr, "usage: boolpool retrieve --project P --method NAME [--param k=v]... [--split S] [--depth 1000] [--out run.txt]\n       boolpool retrieve --list\n       boolpool retrieve bench --project P [--split S] [--methods a,b]\n       boolpool retrieve eval --project P [--runs a,b] [--split S] [--negatives FILE] [--bm25-variants]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	method := fs.String("method", "", "method `name` (see --list)")
@@ -364,26 +364,28 @@ type evalRow struct {
 	Counts   map[string]int     `json:"counts"`
 }
 
-// runRetrieveEval scores stored runs against the project's positive qrels
-// (and explicit negatives), broken down by query template.
+// runRetrieveEval scores stored runs against the project's qrels, broken
+// down by query template. It is a thin wrapper over eval's evaluator
+// (metrics.EvaluateRun: trec_eval's ranking by score, ties by docid
+// descending, never the stored ranks), scoring like `eval --complete` over
+// the project's queries that have positive qrels: a query a run returned
+// nothing for counts as an empty ranking.
 func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("retrieve eval", stderr, "")
+	fs := newFlagSet("retrieve eval", stderr, "usage: boolpool retrieve eval --project P [--runs a,b] [--split S] [--negatives FILE] [--metrics LIST] [--bm25-variants] [--json]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	runs := fs.String("runs", "", "comma-separated stored run `names` (default: all runs)")
 	split := fs.String("split", "", "only this split's queries")
-	negPath := fs.String("negatives", "", "qrels `file` of explicit negatives (see boolpool pool negatives)")
-	list := fs.String("metrics", "ndcg@10,recall@100,mrecall@100,negrecall@10,mrr@10", "measures")
+	negPath := fs.String("negatives", "", "qrels `file` of explicit negatives, added to the project's own (see boolpool pool negatives)")
+	list := fs.String("metrics", "", "measures (default ndcg@10,recall@100,mrecall@100,negrecall@10,mrr@10, plus negabove with explicit negatives and nevir with NevIR pairs)")
+	variants := fs.Bool("bm25-variants", false, "also retrieve (without storing) bm25 with each query-term weighting, qtf=count and qtf=unique, and evaluate both")
+	depth := fs.Int("depth", 1000, "results per query of --bm25-variants")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *project == "" {
 		return fmt.Errorf("%w: --project is required", errUsage)
-	}
-	specs, err := metrics.ParseSpecs(*list)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	st, p, err := openProject(ctx, *db, *project)
 	if err != nil {
@@ -394,37 +396,75 @@ func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	judged := map[string]map[string]int{}
-	err = st.EachQrel(ctx, p.ID, "positive", "", func(q store.Qrel) error {
-		if judged[q.QueryExtID] == nil {
-			judged[q.QueryExtID] = map[string]int{}
+	inSplit := make(map[string]bool, len(queries))
+	for _, q := range queries {
+		inSplit[q.ID] = true
+	}
+	qrels := metrics.Qrels{}
+	err = st.EachMergedQrel(ctx, p.ID, "positive", func(q store.Qrel) error {
+		if !inSplit[q.QueryExtID] {
+			return nil
 		}
-		judged[q.QueryExtID][q.DocExtID] = q.Relevance
+		if qrels[q.QueryExtID] == nil {
+			qrels[q.QueryExtID] = map[string]int{}
+		}
+		qrels[q.QueryExtID][q.DocExtID] = q.Relevance
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	negs := map[string]map[string]bool{}
+	opt := metrics.Options{MinRel: 1, Complete: true, Negatives: map[string]map[string]bool{}}
+	addNeg := func(q, d string) {
+		if opt.Negatives[q] == nil {
+			opt.Negatives[q] = map[string]bool{}
+		}
+		opt.Negatives[q][d] = true
+	}
+	err = st.EachQrel(ctx, p.ID, "negative", "", func(q store.Qrel) error {
+		addNeg(q.QueryExtID, q.DocExtID)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	if *negPath != "" {
-		f, err := os.Open(*negPath)
+		file, err := readNegatives(ctx, *negPath)
 		if err != nil {
 			return err
 		}
-		lines, err := trecfmt.ReadQrels(ctx, f, *negPath)
-		f.Close()
-		if err != nil {
-			return err
-		}
-		for _, l := range lines {
-			if negs[l.QueryID] == nil {
-				negs[l.QueryID] = map[string]bool{}
+		for q, ds := range file {
+			for d := range ds {
+				addNeg(q, d)
 			}
-			negs[l.QueryID][l.DocID] = true
 		}
 	}
+	pairs, err := projectNevIRPairs(ctx, st, p.ID)
+	if err != nil {
+		return err
+	}
+	for _, pr := range pairs {
+		if inSplit[pr.Query1] && inSplit[pr.Query2] {
+			opt.NevIRPairs = append(opt.NevIRPairs, pr)
+		}
+	}
+	specList := *list
+	if specList == "" {
+		specList = "ndcg@10,recall@100,mrecall@100,negrecall@10,mrr@10"
+		if len(opt.Negatives) > 0 {
+			specList += ",negabove"
+		}
+		if len(opt.NevIRPairs) > 0 {
+			specList += ",nevir"
+		}
+	}
+	specs, err := metrics.ParseSpecs(specList)
+	if err != nil {
+		return fmt.Errorf("%w: --metrics: %v", errUsage, err)
+	}
+
 	names := splitList(*runs)
-	if len(names) == 0 {
+	if len(names) == 0 && *runs == "" {
 		infos, err := st.ListRuns(ctx, p.ID)
 		if err != nil {
 			return err
@@ -433,52 +473,50 @@ func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Write
 			names = append(names, r.Name)
 		}
 	}
+	type namedRun struct {
+		name string
+		run  metrics.Run
+	}
+	var all []namedRun
+	for _, name := range names {
+		stored, err := retrieval.LoadRun(ctx, st, p.ID, name)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", name, err)
+		}
+		all = append(all, namedRun{name, toMetricsRun(stored)})
+	}
+	if *variants {
+		env := &retrieveEnv{st: st, project: p, log: slog.New(slog.NewTextHandler(stderr, nil)), progress: stderr}
+		defer env.Close()
+		for _, qtf := range []string{"count", "unique"} {
+			params := map[string]string{"qtf": qtf}
+			_, _, results, err := retrieval.RunProject(ctx, env.resources(), retrieval.RunRequest{Method: "bm25", Params: params,
+				Split: *split, Depth: *depth, Workers: runtime.GOMAXPROCS(0), NoStore: true}, stderr)
+			if err != nil {
+				return err
+			}
+			all = append(all, namedRun{retrieval.DefaultRunName("bm25", params) + " (not stored)", toMetricsRun(results)})
+		}
+	}
+	if len(all) == 0 {
+		return fmt.Errorf("project %s has no runs to evaluate", p.Name)
+	}
+
 	templates := []string{"all"}
+	templateOf := make(map[string]string, len(queries))
 	seen := map[string]bool{}
 	for _, q := range queries {
+		templateOf[q.ID] = q.Template
 		if q.Template != "" && !seen[q.Template] {
 			seen[q.Template] = true
 			templates = append(templates, q.Template)
 		}
 	}
 	var rows []evalRow
-	for _, name := range names {
-		run, err := retrieval.LoadRun(ctx, st, p.ID, name)
-		if err != nil {
-			return err
-		}
-		byT := map[string]*evalRow{}
-		for _, t := range templates {
-			byT[t] = &evalRow{Run: name, Template: t, Means: map[string]float64{}, Counts: map[string]int{}}
-		}
-		for _, q := range queries {
-			if len(judged[q.ID]) == 0 {
-				continue
-			}
-			ranked := make([]string, len(run[q.ID]))
-			for i, r := range run[q.ID] {
-				ranked[i] = r.DocID
-			}
-			vals := metrics.EvaluateQuery(ranked, judged[q.ID], negs[q.ID], specs, 1)
-			for _, t := range []string{"all", q.Template} {
-				row := byT[t]
-				if row == nil {
-					continue
-				}
-				row.Queries++
-				for k, v := range vals {
-					row.Means[k] += v
-					row.Counts[k]++
-				}
-			}
-		}
-		for _, t := range templates {
-			row := byT[t]
-			for k := range row.Means {
-				row.Means[k] /= float64(row.Counts[k])
-			}
-			rows = append(rows, *row)
-		}
+	for _, nr := range all {
+		res := metrics.EvaluateRun(qrels, nr.run, specs, opt)
+		warnMissing(stderr, "boolpool retrieve eval: run "+nr.name, res.Missing, len(qrels), true)
+		rows = append(rows, templateRows(nr.name, templates, templateOf, res)...)
 	}
 	if *asJSON {
 		return jsonOut(stdout, rows)
@@ -506,4 +544,55 @@ func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 	}
 	return tw.Flush()
+}
+
+// toMetricsRun converts retrieval results (in any order: the evaluator
+// ranks them by score) to a metrics.Run.
+func toMetricsRun(results map[string][]retrieval.Result) metrics.Run {
+	run := make(metrics.Run, len(results))
+	for q, rs := range results {
+		docs := make([]metrics.Scored, len(rs))
+		for i, r := range rs {
+			docs[i] = metrics.Scored{DocID: r.DocID, Score: r.Score}
+		}
+		run[q] = docs
+	}
+	return run
+}
+
+// templateRows splits one evaluation into rows: "all" (the evaluator's own
+// means, so they equal eval's) and one per template, each mean summed in
+// query order as metrics.Evaluate sums.
+func templateRows(run string, templates []string, templateOf map[string]string, res metrics.Result) []evalRow {
+	byT := map[string]*evalRow{}
+	for _, t := range templates {
+		byT[t] = &evalRow{Run: run, Template: t, Means: map[string]float64{}, Counts: map[string]int{}}
+	}
+	all := byT["all"]
+	all.Queries = len(res.PerQuery)
+	for k, v := range res.Mean {
+		all.Means[k], all.Counts[k] = v, res.Count[k]
+	}
+	for _, q := range metrics.SortedKeys(res.PerQuery) {
+		row := byT[templateOf[q]]
+		if row == nil || row == all {
+			continue
+		}
+		row.Queries++
+		for k, v := range res.PerQuery[q] {
+			row.Means[k] += v
+			row.Counts[k]++
+		}
+	}
+	out := make([]evalRow, 0, len(templates))
+	for _, t := range templates {
+		row := byT[t]
+		if row != all {
+			for k := range row.Means {
+				row.Means[k] /= float64(row.Counts[k])
+			}
+		}
+		out = append(out, *row)
+	}
+	return out
 }

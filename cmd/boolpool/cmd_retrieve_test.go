@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,5 +93,80 @@ func TestRetrievePoolCLI(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "bandit") || !strings.Contains(out.String(), "1 queries") {
 		t.Fatalf("simulation:\n%s", out.String())
+	}
+}
+
+// TestRetrieveEvalBM25Variants: `retrieve --list` documents qtf, and
+// `retrieve eval --bm25-variants` reports bm25 with each query-term
+// weighting per template; on a "_ or _ or _" query repeating its head word,
+// unique terms rank the second relevant document higher.
+func TestRetrieveEvalBM25Variants(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.URL(t)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	docs := write("docs.jsonl", `{"title": "generic", "text": "software software software tools"}
+{"title": "python", "text": "python web framework"}
+{"title": "java", "text": "java build software"}
+{"title": "f1", "text": "office software"}
+{"title": "f2", "text": "garden tools"}
+{"title": "f3", "text": "kitchen knives"}
+{"title": "f4", "text": "mountain bikes"}
+`)
+	queries := write("q.jsonl", `{"query": "python software or java software or rust software", "docs": ["python", "java"], "original_query": "<mark>python software</mark> or <mark>java software</mark> or <mark>rust software</mark>", "scores": null, "metadata": {"template": "_ or _ or _", "split": "val"}}
+`)
+	do := func(args ...string) (string, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		n := 1
+		if args[0] == "retrieve" && args[1] == "eval" {
+			n = 2
+		}
+		args = append(append(append([]string{}, args[:n]...), "--database-url", db), args[n:]...)
+		if code := run(ctx, args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	var list bytes.Buffer
+	if err := printMethods(&list); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(list.String(), "--param qtf=count"); n != 6 {
+		t.Errorf("retrieve --list names qtf %d times (want bm25, strict, pnorm and the 3 sparse methods):\n%s", n, list.String())
+	}
+	do("migrate")
+	do("import", "--project", "p", "--format", "quest", docs, queries)
+	out, _ := do("retrieve", "eval", "--project", "p", "--bm25-variants", "--metrics", "ndcg@10,mrr@10", "--json")
+	var rows []evalRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err, out)
+	}
+	ndcg := map[string]float64{}
+	for _, r := range rows {
+		if r.Template == "_ or _ or _" {
+			ndcg[r.Run] = r.Means["ndcg@10"]
+		}
+	}
+	// count: java 1, python 4 of generic, f1; unique: java 1, python 2.
+	idcg := 1 + 1/math.Log2(3)
+	want := map[string]float64{
+		"bm25.qtf=count (not stored)":  (1 + 1/math.Log2(5)) / idcg,
+		"bm25.qtf=unique (not stored)": 1,
+	}
+	for run, w := range want {
+		if got, ok := ndcg[run]; !ok || math.Abs(got-w) > 1e-12 {
+			t.Errorf("%s: ndcg@10 %v (present %v), want %v; rows %+v", run, got, ok, w, rows)
+		}
+	}
+	table, _ := do("retrieve", "eval", "--project", "p", "--bm25-variants")
+	if !strings.Contains(table, "_ or _ or _  bm25.qtf=unique (not stored)") {
+		t.Errorf("table:\n%s", table)
 	}
 }

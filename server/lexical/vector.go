@@ -35,6 +35,21 @@ func (ix *Index) QueryVector(a *Analyzer, text string) Vec {
 	return v
 }
 
+// UniqueTerms returns v with every term of positive weight weighted once,
+// idf(t), whatever its count in the query: BM25 over the query's distinct
+// terms (query-term weighting "unique", as opposed to QueryVector's
+// repeat-counting bag of words). Terms of zero or negative weight are
+// dropped.
+func (ix *Index) UniqueTerms(v Vec) Vec {
+	out := make(Vec, 0, len(v))
+	for _, tw := range v {
+		if tw.Weight > 0 {
+			out = append(out, TermWeight{Term: tw.Term, Weight: ix.IDF(tw.Term)})
+		}
+	}
+	return out
+}
+
 // Terms returns the vector's terms.
 func (v Vec) Terms() []TermID {
 	out := make([]TermID, len(v))

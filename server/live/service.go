@@ -451,21 +451,14 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	if err != nil {
 		return d, err
 	}
-	nevir := map[string][2]int64{} // pair id → its two queries
+	rowID := make(map[string]int64, len(qs))
 	for _, q := range qs {
 		d.Queries = append(d.Queries, Query{ID: q.ID, ExtID: q.ExtID, Template: q.Template, Operators: OperatorsOf(q.Expression)})
-		if q.NevIRPair != "" {
-			p := nevir[q.NevIRPair]
-			switch q.ExtID {
-			case q.NevIRPair + "-q1":
-				p[0] = q.ID
-			case q.NevIRPair + "-q2":
-				p[1] = q.ID
-			}
-			nevir[q.NevIRPair] = p
-		}
+		rowID[q.ExtID] = q.ID
 	}
-	d.NevIRPairs = nevirPairs(nevir)
+	for _, p := range NevIRPairs(qs) {
+		d.NevIRPairs = append(d.NevIRPairs, NevIRPair{Q1: rowID[p.Query1], Q2: rowID[p.Query2], Doc1: p.Doc1, Doc2: p.Doc2})
+	}
 	runs, err := st.ListRuns(ctx, projectID)
 	if err != nil {
 		return d, err
@@ -598,19 +591,36 @@ func OperatorsOf(raw json.RawMessage) []string {
 	return out
 }
 
-// nevirPairs lists the complete pairs (both queries present) in pair id
-// order; the ingest names their documents "<id>-doc1" and "<id>-doc2".
-func nevirPairs(byID map[string][2]int64) []NevIRPair {
+// NevIRPairs lists the complete NevIR pairs among a project's queries (both
+// queries present), in pair id order, by external ids: the NevIR importer
+// tags both queries of a pair with its id (metadata nevir_pair) and names
+// them "<id>-q1"/"<id>-q2" and their documents "<id>-doc1"/"<id>-doc2".
+// The dashboard and `boolpool eval --project` both find pairs this way.
+func NevIRPairs(qs []store.LiveQuery) []metrics.NevIRPair {
+	byID := map[string][2]bool{}
+	for _, q := range qs {
+		if q.NevIRPair == "" {
+			continue
+		}
+		p := byID[q.NevIRPair]
+		switch q.ExtID {
+		case q.NevIRPair + "-q1":
+			p[0] = true
+		case q.NevIRPair + "-q2":
+			p[1] = true
+		}
+		byID[q.NevIRPair] = p
+	}
 	ids := make([]string, 0, len(byID))
-	for id, qs := range byID {
-		if qs[0] != 0 && qs[1] != 0 {
+	for id, has := range byID {
+		if has[0] && has[1] {
 			ids = append(ids, id)
 		}
 	}
 	sort.Strings(ids)
-	out := make([]NevIRPair, 0, len(ids))
+	out := make([]metrics.NevIRPair, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, NevIRPair{Q1: byID[id][0], Q2: byID[id][1], Doc1: id + "-doc1", Doc2: id + "-doc2"})
+		out = append(out, metrics.NevIRPair{Query1: id + "-q1", Query2: id + "-q2", Doc1: id + "-doc1", Doc2: id + "-doc2"})
 	}
 	return out
 }

@@ -1,7 +1,7 @@
 // Package metrics computes retrieval effectiveness over TREC-style qrels and
 // runs: MRR@k, nDCG@k, P@k, Recall@k, MRecall@k, set F1, NegRecall@k,
-// Judged@k, the LogiCoL logical-consistency violation rate and NevIR
-// pairwise accuracy, plus per-label breakdowns, bootstrap confidence
+// Judged@k, the LogiCoL logical-consistency violation rate, the
+// BoolQuestions pair measure NegAbove and NevIR pairwise accuracy, plus per-label breakdowns, bootstrap confidence
 // intervals and a paired randomisation test.
 //
 // The trec_eval measures reproduce trec_eval 9.x exactly (checked against
@@ -34,9 +34,18 @@
 // grade, as in ir_measures (ranked with the trec_eval order above).
 //
 // The measures outside trec_eval are defined in their own functions' doc
-// comments (MRecall, NegRecall, SetF1, Violation, NevIRAccuracy). Evaluate
-// scores them on the same queries as the rest (qrels ∩ run), and a query
-// for which one is undefined simply lacks it: NegRecall needs at least one
-// explicit negative, Violation at least one relevant document and one
-// negative. Their means are over the queries that have them.
+// comments (MRecall, NegRecall, SetF1, Violation, NegAbove, NevIRAccuracy).
+// Evaluate scores them on the same queries as the rest (qrels ∩ run), and a
+// query for which one is undefined simply lacks it: NegRecall needs at least
+// one explicit negative, Violation and NegAbove at least one relevant
+// document and one negative. Their means are over the queries that have
+// them. NevIR accuracy ("nevir") is over Options.NevIRPairs instead: a pair
+// is scored when the run has both its queries (every pair with Complete),
+// and its 0/1 outcome is recorded on its first query's row, so the mean
+// over queries is the pairwise accuracy and Count is the number of pairs.
+//
+// EvaluateRun is the evaluator of both `boolpool eval` and `boolpool
+// retrieve eval`: it ranks a run with Rank (the trec_eval order above, not
+// the run's stored ranks), keeps the scores for NegAbove, and reports the
+// dropped duplicates and the qrels queries the run lacks (Result.Missing).
 package metrics

@@ -24,6 +24,8 @@ const (
 	MeasureF1        = "f1"
 	MeasureNegRecall = "negrecall"
 	MeasureViolation = "violation"
+	MeasureNegAbove  = "negabove"
+	MeasureNevIR     = "nevir"
 )
 
 // needsK lists measures meaningless without a cutoff.
@@ -32,7 +34,11 @@ var needsK = map[string]bool{MeasureP: true, MeasureMRecall: true, MeasureJudged
 var known = map[string]bool{
 	MeasureMRR: true, MeasureNDCG: true, MeasureP: true, MeasureRecall: true, MeasureMRecall: true,
 	MeasureJudged: true, MeasureF1: true, MeasureNegRecall: true, MeasureViolation: true,
+	MeasureNegAbove: true, MeasureNevIR: true,
 }
+
+// noK lists measures that take no cutoff.
+var noK = map[string]bool{MeasureNevIR: true}
 
 // DefaultSpecs is the measure list used when none is given.
 const DefaultSpecs = "mrr@10,ndcg@10,p@10,recall@100,mrecall@100,judged@10"
@@ -47,8 +53,12 @@ func (s Spec) String() string {
 // NeedsNegatives reports whether the measure is computed from explicit
 // negatives.
 func (s Spec) NeedsNegatives() bool {
-	return s.Name == MeasureNegRecall || s.Name == MeasureViolation
+	return s.Name == MeasureNegRecall || s.Name == MeasureViolation || s.Name == MeasureNegAbove
 }
+
+// NeedsPairs reports whether the measure is computed from NevIR pairs
+// (Options.NevIRPairs).
+func (s Spec) NeedsPairs() bool { return s.Name == MeasureNevIR }
 
 // ParseSpec parses "name@k" or "name"; names are case-insensitive and
 // "P@10", "nDCG@10", "RR@10" and "ndcg_cut_10"/"P_10"/"recall_100" (trec_eval
@@ -69,6 +79,8 @@ func ParseSpec(s string) (Spec, error) {
 		name = MeasureMRR
 	case "ndcg_cut":
 		name = MeasureNDCG
+	case "nevir-accuracy", "pairwise":
+		name = MeasureNevIR
 	}
 	if !known[name] {
 		return Spec{}, fmt.Errorf("unknown measure %q", s)
@@ -80,6 +92,9 @@ func ParseSpec(s string) (Spec, error) {
 			return Spec{}, fmt.Errorf("measure %q: cutoff must be a positive integer", s)
 		}
 		k = n
+	}
+	if k > 0 && noK[name] {
+		return Spec{}, fmt.Errorf("measure %q takes no cutoff (write %s)", s, name)
 	}
 	if k == 0 && needsK[name] {
 		return Spec{}, fmt.Errorf("measure %q needs a cutoff, e.g. %s@10", s, name)
@@ -119,8 +134,10 @@ type Options struct {
 	// violation.
 	Negatives map[string]map[string]bool
 	// Complete also scores queries that are in the qrels but not in the run,
-	// as empty rankings (trec_eval -c).
+	// as empty rankings (trec_eval -c), and every NevIR pair.
 	Complete bool
+	// NevIRPairs are the pairs the nevir measure is computed over.
+	NevIRPairs []NevIRPair
 }
 
 func (o Options) minRel() int {
@@ -138,6 +155,12 @@ type Result struct {
 	PerQuery map[string]map[string]float64
 	Mean     map[string]float64
 	Count    map[string]int
+	// Missing counts the qrels queries without any line in the run: left
+	// out of the means, or scored as empty rankings with Options.Complete.
+	Missing int
+	// Duplicates counts run lines dropped because their docid was already
+	// listed for the query (EvaluateRun only).
+	Duplicates int
 }
 
 // EvaluateQuery computes the specs for one query. Measures undefined for
@@ -177,20 +200,90 @@ func EvaluateQuery(ranked []string, judged map[string]int, negatives map[string]
 }
 
 // Evaluate scores a ranked run against qrels. See the package doc for which
-// queries are averaged.
+// queries are averaged. Without scores, negabove compares rank positions
+// (a document's score is minus its rank).
 func Evaluate(qrels Qrels, run Ranked, specs []Spec, opt Options) Result {
+	return evaluate(qrels, run, nil, specs, opt)
+}
+
+// EvaluateRun ranks a run as trec_eval does (Rank) and scores it against
+// qrels: the evaluator behind both `boolpool eval` and `boolpool retrieve
+// eval`. negabove compares the run's scores.
+func EvaluateRun(qrels Qrels, run Run, specs []Spec, opt Options) Result {
+	ranked := make(Ranked, len(run))
+	scores := make(map[string]map[string]float64, len(run))
+	dups := 0
+	for q, docs := range run {
+		r, d := Rank(docs)
+		ranked[q] = r
+		dups += d
+		s := make(map[string]float64, len(docs))
+		for _, sd := range docs {
+			if _, seen := s[sd.DocID]; !seen {
+				s[sd.DocID] = sd.Score
+			}
+		}
+		scores[q] = s
+	}
+	res := evaluate(qrels, ranked, scores, specs, opt)
+	res.Duplicates = dups
+	return res
+}
+
+func evaluate(qrels Qrels, run Ranked, scores map[string]map[string]float64, specs []Spec, opt Options) Result {
 	res := Result{
 		PerQuery: map[string]map[string]float64{},
 		Mean:     map[string]float64{},
 		Count:    map[string]int{},
 	}
 	minRel := opt.minRel()
+	var negAbove, nevir []Spec
+	for _, s := range specs {
+		switch s.Name {
+		case MeasureNegAbove:
+			negAbove = append(negAbove, s)
+		case MeasureNevIR:
+			nevir = append(nevir, s)
+		}
+	}
 	for q, judged := range qrels {
 		ranked, inRun := run[q]
-		if !inRun && !opt.Complete {
-			continue
+		if !inRun {
+			res.Missing++
+			if !opt.Complete {
+				continue
+			}
 		}
-		res.PerQuery[q] = EvaluateQuery(ranked, judged, opt.Negatives[q], specs, minRel)
+		vals := EvaluateQuery(ranked, judged, opt.Negatives[q], specs, minRel)
+		for _, s := range negAbove {
+			sc := scores[q]
+			if sc == nil {
+				sc = rankScores(ranked)
+			}
+			if v, ok := NegAbove(ranked, sc, judged, minRel, opt.Negatives[q], s.K); ok {
+				vals[s.String()] = v
+			}
+		}
+		res.PerQuery[q] = vals
+	}
+	// A NevIR pair's outcome goes on its first query's row, so the mean
+	// over queries is the pairwise accuracy.
+	for _, s := range nevir {
+		for _, p := range opt.NevIRPairs {
+			_, in1 := run[p.Query1]
+			_, in2 := run[p.Query2]
+			if !opt.Complete && !(in1 && in2) {
+				continue
+			}
+			v := 0.0
+			if NevIRPairCorrect(run, p) {
+				v = 1
+			}
+			if res.PerQuery[p.Query1] == nil {
+				res.PerQuery[p.Query1] = map[string]float64{}
+			}
+			res.PerQuery[p.Query1][s.String()] = v
+		}
 	}
 	sums := map[string]float64{}
 	// Sum in sorted query order so means are bit-for-bit reproducible.
@@ -204,6 +297,16 @@ func Evaluate(qrels Qrels, run Ranked, specs []Spec, opt Options) Result {
 		res.Mean[name] = s / float64(res.Count[name])
 	}
 	return res
+}
+
+// rankScores stands in for scores when only the ranking is known: minus
+// the rank, so a better rank is a higher score and there are no ties.
+func rankScores(ranked []string) map[string]float64 {
+	out := make(map[string]float64, len(ranked))
+	for i, d := range ranked {
+		out[d] = -float64(i + 1)
+	}
+	return out
 }
 
 // Values returns one measure's per-query values (queries lacking it are

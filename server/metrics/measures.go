@@ -240,6 +240,18 @@ func NevIRAccuracy(ranked Ranked, pairs []NevIRPair) float64 {
 	if len(pairs) == 0 {
 		return 0
 	}
+	n := 0
+	for _, p := range pairs {
+		if NevIRPairCorrect(ranked, p) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(pairs))
+}
+
+// NevIRPairCorrect reports whether the run ranks Doc1 above Doc2 for Query1
+// and Doc2 above Doc1 for Query2 (see NevIRAccuracy).
+func NevIRPairCorrect(ranked Ranked, p NevIRPair) bool {
 	above := func(q, a, b string) bool {
 		ra, rb := -1, -1
 		for i, d := range ranked[q] {
@@ -252,11 +264,36 @@ func NevIRAccuracy(ranked Ranked, pairs []NevIRPair) float64 {
 		}
 		return ra >= 0 && (rb < 0 || ra < rb)
 	}
-	n := 0
-	for _, p := range pairs {
-		if above(p.Query1, p.Doc1, p.Doc2) && above(p.Query2, p.Doc2, p.Doc1) {
-			n++
+	return above(p.Query1, p.Doc1, p.Doc2) && above(p.Query2, p.Doc2, p.Doc1)
+}
+
+// NegAbove is the BoolQuestions pair measure for one query: 1 when the
+// query's best-scored explicit negative scores at or above its best-scored
+// relevant document, else 0. Lower is better. With one positive and one
+// negative passage per query (BoolQuestions) it says whether the negative
+// passage was not ranked strictly below the positive one. Only the top k
+// count (the whole ranking when k <= 0); a document outside them scores
+// -Inf, so a query whose relevant documents are all missing fails (a tie,
+// even of two missing documents, is a failure: the run did not separate
+// them). scores maps docid to the run's score. ok is false when the query
+// has no relevant document or no explicit negative; such queries are left
+// out of the mean.
+func NegAbove(ranked []string, scores map[string]float64, judged map[string]int, minRel int, negatives map[string]bool, k int) (v float64, ok bool) {
+	if numRelevant(judged, minRel) == 0 || len(negatives) == 0 {
+		return 0, false
+	}
+	bestPos, bestNeg := math.Inf(-1), math.Inf(-1)
+	for _, d := range cut(ranked, k) {
+		s := scores[d]
+		if g, ok := judged[d]; ok && g >= minRel && s > bestPos {
+			bestPos = s
+		}
+		if negatives[d] && s > bestNeg {
+			bestNeg = s
 		}
 	}
-	return float64(n) / float64(len(pairs))
+	if bestNeg >= bestPos {
+		return 1, true
+	}
+	return 0, true
 }

@@ -259,6 +259,10 @@ func TestParseSpec(t *testing.T) {
 		{"p@0", Spec{}, true},
 		{"p@x", Spec{}, true},
 		{"map@10", Spec{}, true},
+		{"nevir", Spec{"nevir", 0}, false},
+		{"nevir@10", Spec{}, true},
+		{"negabove", Spec{"negabove", 0}, false},
+		{"negabove@100", Spec{"negabove", 100}, false},
 	}
 	for _, tc := range tests {
 		got, err := ParseSpec(tc.in)
@@ -373,5 +377,108 @@ func TestNewQrels(t *testing.T) {
 	}
 	if _, err := NewQrels([]trecfmt.Qrel{{QueryID: "q1", DocID: "d1", Rel: 2}, {QueryID: "q1", DocID: "d1", Rel: 1}}); err == nil {
 		t.Fatal("conflicting grades accepted")
+	}
+}
+
+func TestNegAbove(t *testing.T) {
+	judged := map[string]int{"p": 1, "p2": 1, "z": 0}
+	neg := map[string]bool{"n": true}
+	tests := []struct {
+		name   string
+		ranked []string
+		scores map[string]float64
+		k      int
+		want   float64
+		ok     bool
+	}{
+		{"positive above", []string{"p", "n"}, map[string]float64{"p": 2, "n": 1}, 0, 0, true},
+		{"negative above", []string{"n", "p"}, map[string]float64{"n": 2, "p": 1}, 0, 1, true},
+		// A tie fails even when the trec_eval order puts the positive first.
+		{"tie", []string{"p", "n"}, map[string]float64{"p": 1, "n": 1}, 0, 1, true},
+		{"best positive counts", []string{"p2", "n", "p"}, map[string]float64{"p2": 3, "n": 2, "p": 1}, 0, 0, true},
+		{"negative missing", []string{"p"}, map[string]float64{"p": 0.1}, 0, 0, true},
+		{"positive missing", []string{"n"}, map[string]float64{"n": -5}, 0, 1, true},
+		{"both missing", []string{"z"}, map[string]float64{"z": 1}, 0, 1, true},
+		{"cut hides the positive", []string{"z", "p", "n"}, map[string]float64{"z": 3, "p": 2, "n": 1}, 1, 1, true},
+	}
+	for _, tc := range tests {
+		v, ok := NegAbove(tc.ranked, tc.scores, judged, 1, neg, tc.k)
+		if v != tc.want || ok != tc.ok {
+			t.Errorf("%s: got %v %v, want %v %v", tc.name, v, ok, tc.want, tc.ok)
+		}
+	}
+	if _, ok := NegAbove([]string{"p"}, map[string]float64{"p": 1}, judged, 1, nil, 0); ok {
+		t.Error("defined without negatives")
+	}
+	if _, ok := NegAbove([]string{"n"}, map[string]float64{"n": 1}, map[string]int{"z": 0}, 1, neg, 0); ok {
+		t.Error("defined without a relevant document")
+	}
+}
+
+// TestEvaluateRun checks the run evaluator: trec_eval order, scores for
+// negabove, NevIR pairs on their first query's row, and the count of qrels
+// queries the run lacks.
+func TestEvaluateRun(t *testing.T) {
+	qrels := Qrels{
+		"a-q1": {"a-doc1": 1, "a-doc2": 0},
+		"a-q2": {"a-doc2": 1, "a-doc1": 0},
+		"b-q1": {"b-doc1": 1, "b-doc2": 0},
+		"b-q2": {"b-doc2": 1, "b-doc1": 0},
+		"c":    {"c1": 1},
+	}
+	run := Run{
+		// Stored rank order a-doc1, a-doc2 but a tie: trec_eval puts
+		// a-doc2 first (docid descending), so the pair fails and negabove
+		// (tie) is 1.
+		"a-q1": {{"a-doc1", 1}, {"a-doc2", 1}},
+		"a-q2": {{"a-doc2", 2}, {"a-doc1", 1}},
+		"b-q1": {{"b-doc1", 2}, {"b-doc2", 1}},
+		"b-q2": {{"b-doc2", 2}, {"b-doc1", 1}},
+	}
+	neg := map[string]map[string]bool{}
+	for q, j := range qrels {
+		for d, g := range j {
+			if g == 0 {
+				if neg[q] == nil {
+					neg[q] = map[string]bool{}
+				}
+				neg[q][d] = true
+			}
+		}
+	}
+	pairs := []NevIRPair{{"a-q1", "a-q2", "a-doc1", "a-doc2"}, {"b-q1", "b-q2", "b-doc1", "b-doc2"}, {"x-q1", "x-q2", "x-doc1", "x-doc2"}}
+	specs, err := ParseSpecs("mrr@10,negabove,nevir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := EvaluateRun(qrels, run, specs, Options{Negatives: neg, NevIRPairs: pairs})
+	if res.Missing != 1 {
+		t.Errorf("missing = %d, want 1 (c)", res.Missing)
+	}
+	if got := res.PerQuery["a-q1"]["mrr@10"]; got != 0.5 {
+		t.Errorf("a-q1 mrr = %v, want 0.5 (trec_eval tie order)", got)
+	}
+	if got := res.PerQuery["a-q1"]["negabove"]; got != 1 {
+		t.Errorf("a-q1 negabove = %v, want 1 (tie)", got)
+	}
+	if !near(res.Mean["negabove"], 0.25) || res.Count["negabove"] != 4 {
+		t.Errorf("negabove mean %v over %d", res.Mean["negabove"], res.Count["negabove"])
+	}
+	// x is in no run: left out without Complete; a fails, b succeeds.
+	if !near(res.Mean["nevir"], 0.5) || res.Count["nevir"] != 2 {
+		t.Errorf("nevir mean %v over %d", res.Mean["nevir"], res.Count["nevir"])
+	}
+	if _, ok := res.PerQuery["a-q2"]["nevir"]; ok {
+		t.Error("nevir on the second query's row")
+	}
+	complete := EvaluateRun(qrels, run, specs, Options{Negatives: neg, NevIRPairs: pairs, Complete: true})
+	if !near(complete.Mean["nevir"], 1.0/3) || complete.Missing != 1 || complete.PerQuery["c"] == nil {
+		t.Errorf("complete: nevir %v, missing %d, c %v", complete.Mean["nevir"], complete.Missing, complete.PerQuery["c"])
+	}
+	// The ranked-only Evaluate agrees with the pair measure when there are
+	// no ties.
+	ranked, _ := RankRun(run)
+	if r := Evaluate(qrels, ranked, specs, Options{Negatives: neg, NevIRPairs: pairs}); !near(r.Mean["nevir"], 0.5) || !near(r.Mean["negabove"], 0.25) {
+		t.Errorf("Evaluate: %v", r.Mean)
 	}
 }

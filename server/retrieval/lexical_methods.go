@@ -11,21 +11,47 @@ import (
 
 var inf = math.Inf(1)
 
+// qtfParam is the query-term weighting parameter of the BM25-based
+// methods; scope says what "the query" is for the method.
+func qtfParam(scope string) ParamSpec {
+	return ParamSpec{Name: "qtf", Default: "count",
+		Doc: "query-term weighting: count = a term weighs idf × the number of times it occurs in " + scope +
+			" (Anserini's bag-of-words query; a repeated head word such as 'software' in '… software or … software' counts each time); " +
+			"unique = idf once per distinct term"}
+}
+
+// uniqueQTF reads the qtf parameter: true for "unique".
+func uniqueQTF(p Params) (bool, error) {
+	v, err := p.choice("qtf", "count", "unique")
+	return v == "unique", err
+}
+
 var specBM25 = Spec{
 	Name:    "bm25",
 	Summary: "Okapi BM25 over title + text with English stemming, the whole query text as a bag of words (k1, b fixed when the index is built: Anserini's 0.9 / 0.4)",
 	Needs:   NeedsLexical,
+	Params:  []ParamSpec{qtfParam("the query text")},
 	build: func(p Params, d Deps) (Method, error) {
-		return &bm25Method{ix: d.Lexical}, nil
+		unique, err := uniqueQTF(p)
+		if err != nil {
+			return nil, err
+		}
+		return &bm25Method{ix: d.Lexical, unique: unique}, nil
 	},
 }
 
-type bm25Method struct{ ix *lexical.Index }
+type bm25Method struct {
+	ix     *lexical.Index
+	unique bool
+}
 
 func (m *bm25Method) Name() string { return "bm25" }
 
 func (m *bm25Method) Retrieve(_ context.Context, q Query, k int) ([]Result, error) {
 	v := m.ix.QueryVector(lexical.NewAnalyzer(), q.Text)
+	if m.unique {
+		v = m.ix.UniqueTerms(v)
+	}
 	return hitsToResults(m.ix, m.ix.Search(v, k)), nil
 }
 
@@ -37,12 +63,16 @@ func hitsToResults(ix *lexical.Index, hits []lexical.Hit) []Result {
 	return out
 }
 
-// atomVectors returns the BM25 query vector of every atom text.
-func atomVectors(ix *lexical.Index, atoms []string) []lexical.Vec {
+// atomVectors returns the BM25 query vector of every atom text (each
+// atom's distinct terms weighted once when unique).
+func atomVectors(ix *lexical.Index, atoms []string, unique bool) []lexical.Vec {
 	a := lexical.NewAnalyzer()
 	out := make([]lexical.Vec, len(atoms))
 	for i, t := range atoms {
 		out[i] = ix.QueryVector(a, t)
+		if unique {
+			out[i] = ix.UniqueTerms(out[i])
+		}
 	}
 	return out
 }
@@ -68,6 +98,7 @@ var specStrict = Spec{
 			Doc: "when a document matches an atom: all = it contains every (stemmed, non-stop) term of the atom; any = at least one; " +
 				"content = every content term, i.e. every term with document frequency <= max_df (generic heads such as 'software' or 'tools' are not required; if all terms are generic, the rarest one is)"},
 		{Name: "max_df", Default: "0.02", Doc: "atom_match=content: the largest document frequency (share of the collection) of a required term"},
+		qtfParam("the ranking query, the non-negated atoms' texts together"),
 	},
 	build: func(p Params, d Deps) (Method, error) {
 		mode, err := p.choice("atom_match", "all", "any", "content")
@@ -78,14 +109,19 @@ var specStrict = Spec{
 		if err != nil {
 			return nil, err
 		}
-		return &strictMethod{ix: d.Lexical, mode: mode, maxDF: maxDF}, nil
+		unique, err := uniqueQTF(p)
+		if err != nil {
+			return nil, err
+		}
+		return &strictMethod{ix: d.Lexical, mode: mode, maxDF: maxDF, unique: unique}, nil
 	},
 }
 
 type strictMethod struct {
-	ix    *lexical.Index
-	mode  string
-	maxDF float64
+	ix     *lexical.Index
+	mode   string
+	maxDF  float64
+	unique bool // qtf=unique: the ranking vector weighs each term once
 }
 
 // required returns the terms of v a document must contain to match.
@@ -116,7 +152,7 @@ func (m *strictMethod) Name() string { return "bm25-strict-boolean" }
 // Matches returns the documents (numbers, ascending) that satisfy q.
 func (m *strictMethod) Matches(q Query) ([]uint32, []lexical.Vec, *boolexpr.Expr) {
 	expr, atoms := q.Expression()
-	vecs := atomVectors(m.ix, atoms)
+	vecs := atomVectors(m.ix, atoms, false)
 	sets := make([][]uint32, len(vecs))
 	for i, v := range vecs {
 		if m.mode == "any" {
@@ -137,8 +173,12 @@ func (m *strictMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, er
 	for _, d := range matched {
 		in[d] = true
 	}
+	rank := positiveVector(expr, vecs)
+	if m.unique {
+		rank = m.ix.UniqueTerms(rank)
+	}
 	hits := make([]lexical.Hit, 0, len(matched))
-	for _, h := range m.ix.Match(positiveVector(expr, vecs)) {
+	for _, h := range m.ix.Match(rank) {
 		if in[h.Doc] {
 			hits = append(hits, h)
 			delete(in, h.Doc)
@@ -160,7 +200,8 @@ var specPNorm = Spec{
 		"candidates are the documents matching a term of a non-negated atom",
 	Needs: NeedsLexical,
 	Params: []ParamSpec{{Name: "p", Default: "2",
-		Doc: "the p of the p-norm, >= 1: 1 is vector-space-like averaging, inf is fuzzy-set min/max (strict Boolean on 0/1 scores)"}},
+		Doc: "the p of the p-norm, >= 1: 1 is vector-space-like averaging, inf is fuzzy-set min/max (strict Boolean on 0/1 scores)"},
+		qtfParam("an atom's text")},
 	build: func(p Params, d Deps) (Method, error) {
 		pv, err := p.float("p")
 		if err != nil {
@@ -169,20 +210,25 @@ var specPNorm = Spec{
 		if pv < 1 {
 			return nil, errorf("pnorm: p must be >= 1, got %v", pv)
 		}
-		return &pnormMethod{ix: d.Lexical, p: pv}, nil
+		unique, err := uniqueQTF(p)
+		if err != nil {
+			return nil, err
+		}
+		return &pnormMethod{ix: d.Lexical, p: pv, unique: unique}, nil
 	},
 }
 
 type pnormMethod struct {
-	ix *lexical.Index
-	p  float64
+	ix     *lexical.Index
+	p      float64
+	unique bool
 }
 
 func (m *pnormMethod) Name() string { return "pnorm" }
 
 func (m *pnormMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, error) {
 	expr, atoms := q.Expression()
-	vecs := atomVectors(m.ix, atoms)
+	vecs := atomVectors(m.ix, atoms, m.unique)
 	// Normalised per-atom scores, dense over the collection (atoms such as
 	// "software" match tens of thousands of documents).
 	n := m.ix.NumDocs()
@@ -279,7 +325,7 @@ type Probe struct {
 // (single-constraint false positives).
 func LogicProbes(ix *lexical.Index, q Query, depth int) []Probe {
 	expr, atoms := q.Expression()
-	vecs := atomVectors(ix, atoms)
+	vecs := atomVectors(ix, atoms, false)
 	var out []Probe
 	seen := map[string]bool{}
 	add := func(label string, atom int) {

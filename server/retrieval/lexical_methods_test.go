@@ -226,7 +226,7 @@ func TestSparseAlgebra(t *testing.T) {
 	// very term the positive part asks for; Disentangled Negation keeps it.
 	q := Query{ID: "q", Text: "red apple not red fruit", Atoms: []string{"red apple", "red fruit"},
 		Expr: boolexpr.And(boolexpr.Atom(0), boolexpr.Not(boolexpr.Atom(1)))}
-	vecs := atomVectors(ix, q.Atoms)
+	vecs := atomVectors(ix, q.Atoms, false)
 	plain := ComposeSparse(q.Expr, vecs, SparseOptions{NegWeight: 1})
 	dis := ComposeSparse(q.Expr, vecs, SparseOptions{NegWeight: 1, Disentangled: true})
 	if plain.Get(red) != 0 || plain.Get(fruit) >= 0 {
@@ -256,7 +256,7 @@ func TestSparseAlgebra(t *testing.T) {
 
 	// MaxPool union does not double-count a term both atoms share.
 	or := Query{ID: "q", Text: "apple pie or apple", Atoms: []string{"apple pie", "apple"}, Expr: boolexpr.Or(boolexpr.Atom(0), boolexpr.Atom(1))}
-	ov := atomVectors(ix, or.Atoms)
+	ov := atomVectors(ix, or.Atoms, false)
 	mx := ComposeSparse(or.Expr, ov, SparseOptions{MaxUnion: true})
 	sm := ComposeSparse(or.Expr, ov, SparseOptions{})
 	if mx.Get(apple) != ix.IDF(apple) || sm.Get(apple) != 2*ix.IDF(apple) || mx.Get(pie) != ix.IDF(pie) {
@@ -270,7 +270,7 @@ func TestSparseAlgebra(t *testing.T) {
 	// CPT adds sqrt(w_red·w_pie)·sqrt(wd_red·wd_pie) exactly to the documents
 	// with both terms and nothing to the others.
 	and := Query{ID: "q", Text: "red and pie", Atoms: []string{"red", "pie"}, Expr: boolexpr.And(boolexpr.Atom(0), boolexpr.Atom(1))}
-	pts := CombinedPseudoTerms(and.Expr, atomVectors(ix, and.Atoms), SparseOptions{}, 5)
+	pts := CombinedPseudoTerms(and.Expr, atomVectors(ix, and.Atoms, false), SparseOptions{}, 5)
 	if len(pts) != 1 || math.Abs(pts[0].Weight-math.Sqrt(ix.IDF(red)*ix.IDF(pie))) > 1e-12 {
 		t.Fatalf("pseudo-terms %v", pts)
 	}
@@ -368,5 +368,69 @@ func TestRunAllParallelDeterministic(t *testing.T) {
 	}
 	if !strings.Contains(sb.String(), "40/40") {
 		t.Errorf("progress output %q", sb.String())
+	}
+}
+
+// TestQueryTermWeighting: qtf=count (the default, Anserini's bag of words)
+// weighs the head word repeated in "… software or … software or …
+// software" three times; qtf=unique once, in bm25 and in the ranking
+// vector of bm25-strict-boolean alike.
+func TestQueryTermWeighting(t *testing.T) {
+	docs := []lexical.Doc{
+		{ExtID: "generic", Body: "software software software tools"},
+		{ExtID: "python", Body: "python web framework"},
+		{ExtID: "java", Body: "java build software"},
+		{ExtID: "f1", Body: "office software"},
+		{ExtID: "f2", Body: "garden tools"},
+		{ExtID: "f3", Body: "kitchen knives"},
+		{ExtID: "f4", Body: "mountain bikes"},
+	}
+	ix, err := lexical.Build(context.Background(), docs, lexical.DefaultParams(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Deps{Lexical: ix}
+	q := Query{ID: "q", Text: "python software or java software or rust software",
+		Atoms: []string{"python software", "java software", "rust software"},
+		Expr:  boolexpr.Or(boolexpr.Atom(0), boolexpr.Atom(1), boolexpr.Atom(2))}
+	score := func(rs []Result, doc string) float64 {
+		for _, r := range rs {
+			if r.DocID == doc {
+				return r.Score
+			}
+		}
+		t.Fatalf("%s not retrieved: %v", doc, rs)
+		return 0
+	}
+	count := retrieve(t, mustNew(t, "bm25", nil, d), q)
+	if explicit := retrieve(t, mustNew(t, "bm25", map[string]string{"qtf": "count"}, d), q); !reflect.DeepEqual(explicit, count) {
+		t.Fatalf("default is not qtf=count: %v vs %v", count, explicit)
+	}
+	unique := retrieve(t, mustNew(t, "bm25", map[string]string{"qtf": "unique"}, d), q)
+	if got, want := ids(count), []string{"java", "generic", "f1", "python"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("count: %v, want %v", got, want)
+	}
+	if got, want := ids(unique), []string{"java", "python", "generic", "f1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("unique: %v, want %v", got, want)
+	}
+	// generic matches "software" only: three times its unique score.
+	if c, u := score(count, "generic"), score(unique, "generic"); math.Abs(c-3*u) > 1e-9 {
+		t.Errorf("generic: count %v, unique %v", c, u)
+	}
+	// python matches "python" once either way.
+	if c, u := score(count, "python"), score(unique, "python"); c != u {
+		t.Errorf("python: count %v, unique %v", c, u)
+	}
+	any := map[string]string{"atom_match": "any"}
+	strictCount := retrieve(t, mustNew(t, "bm25-strict-boolean", any, d), q)
+	strictUnique := retrieve(t, mustNew(t, "bm25-strict-boolean", map[string]string{"atom_match": "any", "qtf": "unique"}, d), q)
+	if !reflect.DeepEqual(ids(strictCount), ids(count)) || !reflect.DeepEqual(ids(strictUnique), ids(unique)) {
+		t.Errorf("strict: count %v, unique %v", ids(strictCount), ids(strictUnique))
+	}
+	for _, m := range []string{"pnorm", "sparse-disentangled-negation", "sparse-maxpool-union", "sparse-cpt"} {
+		mustNew(t, m, map[string]string{"qtf": "unique"}, d)
+	}
+	if _, err := New("bm25", map[string]string{"qtf": "twice"}, d); err == nil || !strings.Contains(err.Error(), `qtf="twice" must be one of count, unique`) {
+		t.Errorf("bad qtf: %v", err)
 	}
 }

@@ -24,6 +24,7 @@ func sparseParams(union, negation string) []ParamSpec {
 		{Name: "union", Default: union, Doc: "OR of vectors: sum, or max (MaxPool: element-wise maximum)"},
 		{Name: "negation", Default: negation, Doc: "A AND NOT B: plain = A − λB; disentangled = A − λB*, B* = B − 1_A ⊙ B (B without A's terms)"},
 		{Name: "neg_weight", Default: "1", Doc: "λ, the weight of the negated vector"},
+		qtfParam("an atom's text (the atoms' vectors are then composed by the operators: OR = sum adds a term shared by several atoms, union=max does not)"),
 	}
 }
 
@@ -78,7 +79,11 @@ func buildSparse(name string, cpt bool) func(p Params, d Deps) (Method, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := &sparseMethod{name: name, ix: d.Lexical, opt: SparseOptions{MaxUnion: u == "max", Disentangled: n == "disentangled", NegWeight: w}}
+		unique, err := uniqueQTF(p)
+		if err != nil {
+			return nil, err
+		}
+		m := &sparseMethod{name: name, ix: d.Lexical, unique: unique, opt: SparseOptions{MaxUnion: u == "max", Disentangled: n == "disentangled", NegWeight: w}}
 		if cpt {
 			m.cpt = true
 			if m.cptTerms, err = p.int("cpt_terms", 1); err != nil {
@@ -98,6 +103,7 @@ func buildSparse(name string, cpt bool) func(p Params, d Deps) (Method, error) {
 type sparseMethod struct {
 	name        string
 	ix          *lexical.Index
+	unique      bool // qtf=unique: atom vectors weigh each term once
 	opt         SparseOptions
 	cpt         bool
 	cptTerms    int
@@ -209,7 +215,7 @@ func CombinedPseudoTerms(e *boolexpr.Expr, vecs []lexical.Vec, opt SparseOptions
 
 func (m *sparseMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, error) {
 	expr, atoms := q.Expression()
-	vecs := atomVectors(m.ix, atoms)
+	vecs := atomVectors(m.ix, atoms, m.unique)
 	v := ComposeSparse(expr, vecs, m.opt)
 	if !m.cpt {
 		return hitsToResults(m.ix, m.ix.Search(v, k)), nil

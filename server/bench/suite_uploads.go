@@ -15,8 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/loadtest"
 	"boolpool/server/store"
@@ -96,7 +96,7 @@ func runUploads(ctx context.Context, env *Env) ([]Row, error) {
 	secs := Median(times)
 	refused := Row{Suite: "uploads", Name: "1 GiB-line gzip upload: time to refusal", Value: secs, Unit: "s",
 		Note: fmt.Sprintf("HTTP %d %q; %s gzip of a %d MiB line posted to the import endpoint (quest); median of %d",
-			status, clipNote(detail, 120), mib(gzInfo.Size()), lineLen>>20, len(times))}
+			status, apperr.Clip(detail, 120), mib(gzInfo.Size()), lineLen>>20, len(times))}
 	refused = refused.WithTarget("4xx within 5 s", status >= 400 && status < 500 && secs < 5)
 	rss := Row{Suite: "uploads", Name: "1 GiB-line gzip upload: server peak RSS", Value: float64(peak) / 1024, Unit: "MiB",
 		Note: "VmHWM of the server child process after the uploads; reference: its VmRSS just before them (the peak includes start-up)"}
@@ -233,13 +233,3 @@ func procStatusKiB(pid int, field string) (int64, error) {
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
-func clipNote(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}

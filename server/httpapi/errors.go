@@ -3,7 +3,6 @@ package httpapi
 import (
 	"errors"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -26,8 +25,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 	p := problemFor(err)
 	// Details and fields can carry client input: an answer must not grow
 	// with it.
-	p.Detail = clipText(p.Detail, maxDetail)
-	p.Field = clipText(p.Field, maxField)
+	p.Detail = apperr.Clip(p.Detail, maxDetail)
+	p.Field = apperr.Clip(p.Field, maxField)
 	if p.Status >= 500 {
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Path(), "err", err)
 		p.Detail = "internal error; see the server log"
@@ -82,16 +81,3 @@ const (
 	maxDetail = 2000
 	maxField  = 300
 )
-
-// clipText shortens s to at most n bytes at a rune boundary, with an
-// ellipsis where it was cut.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
+	"boolpool/server/apperr"
 	"boolpool/server/trecfmt"
 )
 
@@ -40,21 +40,8 @@ const (
 	maxReason = 1000 // a whole reason
 )
 
-// clip shortens s to at most n bytes, cut at a rune boundary, with an
-// ellipsis where it was cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
 // quote is %q of s clipped to maxQuote bytes, for error messages.
-func quote(s string) string { return strconv.Quote(clip(s, maxQuote)) }
+func quote(s string) string { return strconv.Quote(apperr.Clip(s, maxQuote)) }
 
 // asLineError converts a trecfmt error into a LineError (same shape); a
 // LineError wrapped by a parser (a bad line found while reading) is
@@ -74,5 +61,5 @@ func asLineError(err error) error {
 // clipped is e with field and reason cut to bounded lengths: both can
 // carry text of the file.
 func (e *LineError) clipped() *LineError {
-	return &LineError{File: e.File, Line: e.Line, Field: clip(e.Field, maxQuote), Reason: clip(e.Reason, maxReason)}
+	return &LineError{File: e.File, Line: e.Line, Field: apperr.Clip(e.Field, maxQuote), Reason: apperr.Clip(e.Reason, maxReason)}
 }

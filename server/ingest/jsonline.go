@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"boolpool/server/apperr"
 )
 
 // rawObject splits one JSON object into its top-level members, keeping each
@@ -48,10 +50,10 @@ func parseRawObject(line []byte) (*rawObject, error) {
 		p.ws()
 		vs := p.i
 		if err := p.value(0); err != nil {
-			return nil, fmt.Errorf("field %s: %w", clip(key, maxQuote), err)
+			return nil, fmt.Errorf("field %s: %w", apperr.Clip(key, maxQuote), err)
 		}
 		if _, dup := o.values[key]; dup {
-			return nil, fmt.Errorf("field %s: appears twice", clip(key, maxQuote))
+			return nil, fmt.Errorf("field %s: appears twice", apperr.Clip(key, maxQuote))
 		}
 		o.keys = append(o.keys, key)
 		o.values[key] = p.b[vs:p.i]

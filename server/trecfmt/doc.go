@@ -18,7 +18,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"boolpool/server/apperr"
 )
 
 // LineError reports malformed input with its exact position.
@@ -45,18 +46,5 @@ func skipLine(line string) bool {
 // maxQuote bounds the text of a file quoted in an error.
 const maxQuote = 200
 
-// clip shortens s to at most maxQuote bytes, cut at a rune boundary, with
-// an ellipsis where it was cut.
-func clip(s string) string {
-	if len(s) <= maxQuote {
-		return s
-	}
-	i := maxQuote
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
 // quote is %q of s clipped to maxQuote bytes.
-func quote(s string) string { return strconv.Quote(clip(s)) }
+func quote(s string) string { return strconv.Quote(apperr.Clip(s, maxQuote)) }

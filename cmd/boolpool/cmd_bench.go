@@ -25,6 +25,7 @@ func benchSuites() []bench.Suite {
 		bench.IngestSuite(),
 		bench.EncodersSuite(),
 		retrievalbench.Suite(),
+		retrievalbench.RunStoreSuite(),
 		bench.LoadSuite(),
 		bench.CrashSuite(),
 		bench.LoginSuite(),

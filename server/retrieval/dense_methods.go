@@ -65,7 +65,7 @@ var specDenseDecomposed = Spec{
 	Plain: "dense-vanilla",
 	Summary: "decomposed-query set operations (BoolQuestions baseline): top-N per atom by dense kNN, merged by the expression " +
 		"with intersection / union / difference; scores: AND = sum, OR = max, NOT = subtract the negated part's similarity",
-	Needs:  NeedsDense,
+	Needs: NeedsDense,
 	Params: []ParamSpec{{Name: "per_atom", Default: "auto",
 		Doc: "documents retrieved per atom: an integer, or auto = min(2000, max(1, corpus/10)); BoolQuestions takes the top 2k " +
 			"of a large collection, but on a corpus of at most 2000 documents that is every document, so a negated atom " +

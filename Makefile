@@ -17,7 +17,7 @@ help:
 	@echo "make run      install what is missing, start Postgres+pgvector, load the demo, serve the app"
 	@echo "make test     install what is missing, gofmt/vet check, go test -race ./... on real Postgres"
 	@echo "make build    bin/boolpool and static/app.wasm (precompressed)"
-	@echo "make db       start (or reuse) the managed Postgres; prints DATABASE_URL=..."
+	@echo "make db       start (or reuse) the managed Postgres and migrate it; prints DATABASE_URL=..."
 	@echo "make stop     stop the managed Postgres;  make clean-db  also delete its data"
 	@echo "make bench    run the benchmarks; writes bench/results.md"
 	@echo "make fuzz     longer fuzzing runs"
@@ -41,8 +41,14 @@ wasm:
 	  GOOS=js GOARCH=wasm CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o static/app.wasm ./wasm; \
 	fi
 
+# db starts (or reuses) Postgres, then builds bin/boolpool when needed and
+# applies the migrations, so the printed URL is ready for 'boolpool import'.
+# stdout stays one line (DATABASE_URL=...); progress goes to stderr.
 db:
-	@scripts/db.sh start
+	@line="$$(scripts/db.sh start)"; \
+	  $(GO) build -ldflags "$(LDFLAGS)" -o bin/boolpool ./cmd/boolpool >&2; \
+	  DATABASE_URL="$${line#DATABASE_URL=}" bin/boolpool migrate >&2; \
+	  echo "$$line"
 
 run: build
 	@$(WITH_DB) \

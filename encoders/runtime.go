@@ -39,8 +39,7 @@ var ErrNotInstalled = errors.New("not installed")
 
 // Config configures the runtime and the encoders opened through it.
 type Config struct {
-	// CacheDir holds onnxruntime/ and models/ (default: $BOOLPOOL_CACHE, else
-	// ./.cache of the repository).
+	// CacheDir holds onnxruntime/ and models/ (default: DefaultCacheDir).
 	CacheDir string
 	// LibraryPath is the libonnxruntime.so to load (default:
 	// $BOOLPOOL_ORT_LIB, else CacheDir/onnxruntime/libonnxruntime.so.1).
@@ -64,6 +63,10 @@ type Config struct {
 	// all-MiniLM-L6-v2; never more than the model's position limit).
 	MaxTokens int
 }
+
+// DefaultConfig is the configuration NewRuntime uses for an empty Config:
+// the cache directory and library path resolved as documented.
+func DefaultConfig() Config { return Config{}.withDefaults() }
 
 // withDefaults fills unset fields.
 func (c Config) withDefaults() Config {
@@ -94,27 +97,88 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// DefaultCacheDir is $BOOLPOOL_CACHE, else the .cache directory of the
-// repository containing the working directory (found by walking up to
-// go.mod), else ./.cache.
+// DefaultCacheDir is where the ONNX Runtime library and the prepared
+// models are looked for, independent of the working directory:
+//
+//  1. $BOOLPOOL_CACHE when set (made absolute);
+//  2. the per-user cache directory (os.UserCacheDir()/boolpool, e.g.
+//     ~/.cache/boolpool) when it holds the runtime or models;
+//  3. the .cache directory of the checkout the binary was built into
+//     (bin/boolpool → ../.cache), when it holds them;
+//  4. the .cache directory of the checkout containing the working directory
+//     (found by walking up to go.mod: go test, go run), when it holds them;
+//  5. otherwise the first of those candidates that exists as a checkout
+//     (so install messages point at the checkout), else the per-user one.
 func DefaultCacheDir() string {
-	if d := os.Getenv("BOOLPOOL_CACHE"); d != "" {
-		return d
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return ".cache"
-	}
-	for dir := wd; ; {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, ".cache")
+	user, _ := os.UserCacheDir()
+	exe, _ := os.Executable()
+	if exe != "" {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ".cache"
-		}
-		dir = parent
 	}
+	wd, _ := os.Getwd()
+	return resolveCacheDir(os.Getenv("BOOLPOOL_CACHE"), user, exe, wd)
+}
+
+// resolveCacheDir is DefaultCacheDir with its inputs passed in: the
+// BOOLPOOL_CACHE value, os.UserCacheDir(), the binary's path and the working
+// directory ("" = unknown).
+func resolveCacheDir(env, userCache, exe, wd string) string {
+	if env != "" {
+		if abs, err := filepath.Abs(env); err == nil {
+			return abs
+		}
+		return env
+	}
+	var candidates, checkouts []string
+	if userCache != "" {
+		candidates = append(candidates, filepath.Join(userCache, "boolpool"))
+	}
+	if exe != "" {
+		root := filepath.Dir(filepath.Dir(exe)) // <checkout>/bin/boolpool
+		candidates = append(candidates, filepath.Join(root, ".cache"))
+		if exists(filepath.Join(root, "go.mod")) {
+			checkouts = append(checkouts, filepath.Join(root, ".cache"))
+		}
+	}
+	if wd != "" {
+		for dir := wd; ; {
+			if exists(filepath.Join(dir, "go.mod")) {
+				candidates = append(candidates, filepath.Join(dir, ".cache"))
+				checkouts = append(checkouts, filepath.Join(dir, ".cache"))
+				break
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	for _, c := range candidates {
+		if holdsPieces(c) {
+			return c
+		}
+	}
+	if len(checkouts) > 0 {
+		return checkouts[0]
+	}
+	if len(candidates) > 0 {
+		return candidates[0]
+	}
+	return ".cache"
+}
+
+// holdsPieces reports whether dir holds the ONNX Runtime library or a
+// models directory.
+func holdsPieces(dir string) bool {
+	return exists(filepath.Join(dir, "onnxruntime", "libonnxruntime.so.1")) || exists(filepath.Join(dir, "models"))
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // The ONNX Runtime environment is process-wide state inside the C library,

@@ -72,3 +72,14 @@ func (c *Client) Decompose(ctx context.Context, queryID int64) (api.ExpressionSu
 	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/queries/%d/decompose", queryID), nil, &out)
 	return out, err
 }
+
+// DecomposeAll stores the decomposer's expressions for a project's queries
+// (only those without one when req.OnlyMissing).
+func (c *Client) DecomposeAll(ctx context.Context, project string, req api.DecomposeAllRequest) (api.DecomposeSummary, error) {
+	if err := c.ensureCSRF(ctx); err != nil {
+		return api.DecomposeSummary{}, err
+	}
+	var out api.DecomposeSummary
+	err := c.do(ctx, http.MethodPost, "/api/projects/"+url.PathEscape(project)+"/decompose", req, &out)
+	return out, err
+}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -111,6 +112,59 @@ func (p *QueriesPage) suggest(ctx app.Context, e app.Event) {
 	})
 }
 
+// decomposeAll stores the decomposer's expression for every query that has
+// none, then reloads the list and says what happened.
+func (p *QueriesPage) decomposeAll(ctx app.Context, e app.Event) {
+	if p.busy {
+		return
+	}
+	p.busy = true
+	cl, project := p.client, p.project
+	ctx.Async(func() {
+		sum, err := cl.DecomposeAll(context.Background(), project, api.DecomposeAllRequest{OnlyMissing: true})
+		var qs []api.QueryExpression
+		if err == nil {
+			qs, err = cl.Queries(context.Background(), project)
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			p.busy = false
+			if err != nil {
+				p.message = "Decompose all failed: " + err.Error()
+				return
+			}
+			p.queries = qs
+			p.message = decomposeMessage(sum)
+		})
+	})
+}
+
+// decomposeMessage summarises a "decompose all".
+func decomposeMessage(s api.DecomposeSummary) string {
+	msg := fmt.Sprintf("Decomposed %d of %d queries", s.Stored, s.Queries)
+	if s.Skipped > 0 {
+		msg += fmt.Sprintf(" (%d already had an expression)", s.Skipped)
+	}
+	var parts []string
+	for _, t := range s.ByTemplate {
+		name := t.Template
+		if name == "" {
+			name = "no QUEST template"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d", name, t.Queries))
+	}
+	if len(parts) > 0 {
+		msg += "; " + strings.Join(parts, ", ")
+	}
+	if len(s.Failed) > 0 {
+		var ids []string
+		for _, f := range s.Failed {
+			ids = append(ids, f.ExtID+" ("+f.Reason+")")
+		}
+		msg += fmt.Sprintf("; %d failed: %s", len(s.Failed), strings.Join(ids, ", "))
+	}
+	return msg + "."
+}
+
 func (p *QueriesPage) save(ctx app.Context, e app.Event) {
 	e.PreventDefault()
 	if p.busy || p.selected == 0 {
@@ -154,6 +208,11 @@ func (p *QueriesPage) Render() app.UI {
 			app.Div().Class("page-title").Body(
 				app.H1().Textf("Query expressions · %s", p.project),
 				app.A().Href("/pools/"+p.project).Text("Pool builder"),
+				app.If(len(p.queries) > 0, func() app.UI {
+					return app.Button().Type("button").ID("decompose-all").Disabled(p.busy).
+						Title("Store the rule-based decomposer's expression for every query that has none (audited; corrections are kept)").
+						Text("Decompose all missing").OnClick(p.decomposeAll)
+				}),
 			),
 			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
 			app.If(p.message != "", func() app.UI {

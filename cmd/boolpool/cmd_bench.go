@@ -27,6 +27,7 @@ func benchSuites() []bench.Suite {
 		bench.EncodersSuite(),
 		retrievalbench.Suite(),
 		retrievalbench.NegationSuite(),
+		retrievalbench.RunStoreSuite(),
 		bench.LoadSuite(),
 		bench.CrashSuite(),
 		bench.LoginSuite(),

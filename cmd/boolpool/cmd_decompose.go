@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	"boolpool/server/decompose"
 )
@@ -29,13 +30,31 @@ type decomposeOutput struct {
 func decomposeMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("decompose", stderr, `usage: boolpool decompose [--json] [--echo] ["QUERY"]
        boolpool decompose --eval FILE [--json]
+       boolpool decompose --project P [--split S] [--only-missing] [--dry-run] [--json]
 
-Without QUERY, reads one query per line from standard input.`)
-	asJSON := fs.Bool("json", false, "print one JSON object per query (with --eval: the report as JSON)")
+Without QUERY, reads one query per line from standard input. With --project,
+stores the decomposer's expression of each of the project's queries (audited,
+one transaction) and prints how many per template and which failed; without
+--only-missing, existing expressions (researchers' corrections too) are replaced.`)
+	asJSON := fs.Bool("json", false, "print one JSON object per query (with --eval: the report as JSON; with --project: the summary as JSON)")
 	evalPath := fs.String("eval", "", "evaluate on a QUEST-format jsonl `file` (query, original_query, metadata.template)")
 	withQuery := fs.Bool("echo", false, "include the input query in the JSON output")
+	db := dbFlag(fs)
+	project := fs.String("project", "", "store expressions for this project's queries")
+	split := fs.String("split", "", "with --project: only this split's queries")
+	onlyMissing := fs.Bool("only-missing", false, "with --project: only queries without an expression")
+	dryRun := fs.Bool("dry-run", false, "with --project: decompose and summarise, store nothing")
 	if help, err := parseFlagsHelp(fs, args); help || err != nil {
 		return err
+	}
+	if *project != "" {
+		if fs.NArg() > 0 || *evalPath != "" {
+			return fmt.Errorf("%w: --project takes no query argument and no --eval", errUsage)
+		}
+		return decomposeProject(ctx, *db, *project, decompose.StoreOptions{Split: *split, OnlyMissing: *onlyMissing, DryRun: *dryRun}, *asJSON, stdout)
+	}
+	if *split != "" || *onlyMissing || *dryRun {
+		return fmt.Errorf("%w: --split, --only-missing and --dry-run need --project", errUsage)
 	}
 	if *evalPath != "" {
 		if fs.NArg() > 0 {
@@ -108,4 +127,54 @@ func decomposeEval(path string, asJSON bool, stdout io.Writer) error {
 		return enc.Encode(rep)
 	}
 	return rep.Write(stdout)
+}
+
+// decomposeProject stores the decomposer's expressions for a project's
+// queries and prints the summary.
+func decomposeProject(ctx context.Context, db, name string, opts decompose.StoreOptions, asJSON bool, stdout io.Writer) error {
+	st, p, err := openProject(ctx, db, name)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sum, err := decompose.StoreProjectExpressions(ctx, st, p.ID, opts)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sum)
+	}
+	return writeDecomposeSummary(stdout, name, sum)
+}
+
+func writeDecomposeSummary(w io.Writer, project string, sum decompose.Summary) error {
+	verb := "stored"
+	if sum.DryRun {
+		verb = "would store (dry run, nothing stored)"
+	}
+	fmt.Fprintf(w, "project %s: %d queries; %s %d expressions", project, sum.Queries, verb, sum.Stored)
+	if sum.Skipped > 0 {
+		fmt.Fprintf(w, "; %d skipped (already had one)", sum.Skipped)
+	}
+	fmt.Fprintf(w, "; %d failed\n", len(sum.Failed))
+	if len(sum.ByTemplate) > 0 {
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "template\tqueries")
+		for _, tc := range sum.ByTemplate {
+			t := tc.Template
+			if t == "" {
+				t = "(no QUEST template)"
+			}
+			fmt.Fprintf(tw, "%s\t%d\n", t, tc.Queries)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, f := range sum.Failed {
+		fmt.Fprintf(w, "failed\t%s\t%q\t%s\n", f.ExtID, f.Text, f.Reason)
+	}
+	return nil
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"boolpool/server/config"
 	"boolpool/server/ingest"
+	"boolpool/server/retrieval"
 )
 
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -62,36 +62,39 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// byteProgress draws a one-line progress bar (percent, rate, ETA) on a
-// terminal-ish writer, at most ten times a second.
+// byteProgress reports an import's progress (percent, rate, ETA): on a
+// terminal one bar redrawn in place at most ten times a second; elsewhere
+// (a log file, a pipe) a plain line every interval, never a carriage
+// return. The summary lines follow either way.
 type byteProgress struct {
-	w     io.Writer
-	off   bool
-	last  time.Time
-	start time.Time
-	file  string
-	drawn bool
+	w        io.Writer
+	off      bool
+	tty      bool
+	interval time.Duration // between plain lines off a terminal
+	last     time.Time
+	start    time.Time
+	file     string
+	drawn    bool
 }
 
 func newByteProgress(w io.Writer, off bool) *byteProgress {
-	// Redrawing with \r only makes sense on a terminal; logs get the summary.
-	if f, ok := w.(*os.File); !ok || !isTerminal(f) {
-		off = true
-	}
-	return &byteProgress{w: w, off: off, start: time.Now()}
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	now := time.Now()
+	return &byteProgress{w: w, off: off, tty: retrieval.IsTerminal(w), interval: 10 * time.Second, start: now, last: now}
 }
 
 func (b *byteProgress) update(file string, read, total int64) {
-	if b.off || time.Since(b.last) < 100*time.Millisecond {
+	if b.off {
 		return
 	}
 	if file != b.file {
 		b.file, b.start = file, time.Now()
+	}
+	every := b.interval
+	if b.tty {
+		every = 100 * time.Millisecond
+	}
+	if time.Since(b.last) < every {
+		return
 	}
 	b.last = time.Now()
 	frac := 0.0
@@ -103,6 +106,11 @@ func (b *byteProgress) update(file string, read, total int64) {
 	eta := "?"
 	if frac > 0 {
 		eta = time.Duration(el * (1 - frac) / frac * float64(time.Second)).Round(time.Second).String()
+	}
+	if !b.tty {
+		fmt.Fprintf(b.w, "import %s: %3.0f%%  %.1f MB/s  elapsed %s  ETA %s\n", shortName(file), frac*100, rate,
+			time.Duration(el*float64(time.Second)).Round(time.Second), eta)
+		return
 	}
 	const width = 30
 	n := int(frac * width)

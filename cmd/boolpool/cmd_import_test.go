@@ -91,3 +91,22 @@ func TestImportMaxLine(t *testing.T) {
 		t.Fatalf("under the limit: exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// TestImportProgressOffTerminal: imported with stderr in a log file, the
+// progress is plain lines (here: every update), never a carriage return.
+func TestImportProgressOffTerminal(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "import.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := newByteProgress(f, false)
+	b.interval = 0
+	b.update("docs.jsonl", 50, 100)
+	b.update("docs.jsonl", 100, 100)
+	b.done()
+	got, _ := os.ReadFile(f.Name())
+	if strings.Contains(string(got), "\r") || strings.Count(string(got), "\n") != 2 || !strings.HasPrefix(string(got), "import docs.jsonl:  50%") {
+		t.Fatalf("log: %q", got)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"boolpool/encoders"
@@ -17,7 +19,9 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
   boolpool model import --src DIR --out FILE.onnx [--int8] [--fused]
       convert a BERT checkpoint (config.json + *.safetensors) to an ONNX sentence encoder
   boolpool model prepare [--encoder NAME,...|all]
-      build the registered encoders' ONNX files in the cache (from scripts/fetch-models.sh output)`)
+      build the registered encoders' ONNX files in the cache (from scripts/fetch-models.sh output)
+  boolpool model where
+      print the cache directory, the ONNX Runtime library and the models directory in use`)
 	}
 	if len(args) == 0 {
 		usage()
@@ -28,6 +32,8 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runModelImport(ctx, args[1:], stdout, stderr)
 	case "prepare":
 		return runModelPrepare(ctx, args[1:], stdout, stderr)
+	case "where":
+		return runModelWhere(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		usage()
 		return nil
@@ -77,5 +83,26 @@ func runModelPrepare(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		fmt.Fprintf(stdout, "%s\t%s\n", name, path)
 	}
+	return nil
+}
+
+// runModelWhere prints where the encoders look for their pieces (see
+// encoders.DefaultCacheDir), and whether each is there.
+func runModelWhere(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("model where", stderr, "")
+	if help, err := parseFlagsHelp(fs, args); help || err != nil {
+		return err
+	}
+	cfg := encoders.DefaultConfig()
+	state := func(path string) string {
+		if _, err := os.Stat(path); err != nil {
+			return "missing"
+		}
+		return "present"
+	}
+	models := filepath.Join(cfg.CacheDir, "models")
+	fmt.Fprintf(stdout, "cache\t%s\t%s\n", cfg.CacheDir, state(cfg.CacheDir))
+	fmt.Fprintf(stdout, "onnxruntime\t%s\t%s\n", cfg.LibraryPath, state(cfg.LibraryPath))
+	fmt.Fprintf(stdout, "models\t%s\t%s\n", models, state(models))
 	return nil
 }

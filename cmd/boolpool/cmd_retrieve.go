@@ -104,6 +104,9 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	fmt.Fprintf(stderr, "%s: %d queries, %d results in %s (%.1f queries/s), %s\n", *method, sum.Queries, sum.Results,
 		sum.Took.Round(time.Millisecond), float64(sum.Queries)/sum.Took.Seconds(), stored)
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	return nil
 }
 
@@ -168,7 +171,7 @@ func (e *retrieveEnv) Close() {
 // dense encoder opened here (the encoders package).
 func (e *retrieveEnv) resources() *retrieval.Resources {
 	if e.res == nil {
-		e.res = &retrieval.Resources{Store: e.st, ProjectID: e.project.ID, Log: e.log, OpenDense: e.denseDeps}
+		e.res = &retrieval.Resources{Store: e.st, ProjectID: e.project.ID, ProjectName: e.project.Name, Log: e.log, OpenDense: e.denseDeps}
 	}
 	return e.res
 }

@@ -105,3 +105,34 @@ func TestEncodeJobLexical(t *testing.T) {
 		t.Fatalf("progress %s %d/%d", j.Phase, j.Done, j.Total)
 	}
 }
+
+// TestRetrieveJobWarnsWithoutExpression: a Boolean method run as a job
+// over queries without expressions finishes, and its status (phase and
+// result) says how many ran as the plain method and what to run.
+func TestRetrieveJobWarnsWithoutExpression(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	p := importSmall(t, st)
+	_, err := st.Import(ctx, p.ID, func(im *store.Importer) error {
+		_, err := im.Query(ctx, store.QueryIn{ExtID: "q1", Text: "vulture of the Andes"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := runJob(t, st, t.TempDir(), p.ID, api.JobKindRetrieve, `{"method": "pnorm", "depth": 5}`)
+	if j.State != store.JobDone {
+		t.Fatalf("job %s: %s", j.State, j.Error)
+	}
+	want := "1 of 1 queries have no expression: ran as plain bm25"
+	if !strings.Contains(j.Phase, want) || !strings.Contains(j.Phase, "boolpool decompose --project jobs") {
+		t.Errorf("phase %q lacks %q", j.Phase, want)
+	}
+	var sum struct {
+		NoExpression int      `json:"no_expression"`
+		Warnings     []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(j.Result, &sum); err != nil || sum.NoExpression != 1 || len(sum.Warnings) != 1 {
+		t.Fatalf("result %s: %v", j.Result, err)
+	}
+}

@@ -208,13 +208,20 @@ func loadSynthetic(ctx context.Context, st *store.Store, name string, d live.Dat
 			if err := tx.QueryRow(ctx, `INSERT INTO runs (project_id, name, method) VALUES ($1, $2, 'synthetic') RETURNING id`, p.ID, run.Name).Scan(&runID); err != nil {
 				return err
 			}
-			var lines [][]any
+			var lines [][]any // one ranking row per query
 			for _, q := range d.Queries {
-				for rank, doc := range run.Ranked[q.ID] {
-					lines = append(lines, []any{runID, queryID[q.ID], doc, rank + 1, float64(1000 - rank)})
+				docs := run.Ranked[q.ID]
+				if len(docs) == 0 {
+					continue
 				}
+				ranks := make([]int32, len(docs))
+				scores := make([]float64, len(docs))
+				for rank := range docs {
+					ranks[rank], scores[rank] = int32(rank+1), float64(1000-rank)
+				}
+				lines = append(lines, []any{runID, queryID[q.ID], docs, ranks, scores})
 			}
-			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"run_results"}, []string{"run_id", "query_id", "doc_ext_id", "rank", "score"}, pgx.CopyFromRows(lines)); err != nil {
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"run_rankings"}, []string{"run_id", "query_id", "doc_ext_ids", "ranks", "scores"}, pgx.CopyFromRows(lines)); err != nil {
 				return fmt.Errorf("copy run %d: %w", r, err)
 			}
 		}

@@ -59,6 +59,7 @@ var routeAccess = map[string]access{
 	"GET /api/projects/:project/queries":         researcher,
 	"PUT /api/queries/:id/expression":            researcher,
 	"GET /api/queries/:id/decompose":             researcher,
+	"POST /api/projects/:project/decompose":      researcher,
 	"GET /api/projects":                          researcher,
 	"POST /api/projects":                         researcher,
 	"GET /api/setup/options":                     researcher,

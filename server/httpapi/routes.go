@@ -87,6 +87,7 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/queries", ph.queries, researcher...)
 	e.PUT("/api/queries/:id/expression", ph.setExpression, researcher...)
 	e.GET("/api/queries/:id/decompose", ph.decompose, researcher...)
+	e.POST("/api/projects/:project/decompose", ph.decomposeAll, researcher...)
 	e.GET("/api/projects/:project/crowd", ch.settings, researcher...)
 	e.PUT("/api/projects/:project/crowd", ch.update, researcher...)
 	e.POST("/api/projects/:project/crowd/rotate", ch.rotate, researcher...)

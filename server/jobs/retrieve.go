@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"strings"
 
 	"boolpool/server/apperr"
 	"boolpool/server/retrieval"
@@ -39,6 +40,9 @@ func Retrieve(st *store.Store, log *slog.Logger, openDense DenseOpener) Kind {
 				return nil, err
 			}
 			res := &retrieval.Resources{Store: st, ProjectID: job.ProjectID, Log: log}
+			if proj, err := st.ProjectByID(ctx, job.ProjectID); err == nil {
+				res.ProjectName = proj.Name
+			}
 			var closers []func()
 			defer func() {
 				for _, c := range closers {
@@ -65,6 +69,11 @@ func Retrieve(st *store.Store, log *slog.Logger, openDense DenseOpener) Kind {
 			}, nil)
 			if err != nil {
 				return nil, err
+			}
+			if len(sum.Warnings) > 0 {
+				// The job's last phase carries the warnings too, so a status
+				// poll shows them next to the result.
+				report("done with warnings: "+strings.Join(sum.Warnings, "; "), sum.Queries, sum.Queries)
 			}
 			return sum, nil
 		},

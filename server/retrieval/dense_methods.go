@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"boolpool/server/boolexpr"
 )
@@ -24,6 +25,8 @@ type VectorIndex interface {
 	// Similarities returns the cosine similarity of vec to each document
 	// (documents without a vector are absent from the map).
 	Similarities(ctx context.Context, vec []float32, docIDs []string) (map[string]float64, error)
+	// Size is the number of documents with a vector.
+	Size(ctx context.Context) (int, error)
 }
 
 // Dense bundles the query encoder and the document vectors.
@@ -58,15 +61,22 @@ func (m *denseVanilla) Retrieve(ctx context.Context, q Query, k int) ([]Result, 
 }
 
 var specDenseDecomposed = Spec{
-	Name: "dense-decomposed",
+	Name:  "dense-decomposed",
+	Plain: "dense-vanilla",
 	Summary: "decomposed-query set operations (BoolQuestions baseline): top-N per atom by dense kNN, merged by the expression " +
 		"with intersection / union / difference; scores: AND = sum, OR = max, NOT = subtract the negated part's similarity",
-	Needs:  NeedsDense,
-	Params: []ParamSpec{{Name: "per_atom", Default: "2000", Doc: "documents retrieved per atom (BoolQuestions: top-2k)"}},
+	Needs: NeedsDense,
+	Params: []ParamSpec{{Name: "per_atom", Default: "auto",
+		Doc: "documents retrieved per atom: an integer, or auto = min(2000, max(1, corpus/10)); BoolQuestions takes the top 2k " +
+			"of a large collection, but on a corpus of at most 2000 documents that is every document, so a negated atom " +
+			"removes them all and A AND NOT B is empty"}},
 	build: func(p Params, d Deps) (Method, error) {
+		if p.str("per_atom") == "auto" {
+			return &denseDecomposed{d: d.Dense}, nil
+		}
 		n, err := p.int("per_atom", 1)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w (or auto)", err)
 		}
 		return &denseDecomposed{d: d.Dense, perAtom: n}, nil
 	},
@@ -74,12 +84,36 @@ var specDenseDecomposed = Spec{
 
 type denseDecomposed struct {
 	d       *Dense
-	perAtom int
+	perAtom int // 0 = auto, resolved on first use
+
+	once    sync.Once
+	auto    int
+	autoErr error
 }
 
 func (m *denseDecomposed) Name() string { return "dense-decomposed" }
 
+// AutoPerAtom is the per-atom depth of dense-decomposed for a corpus of
+// size documents: a tenth of the corpus (at least 1), at most 2000, so a
+// negated atom never takes the whole corpus with it.
+func AutoPerAtom(size int) int { return min(2000, max(1, size/10)) }
+
+func (m *denseDecomposed) depth(ctx context.Context) (int, error) {
+	if m.perAtom > 0 {
+		return m.perAtom, nil
+	}
+	m.once.Do(func() {
+		n, err := m.d.Vectors.Size(ctx)
+		m.auto, m.autoErr = AutoPerAtom(n), err
+	})
+	return m.auto, m.autoErr
+}
+
 func (m *denseDecomposed) Retrieve(ctx context.Context, q Query, k int) ([]Result, error) {
+	perAtom, err := m.depth(ctx)
+	if err != nil {
+		return nil, err
+	}
 	expr, atoms := q.Expression()
 	vecs, err := m.d.Encoder.Encode(ctx, atoms)
 	if err != nil {
@@ -87,7 +121,7 @@ func (m *denseDecomposed) Retrieve(ctx context.Context, q Query, k int) ([]Resul
 	}
 	lists := make([]map[string]float64, len(atoms))
 	for _, i := range expr.AtomIndices() {
-		rs, err := m.d.Vectors.Search(ctx, vecs[i], m.perAtom)
+		rs, err := m.d.Vectors.Search(ctx, vecs[i], perAtom)
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +278,8 @@ func exactScore(e *boolexpr.Expr, sims map[int]float64) float64 {
 }
 
 var specDenseAlgebra = Spec{
-	Name: "dense-algebra",
+	Name:  "dense-algebra",
+	Plain: "dense-vanilla",
 	Summary: "vector algebra over the atom embeddings, then cosine kNN: AND = sum; OR = max-pool or sum; " +
 		"A AND NOT B = orthogonal negation A − (A·B/|B|²)B (Widdows 2003) or NRF A − λB (Rocchio)",
 	Needs: NeedsDense,

@@ -89,7 +89,8 @@ func positiveVector(e *boolexpr.Expr, vecs []lexical.Vec) lexical.Vec {
 }
 
 var specStrict = Spec{
-	Name: "bm25-strict-boolean",
+	Name:  "bm25-strict-boolean",
+	Plain: "bm25 (the whole text as one atom)",
 	Summary: "strict Boolean matching over the atoms (AND = all match, OR = any, NOT = exclude), " +
 		"matches ranked by BM25 of the non-negated atoms' terms",
 	Needs: NeedsLexical,
@@ -194,7 +195,8 @@ func (m *strictMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, er
 }
 
 var specPNorm = Spec{
-	Name: "pnorm",
+	Name:  "pnorm",
+	Plain: "bm25",
 	Summary: "p-norm extended Boolean model (Salton, Fox & Wu 1983) over per-atom BM25 scores normalised to [0,1] " +
 		"by the atom's best score: OR = (Σx^p/n)^(1/p), AND = 1 − (Σ(1−x)^p/n)^(1/p), NOT = 1 − x; " +
 		"candidates are the documents matching a term of a non-negated atom",

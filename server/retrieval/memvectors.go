@@ -103,3 +103,6 @@ func (m *MemoryVectors) Similarities(_ context.Context, vec []float32, docIDs []
 	}
 	return out, nil
 }
+
+// Size implements VectorIndex.
+func (m *MemoryVectors) Size(context.Context) (int, error) { return len(m.ids), nil }

@@ -34,3 +34,8 @@ func (p *PgVectors) Search(ctx context.Context, vec []float32, k int) ([]Result,
 func (p *PgVectors) Similarities(ctx context.Context, vec []float32, docIDs []string) (map[string]float64, error) {
 	return p.Store.DocumentSimilarities(ctx, p.ProjectID, p.Encoder, vec, docIDs)
 }
+
+// Size implements VectorIndex.
+func (p *PgVectors) Size(ctx context.Context) (int, error) {
+	return p.Store.CountEmbeddings(ctx, p.ProjectID, p.Encoder.ID)
+}

@@ -23,8 +23,10 @@ import (
 type Resources struct {
 	Store     *store.Store
 	ProjectID int64
-	Log       *slog.Logger
-	OpenDense func(ctx context.Context) (*Dense, error)
+	// ProjectName names the project in messages (optional).
+	ProjectName string
+	Log         *slog.Logger
+	OpenDense   func(ctx context.Context) (*Dense, error)
 
 	mu    sync.Mutex
 	lex   *lexical.Index
@@ -43,6 +45,14 @@ func (r *Resources) Lexical(ctx context.Context) (*lexical.Index, error) {
 		r.lex = ix
 	}
 	return r.lex, nil
+}
+
+// projectName is the project's name for messages ("P" when unknown).
+func (r *Resources) projectName() string {
+	if r.ProjectName != "" {
+		return r.ProjectName
+	}
+	return "P"
 }
 
 func (r *Resources) logger() *slog.Logger {
@@ -125,6 +135,14 @@ type RunSummary struct {
 	Results int               `json:"results"`
 	Took    time.Duration     `json:"took_ns"`
 	Stored  bool              `json:"stored"`
+	// NoExpression counts the queries a Boolean method ran as its plain
+	// version because they have no stored expression.
+	NoExpression int `json:"no_expression,omitempty"`
+	// Empty counts the queries that got an empty ranking.
+	Empty int `json:"empty,omitempty"`
+	// Warnings are one line each, for the CLI summary and the job result;
+	// every affected query is also logged at WARN level.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // RunProject runs a method over the project's queries in parallel
@@ -156,6 +174,17 @@ func RunProject(ctx context.Context, r *Resources, req RunRequest, progress io.W
 	if len(queries) == 0 {
 		return RunSummary{}, nil, nil, fmt.Errorf("retrieval: the project has no queries (split %q)", req.Split)
 	}
+	spec, _ := SpecByName(req.Method)
+	log := r.logger()
+	var noExpr int
+	if spec.Plain != "" {
+		for _, q := range queries {
+			if q.Expr == nil {
+				noExpr++
+				log.Warn("query has no Boolean expression: ran as plain "+spec.Plain, "method", req.Method, "query", q.ID)
+			}
+		}
+	}
 	start := time.Now()
 	if req.Progress != nil {
 		m = &countingMethod{Method: m, total: len(queries), report: req.Progress}
@@ -164,9 +193,21 @@ func RunProject(ctx context.Context, r *Resources, req RunRequest, progress io.W
 	if err != nil {
 		return RunSummary{}, nil, nil, err
 	}
-	sum := RunSummary{Name: name, Method: req.Method, Params: full, Queries: len(queries), Took: time.Since(start)}
-	for _, rs := range results {
-		sum.Results += len(rs)
+	sum := RunSummary{Name: name, Method: req.Method, Params: full, Queries: len(queries), Took: time.Since(start), NoExpression: noExpr}
+	for _, q := range queries {
+		n := len(results[q.ID])
+		sum.Results += n
+		if n == 0 {
+			sum.Empty++
+			log.Warn("empty ranking", "method", req.Method, "query", q.ID)
+		}
+	}
+	if noExpr > 0 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d of %d queries have no expression: ran as plain %s "+
+			"(store the decomposer's expressions with: boolpool decompose --project %s --only-missing)", noExpr, len(queries), spec.Plain, r.projectName()))
+	}
+	if sum.Empty > 0 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d of %d queries got an empty ranking (listed in the log)", sum.Empty, len(queries)))
 	}
 	if !req.NoStore {
 		if _, err := SaveRun(ctx, r.Store, r.ProjectID, name, req.Method, full, queries, results); err != nil {

@@ -81,7 +81,10 @@ type Spec struct {
 	Summary string      `json:"summary"`
 	Needs   Needs       `json:"needs"`
 	Params  []ParamSpec `json:"params"`
-	build   func(p Params, d Deps) (Method, error)
+	// Plain names the method a Boolean method amounts to on a query without
+	// an expression (its text is then one atom); "" = not a Boolean method.
+	Plain string `json:"plain,omitempty"`
+	build func(p Params, d Deps) (Method, error)
 }
 
 // Deps are the resources methods draw on; only the ones a method Needs must

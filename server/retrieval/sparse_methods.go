@@ -30,6 +30,7 @@ func sparseParams(union, negation string) []ParamSpec {
 
 var specSparseDN = Spec{
 	Name:    "sparse-disentangled-negation",
+	Plain:   "bm25",
 	Summary: "sparse query algebra with Disentangled Negation A − λB*, B* = B − 1_A ⊙ B (AND = sum, OR = sum)",
 	Needs:   NeedsLexical,
 	Params:  sparseParams("sum", "disentangled"),
@@ -38,6 +39,7 @@ var specSparseDN = Spec{
 
 var specSparseMax = Spec{
 	Name:    "sparse-maxpool-union",
+	Plain:   "bm25",
 	Summary: "sparse query algebra with MaxPool union (element-wise max of the atom vectors; AND = sum, NOT = plain subtraction)",
 	Needs:   NeedsLexical,
 	Params:  sparseParams("max", "plain"),
@@ -45,7 +47,8 @@ var specSparseMax = Spec{
 }
 
 var specSparseCPT = Spec{
-	Name: "sparse-cpt",
+	Name:  "sparse-cpt",
+	Plain: "bm25",
 	Summary: "Combined Pseudo-Terms for intersection: pseudo-terms (i,j) from the outer product of the conjuncts' vectors, " +
 		"w = sqrt(wA_i·wB_j), the top ones re-rank the candidates of the summed query (a document has (i,j) when it has both terms, " +
 		"weight sqrt(wd_i·wd_j)); OR = sum, NOT = plain subtraction",

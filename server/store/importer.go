@@ -28,6 +28,8 @@ type Importer struct {
 	staged    bool           // the COPY staging table exists
 	queryIDs  map[string]int64
 	runIDs    map[string]int64
+	runRows   [][]any // RunResult lines not yet copied to the staging table
+	runStaged bool    // the run lines' staging table exists
 	Counts    ImportCounts
 }
 
@@ -43,6 +45,9 @@ func (s *Store) Import(ctx context.Context, projectID int64, fn func(im *Importe
 			return err
 		}
 		if err := im.flush(ctx); err != nil {
+			return err
+		}
+		if err := im.finishRunResults(ctx); err != nil {
 			return err
 		}
 		counts = im.Counts
@@ -280,17 +285,66 @@ func (im *Importer) Run(ctx context.Context, name, method string, params json.Ra
 	if err != nil {
 		return 0, fmt.Errorf("store: import run %q: %w", name, err)
 	}
-	if _, err := im.tx.Exec(ctx, `DELETE FROM run_results WHERE run_id = $1`, id); err != nil {
+	if _, err := im.tx.Exec(ctx, `DELETE FROM run_rankings WHERE run_id = $1`, id); err != nil {
 		return 0, fmt.Errorf("store: import run %q: %w", name, err)
 	}
 	im.runIDs[name] = id
 	return id, nil
 }
 
-// RunResult adds one ranked line of a run.
+// RunResult adds one ranked line of a run. Lines are staged with COPY and
+// become one ranking row per (run, query) when the import ends; a document
+// given twice for a query keeps its last line.
 func (im *Importer) RunResult(ctx context.Context, runID, queryID int64, docExtID string, rank int, score float64) error {
 	im.Counts.RunResults++
-	return im.queue(ctx, `INSERT INTO run_results (run_id, query_id, doc_ext_id, rank, score) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (run_id, query_id, doc_ext_id) DO UPDATE SET rank = EXCLUDED.rank, score = EXCLUDED.score`,
-		runID, queryID, docExtID, rank, score)
+	im.runRows = append(im.runRows, []any{runID, queryID, docExtID, int32(rank), score, int64(im.Counts.RunResults)})
+	if len(im.runRows) >= 50000 {
+		return im.stageRunResults(ctx)
+	}
+	return nil
+}
+
+func (im *Importer) stageRunResults(ctx context.Context) error {
+	if len(im.runRows) == 0 {
+		return nil
+	}
+	if !im.runStaged {
+		if _, err := im.tx.Exec(ctx, `CREATE TEMP TABLE import_run_results
+			(run_id bigint, query_id bigint, doc_ext_id text, rank int, score double precision, seq bigint) ON COMMIT DROP`); err != nil {
+			return fmt.Errorf("store: import run staging: %w", err)
+		}
+		im.runStaged = true
+	}
+	rows := im.runRows
+	im.runRows = nil
+	if _, err := im.tx.CopyFrom(ctx, pgx.Identifier{"import_run_results"},
+		[]string{"run_id", "query_id", "doc_ext_id", "rank", "score", "seq"}, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("store: import run results: %w", err)
+	}
+	return nil
+}
+
+// finishRunResults turns the staged run lines into rankings.
+func (im *Importer) finishRunResults(ctx context.Context) error {
+	if err := im.stageRunResults(ctx); err != nil {
+		return err
+	}
+	if !im.runStaged {
+		return nil
+	}
+	_, err := im.tx.Exec(ctx, `INSERT INTO run_rankings (run_id, query_id, doc_ext_ids, ranks, scores)
+		SELECT run_id, query_id, array_agg(doc_ext_id ORDER BY rank, doc_ext_id),
+			array_agg(rank ORDER BY rank, doc_ext_id), array_agg(score ORDER BY rank, doc_ext_id)
+		FROM (SELECT DISTINCT ON (run_id, query_id, doc_ext_id) run_id, query_id, doc_ext_id, rank, score
+			FROM import_run_results ORDER BY run_id, query_id, doc_ext_id, seq DESC) last
+		GROUP BY run_id, query_id
+		ON CONFLICT (run_id, query_id) DO UPDATE SET
+			doc_ext_ids = EXCLUDED.doc_ext_ids, ranks = EXCLUDED.ranks, scores = EXCLUDED.scores`)
+	if err != nil {
+		return fmt.Errorf("store: import run results: %w", err)
+	}
+	if _, err := im.tx.Exec(ctx, `TRUNCATE import_run_results`); err != nil {
+		return fmt.Errorf("store: import run results: %w", err)
+	}
+	return nil
 }

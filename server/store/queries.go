@@ -93,15 +93,49 @@ func (s *Store) EachQuery(ctx context.Context, projectID int64, fn func(Query) e
 // correction of the decomposer) and records it in the audit log.
 func (s *Store) SetQueryExpression(ctx context.Context, queryID, userID int64, template string, atoms []Atom, expr json.RawMessage) error {
 	return s.InTx(ctx, func(tx pgx.Tx) error {
-		var projectID int64
-		err := tx.QueryRow(ctx, `UPDATE queries SET template = $2, atoms = $3, expression = $4, updated_at = now()
-			WHERE id = $1 RETURNING project_id`, queryID, template, atoms, expr).Scan(&projectID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("store: query %d: %w", queryID, ErrNotFound)
-		}
-		if err != nil {
-			return fmt.Errorf("store: set expression: %w", err)
-		}
-		return audit(ctx, tx, userID, projectID, "query.expression", "query", fmt.Sprint(queryID), map[string]any{"template": template, "expression": expr})
+		return setQueryExpression(ctx, tx, userID, ExpressionUpdate{QueryID: queryID, Template: template, Atoms: atoms, Expression: expr}, "")
 	})
+}
+
+// ExpressionUpdate is one query's new decomposition.
+type ExpressionUpdate struct {
+	QueryID    int64
+	Template   string
+	Atoms      []Atom
+	Expression json.RawMessage
+}
+
+// SetQueryExpressions stores many decompositions in one transaction, each
+// audited as SetQueryExpression does, with source (e.g. "decomposer") in
+// the audit detail. userID 0 = no user (the CLI, an importer).
+func (s *Store) SetQueryExpressions(ctx context.Context, userID int64, source string, ups []ExpressionUpdate) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		for _, u := range ups {
+			if err := setQueryExpression(ctx, tx, userID, u, source); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func setQueryExpression(ctx context.Context, tx pgx.Tx, userID int64, u ExpressionUpdate, source string) error {
+	atoms := u.Atoms
+	if atoms == nil {
+		atoms = []Atom{}
+	}
+	var projectID int64
+	err := tx.QueryRow(ctx, `UPDATE queries SET template = $2, atoms = $3, expression = $4, updated_at = now()
+		WHERE id = $1 RETURNING project_id`, u.QueryID, u.Template, atoms, u.Expression).Scan(&projectID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("store: query %d: %w", u.QueryID, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("store: set expression: %w", err)
+	}
+	detail := map[string]any{"template": u.Template, "expression": u.Expression}
+	if source != "" {
+		detail["source"] = source
+	}
+	return audit(ctx, tx, userID, projectID, "query.expression", "query", fmt.Sprint(u.QueryID), detail)
 }

@@ -107,4 +107,24 @@ func TestPoolBuilderAndExpressionEditor(t *testing.T) {
 	if err != nil || x.String() != "(A AND B) AND NOT C" || len(sq.Atoms) != 3 || sq.Atoms[1].Text != "Venezuelan Andes" {
 		t.Errorf("stored = %s %+v (%v)", sq.Expression, sq.Atoms, err)
 	}
+
+	// "Decompose all missing" fills q2 (its expression removed here) and
+	// keeps q1's correction.
+	if _, err := e.st.Pool().Exec(ctx, `UPDATE queries SET expression = NULL, atoms = '[]' WHERE id = $1`, e.fx.Queries["q2"]); err != nil {
+		t.Fatal(err)
+	}
+	e.do("reload queries", chromedp.Navigate(e.url+"/queries/fixture"),
+		chromedp.WaitVisible(chromedp.CSS(`#queries[data-wasm="1"][data-state="ready"] #query-list`)))
+	if got := eval[string](e, `document.querySelector('#query-list tr[data-query="q2"] td.expression').textContent`); got != "—" {
+		t.Errorf("q2 before decompose all = %q", got)
+	}
+	e.do("decompose all", chromedp.Click(chromedp.CSS(`#decompose-all`)))
+	e.waitJS("decomposed", `((document.querySelector("#queries-message") || {}).textContent || "").startsWith("Decomposed 1 of 2 queries (1 already had an expression)")`, 10*time.Second)
+	if got := eval[string](e, `document.querySelector('#query-list tr[data-query="q2"] td.expression').textContent`); got == "—" || got == "" {
+		t.Errorf("q2 after decompose all = %q", got)
+	}
+	if got := eval[string](e, `document.querySelector('#query-list tr[data-query="q1"] td.expression').textContent`); got != `("Birds" AND "Venezuelan Andes") AND NOT "birds of Colombia"` {
+		t.Errorf("q1's correction after decompose all = %s", got)
+	}
+	e.shot("queries-04-decomposed")
 }

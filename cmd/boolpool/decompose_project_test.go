@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"boolpool/server/decompose"
+	"boolpool/server/store/storetest"
+)
+
+// TestDecomposeProjectCLI: import topics without structure, then
+// 'decompose --project P --dry-run' stores nothing, 'decompose --project P'
+// stores the expressions and prints the per-template summary and the
+// failures, and a Boolean retrieval afterwards no longer warns.
+func TestDecomposeProjectCLI(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.URL(t)
+	dir := t.TempDir()
+	topics := filepath.Join(dir, "topics.tsv")
+	if err := os.WriteFile(topics, []byte("<top>\n<num> Number: 1\n<title> cats or dogs\n</top>\n<top>\n<num> Number: 2\n<title> birds of the Andes but not of Colombia\n</top>\n<top>\n<num> Number: 3\n<title> pie\n</top>\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	docs := filepath.Join(dir, "docs.jsonl")
+	if err := os.WriteFile(docs, []byte(`{"title": "d1", "text": "cats and dogs"}`+"\n"+`{"title": "d2", "text": "birds of the Andes"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	do := func(args ...string) (string, string, error) {
+		var out, errb bytes.Buffer
+		args = append([]string{args[0], "--database-url", db}, args[1:]...)
+		code := run(ctx, args, &out, &errb)
+		if code != 0 {
+			return out.String(), errb.String(), errors.New(errb.String())
+		}
+		return out.String(), errb.String(), nil
+	}
+	must := func(args ...string) (string, string) {
+		t.Helper()
+		out, errs, err := do(args...)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out, errs
+	}
+	must("migrate")
+	must("import", "--project", "p", "--format", "quest", docs)
+	must("import", "--project", "p", "--format", "trec-topics", topics)
+	// Importers may run the decomposer themselves; start from queries
+	// without expressions, as older imports left them.
+	st, err := openStore(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Pool().Exec(ctx, `UPDATE queries SET expression = NULL, atoms = '[]'`); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	_, errs := must("retrieve", "--project", "p", "--method", "pnorm", "--depth", "5", "--no-store")
+	if !strings.Contains(errs, "warning: 3 of 3 queries have no expression: ran as plain bm25") || !strings.Contains(errs, "boolpool decompose --project p") {
+		t.Fatalf("retrieve before decompose: %s", errs)
+	}
+	out, _ := must("decompose", "--project", "p", "--dry-run")
+	if !strings.Contains(out, "would store (dry run, nothing stored) 3 expressions") {
+		t.Fatalf("dry run: %s", out)
+	}
+	out, _ = must("decompose", "--project", "p", "--only-missing", "--json")
+	var sum decompose.Summary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if sum.Stored != 3 || len(sum.ByTemplate) != 3 {
+		t.Fatalf("summary %+v", sum)
+	}
+	out, _ = must("decompose", "--project", "p")
+	for _, want := range []string{"project p: 3 queries; stored 3 expressions; 0 failed", "_ or _", "_ that are not _"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	_, errs = must("retrieve", "--project", "p", "--method", "pnorm", "--depth", "5", "--no-store")
+	if strings.Contains(errs, "no expression") {
+		t.Fatalf("retrieve after decompose still warns: %s", errs)
+	}
+	for _, args := range [][]string{{"decompose", "--only-missing"}, {"decompose", "--project", "p", "cats"}} {
+		var errb bytes.Buffer
+		if code := run(ctx, args, &bytes.Buffer{}, &errb); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errb.String())
+		}
+	}
+	if _, _, err := do("decompose", "--project", "nope"); err == nil || !strings.Contains(err.Error(), `no project "nope"`) {
+		t.Errorf("unknown project: %v", err)
+	}
+}

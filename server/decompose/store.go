@@ -1,0 +1,135 @@
+package decompose
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"boolpool/server/boolexpr"
+	"boolpool/server/store"
+)
+
+// StoreOptions select the queries StoreProjectExpressions decomposes.
+type StoreOptions struct {
+	Split       string // only this split ("" = all queries)
+	OnlyMissing bool   // leave queries that already have an expression alone
+	DryRun      bool   // decompose and summarise, store nothing
+	UserID      int64  // the audit log's actor; 0 = none (CLI, importer)
+}
+
+// TemplateCount is how many queries got one template.
+type TemplateCount struct {
+	Template string `json:"template"` // "" = fits no QUEST template
+	Queries  int    `json:"queries"`
+}
+
+// Failure is a query the decomposer gave no usable expression.
+type Failure struct {
+	ExtID  string `json:"ext_id"`
+	Text   string `json:"text"`
+	Reason string `json:"reason"`
+}
+
+// Summary says what StoreProjectExpressions did (or, with DryRun, would
+// do).
+type Summary struct {
+	Queries    int             `json:"queries"` // queries considered (the split's)
+	Stored     int             `json:"stored"`  // expressions written (DryRun: that would be)
+	Skipped    int             `json:"skipped"` // OnlyMissing: queries that already had one
+	DryRun     bool            `json:"dry_run"`
+	ByTemplate []TemplateCount `json:"by_template"` // of the stored ones, most frequent first
+	Failed     []Failure       `json:"failed"`
+}
+
+// HasExpression reports whether a stored query has a usable expression
+// (what the Boolean retrieval methods need).
+func HasExpression(q store.Query) bool {
+	return len(q.Expression) > 0 && string(q.Expression) != "null" && len(q.Atoms) > 0
+}
+
+// StoreProjectExpressions runs the rule-based decomposer on a project's
+// queries and stores each expression, its atoms (with their spans in the
+// text) and template in one transaction, audited like an editor's
+// correction (action query.expression, source "decomposer"). Importers of
+// formats without structure call it after an import.
+func StoreProjectExpressions(ctx context.Context, st *store.Store, projectID int64, opts StoreOptions) (Summary, error) {
+	qs, err := st.ListQueries(ctx, projectID, opts.Split)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := Summary{Queries: len(qs), DryRun: opts.DryRun, ByTemplate: []TemplateCount{}, Failed: []Failure{}}
+	counts := map[string]int{}
+	var ups []store.ExpressionUpdate
+	for _, q := range qs {
+		if err := ctx.Err(); err != nil {
+			return Summary{}, err
+		}
+		if opts.OnlyMissing && HasExpression(q) {
+			sum.Skipped++
+			continue
+		}
+		up, reason := expressionFor(q)
+		if reason != "" {
+			sum.Failed = append(sum.Failed, Failure{ExtID: q.ExtID, Text: q.Text, Reason: reason})
+			continue
+		}
+		ups = append(ups, up)
+		counts[up.Template]++
+	}
+	if !opts.DryRun && len(ups) > 0 {
+		if err := st.SetQueryExpressions(ctx, opts.UserID, "decomposer", ups); err != nil {
+			return Summary{}, fmt.Errorf("decompose: store expressions: %w", err)
+		}
+	}
+	sum.Stored = len(ups)
+	for t, n := range counts {
+		sum.ByTemplate = append(sum.ByTemplate, TemplateCount{Template: t, Queries: n})
+	}
+	sort.Slice(sum.ByTemplate, func(i, j int) bool {
+		a, b := sum.ByTemplate[i], sum.ByTemplate[j]
+		if a.Queries != b.Queries {
+			return a.Queries > b.Queries
+		}
+		return a.Template < b.Template
+	})
+	return sum, nil
+}
+
+// expressionFor decomposes one query, or says why its result is unusable.
+func expressionFor(q store.Query) (store.ExpressionUpdate, string) {
+	if strings.TrimSpace(q.Text) == "" {
+		return store.ExpressionUpdate{}, "empty query text"
+	}
+	r := Decompose(q.Text)
+	if r.Expression == nil || len(r.Atoms) == 0 {
+		return store.ExpressionUpdate{}, "no expression"
+	}
+	atoms := make([]store.Atom, len(r.Atoms))
+	for i, a := range r.Atoms {
+		if strings.TrimSpace(a) == "" {
+			return store.ExpressionUpdate{}, fmt.Sprintf("atom %s is empty", boolexpr.AtomName(i))
+		}
+		atoms[i] = atomSpan(q.Text, a)
+	}
+	raw, err := json.Marshal(r.Expression)
+	if err != nil {
+		return store.ExpressionUpdate{}, err.Error()
+	}
+	// Check what the retrieval methods will read back.
+	if _, err := boolexpr.ParseJSON(raw, len(atoms)); err != nil {
+		return store.ExpressionUpdate{}, err.Error()
+	}
+	return store.ExpressionUpdate{QueryID: q.ID, Template: r.Template, Atoms: atoms, Expression: raw}, ""
+}
+
+// atomSpan locates an atom in the query text (case-insensitively); an atom
+// the decomposer rewrote (a shared head noun) gets an empty span at 0.
+func atomSpan(text, atom string) store.Atom {
+	lt, la := strings.ToLower(text), strings.ToLower(atom)
+	if i := strings.Index(lt, la); i >= 0 && len(lt) == len(text) && len(la) == len(atom) {
+		return store.Atom{Text: atom, Start: i, End: i + len(atom)}
+	}
+	return store.Atom{Text: atom}
+}

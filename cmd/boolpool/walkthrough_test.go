@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"boolpool/server/store/storetest"
+)
+
+// TestREADMEWalkthrough runs the README's walkthrough block ("Walkthrough:
+// negation on NevIR and BoolQuestions") as written: every "$ bin/boolpool …"
+// line in a database of its own, from a scratch directory (fixture paths
+// are the checkout's), and checks that each command's output holds every
+// line the README shows under it (spaces normalised).
+func TestREADMEWalkthrough(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := walkthroughSteps(t, string(readme))
+	if len(steps) < 10 {
+		t.Fatalf("the walkthrough block has %d commands", len(steps))
+	}
+	t.Setenv("DATABASE_URL", storetest.URL(t))
+	if os.Getenv("BOOLPOOL_CACHE") == "" {
+		t.Setenv("BOOLPOOL_CACHE", filepath.Join(root, ".cache"))
+	}
+	t.Chdir(t.TempDir())
+	ctx := context.Background()
+	// 'make db' migrates the database the README's DATABASE_URL names.
+	var mout, merr bytes.Buffer
+	if code := run(ctx, []string{"migrate"}, &mout, &merr); code != 0 {
+		t.Fatalf("migrate: exit %d: %s", code, merr.String())
+	}
+	for _, st := range steps {
+		args := strings.Fields(st.cmd)
+		for i, a := range args {
+			if strings.HasPrefix(a, "server/") {
+				args[i] = filepath.Join(root, a)
+			}
+		}
+		var out, errb bytes.Buffer
+		if code := run(ctx, args, &out, &errb); code != 0 {
+			t.Fatalf("$ bin/boolpool %s: exit %d\n%s%s", st.cmd, code, out.String(), errb.String())
+		}
+		got := map[string]bool{}
+		for _, l := range strings.Split(out.String(), "\n") {
+			got[strings.Join(strings.Fields(l), " ")] = true
+		}
+		for _, want := range st.want {
+			if !got[strings.Join(strings.Fields(want), " ")] {
+				t.Errorf("$ bin/boolpool %s\nREADME shows %q; the command printed:\n%s", st.cmd, want, out.String())
+			}
+		}
+	}
+}
+
+type walkStep struct {
+	cmd  string   // the command line after "bin/boolpool "
+	want []string // the output lines the README shows under it
+}
+
+// walkthroughSteps reads the console block under the walkthrough heading.
+func walkthroughSteps(t *testing.T, readme string) []walkStep {
+	t.Helper()
+	_, rest, ok := strings.Cut(readme, "### Walkthrough: negation on NevIR and BoolQuestions")
+	if !ok {
+		t.Fatal("README has no walkthrough heading")
+	}
+	_, rest, ok = strings.Cut(rest, "```console\n")
+	if !ok {
+		t.Fatal("README walkthrough has no console block")
+	}
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("README walkthrough block is not closed")
+	}
+	var steps []walkStep
+	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+		if cmd, ok := strings.CutPrefix(l, "$ bin/boolpool "); ok {
+			steps = append(steps, walkStep{cmd: cmd})
+			continue
+		}
+		if len(steps) == 0 {
+			t.Fatalf("README walkthrough: output %q before any command", l)
+		}
+		steps[len(steps)-1].want = append(steps[len(steps)-1].want, l)
+	}
+	return steps
+}

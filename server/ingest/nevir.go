@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,19 +9,20 @@ import (
 	"boolpool/server/textseg"
 )
 
-// NevIR pairs, one JSON object per line:
+// NevIR pairs, JSON lines or one JSON array of objects:
 //
-//	{"id", "q1", "q2", "doc1", "doc2", ...}
+//	{"id", "q1", "q2", "doc1", "doc2"}
+//
+// Other fields are not imported and are reported in Result.Ignored. A pair
+// without an id is "pair<N>", N its line in JSON lines or its position in
+// an array.
 //
 // q1 is relevant to doc1 only and q2 to doc2 only (the negation flips the
 // answer). Each pair becomes two queries "<id>-q1"/"<id>-q2" and two
 // documents "<id>-doc1"/"<id>-doc2" with relevance 1 and explicit 0 qrels.
 func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	res.Kind = "pairs"
-	return in.eachLine(func(line []byte) error {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return nil
-		}
+	return in.eachJSON(func(rec jsonRecord) error {
 		var p struct {
 			ID   json.RawMessage `json:"id"`
 			Q1   *string         `json:"q1"`
@@ -30,7 +30,7 @@ func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result
 			Doc1 *string         `json:"doc1"`
 			Doc2 *string         `json:"doc2"`
 		}
-		if err := strictUnmarshal(in, line, &p); err != nil {
+		if err := decodeObject(in, rec.Raw, []string{"id", "q1", "q2", "doc1", "doc2"}, &p, res); err != nil {
 			return err
 		}
 		for _, f := range []struct {
@@ -43,7 +43,7 @@ func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result
 		}
 		id := rawID(p.ID)
 		if id == "" {
-			id = fmt.Sprintf("pair%d", in.line)
+			id = fmt.Sprintf("pair%d", rec.Seq)
 		}
 		md, _ := json.Marshal(map[string]string{"nevir_pair": id})
 		for i, d := range []string{*p.Doc1, *p.Doc2} {
@@ -53,7 +53,7 @@ func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result
 			}
 		}
 		for i, q := range []string{*p.Q1, *p.Q2} {
-			qid, err := im.Query(ctx, store.QueryIn{ExtID: fmt.Sprintf("%s-q%d", id, i+1), Text: q, Metadata: md, Seq: 2*in.line + i})
+			qid, err := im.Query(ctx, store.QueryIn{ExtID: fmt.Sprintf("%s-q%d", id, i+1), Text: q, Metadata: md, Seq: 2*rec.Seq + i})
 			if err != nil {
 				return err
 			}

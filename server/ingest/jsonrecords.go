@@ -323,7 +323,9 @@ func (r *Result) ignore(field string) {
 	if r.Ignored == nil {
 		r.Ignored = map[string]int{}
 	}
-	field = clip(field, maxQuote)
+	if len(field) > maxQuote {
+		field = strings.ToValidUTF8(field[:maxQuote], "") + "…"
+	}
 	if _, ok := r.Ignored[field]; !ok && len(r.Ignored) >= maxIgnoredNames {
 		field = "(other fields)"
 	}

@@ -97,6 +97,7 @@ func beirCorpus(ctx context.Context, im *store.Importer, in *input, res *Result)
 		if len(d.Metadata) == 0 || string(d.Metadata) == "null" {
 			d.Metadata = json.RawMessage(`{}`)
 		}
+		d.Metadata = oneLine(d.Metadata)
 		return im.Document(ctx, store.DocumentIn{ExtID: *d.ID, Title: d.Title, Body: *d.Text,
 			SentenceStarts: textseg.Starts(*d.Text), Metadata: d.Metadata})
 	})
@@ -123,6 +124,7 @@ func beirQueries(ctx context.Context, im *store.Importer, in *input, res *Result
 		if len(q.Metadata) == 0 || string(q.Metadata) == "null" {
 			q.Metadata = json.RawMessage(`{}`)
 		}
+		q.Metadata = oneLine(q.Metadata)
 		_, err := im.Query(ctx, store.QueryIn{ExtID: *q.ID, Text: *q.Text, Metadata: q.Metadata, Seq: rec.Seq})
 		return err
 	})

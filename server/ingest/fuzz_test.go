@@ -144,3 +144,20 @@ func FuzzEachJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOneLine: putting a JSON value on one line keeps it the same value
+// and leaves no line break.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"[\n  1,\n  2\n]", "{\n \"a\": \"x\\ny\",\n \"b\": [ ]\n}", "\"a\"", "{\"a\": 1}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		got := oneLine(raw)
+		if !json.Valid(got) || !jsonEqual(got, raw) || bytes.ContainsAny(got, "\r\n") {
+			t.Fatalf("oneLine(%q) = %q", raw, got)
+		}
+	})
+}

@@ -334,7 +334,17 @@ func TestQuestPrettyArrayWithNaN(t *testing.T) {
       NaN,
       -Infinity
     ],
-    "metadata": {"template": "_ or _"}
+    "metadata": {
+      "template": "_ or _",
+      "domain": "birds"
+    },
+    "source": {
+      "kind": "test",
+      "ids": [
+        1,
+        2
+      ]
+    }
   },
   {
     "query": "Lakes in Peru",
@@ -364,6 +374,16 @@ func TestQuestPrettyArrayWithNaN(t *testing.T) {
 	}
 	if qs[1].ScoresRaw == nil || *qs[1].ScoresRaw != "[NaN]" {
 		t.Fatalf("query 1 scores %v", qs[1].ScoresRaw)
+	}
+	// Values kept verbatim are put on one line, spaced as Python's
+	// json.dumps writes them, so the export stays JSON lines.
+	var out bytes.Buffer
+	if _, err := export.Write(ctx, st, pid, "quest", &out, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	first := `{"query": "Owls or hawks", "docs": ["Barn owl"], "original_query": "<mark>Owls</mark> or <mark>hawks</mark>", "scores": [0.5, NaN, -Infinity], "metadata": {"template": "_ or _", "domain": "birds"}, "source": {"kind": "test", "ids": [1, 2]}}`
+	if lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"); len(lines) != 2 || lines[0] != first {
+		t.Fatalf("export:\n%s\nwant first line\n%s", out.String(), first)
 	}
 }
 
@@ -491,5 +511,41 @@ func TestIgnoredFieldsReported(t *testing.T) {
 				t.Fatalf("ignored %v, want %v", res[0].Ignored, tt.want)
 			}
 		})
+	}
+}
+
+// TestQuestSharedAsPrettyArray: the official QUEST train split rewritten
+// as one pretty-printed JSON array (bare NaN scores included) imports
+// exactly as the JSON lines file does.
+func TestQuestSharedAsPrettyArray(t *testing.T) {
+	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
+	if dir == "" {
+		t.Skip("BOOLPOOL_SHARED_DATA not set: skipping the QUEST train array import")
+	}
+	path := filepath.Join(dir, "quest", "train.jsonl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	ctx := context.Background()
+	st, _ := newProject(t)
+	states := map[string]projectState{}
+	for name, file := range map[string]string{"lines": path, "pretty": writeFile(t, "train.json", prettyArray(t, lines))} {
+		p, err := st.EnsureProject(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ingest.Files(ctx, st, p.ID, "quest", []string{file}, ingest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[0].Counts.Queries != len(lines) {
+			t.Fatalf("%s: %d queries, want %d", name, res[0].Counts.Queries, len(lines))
+		}
+		states[name] = stateOf(t, st, p.ID, "quest")
+	}
+	if !reflect.DeepEqual(states["lines"], states["pretty"]) {
+		t.Fatal("the pretty-printed array imported differently from the JSON lines")
 	}
 }

@@ -161,7 +161,7 @@ func parseQuestQuery(file string, line int, obj *rawObject) (q store.QueryIn, no
 		if !json.Valid(nonFiniteToNull(raw)) {
 			return q, "", lineErr(file, line, "scores", "not valid JSON")
 		}
-		s := string(raw)
+		s := string(oneLine(raw))
 		scores = &s
 	}
 	metadata := json.RawMessage(`{}`)
@@ -177,7 +177,7 @@ func parseQuestQuery(file string, line int, obj *rawObject) (q store.QueryIn, no
 		if err := json.Unmarshal(raw, &meta); err != nil {
 			return q, "", lineErr(file, line, "metadata", "must be an object with string template/domain/split: %v", err)
 		}
-		metadata = json.RawMessage(raw)
+		metadata = json.RawMessage(oneLine(raw))
 	}
 	extra := map[string]json.RawMessage{}
 	var extraKeys []string
@@ -189,7 +189,7 @@ func parseQuestQuery(file string, line int, obj *rawObject) (q store.QueryIn, no
 			if !json.Valid(obj.values[k]) {
 				return q, "", lineErr(file, line, k, "not valid JSON")
 			}
-			extra[k] = obj.values[k]
+			extra[k] = oneLine(obj.values[k])
 			extraKeys = append(extraKeys, k)
 		}
 	}

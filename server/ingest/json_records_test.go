@@ -261,8 +261,12 @@ func TestJSONArrayBadElementNamesItsLineAndField(t *testing.T) {
 			st, pid := newProject(t)
 			before, _ := st.CountProject(ctx, pid)
 			// good, good, bad: the bad element is the third.
-			content := prettyArray(t, []string{tt.good, tt.good, tt.bad})
-			wantLine := 1 + strings.Count(strings.Join([]string{"[", prettyArray(t, []string{tt.good, tt.good})}, ""), "\n") - 1
+			good2 := tt.good
+			if tt.format == "nevir" {
+				good2 = jsonFixtures[5].lines[1] // a pair id may not repeat
+			}
+			content := prettyArray(t, []string{tt.good, good2, tt.bad})
+			wantLine := strings.Count(prettyArray(t, []string{tt.good, good2}), "\n")
 			path := writeFile(t, tt.file, content)
 			_, err := ingest.Files(ctx, st, pid, tt.format, []string{path}, ingest.Options{})
 			var le *ingest.LineError
@@ -286,17 +290,17 @@ func TestJSONArrayBadElementNamesItsLineAndField(t *testing.T) {
 // comma, text after it, or a bad separator is refused with the line, and
 // nothing is imported.
 func TestJSONArrayMalformed(t *testing.T) {
-	el := jsonFixtures[5].lines[0]
+	el, el2 := jsonFixtures[5].lines[0], jsonFixtures[5].lines[1]
 	tests := []struct {
 		name, content string
 		line          int
 		reason        string
 	}{
-		{"cut short", "[\n" + el + ",\n" + el + "\n", 4, "ends inside the JSON array"},
-		{"cut inside an element", "[\n" + el + ",\n" + el[:40], 3, "ends inside a JSON array element"},
+		{"cut short", "[\n" + el + ",\n" + el2 + "\n", 4, "ends inside the JSON array"},
+		{"cut inside an element", "[\n" + el + ",\n" + el2[:40], 3, "ends inside a JSON array element"},
 		{"trailing comma", "[\n" + el + ",\n]\n", 3, "trailing comma"},
 		{"text after", "[" + el + "]\n{}\n", 2, "after the JSON array"},
-		{"missing comma", "[\n" + el + "\n" + el + "]", 3, "expected ',' or ']'"},
+		{"missing comma", "[\n" + el + "\n" + el2 + "]", 3, "expected ',' or ']'"},
 		{"element not an object", "[\n" + el + ",\n 42\n]", 3, "not a JSON object"},
 		{"nul escape", "[\n" + strings.Replace(el, "frozen", `fro\u0000zen`, 1) + "\n]", 2, "NUL"},
 		{"not utf-8", "[\n" + el + ",\n\"\xff\"]", 3, "UTF-8"},
@@ -547,5 +551,40 @@ func TestQuestSharedAsPrettyArray(t *testing.T) {
 	}
 	if !reflect.DeepEqual(states["lines"], states["pretty"]) {
 		t.Fatal("the pretty-printed array imported differently from the JSON lines")
+	}
+}
+
+// TestNevIRPairIDs: a pair without id is named by the line it starts on,
+// in JSON lines and in a pretty-printed array alike (as eval's NevIR
+// reader names it); two id-less pairs on one line (a compact array) and an
+// id given twice are refused instead of merged.
+func TestNevIRPairIDs(t *testing.T) {
+	ctx := context.Background()
+	st, pid := newProject(t)
+	pretty := "[\n  {\"q1\": \"a\", \"q2\": \"b\",\n   \"doc1\": \"c\", \"doc2\": \"d\"},\n  {\"q1\": \"e\", \"q2\": \"f\", \"doc1\": \"g\", \"doc2\": \"h\"}\n]\n"
+	if _, err := ingest.Files(ctx, st, pid, "nevir", []string{writeFile(t, "n.json", pretty)}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	qs, _ := st.ListQueries(ctx, pid, "")
+	for _, q := range qs {
+		ids = append(ids, q.ExtID)
+	}
+	if want := []string{"pair2-q1", "pair2-q2", "pair4-q1", "pair4-q2"}; !reflect.DeepEqual(ids, want) {
+		t.Fatalf("query ids %v, want %v", ids, want)
+	}
+	el := `{"q1": "a", "q2": "b", "doc1": "c", "doc2": "d"}`
+	for _, tt := range []struct{ name, content, reason string }{
+		{"compact without ids", "[" + el + ", " + el + "]", "another pair without id starts on this line"},
+		{"id twice", `{"id": 1, "q1": "a", "q2": "b", "doc1": "c", "doc2": "d"}` + "\n\n" + `{"id": "1", "q1": "a", "q2": "b", "doc1": "c", "doc2": "d"}` + "\n", `pair "1" already given on line 1`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, pid := newProject(t)
+			_, err := ingest.Files(ctx, st, pid, "nevir", []string{writeFile(t, "n.json", tt.content)}, ingest.Options{})
+			var le *ingest.LineError
+			if !errors.As(err, &le) || le.Field != "id" || !strings.Contains(le.Reason, tt.reason) {
+				t.Fatalf("err = %v, want field id: %q", err, tt.reason)
+			}
+		})
 	}
 }

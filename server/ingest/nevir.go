@@ -14,14 +14,17 @@ import (
 //	{"id", "q1", "q2", "doc1", "doc2"}
 //
 // Other fields are not imported and are reported in Result.Ignored. A pair
-// without an id is "pair<N>", N its line in JSON lines or its position in
-// an array.
+// without an id is "pair<N>", N the line it starts on (as `boolpool eval
+// --metrics nevir` names it when it reads the file); an id given twice in
+// a file, or two pairs without id starting on one line (a compact array),
+// are refused rather than merged.
 //
 // q1 is relevant to doc1 only and q2 to doc2 only (the negation flips the
 // answer). Each pair becomes two queries "<id>-q1"/"<id>-q2" and two
 // documents "<id>-doc1"/"<id>-doc2" with relevance 1 and explicit 0 qrels.
 func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	res.Kind = "pairs"
+	seen := map[string]int{} // pair id -> line
 	return in.eachJSON(func(rec jsonRecord) error {
 		var p struct {
 			ID   json.RawMessage `json:"id"`
@@ -43,8 +46,15 @@ func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result
 		}
 		id := rawID(p.ID)
 		if id == "" {
-			id = fmt.Sprintf("pair%d", rec.Seq)
+			id = fmt.Sprintf("pair%d", rec.Line)
+			if _, dup := seen[id]; dup {
+				return lineErr(in.name, in.line, "id", "missing, and another pair without id starts on this line (its id would be %s too): give the pairs ids or one per line", id)
+			}
 		}
+		if prev, dup := seen[id]; dup {
+			return lineErr(in.name, in.line, "id", "pair %s already given on line %d", quote(id), prev)
+		}
+		seen[id] = rec.Line
 		md, _ := json.Marshal(map[string]string{"nevir_pair": id})
 		for i, d := range []string{*p.Doc1, *p.Doc2} {
 			if err := im.Document(ctx, store.DocumentIn{ExtID: fmt.Sprintf("%s-doc%d", id, i+1), Body: d,

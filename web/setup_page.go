@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -404,11 +405,30 @@ func (p *SetupPage) renderImport() app.UI {
 					return app.Tr().DataSet("file", f.File).Body(app.Td().Text(f.File), app.Td().Text(f.Kind),
 						app.Td().Class("num").Text(f.Documents), app.Td().Class("num").Text(f.Queries),
 						app.Td().Class("num").Text(f.Qrels), app.Td().Class("num").Text(f.RunResults),
-						app.Td().Text(strings.Join(f.Notes, "; ")))
+						app.Td().Text(strings.Join(importNotes(f), "; ")))
 				})),
 			)
 		}),
 	)
+}
+
+// importNotes are a file's notes, then the fields it had that were not
+// imported (with how many records had each), in name order.
+func importNotes(f api.ImportedFile) []string {
+	notes := append([]string{}, f.Notes...)
+	if len(f.Ignored) == 0 {
+		return notes
+	}
+	names := make([]string, 0, len(f.Ignored))
+	for k := range f.Ignored {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, 0, len(names))
+	for _, k := range names {
+		parts = append(parts, fmt.Sprintf("%q (%d)", k, f.Ignored[k]))
+	}
+	return append(notes, "ignored fields (present, not imported; records): "+strings.Join(parts, ", "))
 }
 
 func (p *SetupPage) methodOption(name string) api.MethodOption {

@@ -47,6 +47,9 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, r := range results {
 		fmt.Fprintf(stdout, "%s: %s (%s): %d documents, %d queries, %d qrels, %d run lines\n", r.File, r.Kind, r.Format,
 			r.Counts.Documents, r.Counts.Queries, r.Counts.Qrels, r.Counts.RunResults)
+		if ig := r.IgnoredSummary(); ig != "" {
+			fmt.Fprintf(stdout, "  ignored fields (present, not imported): %s\n", ig)
+		}
 		for i, n := range r.Notes {
 			if i == 5 {
 				fmt.Fprintf(stderr, "  … and %d more notes\n", len(r.Notes)-5)

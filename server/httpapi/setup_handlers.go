@@ -197,7 +197,7 @@ func (h setupHandlers) importFiles(c echo.Context) error {
 			notes = []string{}
 		}
 		out.Files = append(out.Files, api.ImportedFile{File: relTo(dir, r.File), Kind: r.Kind, Documents: r.Counts.Documents,
-			Queries: r.Counts.Queries, Qrels: r.Counts.Qrels, RunResults: r.Counts.RunResults, Notes: notes})
+			Queries: r.Counts.Queries, Qrels: r.Counts.Qrels, RunResults: r.Counts.RunResults, Notes: notes, Ignored: r.Ignored})
 	}
 	if err != nil {
 		return importError(dir, err, out.Files)

@@ -53,10 +53,10 @@ func importBEIR(ctx context.Context, st *store.Store, projectID int64, path stri
 			switch {
 			case strings.HasPrefix(base, "corpus"):
 				res.Kind = "documents"
-				return beirCorpus(ctx, im, in)
+				return beirCorpus(ctx, im, in, &res)
 			case strings.HasPrefix(base, "queries"):
 				res.Kind = "queries"
-				return beirQueries(ctx, im, in)
+				return beirQueries(ctx, im, in, &res)
 			case strings.HasSuffix(base, ".tsv"):
 				res.Kind = "qrels"
 				return beirQrels(ctx, im, in)
@@ -74,15 +74,18 @@ func importBEIR(ctx context.Context, st *store.Store, projectID int64, path stri
 	return results, nil
 }
 
-func beirCorpus(ctx context.Context, im *store.Importer, in *input) error {
-	return in.eachLine(func(line []byte) error {
+// beirCorpus reads corpus.jsonl: {"_id", "title", "text", "metadata"} per
+// record (JSON lines or one JSON array); other fields are reported as
+// ignored.
+func beirCorpus(ctx context.Context, im *store.Importer, in *input, res *Result) error {
+	return in.eachJSON(func(rec jsonRecord) error {
 		var d struct {
 			ID       *string         `json:"_id"`
 			Title    string          `json:"title"`
 			Text     *string         `json:"text"`
 			Metadata json.RawMessage `json:"metadata"`
 		}
-		if err := strictUnmarshal(in, line, &d); err != nil {
+		if err := decodeObject(in, rec.Raw, []string{"_id", "title", "text", "metadata"}, &d, res); err != nil {
 			return err
 		}
 		if d.ID == nil || *d.ID == "" {
@@ -94,19 +97,22 @@ func beirCorpus(ctx context.Context, im *store.Importer, in *input) error {
 		if len(d.Metadata) == 0 || string(d.Metadata) == "null" {
 			d.Metadata = json.RawMessage(`{}`)
 		}
+		d.Metadata = oneLine(d.Metadata)
 		return im.Document(ctx, store.DocumentIn{ExtID: *d.ID, Title: d.Title, Body: *d.Text,
 			SentenceStarts: textseg.Starts(*d.Text), Metadata: d.Metadata})
 	})
 }
 
-func beirQueries(ctx context.Context, im *store.Importer, in *input) error {
-	return in.eachLine(func(line []byte) error {
+// beirQueries reads queries.jsonl: {"_id", "text", "metadata"} per record
+// (JSON lines or one JSON array); other fields are reported as ignored.
+func beirQueries(ctx context.Context, im *store.Importer, in *input, res *Result) error {
+	return in.eachJSON(func(rec jsonRecord) error {
 		var q struct {
 			ID       *string         `json:"_id"`
 			Text     *string         `json:"text"`
 			Metadata json.RawMessage `json:"metadata"`
 		}
-		if err := strictUnmarshal(in, line, &q); err != nil {
+		if err := decodeObject(in, rec.Raw, []string{"_id", "text", "metadata"}, &q, res); err != nil {
 			return err
 		}
 		if q.ID == nil || *q.ID == "" {
@@ -118,7 +124,8 @@ func beirQueries(ctx context.Context, im *store.Importer, in *input) error {
 		if len(q.Metadata) == 0 || string(q.Metadata) == "null" {
 			q.Metadata = json.RawMessage(`{}`)
 		}
-		_, err := im.Query(ctx, store.QueryIn{ExtID: *q.ID, Text: *q.Text, Metadata: q.Metadata, Seq: in.line})
+		q.Metadata = oneLine(q.Metadata)
+		_, err := im.Query(ctx, store.QueryIn{ExtID: *q.ID, Text: *q.Text, Metadata: q.Metadata, Seq: rec.Seq})
 		return err
 	})
 }
@@ -162,16 +169,4 @@ func beirQrels(ctx context.Context, im *store.Importer, in *input) error {
 			return err
 		}
 	}
-}
-
-// strictUnmarshal decodes one JSON line, naming the field on type errors.
-func strictUnmarshal(in *input, line []byte, v any) error {
-	if err := json.Unmarshal(line, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return lineErr(in.name, in.line, te.Field, "must be %s, not JSON %s", te.Type.String(), te.Value)
-		}
-		return lineErr(in.name, in.line, "", "invalid JSON: %v", err)
-	}
-	return nil
 }

@@ -3,40 +3,71 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"strings"
 
 	"boolpool/server/store"
 	"boolpool/server/textseg"
 )
 
-// BoolQuestions records (DPR style), one per line or as one JSON array:
+// BoolQuestions files, JSON lines or one JSON array (compact or
+// pretty-printed). The release's evaluation records are DPR style; the
+// importer also reads the field names other releases and conversions of
+// it use (Tevatron's *_passages, short pos/neg lists, passages as plain
+// strings). A question record:
 //
-//	{"id"|"qid", "question"|"query", "question_type": "and"|"or"|"not",
-//	 "positive_ctxs": [{"title","text","passage_id"|"psg_id"|"id"}],
-//	 "negative_ctxs": [...], "hard_negative_ctxs": [...]}
+//	id:        "id", "qid", "query_id" or "_id" (string or number; the
+//	           first present and non-empty; default "boolq-<N>", N the
+//	           line in JSON lines, the position in an array)
+//	text:      "question" or "query" (the first non-empty)
+//	type:      "question_type": and, or, not (any case) or absent
+//	positives: "positive_ctxs", "positive_passages", "positives",
+//	           "positive", "pos"                → qrels relevance 1
+//	negatives: "negative_ctxs", "negative_passages", "negatives",
+//	           "negative", "neg"                → explicit negatives
+//	                                              (qrels of kind negative)
+//	hard negatives: "hard_negative_ctxs", "hard_negative_passages",
+//	           "hard_negatives"                 → documents only (retrieval
+//	                                              distractors, not judged)
 //
-// A context's document id is its passage id, or its title when it has none.
-// Positive contexts become relevance-1 qrels; negative_ctxs become explicit
-// negatives (qrels of kind "negative"), the documents NegRecall counts.
-type boolqCtx struct {
-	Title     string          `json:"title"`
-	Text      string          `json:"text"`
-	PassageID json.RawMessage `json:"passage_id"`
-	PsgID     json.RawMessage `json:"psg_id"`
-	ID        json.RawMessage `json:"id"`
+// Each passage field holds a list of passages, or one passage. A passage is
+// a string (its text; its id is "p" + 12 hex digits of its text's SHA-1) or
+// an object with an id ("passage_id", "psg_id", "docid", "doc_id", "pid",
+// "_id" or "id"), "title" and text ("text", "passage", "contents", "doc" or
+// "body"); without an id its title is its id, without either its text's
+// hash. A passage with text or a title becomes a document; one with only
+// an id is judged but not stored (its text is expected from a corpus
+// import, e.g. the release's corpus file through this same format).
+//
+// A file whose first record has neither "question" nor "query" is a
+// passage corpus (the release's corpus files): each record is one
+// passage as above and becomes a document.
+//
+// Every other field, at the top level or in a passage, is reported in
+// Result.Ignored; a bare NaN/Infinity (Python's json writes them, e.g. in
+// a passage's "score") is harmless there and an error in a field read.
+var (
+	boolqIDFields       = []string{"id", "qid", "query_id", "_id"}
+	boolqTextFields     = []string{"question", "query"}
+	boolqTypeField      = "question_type"
+	boolqPositiveFields = []string{"positive_ctxs", "positive_passages", "positives", "positive", "pos"}
+	boolqNegativeFields = []string{"negative_ctxs", "negative_passages", "negatives", "negative", "neg"}
+	boolqHardFields     = []string{"hard_negative_ctxs", "hard_negative_passages", "hard_negatives"}
+	passageIDFields     = []string{"passage_id", "psg_id", "docid", "doc_id", "pid", "_id", "id"}
+	passageTextFields   = []string{"text", "passage", "contents", "doc", "body"}
+)
+
+// passage is one passage of a BoolQuestions record.
+type passage struct {
+	id, title, text string
 }
 
-type boolqRecord struct {
-	ID           json.RawMessage `json:"id"`
-	QID          json.RawMessage `json:"qid"`
-	Question     string          `json:"question"`
-	Query        string          `json:"query"`
-	QuestionType string          `json:"question_type"`
-	Positive     []boolqCtx      `json:"positive_ctxs"`
-	Negative     []boolqCtx      `json:"negative_ctxs"`
-	HardNegative []boolqCtx      `json:"hard_negative_ctxs"`
+// boolqStats counts passages for the import's note.
+type boolqStats struct {
+	positive, negative, hard, idOnly int
 }
 
 func rawID(r json.RawMessage) string {
@@ -50,95 +81,299 @@ func rawID(r json.RawMessage) string {
 	return string(bytes.TrimSpace(r))
 }
 
-func (c boolqCtx) docID() string {
-	for _, r := range []json.RawMessage{c.PassageID, c.PsgID, c.ID} {
-		if id := rawID(r); id != "" {
-			return id
-		}
+// idValue reads an id field: a string or a number.
+func idValue(in *input, field string, raw []byte) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
 	}
-	return c.Title
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String(), nil
+	}
+	return "", lineErr(in.name, in.line, field, "must be a string or a number")
 }
 
-// arrayErr reports a failed read of a JSON array: a *LineError of the
-// text reader (a bad or over-long line) as it is, under field; other
-// errors as invalid JSON.
-func arrayErr(in *input, field, what string, err error) error {
-	if le := (*LineError)(nil); errors.As(err, &le) {
-		return &LineError{File: le.File, Line: le.Line, Field: field, Reason: le.Reason}
+// stringValue reads a string field; null is "".
+func stringValue(in *input, field string, raw []byte) (string, error) {
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return "", nil
 	}
-	return lineErr(in.name, 0, field, "%s: %v", what, err)
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", lineErr(in.name, in.line, field, "must be a string")
+	}
+	return s, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// subField names field k of the passage at field, or k itself at the top
+// level.
+func subField(field, k string) string {
+	if field == "" || field == "[]" {
+		return k
+	}
+	return field + "." + k
+}
+
+func textHashID(text string) string {
+	h := sha1.Sum([]byte(text))
+	return "p" + hex.EncodeToString(h[:6])
+}
+
+// readPassage reads one passage (a string or an object) at field.
+func readPassage(in *input, field, group string, raw []byte, res *Result) (passage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		text, err := stringValue(in, field, raw)
+		if err != nil {
+			return passage{}, err
+		}
+		if text == "" {
+			return passage{}, lineErr(in.name, in.line, field, "empty passage")
+		}
+		return passage{id: textHashID(text), text: text}, nil
+	}
+	obj, err := parseRawObject(raw)
+	if err != nil {
+		return passage{}, lineErr(in.name, in.line, field, "must be a passage (a string or an object with title and text): %v", err)
+	}
+	var p passage
+	for _, k := range obj.keys {
+		v := obj.values[k]
+		switch {
+		case contains(passageIDFields, k):
+			id, err := idValue(in, subField(field, k), v)
+			if err != nil {
+				return p, err
+			}
+			if p.id == "" {
+				p.id = id
+			} else if id != "" {
+				res.ignore(subField(group+"[]", k))
+			}
+		case k == "title":
+			if p.title, err = stringValue(in, subField(field, "title"), v); err != nil {
+				return p, err
+			}
+		case contains(passageTextFields, k):
+			s, err := stringValue(in, subField(field, k), v)
+			if err != nil {
+				return p, err
+			}
+			if p.text == "" {
+				p.text = s
+			} else if s != "" {
+				res.ignore(subField(group+"[]", k))
+			}
+		default:
+			res.ignore(subField(group+"[]", k))
+		}
+	}
+	switch {
+	case p.id != "":
+	case p.title != "":
+		p.id = p.title
+	case p.text != "":
+		p.id = textHashID(p.text)
+	default:
+		return p, lineErr(in.name, in.line, field, "a passage needs an id (%s), a title or a text", strings.Join(passageIDFields, ", "))
+	}
+	return p, nil
+}
+
+// readPassages reads a passage field: null, one passage, or a list.
+func readPassages(in *input, field string, raw []byte, res *Result) ([]passage, error) {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	if len(raw) == 0 || raw[0] != '[' {
+		p, err := readPassage(in, field, field, raw, res)
+		if err != nil {
+			return nil, err
+		}
+		return []passage{p}, nil
+	}
+	elems, err := splitRawArray(raw)
+	if err != nil {
+		return nil, lineErr(in.name, in.line, field, "invalid JSON: %v", err)
+	}
+	out := make([]passage, 0, len(elems))
+	for i, e := range elems {
+		p, err := readPassage(in, fmt.Sprintf("%s[%d]", field, i), field, e, res)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// splitRawArray splits the text of a JSON array into its elements' texts,
+// tolerating bare NaN/Infinity like parseRawObject.
+func splitRawArray(b []byte) ([][]byte, error) {
+	p := &scanner{b: b}
+	p.ws()
+	if !p.eat('[') {
+		return nil, fmt.Errorf("not a JSON array")
+	}
+	var out [][]byte
+	p.ws()
+	if p.eat(']') {
+		return out, p.end()
+	}
+	for {
+		p.ws()
+		start := p.i
+		if err := p.value(0); err != nil {
+			return nil, err
+		}
+		out = append(out, b[start:p.i])
+		p.ws()
+		if p.eat(',') {
+			continue
+		}
+		if p.eat(']') {
+			return out, p.end()
+		}
+		return nil, fmt.Errorf("expected ',' or ']' at byte %d", p.i)
+	}
 }
 
 func importBoolQ(ctx context.Context, im *store.Importer, in *input, res *Result) error {
-	res.Kind = "queries"
-	first, err := in.r.Peek(1)
-	for err == nil && len(first) == 1 && (first[0] == ' ' || first[0] == '\n' || first[0] == '\t' || first[0] == '\r') {
-		_, _ = in.r.ReadByte()
-		first, err = in.r.Peek(1)
-	}
-	if err == nil && first[0] == '[' {
-		rr := in.records("JSON array element")
-		dec := json.NewDecoder(rr)
-		if _, err := dec.Token(); err != nil {
-			return arrayErr(in, "", "invalid JSON array", err)
-		}
-		n := 1
-		for ; dec.More(); n++ {
-			var rec boolqRecord
-			rr.next()
-			if err := dec.Decode(&rec); err != nil {
-				return arrayErr(in, fmt.Sprintf("[%d]", n-1), "invalid record", err)
-			}
-			if err := boolqWrite(ctx, im, rec, n, func(field, reason string) error {
-				return lineErr(in.name, 0, fmt.Sprintf("[%d].%s", n-1, field), "%s", reason)
-			}); err != nil {
-				return err
-			}
-		}
-		// More is false at the closing bracket, but also when reading
-		// failed: the closing token tells them apart.
-		rr.next()
-		if _, err := dec.Token(); err != nil {
-			return arrayErr(in, fmt.Sprintf("[%d]", n-1), "invalid JSON array", err)
-		}
-		return nil
-	}
-	return in.eachLine(func(line []byte) error {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return nil
-		}
-		var rec boolqRecord
-		if err := strictUnmarshal(in, line, &rec); err != nil {
+	var stats boolqStats
+	err := in.eachJSON(func(rec jsonRecord) error {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := in.line
-		return boolqWrite(ctx, im, rec, n, func(field, reason string) error {
-			return lineErr(in.name, n, field, "%s", reason)
-		})
+		obj, err := parseRawObject(rec.Raw)
+		if err != nil {
+			return lineErr(in.name, in.line, "", "invalid JSON: %v", err)
+		}
+		isQuestion := false
+		for _, f := range boolqTextFields {
+			if _, ok := obj.get(f); ok {
+				isQuestion = true
+			}
+		}
+		kind := "queries"
+		if !isQuestion {
+			kind = "documents"
+		}
+		if res.Kind == "" {
+			res.Kind = kind
+		} else if res.Kind != kind {
+			if res.Kind == "queries" {
+				return lineErr(in.name, in.line, "question", "missing (the earlier records of this file are questions)")
+			}
+			return lineErr(in.name, in.line, "question", "unexpected in a passage file (the first record was a passage)")
+		}
+		if !isQuestion {
+			p, err := readPassage(in, "", "", rec.Raw, res)
+			if err != nil {
+				return err
+			}
+			if p.text == "" && p.title == "" {
+				return lineErr(in.name, in.line, "text", "missing or empty (a passage record needs a text or a title)")
+			}
+			return boolqDocument(ctx, im, p)
+		}
+		return boolqQuestion(ctx, im, in, obj, rec.Seq, res, &stats)
 	})
+	if err != nil {
+		return err
+	}
+	if res.Kind == "queries" {
+		res.Notes = append(res.Notes, fmt.Sprintf("passages: %d positive (qrels), %d explicit negative (qrels of kind negative), %d hard negative (documents only), %d given by id only (judged, no document written)",
+			stats.positive, stats.negative, stats.hard, stats.idOnly))
+	}
+	return nil
 }
 
-func boolqWrite(ctx context.Context, im *store.Importer, rec boolqRecord, seq int, bad func(field, reason string) error) error {
-	text := rec.Question
-	if text == "" {
-		text = rec.Query
+func boolqDocument(ctx context.Context, im *store.Importer, p passage) error {
+	return im.Document(ctx, store.DocumentIn{ExtID: p.id, Title: p.title, Body: p.text, SentenceStarts: textseg.Starts(p.text)})
+}
+
+func boolqQuestion(ctx context.Context, im *store.Importer, in *input, obj *rawObject, seq int, res *Result, stats *boolqStats) error {
+	var id, text, qtype string
+	type group struct {
+		passages []passage
+		kind     string // qrel kind; "" = documents only
+		rel      int
+	}
+	var pos, neg, hard group
+	pos.kind, pos.rel = "positive", 1
+	neg.kind = "negative"
+	for _, k := range obj.keys {
+		v := obj.values[k]
+		switch {
+		case contains(boolqIDFields, k):
+			s, err := idValue(in, k, v)
+			if err != nil {
+				return err
+			}
+			if id == "" {
+				id = s
+			} else if s != "" {
+				res.ignore(k)
+			}
+		case contains(boolqTextFields, k):
+			s, err := stringValue(in, k, v)
+			if err != nil {
+				return err
+			}
+			if text == "" {
+				text = s
+			} else if s != "" {
+				res.ignore(k)
+			}
+		case k == boolqTypeField:
+			s, err := stringValue(in, k, v)
+			if err != nil {
+				return err
+			}
+			qtype = strings.ToLower(strings.TrimSpace(s))
+			switch qtype {
+			case "", "and", "or", "not":
+			default:
+				return lineErr(in.name, in.line, k, "%s is not one of and, or, not", quote(s))
+			}
+		case contains(boolqPositiveFields, k), contains(boolqNegativeFields, k), contains(boolqHardFields, k):
+			ps, err := readPassages(in, k, v, res)
+			if err != nil {
+				return err
+			}
+			g := &hard
+			if contains(boolqPositiveFields, k) {
+				g = &pos
+			} else if contains(boolqNegativeFields, k) {
+				g = &neg
+			}
+			g.passages = append(g.passages, ps...)
+		default:
+			res.ignore(k)
+		}
 	}
 	if text == "" {
-		return bad("question", "missing or empty")
-	}
-	switch rec.QuestionType {
-	case "", "and", "or", "not":
-	default:
-		return bad("question_type", fmt.Sprintf("%s is not one of and, or, not", quote(rec.QuestionType)))
-	}
-	id := rawID(rec.ID)
-	if id == "" {
-		id = rawID(rec.QID)
+		return lineErr(in.name, in.line, "question", "missing or empty")
 	}
 	if id == "" {
 		id = fmt.Sprintf("boolq-%d", seq)
 	}
-	md, _ := json.Marshal(map[string]string{"question_type": rec.QuestionType})
+	md, _ := json.Marshal(map[string]string{"question_type": qtype})
 	qid, err := im.Query(ctx, store.QueryIn{ExtID: id, Text: text, Metadata: md, Seq: seq})
 	if err != nil {
 		return err
@@ -146,29 +381,20 @@ func boolqWrite(ctx context.Context, im *store.Importer, rec boolqRecord, seq in
 	if err := im.ReplaceQrels(ctx, qid, "boolq"); err != nil {
 		return err
 	}
-	groups := []struct {
-		name string
-		ctxs []boolqCtx
-		kind string
-		rel  int
-	}{
-		{"positive_ctxs", rec.Positive, "positive", 1},
-		{"negative_ctxs", rec.Negative, "negative", 0},
-		{"hard_negative_ctxs", rec.HardNegative, "", 0},
-	}
-	for _, g := range groups {
-		for i, c := range g.ctxs {
-			doc := c.docID()
-			if doc == "" {
-				return bad(fmt.Sprintf("%s[%d]", g.name, i), "no passage_id and no title")
-			}
-			if err := im.Document(ctx, store.DocumentIn{ExtID: doc, Title: c.Title, Body: c.Text, SentenceStarts: textseg.Starts(c.Text)}); err != nil {
+	stats.positive += len(pos.passages)
+	stats.negative += len(neg.passages)
+	stats.hard += len(hard.passages)
+	for _, g := range []group{pos, neg, hard} {
+		for _, p := range g.passages {
+			if p.text == "" && p.title == "" {
+				stats.idOnly++
+			} else if err := boolqDocument(ctx, im, p); err != nil {
 				return err
 			}
 			if g.kind == "" {
 				continue // hard negatives are distractors, not judged negatives
 			}
-			if err := im.Qrel(ctx, qid, doc, g.rel, g.kind, "boolq"); err != nil {
+			if err := im.Qrel(ctx, qid, p.id, g.rel, g.kind, "boolq"); err != nil {
 				return err
 			}
 		}

@@ -35,15 +35,19 @@ func FuzzImportFile(f *testing.F) {
 	seeds := map[int][]string{
 		0: {"id,title,text\nd1,Cat,Cats purr.\n", "id,text,template\nq1,cats but not dogs,_ that are not _\n", "query_id,doc_id,relevance\nq1,d1,2\n", "id,text\nq1,\"unterminated\n"},
 		1: {`[{"id": "b1", "question": "cats but not dogs", "question_type": "not", "positive_ctxs": [{"title": "Cat", "text": "Cats purr.", "passage_id": "p1"}], "negative_ctxs": []}]`,
+			`{"query_id": 3, "query": "a or b", "positive_passages": [{"docid": "d9", "text": "A.", "score": NaN}], "neg": ["B."]}` + "\n",
+			`{"docid": "d9", "title": "T", "doc": "A."}` + "\n",
 			`{"question": "x", "question_type": "xor"}` + "\n"},
-		2: {`{"id": 7, "q1": "which is not red", "q2": "which is red", "doc1": "The car is blue.", "doc2": "The car is red."}` + "\n"},
+		2: {`{"id": 7, "q1": "which is not red", "q2": "which is red", "doc1": "The car is blue.", "doc2": "The car is red."}` + "\n",
+			"[\n {\"id\": 7, \"q1\": \"a\", \"q2\": \"b\",\n  \"doc1\": \"c\", \"doc2\": \"d\", \"x\": NaN},\n {\"q1\": \"e\", \"q2\": \"f\", \"doc1\": \"g\", \"doc2\": \"h\"}\n]\n"},
 		3: {`{"query": "a", "docs": ["x"], "original_query": "<mark>a</mark>", "scores": [NaN], "metadata": {"template": "_"}}` + "\n",
-			`{"title": "x", "text": "A document."}` + "\n"},
+			`{"title": "x", "text": "A document."}` + "\n",
+			"[\n  {\n    \"query\": \"a\",\n    \"docs\": [\"x\"],\n    \"scores\": [\n      NaN\n    ]\n  }\n]\n"},
 		4: {"<top>\n<num> Number: q1\n<title> hello world\n</top>\n", "q1\thello\n"},
 		5: {"q1 0 d1 1\n", "q1 0 d1 x\n"},
 		6: {"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.25 bm25\n", "q1 Q0 d1 1 abc run\n"},
-		7: {`{"_id": "d1", "title": "Cat", "text": "Cats purr."}` + "\n", `{"_id": 1}` + "\n"},
-		8: {`{"_id": "q1", "text": "cats"}` + "\n"},
+		7: {`{"_id": "d1", "title": "Cat", "text": "Cats purr."}` + "\n", `{"_id": 1}` + "\n", `[{"_id": "d1", "text": "x", "url": 1}]`},
+		8: {`{"_id": "q1", "text": "cats"}` + "\n", "[\n{\"_id\": \"q1\", \"text\": \"cats\"}\n,\n]"},
 		9: {"query-id\tcorpus-id\tscore\nq1\td1\t1\n", "q1\td1\n"},
 	}
 	for i, ss := range seeds {

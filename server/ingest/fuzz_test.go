@@ -1,10 +1,14 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzQuestLine feeds arbitrary lines to the QUEST line parser: it must
@@ -81,4 +85,79 @@ func jsonEqual(a, b []byte) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
+}
+
+// FuzzEachJSON drives the shared JSON lines / JSON array reader alone:
+// no panic; a rejection is a *LineError naming the file and a line of
+// it; and whenever encoding/json reads the input as one array, the
+// reader hands on exactly its elements, in order.
+func FuzzEachJSON(f *testing.F) {
+	for _, s := range []string{
+		"[]", "[{}]", `[{"a": 1}, {"b": [1, {"c": "]"}]}]`, "[\n  {\n    \"a\": NaN\n  },\n  {\"b\": \"x\\\"]\"}\n]\n",
+		"\xef\xbb\xbf[1, 2.5e3, true, null, \"s\"]", "[1,]", "[{\"a\": 1}] x", "{\"a\": 1}\n{\"b\": 2}\n", "[\n{\"a\": \"\xff\"}]",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "in.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		in, err := openInput(path, Options{MaxLine: 4096})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		var got [][]byte
+		err = in.eachJSON(func(rec jsonRecord) error {
+			if len(rec.Raw) == 0 || rec.Line < 1 {
+				t.Fatalf("record %+v", rec)
+			}
+			got = append(got, append([]byte(nil), rec.Raw...))
+			return nil
+		})
+		lines := bytes.Count(data, []byte("\n")) + 1
+		if err != nil {
+			var le *LineError
+			if !errors.As(err, &le) || le.File != path || le.Line < 1 || le.Line > lines {
+				t.Fatalf("error %v (%T) names no line of the %d-line file", err, err, lines)
+			}
+		}
+		var want []json.RawMessage
+		trimmed := bytes.TrimPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("\xef\xbb\xbf"))
+		if !bytes.HasPrefix(bytes.TrimLeft(trimmed, " \t\r\n"), []byte("[")) || json.Unmarshal(data, &want) != nil || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+			return
+		}
+		if err != nil {
+			if strings.Contains(err.Error(), "longer than") || strings.Contains(err.Error(), "NUL") {
+				return
+			}
+			t.Fatalf("valid array %q refused: %v", data, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d records, want %d, from %q", len(got), len(want), data)
+		}
+		for i := range want {
+			if !jsonEqual(got[i], want[i]) {
+				t.Fatalf("element %d: %s, want %s", i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// FuzzOneLine: putting a JSON value on one line keeps it the same value
+// and leaves no line break.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"[\n  1,\n  2\n]", "{\n \"a\": \"x\\ny\",\n \"b\": [ ]\n}", "\"a\"", "{\"a\": 1}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		got := oneLine(raw)
+		if !json.Valid(got) || !jsonEqual(got, raw) || bytes.ContainsAny(got, "\r\n") {
+			t.Fatalf("oneLine(%q) = %q", raw, got)
+		}
+	})
 }

@@ -1,9 +1,10 @@
 // Package ingest imports corpora, queries, judgments and runs into a
 // project: QUEST jsonl (queries and documents.jsonl), BEIR, TREC topics,
-// qrels and runs, BoolQuestions, NevIR and CSV. Every file streams line by
-// line and is written in one transaction: a bad line aborts the whole file
-// with a *LineError naming file, line, field and reason, and nothing of that
-// file is kept. Rows are upserted by external id, so re-importing a file is
+// qrels and runs, BoolQuestions, NevIR and CSV. Every JSON format reads
+// JSON lines or one JSON array (compact or pretty-printed). Every file
+// streams record by record and is written in one transaction: a bad record
+// aborts the whole file with a *LineError naming file, line, field and
+// reason, and nothing of that file is kept. Rows are upserted by external id, so re-importing a file is
 // idempotent.
 package ingest
 
@@ -61,6 +62,10 @@ type Result struct {
 	Kind   string // documents, queries, qrels, run, ...
 	Counts store.ImportCounts
 	Notes  []string // non-fatal remarks (e.g. a template whose marks do not match)
+	// Ignored counts, per field present in the file and not imported, the
+	// records that had it (a field of a nested passage is named like
+	// "positive_ctxs[].score"). Nil when nothing was ignored.
+	Ignored map[string]int
 }
 
 // Files imports each file (or, for BEIR, directory) in its own transaction.
@@ -201,20 +206,29 @@ func (r *recordReader) Read(p []byte) (int, error) {
 // next starts counting a new record.
 func (r *recordReader) next() { r.n = 0 }
 
-// textReader passes a file through line by line and stops at the first
-// line PostgreSQL text could not hold (invalid UTF-8, a NUL byte) or
-// longer than max bytes with a *LineError naming it, so every format's
-// parser gets the check before any of its values reach the database. An
-// over-long line is refused once max bytes of it are read: memory stays
-// bounded by max plus the read buffer, whatever the input.
+// textReader passes a file through and stops at the first line
+// PostgreSQL text could not hold (invalid UTF-8, a NUL byte) or longer
+// than max bytes, with a *LineError naming it, so every format's parser
+// gets the check before any of its values reach the database.
+//
+// With max > 0 it hands on whole lines only, so that a line parser never
+// sees the start of a line that is then refused; an over-long line is
+// refused once max bytes of it are read: memory stays bounded by max plus
+// the read buffer, whatever the input. With max = 0 (a JSON array, whose
+// reader bounds each element instead) it hands on fragments of at most its
+// buffer's size, so that a file that is one long line streams through in
+// bounded memory.
 type textReader struct {
-	name string
-	r    *bufio.Reader
-	max  int64
-	acc  []byte // accumulates a line longer than r's buffer
-	buf  []byte // the rest of the current line
-	line int
-	err  error
+	name    string
+	r       *bufio.Reader
+	max     int64  // longest line; 0 = no line limit, fragments
+	acc     []byte // accumulates a line longer than r's buffer
+	line    int    // lines started so far (the current line, 1-based)
+	inLine  bool   // in fragment mode: a line has started and not ended
+	carry   []byte // in fragment mode: a rune cut at a fragment's end
+	scratch []byte
+	buf     []byte // the rest of the current line or fragment
+	err     error
 }
 
 // readLine returns the next line with its line ending. The slice is valid
@@ -247,30 +261,92 @@ func (t *textReader) tooLong() error {
 		Reason: fmt.Sprintf("line %d longer than %d bytes (the -max-line limit)", t.line+1, t.max)}
 }
 
+// check refuses text PostgreSQL cannot store.
+func (t *textReader) check(text []byte) error {
+	switch {
+	case !utf8.Valid(text):
+		return &LineError{File: t.name, Line: t.line, Reason: "not valid UTF-8 text (convert the file to UTF-8)"}
+	case bytes.IndexByte(text, 0) >= 0:
+		return &LineError{File: t.name, Line: t.line, Reason: "contains a NUL character, which cannot be stored"}
+	}
+	return nil
+}
+
+// fillLine reads the next whole line into t.buf, or sets t.err.
+func (t *textReader) fillLine() {
+	line, err := t.readLine()
+	if le := (*LineError)(nil); errors.As(err, &le) {
+		t.err = err
+		return
+	}
+	if len(line) > 0 {
+		t.line++
+		if cerr := t.check(line); cerr != nil {
+			t.err = cerr
+			return
+		}
+	}
+	t.buf, t.err = line, err
+}
+
+// fillFragment reads the next fragment of the input into t.buf, or sets
+// t.err.
+func (t *textReader) fillFragment() {
+	frag, err := t.r.ReadSlice('\n')
+	cont := errors.Is(err, bufio.ErrBufferFull) // the line goes on
+	if cont {
+		err = nil
+	}
+	if len(frag) == 0 && len(t.carry) == 0 {
+		t.err = err
+		return
+	}
+	if len(frag) > 0 && !t.inLine {
+		t.line++
+		t.inLine = true
+	}
+	data := frag
+	if len(t.carry) > 0 {
+		t.scratch = append(append(t.scratch[:0], t.carry...), frag...)
+		data = t.scratch
+		t.carry = t.carry[:0]
+	}
+	if cont {
+		// A rune cut by the buffer's end is checked with the next fragment.
+		cut := len(data)
+		for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(data[i]) {
+				if !utf8.FullRune(data[i:]) {
+					cut = i
+				}
+				break
+			}
+		}
+		t.carry = append(t.carry[:0], data[cut:]...)
+		data = data[:cut]
+	}
+	if cerr := t.check(data); cerr != nil {
+		t.err = cerr
+		return
+	}
+	if len(frag) > 0 && frag[len(frag)-1] == '\n' {
+		t.inLine = false
+	}
+	t.buf, t.err = data, err
+}
+
 func (t *textReader) Read(p []byte) (int, error) {
 	for len(t.buf) == 0 {
+		// The errors stick: a parser that reads on must not skip the
+		// bad line.
 		if t.err != nil {
 			return 0, t.err
 		}
-		line, err := t.readLine()
-		if le := (*LineError)(nil); errors.As(err, &le) {
-			t.err = err
-			return 0, err
+		if t.max > 0 {
+			t.fillLine()
+		} else {
+			t.fillFragment()
 		}
-		if len(line) > 0 {
-			t.line++
-			// The errors stick: a parser that reads on must not skip
-			// the bad line.
-			switch {
-			case !utf8.Valid(line):
-				t.err = &LineError{File: t.name, Line: t.line, Reason: "not valid UTF-8 text (convert the file to UTF-8)"}
-				return 0, t.err
-			case bytes.IndexByte(line, 0) >= 0:
-				t.err = &LineError{File: t.name, Line: t.line, Reason: "contains a NUL character, which cannot be stored"}
-				return 0, t.err
-			}
-		}
-		t.buf, t.err = line, err
 	}
 	n := copy(p, t.buf)
 	t.buf = t.buf[n:]

@@ -242,3 +242,50 @@ func nonFiniteToNull(raw []byte) []byte {
 	}
 	return out
 }
+
+// oneLine puts a JSON value that spans lines (pretty-printed) on one
+// line, spaced as Python's json.dumps writes by default: a line break and
+// the indentation after it become one space after ',' or ':' and nothing
+// elsewhere, so that a value kept verbatim (QUEST's "scores", metadata,
+// unknown fields) exports as one JSON line. A value on one line is
+// returned as it is, and so is text inside strings (where JSON allows no
+// raw line break).
+func oneLine(raw []byte) []byte {
+	if bytes.IndexAny(raw, "\r\n") < 0 {
+		return raw
+	}
+	out := make([]byte, 0, len(raw))
+	inStr := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inStr:
+			out = append(out, c)
+			if c == '\\' && i+1 < len(raw) {
+				i++
+				out = append(out, raw[i])
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+			out = append(out, c)
+		case isJSONSpace(c):
+			j := i
+			for j < len(raw) && isJSONSpace(raw[j]) {
+				j++
+			}
+			if run := raw[i:j]; bytes.ContainsAny(run, "\r\n") {
+				if n := len(out); n > 0 && (out[n-1] == ',' || out[n-1] == ':') {
+					out = append(out, ' ')
+				}
+			} else {
+				out = append(out, run...)
+			}
+			i = j - 1
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,19 +9,23 @@ import (
 	"boolpool/server/textseg"
 )
 
-// NevIR pairs, one JSON object per line:
+// NevIR pairs, JSON lines or one JSON array of objects:
 //
-//	{"id", "q1", "q2", "doc1", "doc2", ...}
+//	{"id", "q1", "q2", "doc1", "doc2"}
+//
+// Other fields are not imported and are reported in Result.Ignored. A pair
+// without an id is "pair<N>", N the line it starts on (as `boolpool eval
+// --metrics nevir` names it when it reads the file); an id given twice in
+// a file, or two pairs without id starting on one line (a compact array),
+// are refused rather than merged.
 //
 // q1 is relevant to doc1 only and q2 to doc2 only (the negation flips the
 // answer). Each pair becomes two queries "<id>-q1"/"<id>-q2" and two
 // documents "<id>-doc1"/"<id>-doc2" with relevance 1 and explicit 0 qrels.
 func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	res.Kind = "pairs"
-	return in.eachLine(func(line []byte) error {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return nil
-		}
+	seen := map[string]int{} // pair id -> line
+	return in.eachJSON(func(rec jsonRecord) error {
 		var p struct {
 			ID   json.RawMessage `json:"id"`
 			Q1   *string         `json:"q1"`
@@ -30,7 +33,7 @@ func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result
 			Doc1 *string         `json:"doc1"`
 			Doc2 *string         `json:"doc2"`
 		}
-		if err := strictUnmarshal(in, line, &p); err != nil {
+		if err := decodeObject(in, rec.Raw, []string{"id", "q1", "q2", "doc1", "doc2"}, &p, res); err != nil {
 			return err
 		}
 		for _, f := range []struct {
@@ -43,8 +46,15 @@ func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result
 		}
 		id := rawID(p.ID)
 		if id == "" {
-			id = fmt.Sprintf("pair%d", in.line)
+			id = fmt.Sprintf("pair%d", rec.Line)
+			if _, dup := seen[id]; dup {
+				return lineErr(in.name, in.line, "id", "missing, and another pair without id starts on this line (its id would be %s too): give the pairs ids or one per line", id)
+			}
 		}
+		if prev, dup := seen[id]; dup {
+			return lineErr(in.name, in.line, "id", "pair %s already given on line %d", quote(id), prev)
+		}
+		seen[id] = rec.Line
 		md, _ := json.Marshal(map[string]string{"nevir_pair": id})
 		for i, d := range []string{*p.Doc1, *p.Doc2} {
 			if err := im.Document(ctx, store.DocumentIn{ExtID: fmt.Sprintf("%s-doc%d", id, i+1), Body: d,
@@ -53,7 +63,7 @@ func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result
 			}
 		}
 		for i, q := range []string{*p.Q1, *p.Q2} {
-			qid, err := im.Query(ctx, store.QueryIn{ExtID: fmt.Sprintf("%s-q%d", id, i+1), Text: q, Metadata: md, Seq: 2*in.line + i})
+			qid, err := im.Query(ctx, store.QueryIn{ExtID: fmt.Sprintf("%s-q%d", id, i+1), Text: q, Metadata: md, Seq: 2*rec.Seq + i})
 			if err != nil {
 				return err
 			}

@@ -13,17 +13,18 @@ import (
 	"boolpool/server/textseg"
 )
 
-// QUEST lines are either queries
+// QUEST records (JSON lines, or one JSON array, compact or pretty-printed)
+// are either queries
 //
 //	{"query", "docs", "original_query", "scores", "metadata"}
 //
 // or documents ({"title", "text"}, QUEST's documents.jsonl). The kind of a
-// file is decided by its first line.
+// file is decided by its first record.
 //
 // Traps in real files and what we do about them:
 //   - a bare NaN / Infinity in "scores" (Python's json writes them): kept
-//     verbatim and exported verbatim, since "scores" is opaque to boolpool;
-//     anywhere else it is an error (JSON has no NaN);
+//     verbatim and exported verbatim, since "scores" is opaque to boolpool,
+//     and counted in a note; anywhere else it is an error (JSON has no NaN);
 //   - unknown top-level fields are kept and exported after the known ones;
 //   - a template whose <mark> count does not fit it: the query is imported
 //     without an expression and the import reports it as a note.
@@ -38,11 +39,12 @@ var questKnown = map[string]bool{"query": true, "docs": true, "original_query": 
 
 func importQuest(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	seen := map[string]int{}
-	return in.eachLine(func(line []byte) error {
+	nonFinite := 0
+	err := in.eachJSON(func(rec jsonRecord) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		obj, err := parseRawObject(line)
+		obj, err := parseRawObject(rec.Raw)
 		if err != nil {
 			return lineErr(in.name, in.line, "", "%v", err)
 		}
@@ -55,15 +57,22 @@ func importQuest(ctx context.Context, im *store.Importer, in *input, res *Result
 			res.Kind = kind
 		} else if res.Kind != kind {
 			if res.Kind == "queries" {
-				return lineErr(in.name, in.line, "query", "missing (the earlier lines of this file are queries)")
+				return lineErr(in.name, in.line, "query", "missing (the earlier records of this file are queries)")
 			}
-			return lineErr(in.name, in.line, "query", "unexpected in a documents file (the first line was a document)")
+			return lineErr(in.name, in.line, "query", "unexpected in a documents file (the first record was a document)")
 		}
 		if isQuery {
-			return questQueryLine(ctx, im, in, obj, seen, res)
+			if raw, ok := obj.get("scores"); ok && hasNonFinite(raw) {
+				nonFinite++
+			}
+			return questQueryLine(ctx, im, in, obj, rec.Seq, seen, res)
 		}
 		return questDocumentLine(ctx, im, in, obj)
 	})
+	if err == nil && nonFinite > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d queries have bare NaN/Infinity in \"scores\" (not JSON; written by Python): kept verbatim and exported verbatim", nonFinite))
+	}
+	return err
 }
 
 func questDocumentLine(ctx context.Context, im *store.Importer, in *input, obj *rawObject) error {
@@ -96,11 +105,12 @@ func questDocumentLine(ctx context.Context, im *store.Importer, in *input, obj *
 	})
 }
 
-func questQueryLine(ctx context.Context, im *store.Importer, in *input, obj *rawObject, seen map[string]int, res *Result) error {
+func questQueryLine(ctx context.Context, im *store.Importer, in *input, obj *rawObject, seq int, seen map[string]int, res *Result) error {
 	q, note, err := parseQuestQuery(in.name, in.line, obj)
 	if err != nil {
 		return err
 	}
+	q.Seq = seq
 	if note != "" {
 		res.Notes = append(res.Notes, note)
 	}
@@ -151,7 +161,7 @@ func parseQuestQuery(file string, line int, obj *rawObject) (q store.QueryIn, no
 		if !json.Valid(nonFiniteToNull(raw)) {
 			return q, "", lineErr(file, line, "scores", "not valid JSON")
 		}
-		s := string(raw)
+		s := string(oneLine(raw))
 		scores = &s
 	}
 	metadata := json.RawMessage(`{}`)
@@ -167,7 +177,7 @@ func parseQuestQuery(file string, line int, obj *rawObject) (q store.QueryIn, no
 		if err := json.Unmarshal(raw, &meta); err != nil {
 			return q, "", lineErr(file, line, "metadata", "must be an object with string template/domain/split: %v", err)
 		}
-		metadata = json.RawMessage(raw)
+		metadata = json.RawMessage(oneLine(raw))
 	}
 	extra := map[string]json.RawMessage{}
 	var extraKeys []string
@@ -179,7 +189,7 @@ func parseQuestQuery(file string, line int, obj *rawObject) (q store.QueryIn, no
 			if !json.Valid(obj.values[k]) {
 				return q, "", lineErr(file, line, k, "not valid JSON")
 			}
-			extra[k] = obj.values[k]
+			extra[k] = oneLine(obj.values[k])
 			extraKeys = append(extraKeys, k)
 		}
 	}
@@ -238,7 +248,7 @@ func requiredString(in *input, obj *rawObject, field string) (string, error) {
 }
 
 // orderedObject writes a JSON object with keys in the given order.
-func orderedObject(keys []string, vals map[string]json.RawMessage) json.RawMessage {
+func orderedObject[V ~[]byte](keys []string, vals map[string]V) json.RawMessage {
 	b := []byte{'{'}
 	for i, k := range keys {
 		if i > 0 {

@@ -68,6 +68,9 @@ type ImportedFile struct {
 	Qrels      int      `json:"qrels"`
 	RunResults int      `json:"run_results"`
 	Notes      []string `json:"notes"`
+	// Ignored counts, per field present in the file and not imported,
+	// the records that had it (omitted when nothing was ignored).
+	Ignored map[string]int `json:"ignored,omitempty"`
 }
 
 // ImportResult reports an upload.

@@ -87,7 +87,7 @@ p3-q2 Q0 p3-doc2 1 2.0 t
 		return out.String(), errb.String()
 	}
 	do("migrate", "--database-url", db)
-	do("import", "--database-url", db, "--project", "np", "--format", "nevir", pairsFile)
+	do("import", "--database-url", db, "--project", "np", "--format", "nevir", "--no-decompose", pairsFile)
 	do("import", "--database-url", db, "--project", "np", "--format", "trec-run", runFile)
 
 	const measures = "mrr@10,ndcg@10,negabove,nevir"

@@ -19,6 +19,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "", "input format")
 	runName := fs.String("run-name", "", "trec-run: name of the run (default: file base name)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	noDecompose := fs.Bool("no-decompose", false, "do not store the decomposer's expressions for imported queries without one (formats without Boolean structure: nevir, boolq, beir, trec-topics, csv)")
 	var limits config.Config
 	limits.RegisterMaxLine(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -42,7 +43,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	bar := newByteProgress(stderr, *quiet)
 	start := time.Now()
-	results, err := ingest.Files(ctx, st, p.ID, *format, fs.Args(), ingest.Options{RunName: *runName, Progress: bar.update, MaxLine: limits.MaxLineBytes})
+	results, err := ingest.Files(ctx, st, p.ID, *format, fs.Args(), ingest.Options{RunName: *runName, Progress: bar.update, MaxLine: limits.MaxLineBytes, NoDecompose: *noDecompose})
 	bar.done()
 	for _, r := range results {
 		fmt.Fprintf(stdout, "%s: %s (%s): %d documents, %d queries, %d qrels, %d run lines\n", r.File, r.Kind, r.Format,

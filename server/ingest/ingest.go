@@ -23,6 +23,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"boolpool/server/apperr"
+	"boolpool/server/decompose"
 	"boolpool/server/store"
 )
 
@@ -43,6 +45,9 @@ type Options struct {
 	// bytes; 0 = DefaultMaxLine. A longer one fails the file with a
 	// *LineError as soon as the limit is passed, before it is read whole.
 	MaxLine int64
+	// NoDecompose turns off the decomposer run after importing queries of
+	// a format without Boolean structure (see decomposes).
+	NoDecompose bool
 }
 
 // DefaultMaxLine is the default of Options.MaxLine: 16 MiB.
@@ -66,6 +71,10 @@ type Result struct {
 	// records that had it (a field of a nested passage is named like
 	// "positive_ctxs[].score"). Nil when nothing was ignored.
 	Ignored map[string]int
+	// Decomposed is how many of the project's queries got an expression
+	// from the decomposer after this import (set on the last file's
+	// result; see Options.NoDecompose).
+	Decomposed int
 }
 
 // Files imports each file (or, for BEIR, directory) in its own transaction.
@@ -90,7 +99,56 @@ func Files(ctx context.Context, st *store.Store, projectID int64, format string,
 		}
 		results = append(results, r)
 	}
+	if err := decomposeImported(ctx, st, projectID, format, results, opt); err != nil {
+		return results, err
+	}
 	return results, nil
+}
+
+// decomposes reports whether a format's queries carry no Boolean
+// structure of their own (QUEST's marks and templates do), so that the
+// Boolean retrieval methods need the decomposer's expressions.
+func decomposes(format string) bool {
+	switch format {
+	case "nevir", "boolq", "beir", "trec-topics", "csv":
+		return true
+	}
+	return false
+}
+
+// decomposeImported stores the decomposer's expression for every query of
+// the project that has none, after an import of such a format brought
+// queries, and says so in the last result's notes.
+func decomposeImported(ctx context.Context, st *store.Store, projectID int64, format string, results []Result, opt Options) error {
+	if opt.NoDecompose || !decomposes(format) || len(results) == 0 {
+		return nil
+	}
+	queries := 0
+	for _, r := range results {
+		queries += r.Counts.Queries
+	}
+	if queries == 0 {
+		return nil
+	}
+	sum, err := decompose.StoreProjectExpressions(ctx, st, projectID, decompose.StoreOptions{OnlyMissing: true})
+	if err != nil {
+		return fmt.Errorf("ingest: decompose the imported queries: %w", err)
+	}
+	last := &results[len(results)-1]
+	last.Decomposed = sum.Stored
+	note := fmt.Sprintf("decomposer: %d quer%s got an expression (%d already had one", sum.Stored, plural(sum.Stored, "y", "ies"), sum.Skipped)
+	if n := len(sum.Failed); n > 0 {
+		note += fmt.Sprintf(", %d got none, e.g. %q: %s", n, apperr.Clip(sum.Failed[0].Text, 80), sum.Failed[0].Reason)
+	}
+	last.Notes = append([]string{note + "); --no-decompose turns this off"}, last.Notes...)
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func importFile(ctx context.Context, st *store.Store, projectID int64, format, path string, opt Options) (Result, error) {

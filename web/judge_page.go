@@ -570,6 +570,7 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 			app.Ol().Class("atoms").Aria("label", "Constraints").Body(
 				app.Range(t.Query.Atoms).Slice(func(i int) app.UI { return p.renderAtom(t, i) }),
 			),
+			NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting),
 		),
 		app.Section().Class("doc-panel").Aria("label", "Document").Body(
 			app.If(t.Document != nil, func() app.UI { return p.renderDocument(t) }).
@@ -601,6 +602,7 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 				}),
 			NewTextCounter().ID("comment-count").Bytes(len(p.comment)).Limit(api.MaxComment),
 			app.If(p.message != "", func() app.UI { return app.P().ID("form-message").Class("error").Role("alert").Text(p.message) }),
+			app.If(p.skipOpen, p.renderSkip),
 			app.Div().Class("actions").Body(
 				app.Button().Type("button").ID("submit").Class("primary").Text("Submit and next (Enter)").
 					OnClick(func(ctx app.Context, e app.Event) { p.submit(ctx) }),
@@ -611,8 +613,6 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 				app.Button().Type("button").ID("show-help").Class("link").Text("Instructions (i)").
 					OnClick(func(ctx app.Context, e app.Event) { p.toggleHelp(ctx) }),
 			),
-			app.If(p.skipOpen, p.renderSkip),
-			NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting),
 		),
 	)
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"boolpool/server/judging"
@@ -23,6 +25,24 @@ import (
 // the first visit with unambiguous NOT wording, skip with a reason and
 // undo, and one grade keymap in every view. Screenshots go to
 // web/e2e/testdata/screenshots/judge-*.png.
+
+// shiftS presses Shift+S as a keyboard does: one keyDown that carries the
+// text (so a page that cancels the keydown gets no character; chromedp's
+// KeyEvent sends the character as an event of its own), then keyUp.
+func (e *env) shiftS() {
+	e.t.Helper()
+	e.do("press Shift+S", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: "S", Code: "KeyS", Text: "S", UnmodifiedText: "s",
+			Modifiers: int64(chromedp.ModifierShift), WindowsVirtualKeyCode: 83, NativeVirtualKeyCode: 83}
+		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, down); err != nil {
+			return err
+		}
+		up := down
+		up.Type, up.Text, up.UnmodifiedText = input.DispatchKeyEventTypeKeyUp, "", ""
+		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, up)
+		return err
+	}))
+}
 
 // progressNow reads the progress bar: done and total.
 func (e *env) progressNow() (done, total int) {
@@ -285,7 +305,7 @@ func TestSkipWithReasonAndUndo(t *testing.T) {
 		t.Errorf("the disabled Back button looks enabled: opacity %s, cursor %s", style[0], style[1])
 	}
 	item := e.itemOnScreen("#judge")
-	e.key("S")
+	e.shiftS()
 	e.do("skip dialog", chromedp.WaitVisible(chromedp.CSS(`#skip-dialog`)))
 	if !eval[bool](e, `document.querySelector("#skip-confirm").disabled`) {
 		t.Errorf("Skip is enabled without a reason")

@@ -57,6 +57,7 @@ type taskFeed struct {
 	// revisiting is the item brought back from it to correct (0 if none).
 	history    []HistoryEntry
 	revisiting int64
+	seenFor    int64 // the user whose first visit was checked
 	state      string
 	errMsg     string
 	sync       SyncState
@@ -406,7 +407,11 @@ func (f *taskFeed) shownProgress() api.Progress {
 // firstVisit reports whether this is the signed-in user's first visit of
 // this task type in this browser (and remembers that it happened).
 func (f *taskFeed) firstVisit() bool {
-	return f.client != nil && FirstVisit(f.storage, f.me.UserID, f.kind)
+	if f.client == nil || f.me.UserID == 0 || f.seenFor == f.me.UserID {
+		return false
+	}
+	f.seenFor = f.me.UserID
+	return FirstVisit(f.storage, f.me.UserID, f.kind)
 }
 
 // useHistory loads the signed-in user's history of this kind.
@@ -564,7 +569,11 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	if f.revisiting == req.ItemID {
 		f.revisiting = 0
 	}
-	f.history = RecordHistory(f.storage, f.me.UserID, HistoryEntry{Req: req, Item: item, At: time.Now()})
+	f.history = PushHistory(f.history, HistoryEntry{Req: req, Item: item, At: time.Now()})
+	// Written after the next item is on screen: the judgment itself is
+	// already safe in the outbox.
+	st, user, kind, hs := f.storage, f.me.UserID, f.kind, f.history
+	ctx.Defer(func(app.Context) { SaveHistory(st, user, kind, hs) })
 	f.counts()
 	if f.sync != SyncOffline {
 		f.sync = SyncPending

@@ -67,6 +67,8 @@ func (h *HistoryPanel) Render() app.UI {
 				)
 			}),
 		),
-		app.P().Class("hint").Textf("The %d most recent are listed. Going back opens an item as you judged it; submitting it again replaces your earlier judgment.", historyShown),
+		app.If(len(es) > 0, func() app.UI {
+			return app.P().Class("hint").Textf("The %d most recent are listed. Going back opens an item as you judged it; submitting it again replaces your earlier judgment.", historyShown)
+		}),
 	)
 }

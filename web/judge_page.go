@@ -72,6 +72,7 @@ type JudgePage struct {
 	// prefill holds what was sent for the items brought back from the
 	// history, to show them as judged.
 	prefill map[int64]api.JudgmentRequest
+	drafts  *Drafts // the signed-in user's drafts (nil until known)
 }
 
 // NewJudgePage returns the page.
@@ -138,7 +139,7 @@ func (p *JudgePage) resetFor(t api.Task) {
 	if e, ok := p.rejectedFor(t.ItemID); ok {
 		p.fill(e.Req)
 		p.message = "The server refused your judgment of this item (" + e.LastError + "). It is filled in again: correct it and submit, or discard it above."
-	} else if d, ok := LoadDraft(p.storage, p.me.UserID, t.ItemID); ok {
+	} else if d, ok := p.userDrafts().Get(t.ItemID); ok {
 		p.fromDraft(d, len(t.Query.Atoms))
 	} else if req, ok := p.prefill[t.ItemID]; ok {
 		p.fill(req)
@@ -227,11 +228,19 @@ func (p *JudgePage) fromDraft(d Draft, nAtoms int) {
 	}
 }
 
+// userDrafts are the signed-in user's drafts, read once per user.
+func (p *JudgePage) userDrafts() *Drafts {
+	if p.drafts == nil || p.drafts.User() != p.me.UserID {
+		p.drafts = LoadDrafts(p.storage, p.me.UserID)
+	}
+	return p.drafts
+}
+
 // saveDraft keeps the form of the item on screen in browser storage, so a
 // reload or a crash loses nothing typed or chosen.
 func (p *JudgePage) saveDraft() {
 	if t, ok := p.current(); ok && p.shownItem == t.ItemID {
-		SaveDraft(p.storage, p.me.UserID, t.ItemID, p.draft())
+		p.userDrafts().Put(t.ItemID, p.draft())
 	}
 }
 
@@ -429,7 +438,8 @@ func (p *JudgePage) send(ctx app.Context, t api.Task, req api.JudgmentRequest) {
 		p.message = "Could not keep the judgment in this browser: " + err.Error()
 		return
 	}
-	DeleteDraft(p.storage, p.me.UserID, t.ItemID)
+	drafts, id := p.userDrafts(), t.ItemID
+	ctx.Defer(func(app.Context) { drafts.Delete(id) })
 	delete(p.prefill, t.ItemID)
 	p.message, p.skipOpen = "", false
 	if next, ok := p.current(); ok {

@@ -46,19 +46,24 @@ func LoadHistory(st Storage, userID int64, kind string) []HistoryEntry {
 	return hs
 }
 
-// RecordHistory puts a judgment at the head of the account's history (an
-// item judged again moves up, with its new labels) and returns the history.
-func RecordHistory(st Storage, userID int64, e HistoryEntry) []HistoryEntry {
-	hs := []HistoryEntry{e}
-	for _, h := range LoadHistory(st, userID, e.Req.Kind) {
-		if h.Req.ItemID != e.Req.ItemID && len(hs) < historyMax {
-			hs = append(hs, h)
+// PushHistory puts a judgment at the head of a history (an item judged
+// again moves up, with its new labels), keeping historyMax entries.
+func PushHistory(hs []HistoryEntry, e HistoryEntry) []HistoryEntry {
+	out := make([]HistoryEntry, 0, min(len(hs)+1, historyMax))
+	out = append(out, e)
+	for _, h := range hs {
+		if h.Req.ItemID != e.Req.ItemID && len(out) < historyMax {
+			out = append(out, h)
 		}
 	}
+	return out
+}
+
+// SaveHistory stores an account's history of a kind.
+func SaveHistory(st Storage, userID int64, kind string, hs []HistoryEntry) {
 	if st != nil && userID != 0 {
-		_ = st.Set(historyKey(userID, e.Req.Kind), hs)
+		_ = st.Set(historyKey(userID, kind), hs)
 	}
-	return hs
 }
 
 // HistoryLabel says in a few words what a judgment was.
@@ -103,60 +108,68 @@ func (d Draft) Empty() bool {
 
 func draftKey(userID int64) string { return draftKeyPrefix + strconv.FormatInt(userID, 10) }
 
-func loadDrafts(st Storage, userID int64) map[string]Draft {
-	ds := map[string]Draft{}
-	if st == nil || userID == 0 {
-		return ds
-	}
-	if st.Get(draftKey(userID), &ds) != nil || ds == nil {
-		return map[string]Draft{}
-	}
-	return ds
+// Drafts are one account's drafts, kept in memory and written through to
+// browser storage (read once, not at every key press).
+type Drafts struct {
+	st   Storage
+	user int64
+	m    map[string]Draft
 }
 
-// LoadDraft returns the account's draft of an item.
-func LoadDraft(st Storage, userID, itemID int64) (Draft, bool) {
-	d, ok := loadDrafts(st, userID)[strconv.FormatInt(itemID, 10)]
-	return d, ok
+// LoadDrafts reads an account's drafts.
+func LoadDrafts(st Storage, userID int64) *Drafts {
+	d := &Drafts{st: st, user: userID, m: map[string]Draft{}}
+	if st != nil && userID != 0 {
+		if st.Get(draftKey(userID), &d.m) != nil || d.m == nil {
+			d.m = map[string]Draft{}
+		}
+	}
+	return d
 }
 
-// SaveDraft keeps the account's draft of an item (an empty one is
-// deleted), dropping the oldest drafts beyond draftMax.
-func SaveDraft(st Storage, userID, itemID int64, d Draft) {
-	if st == nil || userID == 0 {
+// User is the account the drafts are of.
+func (d *Drafts) User() int64 { return d.user }
+
+// Get returns the draft of an item.
+func (d *Drafts) Get(itemID int64) (Draft, bool) {
+	dr, ok := d.m[strconv.FormatInt(itemID, 10)]
+	return dr, ok
+}
+
+// Put keeps the draft of an item (an empty one is deleted), dropping the
+// oldest drafts beyond draftMax.
+func (d *Drafts) Put(itemID int64, dr Draft) {
+	if d.st == nil || d.user == 0 {
 		return
 	}
-	ds := loadDrafts(st, userID)
 	k := strconv.FormatInt(itemID, 10)
-	if d.Empty() {
-		if _, ok := ds[k]; !ok {
+	if dr.Empty() {
+		if _, ok := d.m[k]; !ok {
 			return
 		}
-		delete(ds, k)
+		delete(d.m, k)
 	} else {
-		ds[k] = d
+		d.m[k] = dr
 	}
-	if len(ds) > draftMax {
-		keys := make([]string, 0, len(ds))
-		for k := range ds {
+	if len(d.m) > draftMax {
+		keys := make([]string, 0, len(d.m))
+		for k := range d.m {
 			keys = append(keys, k)
 		}
-		sort.Slice(keys, func(i, j int) bool { return ds[keys[i]].SavedAt.Before(ds[keys[j]].SavedAt) })
-		for _, k := range keys[:len(ds)-draftMax] {
-			delete(ds, k)
+		sort.Slice(keys, func(i, j int) bool { return d.m[keys[i]].SavedAt.Before(d.m[keys[j]].SavedAt) })
+		for _, k := range keys[:len(d.m)-draftMax] {
+			delete(d.m, k)
 		}
 	}
-	if len(ds) == 0 {
-		st.Del(draftKey(userID))
+	if len(d.m) == 0 {
+		d.st.Del(draftKey(d.user))
 		return
 	}
-	_ = st.Set(draftKey(userID), ds)
+	_ = d.st.Set(draftKey(d.user), d.m)
 }
 
-// DeleteDraft forgets the account's draft of an item (it was submitted).
-func DeleteDraft(st Storage, userID, itemID int64) {
-	SaveDraft(st, userID, itemID, Draft{Relevance: -1})
-}
+// Delete forgets the draft of an item (it was submitted).
+func (d *Drafts) Delete(itemID int64) { d.Put(itemID, Draft{Relevance: -1}) }
 
 func seenKey(userID int64, kind string) string {
 	return seenKeyPrefix + strconv.FormatInt(userID, 10) + "." + kind

@@ -14,8 +14,9 @@ import (
 // AdjudicationPage is a project's adjudication queue (/adjudicate/:project):
 // items whose raters disagree or contradict their own constraint labels.
 // The selected item shows the query, the document and every judgment with
-// its attributions side by side; the researcher picks a relevance (keys
-// 0–3), adds a note and decides (Enter). j / k move through the queue.
+// its attributions side by side; the researcher picks a relevance (the
+// grade keys 0–3 of every view, gradeKeys), adds a note and decides
+// (Enter). j / k move through the queue; ? lists the keys.
 type AdjudicationPage struct {
 	app.Compo
 	me        api.Me
@@ -27,6 +28,7 @@ type AdjudicationPage struct {
 	state     string
 	message   string
 	busy      bool
+	showKeys  bool
 	mounted   bool
 	client    *Client
 	release   func()
@@ -62,7 +64,8 @@ func (p *AdjudicationPage) OnMount(ctx app.Context) {
 			return nil
 		}
 		key := ev.Get("key").String()
-		if (strings.Contains("0123jk", key) && len(key) == 1) || (key == "Enter" && ev.Get("target").Get("tagName").String() != "BUTTON") {
+		_, grade := gradeOf(key)
+		if grade || key == "j" || key == "k" || key == "?" || key == "Escape" || (key == "Enter" && ev.Get("target").Get("tagName").String() != "BUTTON") {
 			ev.Call("preventDefault")
 			ctx.Dispatch(func(ctx app.Context) { p.onKey(ctx, key) })
 		}
@@ -144,8 +147,14 @@ func (p *AdjudicationPage) onKey(ctx app.Context, key string) {
 		}
 	case "Enter":
 		p.submit(ctx)
+	case "?":
+		p.showKeys = !p.showKeys
+	case "Escape":
+		p.showKeys = false
 	default:
-		p.relevance = int(key[0] - '0')
+		if g, ok := gradeOf(key); ok {
+			p.relevance = g
+		}
 	}
 }
 
@@ -238,12 +247,13 @@ func (p *AdjudicationPage) Render() app.UI {
 					app.Nav().Class("queue").Aria("label", "Queue").Body(
 						app.H2().Textf("Queue (%d)", p.queue.Total),
 						app.Ul().Body(app.Range(p.queue.Items).Slice(func(i int) app.UI { return p.renderEntry(p.queue.Items[i]) })),
-						app.P().Class("hint").Text("j / k: next / previous item · 0–3: relevance · Enter: decide"),
+						app.P().Class("hint").Text("j / k: next / previous item · 0–3: relevance · Enter: decide · ?: all keys"),
 					),
 					app.If(it != nil, func() app.UI { return p.renderItem(*it) }),
 				)
 			}),
 		),
+		NewKeymapDialog().Open(p.showKeys).Keys(adjudicationKeys),
 	)
 }
 

@@ -46,30 +46,42 @@ type taskFeed struct {
 	code     string // crowd-platform completion code, once all work is done
 	paused   string // the server's pause reason (gold accuracy check), "" = not paused
 	judged   map[int64]bool
-	state    string
-	errMsg   string
-	sync     SyncState
-	pending  int
-	rejected int
-	refused  []OutboxEntry // the judgments the server refused, named in the header
-	orphans  []OutboxEntry // judgments kept aside without an author (v1 outbox)
-	lastSave time.Time
-	started  time.Time
-	clock    activeClock
-	wake     chan struct{}
-	cancel   context.CancelFunc
-	release  []func()
-	onChange func() // called when the current task may have changed
-	navved   bool
+	// submitted are the items judged here this session (until the server
+	// refuses one); leasedAt are the items the last queue answer still
+	// counted as leased. Their overlap is judged but not yet counted done
+	// by that answer: the progress bar adds it (shownProgress), so "done"
+	// is exact whichever of the send and the answer came first.
+	submitted map[int64]bool
+	leasedAt  map[int64]bool
+	// history is the user's recent items of this kind, most recent first;
+	// revisiting is the item brought back from it to correct (0 if none).
+	history    []HistoryEntry
+	revisiting int64
+	seenFor    int64 // the user whose first visit was checked
+	state      string
+	errMsg     string
+	sync       SyncState
+	pending    int
+	rejected   int
+	refused    []OutboxEntry // the judgments the server refused, named in the header
+	orphans    []OutboxEntry // judgments kept aside without an author (v1 outbox)
+	lastSave   time.Time
+	started    time.Time
+	clock      activeClock
+	wake       chan struct{}
+	cancel     context.CancelFunc
+	release    []func()
+	onChange   func(ctx app.Context) // called when the current task may have changed
+	navved     bool
 	// retryLoad is set when the first load failed for lack of network; the
 	// sync loop tries again.
 	retryLoad bool
 	loadTries int
 }
 
-func (f *taskFeed) changed() {
+func (f *taskFeed) changed(ctx app.Context) {
 	if f.onChange != nil {
-		f.onChange()
+		f.onChange(ctx)
 	}
 }
 
@@ -90,7 +102,9 @@ func (f *taskFeed) nav(ctx app.Context, kind string) {
 	f.tasks = nil
 	if f.judged == nil {
 		f.judged = map[int64]bool{}
+		f.submitted = map[int64]bool{}
 	}
+	f.revisiting = 0
 	f.navved = true
 	if f.client != nil {
 		f.load(ctx)
@@ -153,7 +167,7 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 
 // handledKeys are the keys the judging views take over (so space does not
 // scroll and Enter does not click a focused button twice).
-var handledKeys = map[string]bool{" ": true, "Enter": true, "j": true, "k": true, "?": true}
+var handledKeys = map[string]bool{" ": true, "Enter": true, "j": true, "k": true, "?": true, "Backspace": true, "S": true}
 
 func (f *taskFeed) listen(event string, h func(ev app.Value)) {
 	fn := app.FuncOf(func(this app.Value, args []app.Value) any {
@@ -235,13 +249,13 @@ func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
 			for _, e := range f.refused {
 				// A refused item may be opened again to correct it.
 				delete(f.judged, e.Req.ItemID)
+				delete(f.submitted, e.Req.ItemID)
 			}
 			if res.Sent > 0 {
+				// Not counted here: shownProgress counts the judgments the
+				// last queue answer did not (adding them here counted some
+				// twice: "10 done" with 9 judged, issue 17).
 				f.lastSave = time.Now()
-				f.progress.Done += res.Sent
-				if f.progress.Leased >= res.Sent {
-					f.progress.Leased -= res.Sent
-				}
 			}
 			switch {
 			case f.retryLoad && res.Sent > 0:
@@ -297,11 +311,13 @@ func (f *taskFeed) load(ctx app.Context) {
 				f.sync = SyncSaved
 			}
 			f.progress = prog
+			f.leasedAt = taskIDs(tasks)
 			if code != "" {
 				f.code = code
 			}
 			f.paused = paused
-			f.setTasks(tasks)
+			f.useHistory()
+			f.setTasks(ctx, tasks)
 		})
 	})
 }
@@ -324,7 +340,7 @@ func (f *taskFeed) fail(err error) {
 
 // setTasks installs freshly leased tasks, dropping the ones judged here but
 // perhaps not yet acknowledged (the server still counts them as leased).
-func (f *taskFeed) setTasks(tasks []api.Task) {
+func (f *taskFeed) setTasks(ctx app.Context, tasks []api.Task) {
 	var keep []api.Task
 	seen := map[int64]bool{}
 	for _, t := range f.tasks {
@@ -359,7 +375,84 @@ func (f *taskFeed) setTasks(tasks []api.Task) {
 		f.started = time.Now()
 		f.clock.reset(f.started)
 	}
-	f.changed()
+	f.changed(ctx)
+}
+
+// taskIDs is the set of the tasks' items.
+func taskIDs(tasks []api.Task) map[int64]bool {
+	m := make(map[int64]bool, len(tasks))
+	for _, t := range tasks {
+		m[t.ItemID] = true
+	}
+	return m
+}
+
+// shownProgress is the progress to show: the last queue answer's, with the
+// items judged here that it still counted as leased moved to done (sent
+// since, or waiting in the outbox). The total does not change.
+func (f *taskFeed) shownProgress() api.Progress {
+	p := f.progress
+	n := 0
+	for id := range f.leasedAt {
+		if f.submitted[id] || (f.outbox != nil && f.outbox.Has(id)) {
+			n++
+		}
+	}
+	n = min(n, p.Leased)
+	p.Done += n
+	p.Leased -= n
+	return p
+}
+
+// firstVisit reports whether this is the signed-in user's first visit of
+// this task type in this browser (and remembers that it happened).
+func (f *taskFeed) firstVisit() bool {
+	if f.client == nil || f.me.UserID == 0 || f.seenFor == f.me.UserID {
+		return false
+	}
+	f.seenFor = f.me.UserID
+	return FirstVisit(f.storage, f.me.UserID, f.kind)
+}
+
+// useHistory loads the signed-in user's history of this kind.
+func (f *taskFeed) useHistory() {
+	if f.me.UserID != 0 && f.storage != nil {
+		f.history = LoadHistory(f.storage, f.me.UserID, f.kind)
+	}
+}
+
+// revisit brings an item judged before back on screen, ahead of the
+// others, to be corrected: a new judgment supersedes the earlier one. An
+// item revisited before without a new judgment goes back to the judged.
+func (f *taskFeed) revisit(ctx app.Context, t api.Task) {
+	f.leaveRevisit()
+	rest := make([]api.Task, 0, len(f.tasks)+1)
+	rest = append(rest, t)
+	for _, x := range f.tasks {
+		if x.ItemID != t.ItemID {
+			rest = append(rest, x)
+		}
+	}
+	f.tasks = rest
+	delete(f.judged, t.ItemID)
+	f.revisiting = t.ItemID
+	f.state = stateReady
+	f.started = time.Now()
+	f.clock.reset(f.started)
+	f.changed(ctx)
+}
+
+// leaveRevisit puts the item being revisited away unchanged.
+func (f *taskFeed) leaveRevisit() {
+	if f.revisiting == 0 {
+		return
+	}
+	id := f.revisiting
+	f.revisiting = 0
+	f.judged[id] = true
+	if len(f.tasks) > 0 && f.tasks[0].ItemID == id {
+		f.tasks = f.tasks[1:]
+	}
 }
 
 // refill leases more tasks in the background.
@@ -385,11 +478,12 @@ func (f *taskFeed) refill(ctx app.Context) {
 				return
 			}
 			f.progress = q.Progress
+			f.leasedAt = taskIDs(q.Tasks)
 			if q.CompletionCode != "" {
 				f.code = q.CompletionCode
 			}
 			f.paused = q.PauseReason
-			f.setTasks(q.Tasks)
+			f.setTasks(ctx, q.Tasks)
 		})
 	})
 }
@@ -471,6 +565,15 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 		return err
 	}
 	f.judged[req.ItemID] = true
+	f.submitted[req.ItemID] = true
+	if f.revisiting == req.ItemID {
+		f.revisiting = 0
+	}
+	f.history = PushHistory(f.history, HistoryEntry{Req: req, Item: item, At: time.Now()})
+	// Written after the next item is on screen: the judgment itself is
+	// already safe in the outbox.
+	st, user, kind, hs := f.storage, f.me.UserID, f.kind, f.history
+	ctx.Defer(func(app.Context) { SaveHistory(st, user, kind, hs) })
 	f.counts()
 	if f.sync != SyncOffline {
 		f.sync = SyncPending
@@ -489,7 +592,7 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	if len(f.tasks) < preload {
 		f.refill(ctx)
 	}
-	f.changed()
+	f.changed(ctx)
 	return nil
 }
 
@@ -507,7 +610,7 @@ func (f *taskFeed) header(title string) app.UI {
 		NewNavBar().Me(f.me).Active(f.kind).Project(f.project),
 		app.Div().Class("statusline").Body(
 			app.H1().Class("page-title").Text(title),
-			NewProgressBar().Progress(f.progress).Kind(f.kind),
+			NewProgressBar().Progress(f.shownProgress()).Kind(f.kind),
 			NewSyncBadge().State(string(f.sync)).Pending(f.pending).Rejected(f.rejected),
 		),
 		app.If(len(f.refused) > 0 || len(f.orphans) > 0, func() app.UI {

@@ -11,6 +11,7 @@ import (
 type InstructionsPanel struct {
 	app.Compo
 	Iopen         bool
+	Ikind         string
 	Iinstructions api.Instructions
 }
 
@@ -19,6 +20,9 @@ func NewInstructionsPanel() *InstructionsPanel { return &InstructionsPanel{} }
 
 // Open shows or hides the panel.
 func (p *InstructionsPanel) Open(v bool) *InstructionsPanel { p.Iopen = v; return p }
+
+// Kind sets the task kind the instructions are for.
+func (p *InstructionsPanel) Kind(v string) *InstructionsPanel { p.Ikind = v; return p }
 
 // Instructions sets the content.
 func (p *InstructionsPanel) Instructions(v api.Instructions) *InstructionsPanel {
@@ -36,6 +40,16 @@ func (p *InstructionsPanel) Render() app.UI {
 		app.H2().ID("instructions-title").Text("Instructions"),
 		app.If(in.Text == "", func() app.UI { return app.P().Text("Loading instructions…") }),
 		app.P().Text(in.Text),
+		app.If(p.Ikind == api.KindRelevance, func() app.UI {
+			// Whatever a project's own text says, NOT constraints are
+			// labelled this way (issue 17: "holds" was read both ways).
+			return app.P().ID("not-explained").Class("not-explained").Body(
+				app.Strong().Text("Constraints marked NOT "),
+				app.Text("name a property relevant documents must not have (the excluded property). "+
+					"Label the property itself: y = the excluded property is present in the document (so it fails the query), "+
+					"x = the excluded property is absent, u = unsure. Mark the sentences that show the excluded property is present."),
+			)
+		}),
 		app.Ul().Class("examples").Body(
 			app.Range(in.Examples).Slice(func(i int) app.UI {
 				ex := in.Examples[i]
@@ -52,6 +66,6 @@ func (p *InstructionsPanel) Render() app.UI {
 				)
 			}),
 		),
-		app.P().Class("hint").Text("Press i or Esc to close."),
+		app.P().Class("hint").Text("These open by themselves on your first visit of each task type. Press i to open them again, i or Esc to close."),
 	)
 }

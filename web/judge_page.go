@@ -1,10 +1,12 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -16,7 +18,7 @@ import (
 // shortcuts).
 const atomKeys = "asdfgh"
 
-// relevanceLabels are QUEST's four relevance grades, 0–3, keys 1–4.
+// relevanceLabels are QUEST's four relevance grades, 0–3 (keys 0–3, gradeKeys).
 var relevanceLabels = []string{"Definitely not relevant", "Likely not relevant", "Likely relevant", "Definitely relevant"}
 
 var evidenceOptions = []struct{ key, value, label string }{
@@ -31,17 +33,20 @@ var satisfiedOptions = []struct{ key, value, label string }{
 	{"u", api.SatisfiedUnsure, "unsure"},
 }
 
-var judgeKeys = []KeyHelp{
-	{"1 2 3 4", "relevance: definitely not … definitely relevant"},
-	{"e p n", "evidence: complete / partial / none"},
-	{"a s d f g h", "choose the active constraint (atom)"},
-	{"j k", "next / previous sentence"},
-	{"space", "mark or unmark the sentence for the active constraint (counter-evidence for a NOT constraint)"},
-	{"y x u", "active constraint holds / does not hold / unsure"},
-	{"Enter", "submit and go to the next item"},
-	{"i", "show or hide the instructions"},
-	{"?", "show or hide this list"},
-	{"Esc", "close dialogs, leave a text field"},
+// negatedSatisfiedLabels say what y / x / u mean for a NOT constraint: the
+// labels are about the excluded property itself (issue 17: "holds" was
+// read both ways).
+var negatedSatisfiedLabels = map[string]string{
+	api.SatisfiedYes:    "excluded property present",
+	api.SatisfiedNo:     "excluded property absent",
+	api.SatisfiedUnsure: "unsure",
+}
+
+// skipReasons are offered in the skip dialog (any other can be typed).
+var skipReasons = []string{
+	"I cannot read the document (language, garbled text)",
+	"I do not understand the query",
+	"Too hard to decide",
 }
 
 // JudgePage is the relevance-and-attribution view (QUEST Appendix C,
@@ -62,10 +67,18 @@ type JudgePage struct {
 	showHelp     bool
 	instructions api.Instructions
 	shownItem    int64
+	skipOpen     bool
+	skipReason   string
+	// prefill holds what was sent for the items brought back from the
+	// history, to show them as judged.
+	prefill map[int64]api.JudgmentRequest
+	drafts  *Drafts // the signed-in user's drafts (nil until known)
 }
 
 // NewJudgePage returns the page.
-func NewJudgePage() *JudgePage { return &JudgePage{relevance: -1} }
+func NewJudgePage() *JudgePage {
+	return &JudgePage{relevance: -1, prefill: map[int64]api.JudgmentRequest{}}
+}
 
 // OnNav sets the page up from its URL: /judge/<project> or /item/<id>.
 func (p *JudgePage) OnNav(ctx app.Context) {
@@ -77,21 +90,42 @@ func (p *JudgePage) OnNav(ctx app.Context) {
 // OnMount starts the client: session, tasks, outbox and keyboard.
 func (p *JudgePage) OnMount(ctx app.Context) {
 	p.mount(ctx, p.onKey)
+	if !app.IsClient {
+		return
+	}
+	ctx.Handle(actionHistory, func(ctx app.Context, a app.Action) {
+		op, item := a.Tags.Get("op"), a.Tags.Get("item")
+		ctx.Dispatch(func(ctx app.Context) {
+			if op == "back" {
+				p.back(ctx)
+				return
+			}
+			if id, err := strconv.ParseInt(item, 10, 64); err == nil {
+				p.openHistory(ctx, id)
+			}
+		})
+	})
 }
 
 // OnDismount stops the sync loop and the listeners.
 func (p *JudgePage) OnDismount() { p.dismount() }
 
-// syncForm clears the form when a new item comes on screen.
-func (p *JudgePage) syncForm() {
+// syncForm clears (or restores) the form when a new item comes on screen,
+// and opens the instructions on the user's first visit.
+func (p *JudgePage) syncForm(ctx app.Context) {
+	if p.firstVisit() && !p.showHelp {
+		p.toggleHelp(ctx)
+	}
 	if t, ok := p.current(); ok {
 		p.resetFor(t)
 	}
 }
 
-// resetFor clears the form for item t unless it is already on screen, or
-// fills it from the user's judgment of t that the server refused, to be
-// corrected and sent again.
+// resetFor sets the form up for item t unless it is already on screen:
+// from the user's judgment of t that the server refused (to be corrected
+// and sent again), else from their draft of t (typed before a reload),
+// else from what they sent for t (brought back from the history), else
+// empty.
 func (p *JudgePage) resetFor(t api.Task) {
 	if p.shownItem == t.ItemID {
 		return
@@ -101,10 +135,14 @@ func (p *JudgePage) resetFor(t api.Task) {
 	p.attributions = map[int]map[int]bool{}
 	p.satisfied = map[int]string{}
 	p.comment, p.message = "", ""
-	if p.outbox != nil {
-		if e, ok := p.outbox.RejectedFor(t.ItemID, api.KindRelevance); ok {
-			p.restore(e)
-		}
+	p.skipOpen, p.skipReason = false, ""
+	if e, ok := p.rejectedFor(t.ItemID); ok {
+		p.fill(e.Req)
+		p.message = "The server refused your judgment of this item (" + e.LastError + "). It is filled in again: correct it and submit, or discard it above."
+	} else if d, ok := p.userDrafts().Get(t.ItemID); ok {
+		p.fromDraft(d, len(t.Query.Atoms))
+	} else if req, ok := p.prefill[t.ItemID]; ok {
+		p.fill(req)
 	}
 	// go-app cannot clear a textarea (an empty value becomes a removed
 	// attribute, which leaves what was typed): set it directly, or the
@@ -112,9 +150,15 @@ func (p *JudgePage) resetFor(t api.Task) {
 	setFieldValue("comment", p.comment)
 }
 
-// restore fills the form from a refused judgment.
-func (p *JudgePage) restore(e OutboxEntry) {
-	r := e.Req
+func (p *JudgePage) rejectedFor(itemID int64) (OutboxEntry, bool) {
+	if p.outbox == nil {
+		return OutboxEntry{}, false
+	}
+	return p.outbox.RejectedFor(itemID, api.KindRelevance)
+}
+
+// fill sets the form from a judgment request.
+func (p *JudgePage) fill(r api.JudgmentRequest) {
 	if r.Relevance != nil {
 		p.relevance = *r.Relevance
 	}
@@ -130,10 +174,74 @@ func (p *JudgePage) restore(e OutboxEntry) {
 		}
 	}
 	p.comment = r.Comment
-	if r.SkipReason != "" {
-		p.comment = r.SkipReason
+	p.skipReason = r.SkipReason
+}
+
+// draft is the form as a draft.
+func (p *JudgePage) draft() Draft {
+	d := Draft{Relevance: p.relevance, Evidence: p.evidence, Comment: p.comment, ActiveAtom: p.activeAtom, Cursor: p.cursor, SavedAt: time.Now()}
+	for a, set := range p.attributions {
+		if len(set) == 0 {
+			continue
+		}
+		if d.Attributions == nil {
+			d.Attributions = map[string][]int{}
+		}
+		var ss []int
+		for s := range set {
+			ss = append(ss, s)
+		}
+		sort.Ints(ss)
+		d.Attributions[strconv.Itoa(a)] = ss
 	}
-	p.message = "The server refused your judgment of this item (" + e.LastError + "). It is filled in again: correct it and submit, or discard it above."
+	for a, v := range p.satisfied {
+		if d.Satisfied == nil {
+			d.Satisfied = map[string]string{}
+		}
+		d.Satisfied[strconv.Itoa(a)] = v
+	}
+	return d
+}
+
+// fromDraft sets the form from a draft of an item with nAtoms atoms.
+func (p *JudgePage) fromDraft(d Draft, nAtoms int) {
+	if d.Relevance >= 0 && d.Relevance < len(relevanceLabels) {
+		p.relevance = d.Relevance
+	}
+	p.evidence, p.comment, p.cursor = d.Evidence, d.Comment, max(0, d.Cursor)
+	if d.ActiveAtom >= 0 && d.ActiveAtom < nAtoms {
+		p.activeAtom = d.ActiveAtom
+	}
+	for k, ss := range d.Attributions {
+		if a, err := strconv.Atoi(k); err == nil && a >= 0 && a < nAtoms {
+			set := map[int]bool{}
+			for _, s := range ss {
+				set[s] = true
+			}
+			p.attributions[a] = set
+		}
+	}
+	for k, v := range d.Satisfied {
+		if a, err := strconv.Atoi(k); err == nil && a >= 0 && a < nAtoms {
+			p.satisfied[a] = v
+		}
+	}
+}
+
+// userDrafts are the signed-in user's drafts, read once per user.
+func (p *JudgePage) userDrafts() *Drafts {
+	if p.drafts == nil || p.drafts.User() != p.me.UserID {
+		p.drafts = LoadDrafts(p.storage, p.me.UserID)
+	}
+	return p.drafts
+}
+
+// saveDraft keeps the form of the item on screen in browser storage, so a
+// reload or a crash loses nothing typed or chosen.
+func (p *JudgePage) saveDraft() {
+	if t, ok := p.current(); ok && p.shownItem == t.ItemID {
+		p.userDrafts().Put(t.ItemID, p.draft())
+	}
 }
 
 // setFieldValue sets a form field's value in the page (client only).
@@ -152,13 +260,16 @@ func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
 		p.showKeys = !p.showKeys
 		return true
 	case "Escape":
-		p.showKeys, p.showHelp = false, false
+		p.showKeys, p.showHelp, p.skipOpen = false, false, false
 		if ev.Get("target").Truthy() {
 			ev.Get("target").Call("blur")
 		}
 		return true
 	case "i":
 		p.toggleHelp(ctx)
+		return true
+	case "Backspace":
+		p.back(ctx)
 		return true
 	}
 	t, ok := p.current()
@@ -170,9 +281,12 @@ func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
 	if t.Document != nil {
 		nSent = len(t.Document.Sentences)
 	}
+	if g, ok := gradeOf(key); ok {
+		p.relevance = g
+		p.saveDraft()
+		return true
+	}
 	switch {
-	case len(key) == 1 && key >= "1" && key <= "4":
-		p.relevance = int(key[0] - '1')
 	case key == "e" || key == "p" || key == "n":
 		for _, o := range evidenceOptions {
 			if o.key == key {
@@ -201,11 +315,16 @@ func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
 				p.satisfied[p.activeAtom] = o.value
 			}
 		}
+	case key == "S":
+		p.openSkip(ctx)
+		return true
 	case key == "Enter":
 		p.submit(ctx)
+		return true
 	default:
 		return false
 	}
+	p.saveDraft()
 	return true
 }
 
@@ -255,6 +374,7 @@ func (p *JudgePage) clickSentence(ctx app.Context, e app.Event) {
 	}
 	p.cursor = i
 	p.toggleSentence(p.activeAtom, i, len(t.Document.Sentences))
+	p.saveDraft()
 }
 
 func (p *JudgePage) toggleSentence(atom, sentence, nSent int) {
@@ -299,7 +419,7 @@ func (p *JudgePage) submit(ctx app.Context) {
 	p.resetFor(t)
 	switch {
 	case p.relevance < 0:
-		p.message = "Choose a relevance grade first (keys 1–4)."
+		p.message = "Choose a relevance grade first (keys 0–3)."
 		return
 	case p.evidence == "":
 		p.message = "Choose the evidence first (e complete, p partial, n none)."
@@ -308,36 +428,109 @@ func (p *JudgePage) submit(ctx app.Context) {
 		p.message = tooLong("comment", len(strings.TrimSpace(p.comment)), api.MaxComment)
 		return
 	}
-	if err := p.taskFeed.submit(ctx, p.request(t)); err != nil {
+	p.send(ctx, t, p.request(t))
+}
+
+// send queues a judgment of t (or its skip) and moves on; the draft of t is
+// done with.
+func (p *JudgePage) send(ctx app.Context, t api.Task, req api.JudgmentRequest) {
+	if err := p.taskFeed.submit(ctx, req); err != nil {
 		p.message = "Could not keep the judgment in this browser: " + err.Error()
 		return
 	}
-	p.message = ""
+	drafts, id := p.userDrafts(), t.ItemID
+	ctx.Defer(func(app.Context) { drafts.Delete(id) })
+	delete(p.prefill, t.ItemID)
+	p.message, p.skipOpen = "", false
 	if next, ok := p.current(); ok {
 		p.resetFor(next)
 	}
 }
 
-func (p *JudgePage) skip(ctx app.Context, e app.Event) {
+// openSkip opens the skip dialog with the reason field focused.
+func (p *JudgePage) openSkip(ctx app.Context) {
+	if _, ok := p.current(); !ok {
+		return
+	}
+	p.skipOpen = true
+	ctx.Defer(func(app.Context) {
+		if el := app.Window().GetElementByID("skip-reason"); el.Truthy() {
+			el.Call("focus")
+		}
+	})
+}
+
+// confirmSkip skips the item on screen with the reason given.
+func (p *JudgePage) confirmSkip(ctx app.Context) {
 	t, ok := p.current()
 	if !ok {
 		return
 	}
-	reason := strings.TrimSpace(p.comment)
-	if reason == "" {
-		reason = "skipped without a reason"
-	}
-	if len(reason) > api.MaxSkipReason {
-		p.message = tooLong("skip reason (the comment)", len(reason), api.MaxSkipReason)
+	reason := strings.TrimSpace(p.skipReason)
+	switch {
+	case reason == "":
+		p.message = "Give a reason to skip (type one or pick one)."
+		return
+	case len(reason) > api.MaxSkipReason:
+		p.message = tooLong("skip reason", len(reason), api.MaxSkipReason)
 		return
 	}
-	if err := p.taskFeed.submit(ctx, api.JudgmentRequest{ItemID: t.ItemID, Kind: api.KindRelevance, SkipReason: reason}); err != nil {
-		p.message = err.Error()
+	p.send(ctx, t, api.JudgmentRequest{ItemID: t.ItemID, Kind: api.KindRelevance, SkipReason: reason})
+	// The reason was typed in its field (Enter): leave it, so the next keys
+	// are shortcuts again.
+	if el := app.Window().Get("document").Get("activeElement"); el.Truthy() {
+		el.Call("blur")
+	}
+}
+
+// back goes to the item judged before the one on screen: the most recent
+// in the history, or, while correcting one, the one before it.
+func (p *JudgePage) back(ctx app.Context) {
+	idx := 0
+	if p.revisiting != 0 {
+		for i, h := range p.history {
+			if h.Req.ItemID == p.revisiting {
+				idx = i + 1
+			}
+		}
+	}
+	if idx >= len(p.history) {
+		p.message = "There is no earlier item in your history to go back to."
 		return
 	}
-	if next, ok := p.current(); ok {
-		p.resetFor(next)
+	p.open(ctx, p.history[idx])
+}
+
+// openHistory brings back the item of a history entry.
+func (p *JudgePage) openHistory(ctx app.Context, itemID int64) {
+	for _, h := range p.history {
+		if h.Req.ItemID == itemID {
+			p.open(ctx, h)
+			return
+		}
 	}
+}
+
+// open fetches an item judged before (the server lets a rater open and
+// judge again any item assigned to them, whatever became of the lease) and
+// puts it on screen with what was sent for it.
+func (p *JudgePage) open(ctx app.Context, h HistoryEntry) {
+	if p.client == nil {
+		return
+	}
+	id, cl := h.Req.ItemID, p.client
+	p.prefill[id] = h.Req
+	ctx.Async(func() {
+		t, err := cl.Item(context.Background(), id)
+		ctx.Dispatch(func(ctx app.Context) {
+			if err != nil {
+				p.message = fmt.Sprintf("Item %d could not be opened again: %v", id, err)
+				return
+			}
+			p.shownItem = 0
+			p.revisit(ctx, t)
+		})
+	})
 }
 
 // tooLong says a text field is over the server's limit, before queuing.
@@ -364,8 +557,11 @@ func (p *JudgePage) Render() app.UI {
 	return p.root(app.Div().ID("judge").Class("page", "judge")).Body(
 		p.header("Relevance"),
 		app.Main().Body(p.body(p.renderTask)),
+		app.If(p.state != stateReady && len(p.history) > 0, func() app.UI {
+			return NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting)
+		}),
 		NewKeymapDialog().Open(p.showKeys).Keys(judgeKeys),
-		NewInstructionsPanel().Open(p.showHelp).Instructions(p.instructions),
+		NewInstructionsPanel().Open(p.showHelp).Kind(api.KindRelevance).Instructions(p.instructions),
 	)
 }
 
@@ -373,11 +569,18 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 	contra := p.contradiction(t)
 	return app.Div().Class("task").Body(
 		app.Section().Class("query-panel").Aria("label", "Query").Body(
+			app.P().ID("item-id").Class("item-id").Body(
+				app.Textf("Item %d", t.ItemID),
+				app.If(p.revisiting == t.ItemID, func() app.UI {
+					return app.Strong().Class("revisit").Text(" · judged before: submitting replaces your earlier judgment")
+				}),
+			),
 			app.H2().Text("Query"),
 			app.P().ID("query").Class("query").Body(queryText(t.Query)...),
 			app.Ol().Class("atoms").Aria("label", "Constraints").Body(
 				app.Range(t.Query.Atoms).Slice(func(i int) app.UI { return p.renderAtom(t, i) }),
 			),
+			NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting),
 		),
 		app.Section().Class("doc-panel").Aria("label", "Document").Body(
 			app.If(t.Document != nil, func() app.UI { return p.renderDocument(t) }).
@@ -385,38 +588,69 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 		),
 		app.Section().Class("labels-panel").Aria("label", "Your judgment").Body(
 			app.FieldSet().Class("relevance").Body(
-				app.Legend().Text("Relevance (1–4)"),
+				app.Legend().Text("Relevance (0–3)"),
 				app.Range(relevanceLabels).Slice(func(i int) app.UI {
-					return choice("relevance", strconv.Itoa(i+1), relevanceLabels[i], p.relevance == i, func(ctx app.Context, e app.Event) { p.relevance = i })
+					return choice("relevance", string(gradeKeys[i]), relevanceLabels[i], p.relevance == i, func(ctx app.Context, e app.Event) { p.relevance = i; p.saveDraft() })
 				}),
 			),
 			app.FieldSet().Class("evidence").Body(
 				app.Legend().Text("Evidence (e / p / n)"),
 				app.Range(evidenceOptions).Slice(func(i int) app.UI {
 					o := evidenceOptions[i]
-					return choice("evidence", o.key, o.label, p.evidence == o.value, func(ctx app.Context, e app.Event) { p.evidence = o.value })
+					return choice("evidence", o.key, o.label, p.evidence == o.value, func(ctx app.Context, e app.Event) { p.evidence = o.value; p.saveDraft() })
 				}),
 			),
 			app.If(contra, func() app.UI {
 				return app.P().ID("contradiction").Class("warning").Role("alert").
 					Text("Your relevance grade contradicts your constraint labels under the query's logic. Check both before submitting.")
 			}),
-			app.Label().For("comment").Text("Comment (optional; also the skip reason)"),
+			app.Label().For("comment").Text("Comment (optional)"),
 			app.Textarea().ID("comment").Rows(2).MaxLength(api.MaxComment).Aria("describedby", "comment-count").Text(p.comment).
 				OnInput(func(ctx app.Context, e app.Event) {
 					p.comment = ctx.JSSrc().Get("value").String()
+					p.saveDraft()
 				}),
 			NewTextCounter().ID("comment-count").Bytes(len(p.comment)).Limit(api.MaxComment),
 			app.If(p.message != "", func() app.UI { return app.P().ID("form-message").Class("error").Role("alert").Text(p.message) }),
+			app.If(p.skipOpen, p.renderSkip),
 			app.Div().Class("actions").Body(
 				app.Button().Type("button").ID("submit").Class("primary").Text("Submit and next (Enter)").
 					OnClick(func(ctx app.Context, e app.Event) { p.submit(ctx) }),
-				app.Button().Type("button").ID("skip").Text("Skip item").OnClick(p.skip),
+				app.Button().Type("button").ID("skip").Text("Skip item (Shift+S)").
+					OnClick(func(ctx app.Context, e app.Event) { p.openSkip(ctx) }),
 				app.Button().Type("button").ID("show-keys").Class("link").Text("Keyboard shortcuts (?)").
 					OnClick(func(ctx app.Context, e app.Event) { p.showKeys = !p.showKeys }),
 				app.Button().Type("button").ID("show-help").Class("link").Text("Instructions (i)").
 					OnClick(func(ctx app.Context, e app.Event) { p.toggleHelp(ctx) }),
 			),
+		),
+	)
+}
+
+// renderSkip is the skip dialog: a reason (typed, or one of skipReasons),
+// Enter skips, Esc cancels.
+func (p *JudgePage) renderSkip() app.UI {
+	return app.Form().ID("skip-dialog").Class("skip-dialog").Aria("label", "Skip this item").
+		OnSubmit(func(ctx app.Context, e app.Event) { e.PreventDefault(); p.confirmSkip(ctx) }).Body(
+		app.Label().For("skip-reason").Text("Why skip this item? (Enter skips, Esc cancels; you can go back to it with Backspace)"),
+		app.Input().ID("skip-reason").Type("text").MaxLength(api.MaxSkipReason).Value(p.skipReason).
+			OnInput(func(ctx app.Context, e app.Event) { p.skipReason = ctx.JSSrc().Get("value").String() }),
+		app.Div().Class("skip-reasons").Body(
+			app.Range(skipReasons).Slice(func(i int) app.UI {
+				return app.Button().Type("button").Class("chip").DataSet("reason", i).Text(skipReasons[i]).
+					OnClick(func(ctx app.Context, e app.Event) {
+						// Read at event time: go-app keeps a row's first closure.
+						if k, err := strconv.Atoi(eventData(ctx, "reason")); err == nil && k >= 0 && k < len(skipReasons) {
+							p.skipReason = skipReasons[k]
+							setFieldValue("skip-reason", p.skipReason)
+						}
+					})
+			}),
+		),
+		app.Div().Class("actions").Body(
+			app.Button().Type("submit").ID("skip-confirm").Class("primary").Disabled(strings.TrimSpace(p.skipReason) == "").Text("Skip"),
+			app.Button().Type("button").ID("skip-cancel").Text("Cancel (Esc)").
+				OnClick(func(ctx app.Context, e app.Event) { p.skipOpen = false }),
 		),
 	)
 }
@@ -434,25 +668,32 @@ func (p *JudgePage) renderAtom(t api.Task, i int) app.UI {
 	if a.Negated {
 		cls = append(cls, "negated")
 	}
-	hint := "supporting sentences"
+	hint, question := "supporting sentences", "Does the constraint hold for the document?"
 	if a.Negated {
-		hint = "counter-evidence sentences"
+		hint, question = "sentences showing the excluded property", "Is the excluded property present in the document?"
 	}
 	return app.Li().Class(cls...).DataSet("atom", i).Aria("current", i == p.activeAtom).Body(
 		app.Button().Type("button").Class("atom-pick").Aria("pressed", i == p.activeAtom).
 			Aria("label", fmt.Sprintf("Constraint %d: %s%s", i+1, notPrefix(a.Negated), a.Text)).
-			OnClick(func(ctx app.Context, e app.Event) { p.activeAtom = i }).Body(
+			OnClick(func(ctx app.Context, e app.Event) { p.activeAtom = i; p.saveDraft() }).Body(
 			app.Kbd().Text(key),
 			app.If(a.Negated, func() app.UI { return app.Span().Class("not-badge").Text("NOT") }),
 			app.Span().Class("atom-text").Text(a.Text),
 		),
 		app.Span().Class("atom-count").Textf("%d %s", len(p.attributions[i]), hint),
-		app.Span().Class("satisfied").Role("group").Aria("label", "Does the constraint hold for the document?").Body(
+		app.If(a.Negated, func() app.UI {
+			return app.Span().Class("not-explained").Text("Relevant documents must NOT have this property.")
+		}),
+		app.Span().Class("satisfied").Role("group").Aria("label", question).Body(
 			app.Range(satisfiedOptions).Slice(func(k int) app.UI {
 				o := satisfiedOptions[k]
+				label := o.label
+				if a.Negated {
+					label = negatedSatisfiedLabels[o.value]
+				}
 				return app.Button().Type("button").Class("chip").Aria("pressed", p.satisfied[i] == o.value).
-					DataSet("satisfied", o.value).Text(o.key + " " + o.label).
-					OnClick(func(ctx app.Context, e app.Event) { p.activeAtom = i; p.satisfied[i] = o.value })
+					DataSet("satisfied", o.value).Text(o.key + " " + label).
+					OnClick(func(ctx app.Context, e app.Event) { p.activeAtom = i; p.satisfied[i] = o.value; p.saveDraft() })
 			}),
 		),
 	)

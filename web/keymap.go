@@ -1,6 +1,8 @@
 package web
 
 import (
+	"strings"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
@@ -40,4 +42,46 @@ func (d *KeymapDialog) Render() app.UI {
 		)),
 		app.P().Class("hint").Text("Press ? or Esc to close."),
 	)
+}
+
+// gradeKeys are the relevance grades' keys in every view (judging,
+// adjudication, the ? lists): key n gives grade n, the number stored and
+// exported (0 definitely not relevant … 3 definitely relevant).
+const gradeKeys = "0123"
+
+// gradeKeyHelp is the grades' line in every keymap.
+var gradeKeyHelp = KeyHelp{"0 1 2 3", "relevance: 0 definitely not … 3 definitely relevant"}
+
+// gradeOf returns the grade a key gives.
+func gradeOf(key string) (int, bool) {
+	if len(key) != 1 {
+		return 0, false
+	}
+	i := strings.IndexByte(gradeKeys, key[0])
+	return i, i >= 0
+}
+
+// judgeKeys is the relevance judging page's keymap.
+var judgeKeys = []KeyHelp{
+	gradeKeyHelp,
+	{"e p n", "evidence: complete / partial / none"},
+	{"a s d f g h", "choose the active constraint (atom)"},
+	{"j k", "next / previous sentence"},
+	{"space", "mark or unmark the sentence for the active constraint (for a NOT constraint: a sentence showing the excluded property is present)"},
+	{"y x u", "active constraint holds / does not hold / unsure (for a NOT constraint: the excluded property is present / absent / unsure)"},
+	{"Enter", "submit and go to the next item"},
+	{"Shift+S", "skip the item, with a reason"},
+	{"Backspace", "go back to the item judged before (again: further back); submitting corrects it"},
+	{"i", "show or hide the instructions"},
+	{"?", "show or hide this list"},
+	{"Esc", "close dialogs, leave a text field"},
+}
+
+// adjudicationKeys is the adjudication page's keymap.
+var adjudicationKeys = []KeyHelp{
+	gradeKeyHelp,
+	{"j k", "next / previous item in the queue"},
+	{"Enter", "decide"},
+	{"?", "show or hide this list"},
+	{"Esc", "close this list, leave the note field"},
 }

@@ -67,7 +67,13 @@ func (p *ParaphrasePage) listenEnter(ctx app.Context) {
 	})
 }
 
-func (p *ParaphrasePage) syncForm() {
+func (p *ParaphrasePage) syncForm(ctx app.Context) {
+	if p.firstVisit() {
+		// The instructions open by themselves on the user's first visit
+		// of this task type (then with i).
+		p.showHelp = true
+		loadInstructions(ctx, p.client, p.project, api.KindParaphrase, &p.instructions, true)
+	}
 	if t, ok := p.current(); ok && t.ItemID != p.shownItem {
 		p.shownItem = t.ItemID
 		p.text, p.nonsensical, p.message = "", false, ""

@@ -51,7 +51,13 @@ func (p *ValidationPage) OnMount(ctx app.Context) { p.mount(ctx, p.onKey) }
 // OnDismount stops the client side.
 func (p *ValidationPage) OnDismount() { p.dismount() }
 
-func (p *ValidationPage) syncForm() {
+func (p *ValidationPage) syncForm(ctx app.Context) {
+	if p.firstVisit() {
+		// The instructions open by themselves on the user's first visit
+		// of this task type (then with i).
+		p.showHelp = true
+		loadInstructions(ctx, p.client, p.project, api.KindValidation, &p.instructions, true)
+	}
 	if t, ok := p.current(); ok && t.ItemID != p.shownItem {
 		p.shownItem = t.ItemID
 		p.answer, p.message = api.ValidationAnswer{}, ""

@@ -9,14 +9,16 @@ import (
 	"boolpool/server/store"
 )
 
-// availableTTL is how long a rater's count of still-available items is
-// reused. The number only feeds the progress bar, so it may lag a little;
-// it is refreshed at once when the rater's queue runs dry.
-const availableTTL = 20 * time.Second
+// totalIdle is how long a rater's progress total is kept between two of
+// their requests. The total is counted when they start (or come back after
+// this long) and then held: it changes only when their queue runs dry or
+// their own items outgrow it, never from item to item (issue 17: it moved
+// 2284 → 2287 → 2300 while one rater judged).
+const totalIdle = 30 * time.Minute
 
-// openTTL is how long a project's count of open items is shared between
-// its raters. Counting looks at every open item (tens of ms on a large
-// pool); two hundred raters arriving at once must not each count.
+// openTTL is the oldest shared count of a project's open items a total is
+// counted from. Counting looks at every open item (tens of ms on a large
+// pool); two hundred raters arriving at once share one count.
 const openTTL = 3 * time.Second
 
 type openKey struct {
@@ -30,10 +32,11 @@ type openEntry struct {
 	at time.Time
 }
 
-// openCache shares recent OpenItems counts between raters. Only the first
-// count of a project blocks (once for all callers arriving together); after
-// that an old count is served while one refresh runs in the background, so
-// no rater waits for a count.
+// openCache shares recent OpenItems counts between raters: a count at most
+// the TTL old is reused, and callers arriving while one is made wait for
+// it (one count for all of them). It never serves an older count: a total
+// counted from an old count of open items and a fresh count of the rater's
+// own would be off by every item filled in between.
 type openCache struct {
 	mu   sync.Mutex
 	ttl  time.Duration
@@ -46,21 +49,24 @@ func newOpenCache(ttl time.Duration) *openCache {
 	return &openCache{ttl: ttl, m: map[openKey]openEntry{}, busy: map[openKey]chan struct{}{}, errs: map[openKey]error{}}
 }
 
-// get returns the latest count, starting a refresh when it is older than
-// the TTL; count runs without the caller's cancellation.
+// get returns a count at most the TTL old, counting (once for all callers
+// arriving together) when there is none; count runs without the caller's
+// cancellation.
 func (c *openCache) get(ctx context.Context, k openKey, count func(context.Context) (int, error)) (int, error) {
 	c.mu.Lock()
 	e, have := c.m[k]
+	if have && time.Since(e.at) <= c.ttl {
+		c.mu.Unlock()
+		return e.n, nil
+	}
 	wait, counting := c.busy[k]
-	if (!have || time.Since(e.at) > c.ttl) && !counting {
+	if !counting {
 		wait = make(chan struct{})
 		c.busy[k] = wait
+		delete(c.errs, k)
 		go c.refresh(context.WithoutCancel(ctx), k, wait, count)
 	}
 	c.mu.Unlock()
-	if have {
-		return e.n, nil
-	}
 	select {
 	case <-wait:
 	case <-ctx.Done():
@@ -68,10 +74,10 @@ func (c *openCache) get(ctx context.Context, k openKey, count func(context.Conte
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, have = c.m[k]; !have {
-		return 0, fmt.Errorf("judging: count open items of project %d: %w", k.project, c.errs[k])
+	if err := c.errs[k]; err != nil {
+		return 0, fmt.Errorf("judging: count open items of project %d: %w", k.project, err)
 	}
-	return e.n, nil
+	return c.m[k].n, nil
 }
 
 func (c *openCache) refresh(ctx context.Context, k openKey, done chan struct{}, count func(context.Context) (int, error)) {
@@ -95,27 +101,27 @@ type availKey struct {
 }
 
 type availEntry struct {
-	n    int // available items when counted
-	mine int // the rater's done + skipped + leased items then
-	at   time.Time
+	total int       // the rater's done + skipped + leased + available items when counted
+	used  time.Time // their last request
 }
 
-// availableCache keeps recent AvailableItems counts per rater.
+// availableCache holds each rater's progress total while they work.
 type availableCache struct {
-	mu  sync.Mutex
-	ttl time.Duration
-	m   map[availKey]availEntry
+	mu   sync.Mutex
+	idle time.Duration
+	m    map[availKey]availEntry
 }
 
-func newAvailableCache(ttl time.Duration) *availableCache {
-	return &availableCache{ttl: ttl, m: map[availKey]availEntry{}}
+func newAvailableCache(idle time.Duration) *availableCache {
+	return &availableCache{idle: idle, m: map[availKey]availEntry{}}
 }
 
+// get returns the rater's total unless they were away longer than idle.
 func (c *availableCache) get(k availKey, now time.Time) (availEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[k]
-	if !ok || now.Sub(e.at) > c.ttl {
+	if !ok || now.Sub(e.used) > c.idle {
 		return availEntry{}, false
 	}
 	return e, true
@@ -126,7 +132,7 @@ func (c *availableCache) put(k availKey, e availEntry) {
 	defer c.mu.Unlock()
 	if len(c.m) > 100_000 {
 		for kk, old := range c.m {
-			if e.at.Sub(old.at) > c.ttl {
+			if e.used.Sub(old.used) > c.idle {
 				delete(c.m, kk)
 			}
 		}
@@ -134,24 +140,24 @@ func (c *availableCache) put(k availKey, e availEntry) {
 	c.m[k] = e
 }
 
-// available returns the rater's count of items still available, cached for
-// availableTTL. Items the rater took since the count moved from available
-// to their own (mine), so the cached count is reduced by that much and the
-// progress total stays steady. fresh forces a new count.
-func (s *Service) available(ctx context.Context, lp store.LeaseParams, mine int, fresh bool) (int, error) {
+// available returns how many items the rater can still get, as the rest
+// of a total held while they work: total − mine, where mine is their done,
+// skipped and leased items. The total is counted (mine + open items they
+// may still be given) on their first request, after totalIdle away, when
+// their queue runs dry (dry: the end is exact) and when mine outgrows it
+// (gold items are not among the open items); in between it stays put,
+// whatever other raters do, so the bar's total does not move from item to
+// item.
+func (s *Service) available(ctx context.Context, lp store.LeaseParams, mine int, dry bool) (int, error) {
 	k := availKey{lp.ProjectID, lp.UserID, lp.Kind}
 	now := time.Now()
-	if e, ok := s.avail.get(k, now); ok && !fresh {
-		return max(0, e.n-(mine-e.mine)), nil
+	if e, ok := s.avail.get(k, now); ok && !dry && mine <= e.total {
+		s.avail.put(k, availEntry{total: e.total, used: now})
+		return e.total - mine, nil
 	}
-	count := func(ctx context.Context) (int, error) { return s.st.OpenItems(ctx, lp.ProjectID, lp.Kind, lp.Raters) }
-	var open int
-	var err error
-	if fresh {
-		open, err = count(ctx)
-	} else {
-		open, err = s.open.get(ctx, openKey{lp.ProjectID, lp.Kind, lp.Raters}, count)
-	}
+	open, err := s.open.get(ctx, openKey{lp.ProjectID, lp.Kind, lp.Raters}, func(ctx context.Context) (int, error) {
+		return s.st.OpenItems(ctx, lp.ProjectID, lp.Kind, lp.Raters)
+	})
 	if err != nil {
 		return 0, err
 	}
@@ -160,6 +166,6 @@ func (s *Service) available(ctx context.Context, lp store.LeaseParams, mine int,
 		return 0, err
 	}
 	n := max(0, open-theirs)
-	s.avail.put(k, availEntry{n: n, mine: mine, at: now})
+	s.avail.put(k, availEntry{total: mine + n, used: now})
 	return n, nil
 }

@@ -7,11 +7,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"boolpool/server/store"
 )
 
-// TestOpenCacheCountsOnceAndServesStale: callers arriving together share
-// one count; later an old count is served at once while one refresh runs.
-func TestOpenCacheCountsOnceAndServesStale(t *testing.T) {
+// TestOpenCacheCountsOnceAndNeverServesStale: callers arriving together
+// share one count; a count older than the TTL is not served, callers wait
+// for a new one.
+func TestOpenCacheCountsOnceAndNeverServesStale(t *testing.T) {
 	c := newOpenCache(time.Millisecond)
 	k := openKey{project: 1, kind: "relevance", raters: 3}
 	var calls atomic.Int32
@@ -45,24 +48,59 @@ func TestOpenCacheCountsOnceAndServesStale(t *testing.T) {
 		t.Fatalf("%d counts for 20 simultaneous callers, want 1", calls.Load())
 	}
 	time.Sleep(5 * time.Millisecond) // older than the TTL now
-	slow := make(chan struct{})
-	n, err := c.get(context.Background(), k, func(context.Context) (int, error) { <-slow; return 99, nil })
-	if err != nil || n != 11 {
-		t.Fatalf("stale read: %d, %v; want the old count 11 without waiting", n, err)
+	n, err := c.get(context.Background(), k, func(context.Context) (int, error) { return 99, nil })
+	if err != nil || n != 99 {
+		t.Fatalf("read after the TTL: %d, %v; want the new count 99, not the old 11", n, err)
 	}
-	close(slow)
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		c.mu.Lock()
-		e := c.m[k]
-		c.mu.Unlock()
-		if e.n == 99 {
-			break
+}
+
+// countStore is the part of the store the progress total reads.
+type countStore struct {
+	Store
+	open, theirs int
+}
+
+func (s *countStore) OpenItems(context.Context, int64, string, int) (int, error) { return s.open, nil }
+func (s *countStore) RaterOpenItems(context.Context, store.LeaseParams) (int, error) {
+	return s.theirs, nil
+}
+
+// TestProgressTotalHeldWhileRaterWorks: the total (mine + available) stays
+// put from item to item, whatever other raters do, and is counted again
+// when the rater's queue runs dry or their own items outgrow it (issue 17:
+// 2284 → 2287 → 2300).
+func TestProgressTotalHeldWhileRaterWorks(t *testing.T) {
+	st := &countStore{open: 100, theirs: 0}
+	s := &Service{st: st, avail: newAvailableCache(totalIdle), open: newOpenCache(0)}
+	lp := store.LeaseParams{ProjectID: 1, UserID: 7, Kind: "relevance", Raters: 3}
+	total := func(mine int, dry bool) int {
+		t.Helper()
+		n, err := s.available(context.Background(), lp, mine, dry)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the background refresh never stored its count")
+		return mine + n
+	}
+	if got := total(3, false); got != 103 {
+		t.Fatalf("first total %d, want 103", got)
+	}
+	// Others fill items the rater judged (open drops, theirs drops), the
+	// rater goes on.
+	for mine := 4; mine < 20; mine++ {
+		st.open, st.theirs = 100-mine, mine/2
+		if got := total(mine, false); got != 103 {
+			t.Fatalf("total after %d items: %d, want it held at 103", mine, got)
 		}
-		time.Sleep(time.Millisecond)
+	}
+	// Gold items take the rater past the total: counted again.
+	st.open, st.theirs = 10, 0
+	if got := total(104, false); got != 114 {
+		t.Fatalf("total once outgrown: %d, want 104 + 10", got)
+	}
+	// The queue runs dry: exact.
+	st.open = 0
+	if got := total(110, true); got != 110 {
+		t.Fatalf("total when dry: %d, want 110", got)
 	}
 }
 

@@ -24,10 +24,10 @@ func DefaultInstructions(kind string) api.Instructions {
 		}
 	}
 	return api.Instructions{
-		Text: "Read the query and the document. Judge how relevant the document is (1 definitely not … 4 definitely relevant) and whether the document's text gives complete, partial or no evidence. For each constraint of the query, mark the sentences that support it, and say whether it holds for the document. For a negated constraint (shown with NOT), mark the sentences that show the document has the excluded property: counter-evidence.",
+		Text: "Read the query and the document. Judge how relevant the document is (0 definitely not … 3 definitely relevant) and whether the document's text gives complete, partial or no evidence. For each constraint of the query, mark the sentences that support it, and say whether it holds for the document. A constraint shown with NOT names a property relevant documents must not have, the excluded property: label the property itself (y the excluded property is present in the document, x it is absent) and mark the sentences that show it is present.",
 		Examples: []api.Example{
 			{Query: "Birds of the Venezuelan Andes but not of Colombia", Document: "The rufous-browed tyrannulet is found in the Andes of Venezuela.", Label: "likely relevant · partial evidence", Explanation: "Venezuela is supported; nothing says it is absent from Colombia.", Good: true},
-			{Query: "Birds of the Venezuelan Andes but not of Colombia", Document: "The species ranges from Venezuela into Colombia.", Label: "definitely relevant", Explanation: "Wrong: the sentence is counter-evidence for the negated constraint.", Good: false},
+			{Query: "Birds of the Venezuelan Andes but not of Colombia", Document: "The species ranges from Venezuela into Colombia.", Label: "definitely relevant", Explanation: "Wrong: the sentence shows the excluded property (Colombia) is present, so the NOT constraint fails.", Good: false},
 		},
 	}
 }

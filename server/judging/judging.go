@@ -57,7 +57,7 @@ func New(st Store, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{st: st, log: log, avail: newAvailableCache(availableTTL), open: newOpenCache(openTTL)}
+	return &Service{st: st, log: log, avail: newAvailableCache(totalIdle), open: newOpenCache(openTTL)}
 }
 
 // MaxQueue is the most tasks one queue request leases: the current task, a

@@ -80,6 +80,7 @@ func BenchmarkSubmitToNext(b *testing.B) {
 	}
 	e.login("annotator1")
 	e.do("judge page", chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-state="ready"]`)))
+	e.closeFirstVisitInstructions()
 	// Measured inside the page: from the Enter keydown to the DOM showing
 	// the next item, so the DevTools round trips do not count.
 	const arm = `window.__bpNext = new Promise((resolve) => {
@@ -95,7 +96,7 @@ func BenchmarkSubmitToNext(b *testing.B) {
 	var totalMs float64
 	n := 0
 	for b.Loop() {
-		e.key("3")
+		e.key("2")
 		e.key("p")
 		eval[bool](e, arm)
 		e.key("\r")

@@ -64,6 +64,11 @@ func TestAnnotatorJourney(t *testing.T) {
 	e.shot("01-login")
 	e.login("annotator1")
 	e.do("judge page ready", chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-state="ready"]`)))
+	// The instructions open by themselves on the first visit; i closes them.
+	e.do("instructions", chromedp.WaitVisible(chromedp.CSS(`#instructions .example`)))
+	e.shot("04-instructions")
+	e.key("i")
+	e.waitJS("instructions closed", `!document.querySelector('#instructions[role="dialog"]')`, 5*time.Second)
 	e.shot("02-judge")
 
 	// The keymap and the instructions open by keyboard.
@@ -72,8 +77,7 @@ func TestAnnotatorJourney(t *testing.T) {
 	e.shot("03-keymap")
 	e.key("?")
 	e.key("i")
-	e.do("instructions", chromedp.WaitVisible(chromedp.CSS(`#instructions .example`)))
-	e.shot("04-instructions")
+	e.do("instructions again", chromedp.WaitVisible(chromedp.CSS(`#instructions .example`)))
 	e.key("i")
 
 	// Three items entirely by keyboard. The fixture's first query is
@@ -85,12 +89,12 @@ func TestAnnotatorJourney(t *testing.T) {
 		evidence  string
 	}
 	plans := []plan{
-		// relevance 4, evidence complete, a: sentence 2 holds; s: sentence 3 holds (counter-evidence) → contradiction warning
-		{[]string{"4", "e", "a", "j", " ", "y", "s", "j", " ", "y"}, 3, "complete"},
-		// relevance 3, partial; a: sentence 2 holds, s: does not hold
-		{[]string{"3", "p", "a", "j", " ", "y", "s", "x"}, 2, "partial"},
-		// relevance 1, none; a: unsure; s: sentence 3 marked, holds
-		{[]string{"1", "n", "a", "u", "s", "j", "j", " ", "y"}, 0, "none"},
+		// relevance 3, evidence complete, a: sentence 2 holds; s: sentence 3 holds (counter-evidence) → contradiction warning
+		{[]string{"3", "e", "a", "j", " ", "y", "s", "j", " ", "y"}, 3, "complete"},
+		// relevance 2, partial; a: sentence 2 holds, s: does not hold
+		{[]string{"2", "p", "a", "j", " ", "y", "s", "x"}, 2, "partial"},
+		// relevance 0, none; a: unsure; s: sentence 3 marked, holds
+		{[]string{"0", "n", "a", "u", "s", "j", "j", " ", "y"}, 0, "none"},
 	}
 	var judged []string
 	for i, p := range plans {
@@ -149,7 +153,7 @@ func TestAnnotatorJourney(t *testing.T) {
 	}
 	block(true)
 	offlineItem := e.itemOnScreen("#judge")
-	for _, k := range []string{"2", "p", "a", "j", " ", "x", "\r"} {
+	for _, k := range []string{"1", "p", "a", "j", " ", "x", "\r"} {
 		e.key(k)
 	}
 	e.waitJS("offline badge", `document.querySelector("#sync-status").dataset.state === "offline"`, 20*time.Second)

@@ -44,9 +44,10 @@ func TestUnsentJudgmentsStayWithTheirAuthor(t *testing.T) {
 
 	e.login("annotator2")
 	e.do("judge page", chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-state="ready"]`)))
+	e.closeFirstVisitInstructions()
 	e.blockJudgments(true)
 	item := e.itemOnScreen("#judge")
-	e.key("3")
+	e.key("2")
 	e.key("p")
 	e.do("comment and submit", chromedp.SendKeys(chromedp.CSS(`#comment`), "about this item only"), chromedp.Click(chromedp.CSS(`#submit`)))
 	e.waitJS("queued", `document.querySelector("#judge").dataset.pending === "1"`, 10*time.Second)
@@ -74,6 +75,7 @@ func TestUnsentJudgmentsStayWithTheirAuthor(t *testing.T) {
 	// annotator3 signs in on the same browser, with the network back.
 	e.login("annotator3")
 	e.do("annotator3's judge page", chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-state="ready"]`)))
+	e.closeFirstVisitInstructions()
 	time.Sleep(2500 * time.Millisecond) // two sync-loop ticks
 	if got := eval[string](e, `document.querySelector("#judge").dataset.pending`); got != "0" {
 		t.Errorf("annotator3 sees %s pending, want 0", got)
@@ -136,6 +138,7 @@ func TestRefusedJudgmentIsNamedAndRecoverable(t *testing.T) {
 
 	e.login("annotator1")
 	e.do("refused list", chromedp.WaitVisible(chromedp.CSS(`#refused .refused-item`)))
+	e.closeFirstVisitInstructions()
 	txt := eval[string](e, `document.querySelector("#refused").textContent`)
 	for _, want := range []string{fmt.Sprintf("Item %d", task.ItemID), task.Query.Text, task.Document.Title, "comment: longer than 4000 bytes"} {
 		if !strings.Contains(txt, want) {

@@ -22,6 +22,7 @@ func TestDocumentHTMLIsInert(t *testing.T) {
 	}
 	e.login("annotator1")
 	e.do("judge page ready", chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-state="ready"]`)))
+	e.closeFirstVisitInstructions()
 	e.waitJS("the hostile document is on screen", `document.querySelector("#judge").innerText.includes("Plain words after the markup")`, 20*time.Second)
 	e.shot("16-hostile-document-inert")
 	if !eval[bool](e, `document.querySelector("#judge").innerText.includes('<script>window.__xss = 1</script>')`) {

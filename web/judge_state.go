@@ -1,0 +1,191 @@
+package web
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"boolpool/web/api"
+)
+
+// What the judging pages keep in browser storage for each account besides
+// the outbox: the items judged here (history, to go back and correct), the
+// forms in progress (drafts, so a reload loses nothing typed) and which
+// task types' instructions were shown.
+const (
+	historyKeyPrefix = "boolpool.history.v1."
+	draftKeyPrefix   = "boolpool.drafts.v1."
+	seenKeyPrefix    = "boolpool.instructions-seen.v1."
+	// historyMax is how many recent items the history keeps.
+	historyMax = 30
+	// draftMax is how many items' drafts are kept (the oldest go first).
+	draftMax = 50
+)
+
+// HistoryEntry is one item judged (or skipped) in this browser: what was
+// sent, to list it and to go back to it.
+type HistoryEntry struct {
+	Req  api.JudgmentRequest `json:"req"`
+	Item string              `json:"item,omitempty"` // what was judged, for people (query · document)
+	At   time.Time           `json:"at"`
+}
+
+func historyKey(userID int64, kind string) string {
+	return historyKeyPrefix + strconv.FormatInt(userID, 10) + "." + kind
+}
+
+// LoadHistory returns an account's recent items of a kind, most recent
+// first.
+func LoadHistory(st Storage, userID int64, kind string) []HistoryEntry {
+	var hs []HistoryEntry
+	if st == nil || userID == 0 || st.Get(historyKey(userID, kind), &hs) != nil {
+		return nil
+	}
+	return hs
+}
+
+// PushHistory puts a judgment at the head of a history (an item judged
+// again moves up, with its new labels), keeping historyMax entries.
+func PushHistory(hs []HistoryEntry, e HistoryEntry) []HistoryEntry {
+	out := make([]HistoryEntry, 0, min(len(hs)+1, historyMax))
+	out = append(out, e)
+	for _, h := range hs {
+		if h.Req.ItemID != e.Req.ItemID && len(out) < historyMax {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// SaveHistory stores an account's history of a kind.
+func SaveHistory(st Storage, userID int64, kind string, hs []HistoryEntry) {
+	if st != nil && userID != 0 {
+		_ = st.Set(historyKey(userID, kind), hs)
+	}
+}
+
+// HistoryLabel says in a few words what a judgment was.
+func HistoryLabel(r api.JudgmentRequest) string {
+	switch {
+	case r.SkipReason != "":
+		return "skipped: " + r.SkipReason
+	case r.Relevance != nil:
+		s := relevanceName(*r.Relevance)
+		if r.Evidence != "" {
+			s += " · " + r.Evidence + " evidence"
+		}
+		return s
+	case r.Paraphrase != nil:
+		if r.Paraphrase.Nonsensical {
+			return "nonsensical"
+		}
+		return "“" + r.Paraphrase.Text + "”"
+	case r.Validation != nil:
+		v := r.Validation
+		return fmt.Sprintf("fluent %s · meaning %s · natural %s", v.Fluent, v.Meaning, v.Naturalness)
+	}
+	return "judged"
+}
+
+// Draft is a judging form in progress.
+type Draft struct {
+	Relevance    int               `json:"relevance"` // -1 = not chosen
+	Evidence     string            `json:"evidence,omitempty"`
+	Attributions map[string][]int  `json:"attributions,omitempty"` // atom → sentences
+	Satisfied    map[string]string `json:"satisfied,omitempty"`    // atom → yes | no | unsure
+	Comment      string            `json:"comment,omitempty"`
+	ActiveAtom   int               `json:"active_atom,omitempty"`
+	Cursor       int               `json:"cursor,omitempty"`
+	SavedAt      time.Time         `json:"saved_at"`
+}
+
+// Empty reports whether the draft holds nothing chosen or typed.
+func (d Draft) Empty() bool {
+	return d.Relevance < 0 && d.Evidence == "" && len(d.Attributions) == 0 && len(d.Satisfied) == 0 && strings.TrimSpace(d.Comment) == ""
+}
+
+func draftKey(userID int64) string { return draftKeyPrefix + strconv.FormatInt(userID, 10) }
+
+// Drafts are one account's drafts, kept in memory and written through to
+// browser storage (read once, not at every key press).
+type Drafts struct {
+	st   Storage
+	user int64
+	m    map[string]Draft
+}
+
+// LoadDrafts reads an account's drafts.
+func LoadDrafts(st Storage, userID int64) *Drafts {
+	d := &Drafts{st: st, user: userID, m: map[string]Draft{}}
+	if st != nil && userID != 0 {
+		if st.Get(draftKey(userID), &d.m) != nil || d.m == nil {
+			d.m = map[string]Draft{}
+		}
+	}
+	return d
+}
+
+// User is the account the drafts are of.
+func (d *Drafts) User() int64 { return d.user }
+
+// Get returns the draft of an item.
+func (d *Drafts) Get(itemID int64) (Draft, bool) {
+	dr, ok := d.m[strconv.FormatInt(itemID, 10)]
+	return dr, ok
+}
+
+// Put keeps the draft of an item (an empty one is deleted), dropping the
+// oldest drafts beyond draftMax.
+func (d *Drafts) Put(itemID int64, dr Draft) {
+	if d.st == nil || d.user == 0 {
+		return
+	}
+	k := strconv.FormatInt(itemID, 10)
+	if dr.Empty() {
+		if _, ok := d.m[k]; !ok {
+			return
+		}
+		delete(d.m, k)
+	} else {
+		d.m[k] = dr
+	}
+	if len(d.m) > draftMax {
+		keys := make([]string, 0, len(d.m))
+		for k := range d.m {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return d.m[keys[i]].SavedAt.Before(d.m[keys[j]].SavedAt) })
+		for _, k := range keys[:len(d.m)-draftMax] {
+			delete(d.m, k)
+		}
+	}
+	if len(d.m) == 0 {
+		d.st.Del(draftKey(d.user))
+		return
+	}
+	_ = d.st.Set(draftKey(d.user), d.m)
+}
+
+// Delete forgets the draft of an item (it was submitted).
+func (d *Drafts) Delete(itemID int64) { d.Put(itemID, Draft{Relevance: -1}) }
+
+func seenKey(userID int64, kind string) string {
+	return seenKeyPrefix + strconv.FormatInt(userID, 10) + "." + kind
+}
+
+// FirstVisit reports whether the account has not yet been shown the
+// instructions of a task kind in this browser, and records that they now
+// are.
+func FirstVisit(st Storage, userID int64, kind string) bool {
+	if st == nil || userID == 0 {
+		return false
+	}
+	var seen bool
+	if st.Get(seenKey(userID, kind), &seen) == nil && seen {
+		return false
+	}
+	_ = st.Set(seenKey(userID, kind), true)
+	return true
+}

@@ -1,0 +1,84 @@
+package web
+
+import (
+	"testing"
+	"time"
+
+	"boolpool/web/api"
+)
+
+func TestDraftsSurviveAReloadPerUser(t *testing.T) {
+	st := memStorage{}
+	d := LoadDrafts(st, 7)
+	d.Put(42, Draft{Relevance: 2, Evidence: api.EvidencePartial, Comment: "half", Attributions: map[string][]int{"0": {1}}, SavedAt: time.Now()})
+	d.Put(43, Draft{Relevance: -1}) // empty: not kept
+	again := LoadDrafts(st, 7)
+	got, ok := again.Get(42)
+	if !ok || got.Relevance != 2 || got.Comment != "half" || len(got.Attributions["0"]) != 1 {
+		t.Fatalf("draft after reload: %+v %v", got, ok)
+	}
+	if _, ok := again.Get(43); ok {
+		t.Error("an empty draft was kept")
+	}
+	if _, ok := LoadDrafts(st, 8).Get(42); ok {
+		t.Error("another user sees the draft")
+	}
+	again.Delete(42)
+	if _, ok := LoadDrafts(st, 7).Get(42); ok {
+		t.Error("a deleted draft came back")
+	}
+	for i := range draftMax + 5 {
+		again.Put(int64(100+i), Draft{Relevance: 1, SavedAt: time.Unix(int64(i), 0)})
+	}
+	if n := len(LoadDrafts(st, 7).m); n != draftMax {
+		t.Errorf("%d drafts kept, want at most %d", n, draftMax)
+	}
+	if _, ok := LoadDrafts(st, 7).Get(100); ok {
+		t.Error("the oldest draft was kept over the limit")
+	}
+}
+
+func TestHistoryMostRecentFirstOncePerItem(t *testing.T) {
+	rel := func(r int) *int { return &r }
+	var hs []HistoryEntry
+	for _, id := range []int64{1, 2, 3, 2} {
+		hs = PushHistory(hs, HistoryEntry{Req: api.JudgmentRequest{ItemID: id, Kind: api.KindRelevance, Relevance: rel(int(id)), Evidence: api.EvidenceNone}})
+	}
+	if len(hs) != 3 || hs[0].Req.ItemID != 2 || hs[1].Req.ItemID != 3 || hs[2].Req.ItemID != 1 {
+		t.Fatalf("history %+v", hs)
+	}
+	st := memStorage{}
+	SaveHistory(st, 7, api.KindRelevance, hs)
+	if got := LoadHistory(st, 7, api.KindRelevance); len(got) != 3 || LoadHistory(st, 8, api.KindRelevance) != nil {
+		t.Errorf("stored history: %+v", got)
+	}
+	if got := HistoryLabel(hs[0].Req); got != "2 likely relevant · none evidence" {
+		t.Errorf("label %q", got)
+	}
+	if got := HistoryLabel(api.JudgmentRequest{SkipReason: "German"}); got != "skipped: German" {
+		t.Errorf("skip label %q", got)
+	}
+}
+
+func TestFirstVisitOncePerUserAndKind(t *testing.T) {
+	st := memStorage{}
+	if !FirstVisit(st, 7, api.KindRelevance) || FirstVisit(st, 7, api.KindRelevance) {
+		t.Error("relevance: first visit not exactly once")
+	}
+	if !FirstVisit(st, 7, api.KindParaphrase) || !FirstVisit(st, 8, api.KindRelevance) {
+		t.Error("another kind or user is a first visit of its own")
+	}
+}
+
+func TestGradeKeysAreTheGrades(t *testing.T) {
+	for k, want := range map[string]int{"0": 0, "1": 1, "2": 2, "3": 3} {
+		if g, ok := gradeOf(k); !ok || g != want {
+			t.Errorf("key %s: %d %v", k, g, ok)
+		}
+	}
+	for _, k := range []string{"4", "a", "", "10"} {
+		if _, ok := gradeOf(k); ok {
+			t.Errorf("key %q gives a grade", k)
+		}
+	}
+}

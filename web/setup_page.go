@@ -58,7 +58,14 @@ func NewSetupPage() *SetupPage {
 
 // OnNav reads the project from the URL and titles the page.
 func (p *SetupPage) OnNav(ctx app.Context) {
+	previous := p.project
 	p.project = setupProject(ctx.Page().URL().Path)
+	if app.IsClient && p.mounted && p.project != previous {
+		// go-app keeps this component when navigating between /setup
+		// pages: load the new project's jobs and the fresh project list.
+		p.jobs, p.jobMsg, p.imported, p.importErr = nil, "", nil, ""
+		p.load(ctx)
+	}
 	title := "Project setup · boolpool"
 	if p.project != "" {
 		title = "Setup · " + p.project + " · boolpool"
@@ -171,6 +178,10 @@ func (p *SetupPage) create(ctx app.Context, e app.Event) {
 				return
 			}
 			p.newProject = api.NewProjectRequest{}
+			// The page stays mounted across this navigation (same
+			// component): add the project now, and OnNav reloads the rest.
+			p.projects = append(p.projects, pv)
+			p.me.Projects = append(p.me.Projects, pv.Name)
 			ctx.Navigate("/setup/" + pv.Name)
 		})
 	})

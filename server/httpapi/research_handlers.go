@@ -304,7 +304,7 @@ func (h researchHandlers) exports(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// exportExt is the download file extension of a single-file format.
+// exportExt is the download file extension of a format (beir: a zip).
 func exportExt(format string) (string, bool) {
 	switch format {
 	case "quest", "quest-documents", "quest-judged":
@@ -317,6 +317,8 @@ func exportExt(format string) (string, bool) {
 		return "run", true
 	case "csv":
 		return "csv", true
+	case "beir":
+		return "zip", true
 	default:
 		return "", false
 	}
@@ -332,7 +334,7 @@ func (h researchHandlers) download(c echo.Context) error {
 	format := c.Param("format")
 	ext, ok := exportExt(format)
 	if !ok {
-		return apperr.Invalidf("format", "must be a single-file export format (%v)", export.Formats())
+		return apperr.Invalidf("format", "must be one of %v (beir as a zip)", export.Formats())
 	}
 	if format == "trec-run" && c.QueryParam("run") == "" {
 		return apperr.Invalidf("run", "trec-run needs ?run=NAME")
@@ -344,10 +346,14 @@ func (h researchHandlers) download(c echo.Context) error {
 	ss, _ := auth.CurrentSession(c)
 	id := export.NewExportID()
 	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, "application/octet-stream")
+	contentType := "application/octet-stream"
+	if ext == "zip" {
+		contentType = "application/zip"
+	}
+	w.Header().Set(echo.HeaderContentType, contentType)
 	w.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s-%s.%s"`, p.Name, format, id[:8], ext))
 	w.Header().Set("X-Export-Id", id)
-	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, export.Options{Run: c.QueryParam("run"), Consensus: method}, id, ss.User.ID)
+	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, export.Options{Run: c.QueryParam("run"), Consensus: method, ZipRoot: p.Name + "-" + format}, id, ss.User.ID)
 	if err != nil {
 		if !w.Committed {
 			w.Header().Del(echo.HeaderContentDisposition)

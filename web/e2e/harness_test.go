@@ -176,8 +176,8 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	return &env{t: t, st: st, fx: fx, url: srv.URL, ctx: ctx, shots: screenshotDir(t)}
 }
 
-// screenshotDir is $BOOLPOOL_SCREENSHOTS or testdata/screenshots at the
-// repository root (gitignored).
+// screenshotDir is $BOOLPOOL_SCREENSHOTS or web/e2e/testdata/screenshots
+// (committed: the screenshots a person looks at).
 func screenshotDir(t testing.TB) string {
 	dir := os.Getenv("BOOLPOOL_SCREENSHOTS")
 	if dir == "" {
@@ -185,7 +185,7 @@ func screenshotDir(t testing.TB) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir = filepath.Join(root, "testdata", "screenshots")
+		dir = filepath.Join(root, "web", "e2e", "testdata", "screenshots")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

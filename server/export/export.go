@@ -192,6 +192,10 @@ func field(b []byte, first bool, key string, raw []byte) []byte {
 func questQueries(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
 	err := st.EachQuery(ctx, projectID, func(q store.Query) error {
+		q, qerr := withStoredExpression(q)
+		if qerr != nil {
+			return qerr
+		}
 		b := []byte{'{'}
 		b = field(b, true, "query", jsonValue(q.Text))
 		docs := q.AnswerDocs

@@ -164,6 +164,10 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, method s
 		sentences[id] = judging.DocumentView(d).Sentences
 	}
 	err = st.EachQuery(ctx, projectID, func(q store.Query) error {
+		q, qerr := withStoredExpression(q)
+		if qerr != nil {
+			return qerr
+		}
 		docs := byQuery[q.ID]
 		if len(docs) == 0 {
 			b, err := questLine(q, q.AnswerDocs, q.Metadata)

@@ -37,7 +37,6 @@ func userMessage(err error) string {
 		return "The server refused the change."
 	}
 	msg := strings.Join(keep, ": ")
-	msg = strings.ToUpper(msg[:1]) + msg[1:]
 	if !strings.HasSuffix(msg, ".") {
 		msg += "."
 	}

@@ -90,7 +90,11 @@ const a11yJS = `(() => {
   };
   // SVG text sits on the shape under it, not on its ancestors.
   const svgBackground = (el) => {
-    const r = el.getBoundingClientRect();
+    let r = el.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth) {
+      el.scrollIntoView({block: "center", inline: "center"}); // elementsFromPoint sees the viewport only
+      r = el.getBoundingClientRect();
+    }
     const under = document.elementsFromPoint(r.left + r.width / 2, r.top + r.height / 2);
     for (const n of under) {
       if (n === el || n.tagName === "text") continue;
@@ -169,6 +173,9 @@ func (e *env) checkA11y(t *testing.T, page, shot string) {
 // and if tabbing reaches none of the wanted selectors.
 func (e *env) checkKeyboardFocus(t *testing.T, page string, n int, wanted ...string) {
 	t.Helper()
+	if wanted == nil {
+		wanted = []string{}
+	}
 	eval[bool](e, `(document.activeElement && document.activeElement.blur(), window.__reached = {}, true)`)
 	for i := 0; i < n; i++ {
 		e.key("\t")

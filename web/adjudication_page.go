@@ -95,7 +95,9 @@ func (p *AdjudicationPage) OnDismount() {
 
 func (p *AdjudicationPage) reload(ctx app.Context) {
 	cl, project, limit, offset := p.client, p.project, p.limit, p.offset
-	loadWithMe(ctx, cl, func(c context.Context) (api.AdjudicationQueue, error) { return cl.AdjudicationQueue(c, project, limit, offset) },
+	loadWithMe(ctx, cl, func(c context.Context) (api.AdjudicationQueue, error) {
+		return cl.AdjudicationQueue(c, project, limit, offset)
+	},
 		func(ctx app.Context, me api.Me, q api.AdjudicationQueue, err error) {
 			if err == nil && len(q.Items) == 0 && q.Total > 0 && p.offset > 0 {
 				// The page emptied (decisions): show the last one.

@@ -153,3 +153,27 @@ func TestNewProjectIsYours(t *testing.T) {
 	e.waitJS("counts", `document.querySelector('#setup-counts[data-documents="0"]')`, 10*time.Second)
 	e.shot("i17-d6-new-project")
 }
+
+// TestSetupJobsListSaysWhatIsCut (issue 17, pagination gap): the setup
+// page's job list says when it lists only the 50 most recent jobs and
+// shows them all on request.
+func TestSetupJobsListSaysWhatIsCut(t *testing.T) {
+	e := newEnv(t, 1)
+	if _, err := e.st.Pool().Exec(context.Background(), `INSERT INTO jobs (project_id, kind, params, state, phase, done, total)
+		SELECT $1, 'retrieve', '{"method": "bm25"}', 'done', 'retrieving', 2, 2 FROM generate_series(1, 55)`, e.fx.Project.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.login("researcher")
+	e.do("open setup", chromedp.Navigate(e.url+"/setup/fixture"),
+		chromedp.WaitVisible(chromedp.CSS(`#setup[data-wasm="1"][data-state="ready"] #job-list`)))
+	if got := eval[string](e, `(document.querySelector("#jobs-count") || {}).textContent || ""`); !strings.HasPrefix(got, "The 50 most recent jobs are listed") {
+		t.Errorf("jobs count = %q", got)
+	}
+	if n := eval[int](e, `document.querySelectorAll("#job-list tbody tr").length`); n != 50 {
+		t.Errorf("%d jobs listed, want 50", n)
+	}
+	eval[bool](e, `(document.querySelector("#jobs").scrollIntoView(), true)`)
+	e.shot("i17-gap-jobs-cut")
+	e.do("show all jobs", chromedp.Click(chromedp.CSS(`#jobs-all`)))
+	e.waitJS("all jobs", `(document.querySelector("#jobs-count") || {}).textContent === "All 55 jobs." && document.querySelectorAll("#job-list tbody tr").length === 55`, 10*time.Second)
+}

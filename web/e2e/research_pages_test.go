@@ -197,6 +197,7 @@ func TestAdjudicationAndProgressListsSayWhatIsCut(t *testing.T) {
 		t.Errorf("incomplete summary = %q, want it to say 200 of all are listed", summary)
 	}
 	eval[bool](e, `(document.querySelector("#incomplete-queries").open = true, document.querySelector("#incomplete-queries").scrollIntoView(), true)`)
+	e.shot("i17-d9-incomplete-cut")
 	e.do("show all queries", chromedp.Click(chromedp.CSS(`#incomplete-all`)))
 	e.waitJS("all queries", `document.querySelector("#incomplete-queries").dataset.shown === document.querySelector("#incomplete-queries").dataset.total && !document.querySelector("#incomplete-all")`, 10*time.Second)
 	if got := eval[string](e, `[...document.querySelectorAll("#incomplete-queries li")].pop().textContent`); !strings.HasPrefix(got, "Extra query number 240") {

@@ -32,11 +32,20 @@ type AdjudicationPage struct {
 	mounted   bool
 	client    *Client
 	release   func()
+	offset    int // the queue page shown: items offset+1 … offset+limit
+	limit     int
 }
+
+// queuePage is how many queue entries a page lists; "Show all" lists up
+// to queueAll (the API's bound) at once.
+const (
+	queuePage = 50
+	queueAll  = 200
+)
 
 // NewAdjudicationPage returns the page.
 func NewAdjudicationPage() *AdjudicationPage {
-	return &AdjudicationPage{state: stateLoading, relevance: -1}
+	return &AdjudicationPage{state: stateLoading, relevance: -1, limit: queuePage}
 }
 
 // OnNav reads the project and titles the page.
@@ -88,9 +97,17 @@ func (p *AdjudicationPage) OnDismount() {
 }
 
 func (p *AdjudicationPage) reload(ctx app.Context) {
-	cl, project := p.client, p.project
-	loadWithMe(ctx, cl, func(c context.Context) (api.AdjudicationQueue, error) { return cl.AdjudicationQueue(c, project) },
+	cl, project, limit, offset := p.client, p.project, p.limit, p.offset
+	loadWithMe(ctx, cl, func(c context.Context) (api.AdjudicationQueue, error) {
+		return cl.AdjudicationQueue(c, project, limit, offset)
+	},
 		func(ctx app.Context, me api.Me, q api.AdjudicationQueue, err error) {
+			if err == nil && len(q.Items) == 0 && q.Total > 0 && p.offset > 0 {
+				// The page emptied (decisions): show the last one.
+				p.offset = max(0, (q.Total-1)/p.limit*p.limit)
+				p.reload(ctx)
+				return
+			}
 			p.me, p.queue = me, q
 			state, msg := pageState(ctx, err, len(q.Items) == 0)
 			p.state = state
@@ -101,6 +118,18 @@ func (p *AdjudicationPage) reload(ctx app.Context) {
 				p.choose(q.Items[0].ItemID)
 			}
 		})
+}
+
+// turnPage shows another page of the queue (data-offset, data-limit of
+// the button), selecting its first item.
+func (p *AdjudicationPage) turnPage(ctx app.Context, e app.Event) {
+	off, err1 := strconv.Atoi(eventData(ctx, "offset"))
+	lim, err2 := strconv.Atoi(eventData(ctx, "limit"))
+	if err1 != nil || err2 != nil || lim <= 0 {
+		return
+	}
+	p.offset, p.limit, p.selected = max(0, off), lim, 0
+	p.reload(ctx)
 }
 
 // current is the selected queue item (nil if none).
@@ -245,7 +274,7 @@ func (p *AdjudicationPage) Render() app.UI {
 			app.If(len(p.queue.Items) > 0, func() app.UI {
 				return app.Div().Class("adjudication").Body(
 					app.Nav().Class("queue").Aria("label", "Queue").Body(
-						app.H2().Textf("Queue (%d)", p.queue.Total),
+						app.H2().Text("Queue"), p.renderPager(),
 						app.Ul().Body(app.Range(p.queue.Items).Slice(func(i int) app.UI { return p.renderEntry(p.queue.Items[i]) })),
 						app.P().Class("hint").Text("j / k: next / previous item · 0–3: relevance · Enter: decide · ?: all keys"),
 					),
@@ -257,16 +286,44 @@ func (p *AdjudicationPage) Render() app.UI {
 	)
 }
 
+// renderPager says which part of the queue is listed ("Items 1–50 of
+// 57") and offers the previous, next and all entries.
+func (p *AdjudicationPage) renderPager() app.UI {
+	total, n := p.queue.Total, len(p.queue.Items)
+	from, to := p.offset+1, p.offset+n
+	label := fmt.Sprintf("Items %d–%d of %d", from, to, total)
+	if n == total {
+		label = fmt.Sprintf("All %d items", total)
+	}
+	pageBtn := func(id, text string, offset, limit int) app.UI {
+		return app.Button().Type("button").ID(id).Class("link").DataSet("offset", offset).DataSet("limit", limit).
+			OnClick(p.turnPage).Text(text)
+	}
+	return app.Div().ID("queue-pager").Class("pager").DataSet("shown", n).DataSet("total", total).Body(
+		app.P().ID("queue-count").Role("status").Text(label),
+		app.If(p.offset > 0, func() app.UI {
+			return pageBtn("queue-prev", fmt.Sprintf("Previous %d", p.limit), max(0, p.offset-p.limit), p.limit)
+		}),
+		app.If(to < total, func() app.UI {
+			return pageBtn("queue-next", fmt.Sprintf("Next %d", min(p.limit, total-to)), to, p.limit)
+		}),
+		app.If(n < total && total <= queueAll, func() app.UI {
+			return pageBtn("queue-all", fmt.Sprintf("Show all %d", total), 0, queueAll)
+		}),
+	)
+}
+
 func (p *AdjudicationPage) renderEntry(it api.AdjudicationItem) app.UI {
 	doc := ""
 	if it.Document != nil {
 		doc = it.Document.ExtID
 	}
 	b := app.Button().Type("button").Class("queue-entry").DataSet("item", it.ItemID).DataSet("doc", doc).
-		Aria("pressed", it.ItemID == p.selected).
+		Aria("pressed", it.ItemID == p.selected).Title("query "+it.QueryExtID+", item "+strconv.FormatInt(it.ItemID, 10)).
 		OnClick(p.chooseRow).
 		Body(
-			app.Strong().Textf("%s / %s", it.QueryExtID, doc),
+			app.Strong().Class("entry-query").Text(shorten(it.Query.Text, 90)),
+			app.Span().Class("entry-doc").Text(" · "+doc),
 			app.Span().Textf(" %s · %d votes, %d relevant%s", it.Consensus.Status, it.Consensus.Votes, it.Consensus.RelevantVotes,
 				map[bool]string{true: " · contradiction", false: ""}[it.Consensus.Contradictions > 0]),
 		)
@@ -275,15 +332,16 @@ func (p *AdjudicationPage) renderEntry(it api.AdjudicationItem) app.UI {
 
 func (p *AdjudicationPage) renderItem(it api.AdjudicationItem) app.UI {
 	atoms := it.Query.Atoms
+	marks := sentenceMarks(it.Judgments)
 	return app.Section().ID("adjudication-item").Class("adjudication-item").Aria("label", "Item to decide").Body(
-		app.H2().Text("Query "+it.QueryExtID),
+		app.H2().Body(app.Text("Query "), app.Small().Class("hint").Text(it.QueryExtID)),
 		app.P().Class("query").Body(queryText(it.Query)...),
 		app.If(it.Document != nil, func() app.UI {
 			d := it.Document
 			return app.Div().Class("document").Body(
 				app.H3().Textf("%s — %s", d.ExtID, d.Title),
 				app.Ol().Class("sentences").Body(app.Range(d.Sentences).Slice(func(i int) app.UI {
-					return app.Li().Class("sentence").Value(i + 1).Text(d.Sentences[i])
+					return renderMarkedSentence(i, d.Sentences[i], marks[i], atoms)
 				})),
 			)
 		}),
@@ -373,4 +431,54 @@ func attributionText(as []api.Attribution, atom int) string {
 		return s
 	}
 	return "—"
+}
+
+// sentenceMark is one rater's attribution of a sentence to a constraint.
+type sentenceMark struct {
+	rater   string
+	atom    int
+	counter bool
+}
+
+// sentenceMarks collects, per sentence index, the raters' attributions
+// (the judgments carry per-atom sentence ids).
+func sentenceMarks(js []api.JudgmentView) map[int][]sentenceMark {
+	out := map[int][]sentenceMark{}
+	for _, j := range js {
+		for _, a := range j.Attributions {
+			for _, s := range a.Sentences {
+				out[s] = append(out[s], sentenceMark{rater: j.Rater, atom: a.Atom, counter: a.Counter})
+			}
+		}
+	}
+	return out
+}
+
+// renderMarkedSentence draws a document sentence; one that raters marked
+// is highlighted and says who marked it for which constraint (the
+// constraint's colour and number, "counter" for counter-evidence).
+func renderMarkedSentence(i int, text string, marks []sentenceMark, atoms []api.AtomView) app.UI {
+	li := app.Li().Class("sentence").Value(i + 1)
+	if len(marks) == 0 {
+		return li.Text(text)
+	}
+	return li.Class("marked").DataSet("marks", len(marks)).Body(
+		app.Span().Class("marks").Body(app.Range(marks).Slice(func(k int) app.UI {
+			m := marks[k]
+			name := fmt.Sprintf("constraint %d", m.atom+1)
+			if m.atom >= 0 && m.atom < len(atoms) {
+				name += " (" + atoms[m.atom].Text + ")"
+			}
+			label := m.rater + ": " + name
+			if m.counter {
+				label += ", counter-evidence"
+			}
+			short := fmt.Sprintf("%s %d", m.rater, m.atom+1)
+			if m.counter {
+				short += "✕"
+			}
+			return app.Span().Class("dot", fmt.Sprintf("atom-%d", m.atom%6)).Title(label).Aria("label", label).Text(short)
+		})),
+		app.Text(text),
+	)
 }

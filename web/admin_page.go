@@ -19,7 +19,8 @@ type AdminPage struct {
 	me      api.Me
 	users   []api.UserView
 	state   string
-	message string
+	message string // outcome of an account row's change (below the table)
+	formMsg string // outcome of "Create account" (in the form)
 	mounted bool
 	form    api.NewUserRequest
 	edits   map[int64]*userEdit // per account: the row's unsaved values
@@ -69,6 +70,9 @@ func (p *AdminPage) reload(ctx app.Context) {
 		}
 		msg := p.message
 		p.state, p.message = pageState(ctx, err, len(users) == 0)
+		if StatusOf(err) == 403 {
+			p.message = "This page is for admins only: your role cannot manage accounts or download exports."
+		}
 		if p.message == "" {
 			p.message = msg // keep the outcome of the change that caused the reload
 		}
@@ -81,11 +85,12 @@ func (p *AdminPage) create(ctx app.Context, e app.Event) {
 	ctx.Async(func() {
 		_, err := cl.CreateUser(context.Background(), req)
 		ctx.Dispatch(func(ctx app.Context) {
+			defer revealNotice(ctx, "new-user-message")
 			if err != nil {
-				p.message = "Could not create the account: " + err.Error()
+				p.formMsg = "Could not create the account: " + userMessage(err)
 				return
 			}
-			p.message = "Account " + req.Username + " created."
+			p.formMsg = "Account " + req.Username + " created."
 			p.form = api.NewUserRequest{Role: api.RoleAnnotator}
 			ctx.NewAction(actionAdminReload)
 		})
@@ -109,14 +114,34 @@ func (p *AdminPage) save(ctx app.Context, id int64) {
 	ctx.Async(func() {
 		_, err := cl.UpdateUser(context.Background(), id, api.UserUpdateRequest{Role: &role, Disabled: &disabled, Projects: &projects})
 		ctx.Dispatch(func(ctx app.Context) {
+			defer revealNotice(ctx, "admin-message")
 			if err != nil {
-				p.message = "Could not change " + u.Username + ": " + err.Error()
+				p.message = "Could not change " + u.Username + ": " + userMessage(err)
+				// Back to the stored values: the row must show what is
+				// saved, not the refused choice.
+				p.edits[id] = &userEdit{role: u.Role, disabled: u.Disabled, projects: joinComma(u.Projects)}
+				resetRow(u)
 				return
 			}
 			p.message = "Account " + u.Username + " updated."
 			ctx.NewAction(actionAdminReload)
 		})
 	})
+}
+
+// resetRow puts an account row's controls back to the stored values. The
+// DOM is set directly: after the admin changed a control its rendered
+// attributes did not change, so a re-render alone would not touch it.
+func resetRow(u api.UserView) {
+	if el := app.Window().GetElementByID("role-" + u.Username); el.Truthy() {
+		el.Set("value", u.Role)
+	}
+	if el := app.Window().GetElementByID("disabled-" + u.Username); el.Truthy() {
+		el.Set("checked", u.Disabled)
+	}
+	if el := app.Window().GetElementByID("projects-" + u.Username); el.Truthy() {
+		el.Set("value", joinComma(u.Projects))
+	}
 }
 
 func (p *AdminPage) user(id int64) api.UserView {
@@ -190,19 +215,30 @@ func (p *AdminPage) Render() app.UI {
 			app.Input().ID(id).Type(typ).Value(value).OnInput(func(ctx app.Context, e app.Event) { set(ctx.JSSrc().Get("value").String()) }),
 		)
 	}
+	if (p.state != stateReady && p.state != stateEmpty) || p.me.Role != api.RoleAdmin {
+		// Loading, refused (not an admin) or failed: no forms to offer.
+		msg := p.message
+		if p.state == stateLoading {
+			msg = "Loading…"
+		} else if p.state != stateError || msg == "" {
+			msg = "This page is for admins only."
+		}
+		return root.Body(
+			NewNavBar().Me(p.me).Active("admin"),
+			app.Main().Body(app.H1().Text("Accounts"), app.P().ID("admin-message").Class("notice").Role("status").Text(msg)),
+		)
+	}
 	return root.Body(
 		NewNavBar().Me(p.me).Active("admin"),
 		app.Main().Body(
 			app.H1().Text("Accounts"),
-			app.If(p.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(p.message) }),
-			app.If(p.state == stateReady, func() app.UI {
-				return app.Table().ID("users").Body(
-					app.Caption().Text("Change a role, disable an account or edit its projects (comma-separated), then Save. The last enabled admin cannot be demoted or disabled."),
-					app.THead().Body(app.Tr().Body(app.Th().Text("User"), app.Th().Text("Role"), app.Th().Text("Disabled"),
-						app.Th().Text("Projects"), app.Th().Text(""))),
-					app.TBody().Body(app.Range(p.users).Slice(func(i int) app.UI { return p.renderUser(p.users[i]) })),
-				)
-			}),
+			app.Table().ID("users").Body(
+				app.Caption().Text("Change a role, disable an account or edit its projects (comma-separated), then Save. The last enabled admin cannot be demoted or disabled."),
+				app.THead().Body(app.Tr().Body(app.Th().Text("User"), app.Th().Text("Role"), app.Th().Text("Disabled"),
+					app.Th().Text("Projects"), app.Th().Text("Save"))),
+				app.TBody().Body(app.Range(p.users).Slice(func(i int) app.UI { return p.renderUser(p.users[i]) })),
+			),
+			liveNotice("admin-message", p.message),
 			app.Form().ID("new-user").OnSubmit(p.create).Body(
 				app.H2().Text("New account"),
 				input("new-username", "Username", "text", p.form.Username, func(v string) { p.form.Username = v }),
@@ -217,6 +253,7 @@ func (p *AdminPage) Render() app.UI {
 					),
 				),
 				app.Button().Type("submit").Class("primary").Text("Create account"),
+				liveNotice("new-user-message", p.formMsg),
 			),
 			NewExportPanel().Projects(p.projects()),
 		),

@@ -16,11 +16,19 @@ func (c *Client) Dashboard(ctx context.Context, project string) (api.LiveSnapsho
 	return s, err
 }
 
-// AdjudicationQueue fetches the items awaiting a researcher's decision.
-func (c *Client) AdjudicationQueue(ctx context.Context, project string) (api.AdjudicationQueue, error) {
+// AdjudicationQueue fetches one page of the items awaiting a
+// researcher's decision (limit at most 200).
+func (c *Client) AdjudicationQueue(ctx context.Context, project string, limit, offset int) (api.AdjudicationQueue, error) {
 	var q api.AdjudicationQueue
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/adjudication?limit=50", nil, &q)
+	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/projects/%s/adjudication?limit=%d&offset=%d", url.PathEscape(project), limit, offset), nil, &q)
 	return q, err
+}
+
+// IncompleteQueries fetches every query with unjudged items, with texts.
+func (c *Client) IncompleteQueries(ctx context.Context, project string) ([]api.QueryProgress, error) {
+	var out []api.QueryProgress
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/progress/queries", nil, &out)
+	return out, err
 }
 
 // Adjudicate records a researcher's decision on an item. Like Submit, it

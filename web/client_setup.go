@@ -37,9 +37,9 @@ func (c *Client) SetupOptions(ctx context.Context) (api.SetupOptions, error) {
 }
 
 // Jobs lists a project's recent jobs.
-func (c *Client) Jobs(ctx context.Context, project string) ([]api.JobView, error) {
+func (c *Client) Jobs(ctx context.Context, project string, limit int) ([]api.JobView, error) {
 	var out []api.JobView
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/jobs", nil, &out)
+	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/projects/%s/jobs?limit=%d", url.PathEscape(project), limit), nil, &out)
 	return out, err
 }
 

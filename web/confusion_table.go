@@ -51,11 +51,9 @@ func (t *ConfusionTable) Render() app.UI {
 						if max > 0 {
 							shade = float64(row[j]) / float64(max)
 						}
-						td := app.Td().Style("background", fmt.Sprintf("rgba(38,65,94,%.2f)", 0.05+0.8*shade)).Text(row[j])
-						if shade > 0.5 {
-							td = td.Style("color", "#fff")
-						}
-						return td
+						// Text colour by the cell's luminance: never dark on dark.
+						bg := heatColor(shade)
+						return app.Td().Style("background", bg.hex()).Style("color", bg.textColor()).Text(row[j])
 					}),
 				)
 			})),

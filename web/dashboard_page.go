@@ -27,6 +27,10 @@ type DashboardPage struct {
 	feed    *liveFeed
 	client  *Client
 	qform   qualityForm
+	// allQueries is every incomplete query with its text once the
+	// researcher asked for them all (the snapshot lists the first 200).
+	allQueries []api.QueryProgress
+	page       app.Context
 }
 
 // NewDashboardPage returns the page.
@@ -45,6 +49,7 @@ func (p *DashboardPage) OnMount(ctx app.Context) {
 		return
 	}
 	p.mounted = true
+	p.page = ctx
 	p.project = pageProject(ctx)
 	cl := NewClient()
 	p.client = cl
@@ -170,15 +175,7 @@ func (p *DashboardPage) renderProgress() app.UI {
 				})),
 			)
 		}),
-		app.If(len(pr.Queries) > 0, func() app.UI {
-			return app.Details().Body(
-				app.Summary().Textf("%d incomplete queries", len(pr.Queries)),
-				app.Ul().Body(app.Range(pr.Queries).Slice(func(i int) app.UI {
-					q := pr.Queries[i]
-					return app.Li().Textf("%s: %d of %d judged", q.ExtID, q.Judged, q.Items)
-				})),
-			)
-		}),
+		app.If(len(pr.Queries) > 0, func() app.UI { return p.renderIncomplete(pr) }),
 	)
 }
 
@@ -215,12 +212,60 @@ func (p *DashboardPage) renderTemplates() app.UI {
 	)
 }
 
+// renderIncomplete lists the incomplete queries, saying how many of them
+// the snapshot holds and offering them all (with their texts).
+func (p *DashboardPage) renderIncomplete(pr api.PoolProgress) app.UI {
+	incomplete := pr.QueriesTotal - pr.QueriesComplete
+	list := pr.Queries
+	if p.allQueries != nil {
+		list = p.allQueries
+	}
+	summary := fmt.Sprintf("%d incomplete queries", incomplete)
+	if len(list) < incomplete {
+		summary = fmt.Sprintf("%d incomplete queries (%d of %d listed)", incomplete, len(list), incomplete)
+	}
+	return app.Details().ID("incomplete-queries").DataSet("shown", len(list)).DataSet("total", incomplete).Body(
+		app.Summary().Text(summary),
+		app.If(len(list) < incomplete, func() app.UI {
+			return app.Button().Type("button").ID("incomplete-all").Class("link").OnClick(p.showAllQueries).
+				Textf("Show all %d", incomplete)
+		}),
+		app.Ul().Body(app.Range(list).Slice(func(i int) app.UI {
+			q := list[i]
+			if q.Text != "" {
+				return app.Li().Title(q.ExtID).Textf("%s: %d of %d judged", q.Text, q.Judged, q.Items)
+			}
+			return app.Li().Textf("%s: %d of %d judged", q.ExtID, q.Judged, q.Items)
+		})),
+	)
+}
+
+// showAllQueries fetches every incomplete query.
+func (p *DashboardPage) showAllQueries(ctx app.Context, e app.Event) {
+	cl, project, page := p.client, p.project, p.page
+	ctx.Async(func() {
+		qs, err := cl.IncompleteQueries(context.Background(), project)
+		page.Dispatch(func(ctx app.Context) {
+			if err != nil {
+				p.message = "Could not list the incomplete queries: " + userMessage(err)
+				return
+			}
+			p.allQueries = qs
+		})
+	})
+}
+
 func (p *DashboardPage) renderContradictions() app.UI {
 	c := p.snap.Contradictions
 	return app.Section().ID("contradictions").Aria("label", "Constraint contradictions").Body(
 		app.H2().Textf("Constraint contradictions (%d)", c.Total),
 		app.If(c.Total == 0, func() app.UI {
 			return app.P().Class("notice").Text("No judgment contradicts its own constraint labels.")
+		}),
+		app.If(len(c.Items) < c.Total, func() app.UI {
+			return app.P().ID("contradictions-count").Body(
+				app.Textf("The %d most recent of %d are listed; ", len(c.Items), c.Total),
+				app.A().Href("/adjudicate/"+p.project).Text("the adjudication queue has them all"), app.Text("."))
 		}),
 		app.Ul().Body(app.Range(c.Items).Slice(func(i int) app.UI {
 			it := c.Items[i]

@@ -19,6 +19,7 @@ var exportFormats = []struct{ format, label string }{
 	{"quest", "QUEST jsonl (queries)"},
 	{"quest-documents", "QUEST documents jsonl"},
 	{"trec-topics", "TREC topics"},
+	{"beir", "BEIR (zip: corpus, queries, qrels)"},
 }
 
 // ExportPanel offers a project's export downloads to admins and lists the
@@ -84,9 +85,12 @@ func (x *ExportPanel) Render() app.UI {
 				),
 				app.Ul().Class("downloads").Body(app.Range(exportFormats).Slice(func(i int) app.UI {
 					f := exportFormats[i]
+					// A non-empty download attribute: go-app's router lets
+					// such links through (it drops an empty one), so the
+					// browser saves the file the server names.
 					return app.Li().Body(
 						app.A().Class("button").ID("export-"+f.format).DataSet("format", f.format).
-							Href(exportURL(project, f.format)).Attr("download", "").Text("Download " + f.label),
+							Href(exportURL(project, f.format)).Attr("download", project+"-"+f.format).Text("Download " + f.label),
 					)
 				})),
 				app.Button().Type("button").ID("list-exports").Text("Show recorded exports").OnClick(x.loadSnapshots),

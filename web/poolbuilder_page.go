@@ -35,6 +35,7 @@ type PoolBuilderPage struct {
 	busy      bool
 	mounted   bool
 	client    *Client
+	page      app.Context // the page's own context: see OnMount
 }
 
 // NewPoolBuilderPage returns the page with a depth-20 pool chosen.
@@ -53,6 +54,10 @@ func (p *PoolBuilderPage) OnMount(ctx app.Context) {
 		return
 	}
 	p.mounted = true
+	// Answers are dispatched in the page's context, not the form's: a
+	// dispatch from an element that a re-render replaced is dropped, and
+	// the preview would then never appear (busy forever).
+	p.page = ctx
 	p.project = pageProject(ctx)
 	p.client = NewClient()
 	cl, project := p.client, p.project
@@ -94,14 +99,14 @@ func (p *PoolBuilderPage) doPreview(ctx app.Context, e app.Event) {
 	}
 	s := p.spec()
 	if len(s.Runs) == 0 {
-		p.message = "Choose at least one run."
+		p.preview, p.message = nil, "Choose at least one run."
 		return
 	}
 	p.busy, p.message = true, ""
-	cl, project := p.client, p.project
+	cl, project, page := p.client, p.project, p.page
 	ctx.Async(func() {
 		pv, err := cl.PreviewPool(context.Background(), project, s)
-		ctx.Dispatch(func(ctx app.Context) {
+		page.Dispatch(func(ctx app.Context) {
 			p.busy = false
 			if err != nil {
 				p.message = "Preview failed: " + err.Error()
@@ -118,10 +123,10 @@ func (p *PoolBuilderPage) doPublish(ctx app.Context, e app.Event) {
 	}
 	s := p.spec()
 	p.busy, p.message = true, ""
-	cl, project := p.client, p.project
+	cl, project, page := p.client, p.project, p.page
 	ctx.Async(func() {
 		res, err := cl.PublishPool(context.Background(), project, s)
-		ctx.Dispatch(func(ctx app.Context) {
+		page.Dispatch(func(ctx app.Context) {
 			p.busy = false
 			if err != nil {
 				p.message = "Publishing failed: " + err.Error()
@@ -148,9 +153,10 @@ func (p *PoolBuilderPage) Render() app.UI {
 				app.A().Href("/queries/"+p.project).Text("Query expressions"),
 			),
 			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
-			app.If(p.message != "", func() app.UI {
-				return app.P().ID("pool-message").Class("notice").Role("status").Text(p.message)
-			}),
+			// Always present (empty when there is nothing to say): a live
+			// region is announced when its text changes, and the form
+			// after it keeps its place in the tree.
+			liveNotice("pool-message", p.message),
 			app.If(len(p.runs) > 0, func() app.UI { return p.renderForm() }),
 			app.If(p.preview != nil, func() app.UI { return p.renderPreview(*p.preview) }),
 		),

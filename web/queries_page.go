@@ -30,6 +30,10 @@ type QueriesPage struct {
 	busy     bool
 	mounted  bool
 	client   *Client
+	// needForce is set when the server refused to renumber the atoms of
+	// a judged query: the editor then offers "Save anyway".
+	needForce bool
+	page      app.Context // the page's context (answers are dispatched here)
 }
 
 // NewQueriesPage returns the page.
@@ -46,6 +50,7 @@ func (p *QueriesPage) OnMount(ctx app.Context) {
 		return
 	}
 	p.mounted = true
+	p.page = ctx
 	p.project = pageProject(ctx)
 	p.client = NewClient()
 	cl, project := p.client, p.project
@@ -66,7 +71,7 @@ func (p *QueriesPage) current() *api.QueryExpression {
 }
 
 func (p *QueriesPage) edit(q api.QueryExpression) {
-	p.selected, p.expr, p.atoms, p.message = q.ID, q.Expression, strings.Join(q.Atoms, "\n"), ""
+	p.selected, p.expr, p.atoms, p.message, p.needForce = q.ID, q.Expression, strings.Join(q.Atoms, "\n"), "", false
 }
 
 // editRow opens the editor on the query of the Edit button clicked
@@ -97,10 +102,10 @@ func (p *QueriesPage) suggest(ctx app.Context, e app.Event) {
 		return
 	}
 	p.busy = true
-	cl, id := p.client, p.selected
+	cl, id, page := p.client, p.selected, p.page
 	ctx.Async(func() {
 		s, err := cl.Decompose(context.Background(), id)
-		ctx.Dispatch(func(ctx app.Context) {
+		page.Dispatch(func(ctx app.Context) {
 			p.busy = false
 			if err != nil {
 				p.message = "No suggestion: " + err.Error()
@@ -119,14 +124,14 @@ func (p *QueriesPage) decomposeAll(ctx app.Context, e app.Event) {
 		return
 	}
 	p.busy = true
-	cl, project := p.client, p.project
+	cl, project, page := p.client, p.project, p.page
 	ctx.Async(func() {
 		sum, err := cl.DecomposeAll(context.Background(), project, api.DecomposeAllRequest{OnlyMissing: true})
 		var qs []api.QueryExpression
 		if err == nil {
 			qs, err = cl.Queries(context.Background(), project)
 		}
-		ctx.Dispatch(func(ctx app.Context) {
+		page.Dispatch(func(ctx app.Context) {
 			p.busy = false
 			if err != nil {
 				p.message = "Decompose all failed: " + err.Error()
@@ -167,22 +172,33 @@ func decomposeMessage(s api.DecomposeSummary) string {
 
 func (p *QueriesPage) save(ctx app.Context, e app.Event) {
 	e.PreventDefault()
+	p.send(ctx, false)
+}
+
+// forceSave saves although the atoms renumber a judged query's
+// constraints (the server records the mapping in the audit log).
+func (p *QueriesPage) forceSave(ctx app.Context, e app.Event) { p.send(ctx, true) }
+
+func (p *QueriesPage) send(ctx app.Context, force bool) {
 	if p.busy || p.selected == 0 {
 		return
 	}
 	req := p.request()
+	req.Force = force
 	if _, _, perr := api.ParseExpressionRequest(req); perr != nil {
 		p.message = "Not saved: " + perr.Error()
 		return
 	}
 	p.busy = true
-	cl, id := p.client, p.selected
+	cl, id, page := p.client, p.selected, p.page
 	ctx.Async(func() {
 		q, err := cl.SetExpression(context.Background(), id, req)
-		ctx.Dispatch(func(ctx app.Context) {
+		page.Dispatch(func(ctx app.Context) {
 			p.busy = false
+			defer revealNotice(ctx, "queries-message")
 			if err != nil {
-				p.message = "Not saved: " + err.Error()
+				p.needForce = StatusOf(err) == 409
+				p.message = "Not saved: " + userMessage(err)
 				return
 			}
 			for i := range p.queries {
@@ -215,9 +231,7 @@ func (p *QueriesPage) Render() app.UI {
 				}),
 			),
 			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
-			app.If(p.message != "", func() app.UI {
-				return app.P().ID("queries-message").Class("notice").Role("status").Text(p.message)
-			}),
+			liveNotice("queries-message", p.message),
 			app.If(p.current() != nil, func() app.UI { return p.renderEditor(*p.current()) }),
 			app.If(len(p.queries) > 0, func() app.UI {
 				return app.Section().Aria("label", "Queries").Body(
@@ -286,6 +300,10 @@ func (p *QueriesPage) renderEditor(q api.QueryExpression) app.UI {
 			status,
 			app.Button().Type("button").ID("expr-suggest").Disabled(p.busy).OnClick(p.suggest).Text("Suggest"),
 			app.Button().Type("submit").ID("expr-save").Class("primary").Disabled(p.busy || perr != nil).Text("Save"),
+			app.If(p.needForce, func() app.UI {
+				return app.Button().Type("button").ID("expr-force").Disabled(p.busy || perr != nil).OnClick(p.forceSave).
+					Text("Save anyway: renumber the constraints (recorded in the audit log)")
+			}),
 		),
 	)
 }

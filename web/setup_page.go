@@ -50,6 +50,32 @@ type SetupPage struct {
 	reset     bool
 	jobMsg    string
 	submitted bool
+	allJobs   bool // list every job, not the jobsPage most recent
+	moreJobs  bool // older jobs exist than those listed
+}
+
+// jobsPage is how many of the most recent jobs the page lists until the
+// researcher asks for all of them (at most maxJobs).
+const (
+	jobsPage = 50
+	maxJobs  = 10000
+)
+
+// jobsLimit is how many jobs to ask for: one more than listed, to know
+// whether older ones exist.
+func jobsLimit(all bool) int {
+	if all {
+		return maxJobs
+	}
+	return jobsPage + 1
+}
+
+// cutJobs keeps the listed jobs and says whether older ones exist.
+func cutJobs(js []api.JobView, all bool) ([]api.JobView, bool) {
+	if !all && len(js) > jobsPage {
+		return js[:jobsPage], true
+	}
+	return js, false
 }
 
 // NewSetupPage returns the page.
@@ -59,7 +85,14 @@ func NewSetupPage() *SetupPage {
 
 // OnNav reads the project from the URL and titles the page.
 func (p *SetupPage) OnNav(ctx app.Context) {
+	previous := p.project
 	p.project = setupProject(ctx.Page().URL().Path)
+	if app.IsClient && p.mounted && p.project != previous {
+		// go-app keeps this component when navigating between /setup
+		// pages: load the new project's jobs and the fresh project list.
+		p.jobs, p.jobMsg, p.imported, p.importErr, p.allJobs, p.moreJobs = nil, "", nil, "", false, false
+		p.load(ctx)
+	}
 	title := "Project setup · boolpool"
 	if p.project != "" {
 		title = "Setup · " + p.project + " · boolpool"
@@ -87,17 +120,24 @@ func (p *SetupPage) OnMount(ctx app.Context) {
 	ctx.Handle(actionSetupPoll, func(ctx app.Context, a app.Action) {
 		ctx.Dispatch(func(ctx app.Context) { p.poll(ctx) })
 	})
+	ctx.Handle(actionSetupReload, func(ctx app.Context, a app.Action) {
+		ctx.Dispatch(func(ctx app.Context) { p.load(ctx) })
+	})
 	p.load(ctx)
 }
 
-// actionSetupPoll starts polling the jobs if any is unfinished.
-const actionSetupPoll = "setup/poll"
+// actionSetupPoll starts polling the jobs if any is unfinished, and
+// actionSetupReload loads the page's data again (in the page's context).
+const (
+	actionSetupPoll   = "setup/poll"
+	actionSetupReload = "setup/reload"
+)
 
 // OnDismount stops the polling.
 func (p *SetupPage) OnDismount() { p.gone = true }
 
 func (p *SetupPage) load(ctx app.Context) {
-	cl, project := p.client, p.project
+	cl, project, all := p.client, p.project, p.allJobs
 	ctx.Async(func() {
 		c := context.Background()
 		me, err := cl.Me(c)
@@ -111,10 +151,11 @@ func (p *SetupPage) load(ctx app.Context) {
 			opts, err = cl.SetupOptions(c)
 		}
 		if err == nil && project != "" {
-			jobs, err = cl.Jobs(c, project)
+			jobs, err = cl.Jobs(c, project, jobsLimit(all))
 		}
 		ctx.Dispatch(func(ctx app.Context) {
-			p.me, p.projects, p.options, p.jobs = me, projects, opts, jobs
+			p.me, p.projects, p.options = me, projects, opts
+			p.jobs, p.moreJobs = cutJobs(jobs, all)
 			p.state, p.message = pageState(ctx, err, false)
 			if len(opts.Encoders) > 0 && p.encoder == "" {
 				p.encoder = opts.Encoders[0]
@@ -131,10 +172,10 @@ func (p *SetupPage) poll(ctx app.Context) {
 		return
 	}
 	p.polling = true
-	cl, project := p.client, p.project
+	cl, project, all := p.client, p.project, p.allJobs
 	ctx.After(time.Second, func(ctx app.Context) {
 		ctx.Async(func() {
-			jobs, err := cl.Jobs(context.Background(), project)
+			jobs, err := cl.Jobs(context.Background(), project, jobsLimit(all))
 			var projects []api.ProjectView
 			if err == nil {
 				projects, err = cl.Projects(context.Background())
@@ -145,7 +186,8 @@ func (p *SetupPage) poll(ctx app.Context) {
 					p.jobMsg = "Could not refresh the jobs: " + err.Error()
 					return
 				}
-				p.jobs, p.projects = jobs, projects
+				p.projects = projects
+				p.jobs, p.moreJobs = cutJobs(jobs, all)
 				p.poll(ctx)
 			})
 		})
@@ -172,6 +214,10 @@ func (p *SetupPage) create(ctx app.Context, e app.Event) {
 				return
 			}
 			p.newProject = api.NewProjectRequest{}
+			// The page stays mounted across this navigation (same
+			// component): add the project now, and OnNav reloads the rest.
+			p.projects = append(p.projects, pv)
+			p.me.Projects = append(p.me.Projects, pv.Name)
 			ctx.Navigate("/setup/" + pv.Name)
 		})
 	})
@@ -521,10 +567,25 @@ func (p *SetupPage) renderJobForms() app.UI {
 	)
 }
 
+// showAllJobs lists every job of the project (reloading the page's data).
+func (p *SetupPage) showAllJobs(ctx app.Context, e app.Event) {
+	p.allJobs = true
+	ctx.NewAction(actionSetupReload)
+}
+
 func (p *SetupPage) renderJobs() app.UI {
 	return app.Section().ID("jobs").Aria("label", "Jobs").Body(
 		app.H2().Text("Jobs"),
 		app.If(len(p.jobs) == 0, func() app.UI { return app.P().Class("notice").Text("No jobs yet.") }),
+		app.If(p.moreJobs, func() app.UI {
+			return app.P().ID("jobs-count").Body(
+				app.Textf("The %d most recent jobs are listed; there are older ones. ", len(p.jobs)),
+				app.Button().Type("button").ID("jobs-all").Class("link").OnClick(p.showAllJobs).Text("Show all jobs"),
+			)
+		}),
+		app.If(p.allJobs && len(p.jobs) > 0, func() app.UI {
+			return app.P().ID("jobs-count").Textf("All %d jobs.", len(p.jobs))
+		}),
 		app.If(len(p.jobs) > 0, func() app.UI {
 			return app.Table().ID("job-list").Body(
 				app.THead().Body(app.Tr().Body(app.Th().Text("Job"), app.Th().Text("What"), app.Th().Text("State"),

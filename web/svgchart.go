@@ -24,7 +24,17 @@ type chartBar struct {
 // barChartSVG draws horizontal bars scaled to scale (the largest value
 // when scale <= 0), each with its label and value.
 func barChartSVG(id, title string, bars []chartBar, scale float64) string {
-	const rowH, labelW, barW, valueW = 22, 190, 300, 60
+	const rowH, barW, valueW = 22, 300, 60
+	// Room for the longest label (about 7 px a character at 12 px), so no
+	// label is cut off on the left; longer ones are shortened with "…"
+	// (the bar's tooltip and the table next to the chart have them whole).
+	const minLabelW, maxLabelW, charW = 60, 420, 7
+	labelW := minLabelW
+	for _, b := range bars {
+		labelW = max(labelW, 12+charW*len([]rune(b.Label)))
+	}
+	labelW = min(labelW, maxLabelW)
+	fit := (labelW - 12) / charW
 	if scale <= 0 {
 		for _, b := range bars {
 			scale = math.Max(scale, b.Value)
@@ -41,7 +51,7 @@ func barChartSVG(id, title string, bars []chartBar, scale float64) string {
 		if scale > 0 && b.Value > 0 {
 			w = b.Value / scale * barW
 		}
-		fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s</text>`, labelW-6, y+15, html.EscapeString(b.Label))
+		fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s</text>`, labelW-6, y+15, html.EscapeString(fitLabel(b.Label, fit)))
 		fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s: %s</title></rect>`,
 			labelW, y+3, w, rowH-6, seriesColor(b.Series), html.EscapeString(b.Label), chartNumber(b.Value))
 		fmt.Fprintf(&sb, `<text x="%.1f" y="%d" font-size="12">%s</text>`, float64(labelW)+w+4, y+15, chartNumber(b.Value))
@@ -68,7 +78,9 @@ func heatGridSVG(id, title string, labels []string, m [][]int) string {
 		}
 	}
 	n := len(labels)
-	w, h := labelW+cell*n+4, labelW+cell*n+4
+	// The column labels are turned 45°: the last one reaches about 0.71 of
+	// its length right of its column's middle.
+	w, h := labelW+cell*n+max(4, labelW*3/4-cell/2), labelW+cell*n+4
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" id="%s" class="chart" role="img" aria-label="%s" width="%d" height="%d" viewBox="0 0 %d %d">`,
 		html.EscapeString(id), html.EscapeString(title), w, h, w, h)
@@ -86,17 +98,61 @@ func heatGridSVG(id, title string, labels []string, m [][]int) string {
 				shade = float64(v) / float64(top)
 			}
 			x, y := labelW+j*cell, labelW+i*cell
-			fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%d" height="%d" fill="rgba(38,65,94,%.2f)" stroke="#ccc"><title>%s ∩ %s: %d</title></rect>`,
-				x, y, cell, cell, 0.08+0.82*shade, html.EscapeString(labels[i]), html.EscapeString(labels[j]), v)
-			color := "#222"
-			if shade > 0.5 {
-				color = "#fff"
-			}
+			bg := heatColor(shade)
+			fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#ccc"><title>%s ∩ %s: %d</title></rect>`,
+				x, y, cell, cell, bg.hex(), html.EscapeString(labels[i]), html.EscapeString(labels[j]), v)
+			color := bg.textColor()
 			fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="12" text-anchor="middle" fill="%s">%d</text>`, x+cell/2, y+cell/2+4, color, v)
 		}
 	}
 	sb.WriteString(`</svg>`)
 	return sb.String()
+}
+
+// fitLabel cuts s to n characters, the last one "…".
+func fitLabel(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 2 {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// rgb is an opaque colour.
+type rgb struct{ r, g, b float64 }
+
+// heatColor is a heat cell's shade (0–1 of the largest count): the brand
+// blue over white, from 8 % to 90 %, as an opaque colour so the text on it
+// can be chosen by its luminance.
+func heatColor(shade float64) rgb {
+	a := 0.08 + 0.82*math.Max(0, math.Min(1, shade))
+	return rgb{255 + (38-255)*a, 255 + (65-255)*a, 255 + (94-255)*a}
+}
+
+func (c rgb) hex() string {
+	return fmt.Sprintf("#%02x%02x%02x", int(math.Round(c.r)), int(math.Round(c.g)), int(math.Round(c.b)))
+}
+
+// luminance is the WCAG relative luminance.
+func (c rgb) luminance() float64 {
+	f := func(v float64) float64 {
+		v /= 255
+		if v <= 0.03928 {
+			return v / 12.92
+		}
+		return math.Pow((v+0.055)/1.055, 2.4)
+	}
+	return 0.2126*f(c.r) + 0.7152*f(c.g) + 0.0722*f(c.b)
+}
+
+// textColor is black or white, whichever contrasts more with c (at least
+// 4.58:1 whatever c is).
+func (c rgb) textColor() string {
+	l := c.luminance()
+	if (l+0.05)/0.05 >= 1.05/(l+0.05) {
+		return "#000"
+	}
+	return "#fff"
 }
 
 // chartInterval is one run's mean and interval on a 0–1 measure.

@@ -62,7 +62,7 @@ func TestHeatGridSVG(t *testing.T) {
 	if n["rect"] != 4 {
 		t.Errorf("%d cells, want 4", n["rect"])
 	}
-	for _, w := range []string{"bm25 ∩ dense: 2", `fill="rgba(38,65,94,0.90)"`, ">3</text>"} {
+	for _, w := range []string{"bm25 ∩ dense: 2", `fill="#3c546e"`, ">3</text>"} {
 		if !strings.Contains(s, w) {
 			t.Errorf("missing %q", w)
 		}
@@ -92,5 +92,40 @@ func TestChartNumber(t *testing.T) {
 		if got := chartNumber(v); got != want {
 			t.Errorf("chartNumber(%v) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestHeatTextContrast (issue 17, defect 8): the number on every heat
+// shade contrasts at least 4.5:1 with it.
+func TestHeatTextContrast(t *testing.T) {
+	for i := 0; i <= 100; i++ {
+		bg := heatColor(float64(i) / 100)
+		fg := rgb{255, 255, 255}
+		if bg.textColor() == "#000" {
+			fg = rgb{}
+		}
+		a, b := bg.luminance(), fg.luminance()
+		if b > a {
+			a, b = b, a
+		}
+		if r := (a + 0.05) / (b + 0.05); r < 4.5 {
+			t.Errorf("shade %d%%: %s on %s is %.2f:1", i, bg.textColor(), bg.hex(), r)
+		}
+	}
+}
+
+// TestBarChartLabelsFit (issue 17, defect 8): the label column is as wide
+// as the longest label (up to a bound, beyond which labels are shortened),
+// so no label starts left of the chart.
+func TestBarChartLabelsFit(t *testing.T) {
+	long := "_ that are also _ but not _"
+	s := barChartSVG("c", "t", []chartBar{{Label: long, Value: 1}}, 1)
+	if !strings.Contains(s, `text-anchor="end">`+long+`</text>`) || !strings.Contains(s, `<text x="195"`) {
+		t.Errorf("long label not drawn whole at x=195: %s", s)
+	}
+	huge := strings.Repeat("x", 100)
+	s = barChartSVG("c", "t", []chartBar{{Label: huge, Value: 1}}, 1)
+	if strings.Contains(s, huge+"</text>") || !strings.Contains(s, "…</text>") || !strings.Contains(s, `<text x="414"`) {
+		t.Errorf("huge label not shortened within 420 px: %s", s)
 	}
 }

@@ -35,6 +35,9 @@ type Options struct {
 	// labels: "majority" (the default, the stored consensus) or
 	// "dawid-skene" (reliability-weighted, consensus.DawidSkeneDecisions).
 	Consensus string
+	// ZipRoot is the directory inside the zip of a multi-file format
+	// (WriteSnapshot), e.g. "birds-beir".
+	ZipRoot string
 }
 
 // Counts says how much was written.
@@ -101,15 +104,8 @@ func WriteDir(ctx context.Context, st *store.Store, projectID int64, format, dir
 		return Counts{}, fmt.Errorf("export: %w", err)
 	}
 	var total Counts
-	for _, f := range []struct {
-		path string
-		fn   func(context.Context, *store.Store, int64, *bufio.Writer) (Counts, error)
-	}{
-		{"corpus.jsonl", beirCorpus},
-		{"queries.jsonl", beirQueries},
-		{filepath.Join("qrels", "test.tsv"), beirQrels},
-	} {
-		c, err := writeFile(filepath.Join(dir, f.path), func(w *bufio.Writer) (Counts, error) { return f.fn(ctx, st, projectID, w) })
+	for _, f := range beirFiles {
+		c, err := writeFile(filepath.Join(dir, filepath.FromSlash(f.path)), func(w *bufio.Writer) (Counts, error) { return f.fn(ctx, st, projectID, w) })
 		if err != nil {
 			return total, err
 		}
@@ -119,6 +115,16 @@ func WriteDir(ctx context.Context, st *store.Store, projectID int64, format, dir
 		total.Lines += c.Lines
 	}
 	return total, nil
+}
+
+// beirFiles are the files of a BEIR export, paths slash-separated.
+var beirFiles = []struct {
+	path string
+	fn   func(context.Context, *store.Store, int64, *bufio.Writer) (Counts, error)
+}{
+	{"corpus.jsonl", beirCorpus},
+	{"queries.jsonl", beirQueries},
+	{"qrels/test.tsv", beirQrels},
 }
 
 // writeFile writes to a temporary file and renames it into place, so a
@@ -186,6 +192,10 @@ func field(b []byte, first bool, key string, raw []byte) []byte {
 func questQueries(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
 	err := st.EachQuery(ctx, projectID, func(q store.Query) error {
+		q, qerr := withStoredExpression(q)
+		if qerr != nil {
+			return qerr
+		}
 		b := []byte{'{'}
 		b = field(b, true, "query", jsonValue(q.Text))
 		docs := q.AnswerDocs

@@ -164,6 +164,10 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, method s
 		sentences[id] = judging.DocumentView(d).Sentences
 	}
 	err = st.EachQuery(ctx, projectID, func(q store.Query) error {
+		q, qerr := withStoredExpression(q)
+		if qerr != nil {
+			return qerr
+		}
 		docs := byQuery[q.ID]
 		if len(docs) == 0 {
 			b, err := questLine(q, q.AnswerDocs, q.Metadata)
@@ -384,7 +388,8 @@ func (c *countingHash) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// WriteSnapshot exports a single-file format to w like Write and records
+// WriteSnapshot exports a format to w like Write (a multi-file format as
+// a zip, WriteZip, under the directory opt.ZipRoot) and records
 // the export in export_snapshots under id (NewExportID when ""), with its
 // counts, size and SHA-256, so that a paper can cite the exact version.
 // userID 0 = the command line.
@@ -393,7 +398,13 @@ func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format
 		id = NewExportID()
 	}
 	ch := &countingHash{w: w, h: sha256.New()}
-	c, err := Write(ctx, st, projectID, format, ch, opt)
+	var c Counts
+	var err error
+	if MultiFile(format) {
+		c, err = WriteZip(ctx, st, projectID, format, opt.ZipRoot, ch)
+	} else {
+		c, err = Write(ctx, st, projectID, format, ch, opt)
+	}
 	if err != nil {
 		return Snapshot{}, err
 	}

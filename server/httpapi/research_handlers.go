@@ -27,7 +27,8 @@ import (
 //	                                           (at most one per 250 ms); ": ping" comments every
 //	                                           15 s; "dropped" when the client fell behind
 //	GET  /api/projects/:project/composition    []api.RelevantFound: which run found which relevant document
-//	GET  /api/projects/:project/adjudication   api.AdjudicationQueue (?limit=50&offset=0)
+//	GET  /api/projects/:project/progress/queries  []api.QueryProgress: every incomplete query, with its text
+//	GET  /api/projects/:project/adjudication   api.AdjudicationQueue (?limit=50&offset=0, limit ≤ 200)
 //	GET  /api/items/:id/adjudication           api.AdjudicationItem (any judged item)
 //	POST /api/items/:id/adjudication           api.AdjudicationRequest → api.AdjudicationResult
 //	GET  /api/projects/:project/exports        []api.ExportSnapshot (admin)
@@ -47,6 +48,7 @@ type researchStore interface {
 	ItemByID(ctx context.Context, id int64) (store.Item, error)
 	ExportSnapshots(ctx context.Context, projectID int64) ([]store.ExportSnapshot, error)
 	Usernames(ctx context.Context) (map[int64]string, error)
+	ListQueries(ctx context.Context, projectID int64, split string) ([]store.Query, error)
 }
 
 type researchHandlers struct {
@@ -152,6 +154,31 @@ func (h researchHandlers) composition(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, found)
+}
+
+// incompleteQueries lists every query with unjudged items (the dashboard's
+// snapshot carries the first 200), with the query texts.
+func (h researchHandlers) incompleteQueries(c echo.Context) error {
+	p, err := h.project(c)
+	if err != nil {
+		return err
+	}
+	list, err := h.live.IncompleteQueries(c.Request().Context(), p.ID, p.Name)
+	if err != nil {
+		return err
+	}
+	qs, err := h.st.ListQueries(c.Request().Context(), p.ID, "")
+	if err != nil {
+		return err
+	}
+	text := make(map[int64]string, len(qs))
+	for _, q := range qs {
+		text[q.ID] = q.Text
+	}
+	for i := range list {
+		list[i].Text = text[list[i].QueryID]
+	}
+	return c.JSON(http.StatusOK, list)
 }
 
 // liveEvents streams the project's dashboard as server-sent events: a
@@ -304,7 +331,7 @@ func (h researchHandlers) exports(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// exportExt is the download file extension of a single-file format.
+// exportExt is the download file extension of a format (beir: a zip).
 func exportExt(format string) (string, bool) {
 	switch format {
 	case "quest", "quest-documents", "quest-judged":
@@ -317,6 +344,8 @@ func exportExt(format string) (string, bool) {
 		return "run", true
 	case "csv":
 		return "csv", true
+	case "beir":
+		return "zip", true
 	default:
 		return "", false
 	}
@@ -332,7 +361,7 @@ func (h researchHandlers) download(c echo.Context) error {
 	format := c.Param("format")
 	ext, ok := exportExt(format)
 	if !ok {
-		return apperr.Invalidf("format", "must be a single-file export format (%v)", export.Formats())
+		return apperr.Invalidf("format", "must be one of %v (beir as a zip)", export.Formats())
 	}
 	if format == "trec-run" && c.QueryParam("run") == "" {
 		return apperr.Invalidf("run", "trec-run needs ?run=NAME")
@@ -344,10 +373,14 @@ func (h researchHandlers) download(c echo.Context) error {
 	ss, _ := auth.CurrentSession(c)
 	id := export.NewExportID()
 	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, "application/octet-stream")
+	contentType := "application/octet-stream"
+	if ext == "zip" {
+		contentType = "application/zip"
+	}
+	w.Header().Set(echo.HeaderContentType, contentType)
 	w.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s-%s.%s"`, p.Name, format, id[:8], ext))
 	w.Header().Set("X-Export-Id", id)
-	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, export.Options{Run: c.QueryParam("run"), Consensus: method}, id, ss.User.ID)
+	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, export.Options{Run: c.QueryParam("run"), Consensus: method, ZipRoot: p.Name + "-" + format}, id, ss.User.ID)
 	if err != nil {
 		if !w.Committed {
 			w.Header().Del(echo.HeaderContentDisposition)

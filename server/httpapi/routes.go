@@ -77,6 +77,7 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/live", rh.liveEvents, researcherLong...)
 	e.GET("/api/projects/:project/composition", rh.composition, researcher...)
 	e.GET("/api/projects/:project/adjudication", rh.queue, researcher...)
+	e.GET("/api/projects/:project/progress/queries", rh.incompleteQueries, researcher...)
 	e.GET("/api/projects/:project/quality", rh.quality, researcher...)
 	e.PUT("/api/projects/:project/quality", rh.setQuality, researcher...)
 	e.GET("/api/items/:id/adjudication", rh.adjudicationItem, researcher...)

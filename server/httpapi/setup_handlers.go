@@ -347,12 +347,23 @@ func relTo(dir, path string) string {
 	return filepath.Base(path)
 }
 
+// maxJobList bounds ?limit of GET /api/projects/:project/jobs (default 50).
+const maxJobList = 10000
+
 func (h setupHandlers) listJobs(c echo.Context) error {
 	p, err := h.research.project(c)
 	if err != nil {
 		return err
 	}
-	js, err := h.st.ListJobs(c.Request().Context(), p.ID, 50)
+	limit := 50
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxJobList {
+			return apperr.Invalidf("limit", "must be 1 to %d", maxJobList)
+		}
+		limit = n
+	}
+	js, err := h.st.ListJobs(c.Request().Context(), p.ID, limit)
 	if err != nil {
 		return err
 	}

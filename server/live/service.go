@@ -426,6 +426,18 @@ func (s *Service) RelevantFound(ctx context.Context, projectID int64, name strin
 	return out, nil
 }
 
+// IncompleteQueries lists all of a project's queries with unjudged items
+// (the snapshot's progress lists the first 200).
+func (s *Service) IncompleteQueries(ctx context.Context, projectID int64, name string) ([]api.QueryProgress, error) {
+	p, err := s.project(ctx, projectID, name)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.state.IncompleteQueries(), nil
+}
+
 // Subscribe registers a dashboard and returns its first snapshot.
 func (s *Service) Subscribe(ctx context.Context, projectID int64, name string) (*Subscriber, api.LiveSnapshot, error) {
 	p, err := s.project(ctx, projectID, name)

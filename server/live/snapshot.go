@@ -314,6 +314,20 @@ func (s *State) progress() api.PoolProgress {
 	return p
 }
 
+// IncompleteQueries lists every query that still has unjudged items, in
+// import order (a snapshot lists at most listCap of them).
+func (s *State) IncompleteQueries() []api.QueryProgress {
+	out := []api.QueryProgress{}
+	for qi, q := range s.queries {
+		n := s.qItems[qi]
+		if n == 0 || s.qJudged[qi] == n {
+			continue
+		}
+		out = append(out, api.QueryProgress{QueryID: q.ID, ExtID: q.ExtID, Items: n, Judged: s.qJudged[qi], Remaining: n - s.qJudged[qi]})
+	}
+	return out
+}
+
 func (s *State) contradictions() api.ContradictionList {
 	ids := make([]int64, 0, len(s.contradicted))
 	for id := range s.contradicted {

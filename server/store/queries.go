@@ -91,9 +91,9 @@ func (s *Store) EachQuery(ctx context.Context, projectID int64, fn func(Query) e
 
 // SetQueryExpression replaces a query's expression (a researcher's
 // correction of the decomposer) and records it in the audit log.
-func (s *Store) SetQueryExpression(ctx context.Context, queryID, userID int64, template string, atoms []Atom, expr json.RawMessage) error {
+func (s *Store) SetQueryExpression(ctx context.Context, userID int64, u ExpressionUpdate) error {
 	return s.InTx(ctx, func(tx pgx.Tx) error {
-		return setQueryExpression(ctx, tx, userID, ExpressionUpdate{QueryID: queryID, Template: template, Atoms: atoms, Expression: expr}, "")
+		return setQueryExpression(ctx, tx, userID, u, "")
 	})
 }
 
@@ -103,6 +103,17 @@ type ExpressionUpdate struct {
 	Template   string
 	Atoms      []Atom
 	Expression json.RawMessage
+	// Renumbered, when set, is recorded in the audit detail: a forced
+	// change that renumbers the atoms of a judged query (old atom texts,
+	// and for each old index its new one, -1 when dropped).
+	Renumbered *Renumbering
+}
+
+// Renumbering records how a forced expression change moved atom indexes.
+type Renumbering struct {
+	OldAtoms  []string `json:"old_atoms"`
+	NewIndex  []int    `json:"new_index"`
+	Judgments int      `json:"judgments"`
 }
 
 // SetQueryExpressions stores many decompositions in one transaction, each
@@ -137,5 +148,21 @@ func setQueryExpression(ctx context.Context, tx pgx.Tx, userID int64, u Expressi
 	if source != "" {
 		detail["source"] = source
 	}
+	if u.Renumbered != nil {
+		detail["renumbered"] = u.Renumbered
+	}
 	return audit(ctx, tx, userID, projectID, "query.expression", "query", fmt.Sprint(u.QueryID), detail)
+}
+
+// AttributedJudgments counts the judgments of a query's items whose
+// attributions number its atoms (every judgment, current or superseded:
+// each keeps the numbers it was made with).
+func (s *Store) AttributedJudgments(ctx context.Context, queryID int64) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM judgments j JOIN items i ON i.id = j.item_id
+		WHERE i.query_id = $1 AND jsonb_array_length(j.attributions) > 0`, queryID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: count judgments of query %d: %w", queryID, err)
+	}
+	return n, nil
 }

@@ -10,6 +10,13 @@ import (
 // MaxAtoms bounds the atoms of a corrected query expression.
 const MaxAtoms = 26
 
+// MaxAtomBytes bounds one atom's text, and MaxExpressionBytes the
+// expression's (a constraint is a phrase of the query, not a document).
+const (
+	MaxAtomBytes       = 500
+	MaxExpressionBytes = 4000
+)
+
 // ExpressionError names the request field that is wrong and why.
 type ExpressionError struct {
 	Field  string
@@ -33,6 +40,14 @@ func ParseExpressionRequest(r ExpressionRequest) (*boolexpr.Expr, []string, *Exp
 	atoms := make([]string, len(r.Atoms))
 	for i, a := range r.Atoms {
 		atoms[i] = strings.TrimSpace(a)
+	}
+	if len(text) > MaxExpressionBytes {
+		return nil, nil, exprErr("expression", "%d bytes; at most %d", len(text), MaxExpressionBytes)
+	}
+	for i, a := range atoms {
+		if len(a) > MaxAtomBytes {
+			return nil, nil, exprErr(fmt.Sprintf("atoms[%d]", i), "%d bytes; a constraint is at most %d", len(a), MaxAtomBytes)
+		}
 	}
 	switch {
 	case hasTree && text != "":
@@ -92,6 +107,9 @@ func ParseExpressionRequest(r ExpressionRequest) (*boolexpr.Expr, []string, *Exp
 		field := fmt.Sprintf("atoms[%d]", i)
 		if a == "" {
 			return nil, nil, exprErr(field, "empty text for atom %s", boolexpr.AtomName(i))
+		}
+		if len(a) > MaxAtomBytes {
+			return nil, nil, exprErr(field, "%d bytes; a constraint is at most %d", len(a), MaxAtomBytes)
 		}
 		if j, ok := seen[strings.ToLower(a)]; ok {
 			return nil, nil, exprErr(field, "same text as atom %s", boolexpr.AtomName(j))

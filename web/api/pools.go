@@ -99,6 +99,11 @@ type ExpressionRequest struct {
 	Expression string          `json:"expression,omitempty"`
 	Atoms      []string        `json:"atoms,omitempty"`
 	Tree       json.RawMessage `json:"tree,omitempty"`
+	// Force accepts atoms that renumber the constraints of a query that
+	// already has judgments with attributions (refused with 409 without
+	// it). The judgments keep their atom numbers; the old and new atom
+	// lists and the mapping between them are recorded in the audit log.
+	Force bool `json:"force,omitempty"`
 }
 
 // ExpressionSuggestion is the decomposer's reading of a query's text.

@@ -192,7 +192,7 @@ type PoolProgress struct {
 	Remaining       int             `json:"remaining"`
 	QueriesTotal    int             `json:"queries_total"`
 	QueriesComplete int             `json:"queries_complete"`
-	Queries         []QueryProgress `json:"queries"` // the incomplete ones, in import order (at most 200)
+	Queries         []QueryProgress `json:"queries"` // the incomplete ones, in import order (at most 200; all: GET …/progress/queries)
 	Runs            []RunProgress   `json:"runs"`
 }
 
@@ -200,6 +200,7 @@ type PoolProgress struct {
 type QueryProgress struct {
 	QueryID   int64  `json:"query_id"`
 	ExtID     string `json:"ext_id"`
+	Text      string `json:"text,omitempty"` // GET …/progress/queries only`
 	Items     int    `json:"items"`
 	Judged    int    `json:"judged"`
 	Remaining int    `json:"remaining"`

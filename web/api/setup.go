@@ -14,7 +14,7 @@ import (
 //	POST  /api/projects/:project/imports  multipart/form-data: format, run_name (trec-run), one or
 //	                                      more "files" → ImportResult; a bad line is a 400 naming
 //	                                      file:line and field, and nothing of that file is kept
-//	GET   /api/projects/:project/jobs     []JobView, newest first
+//	GET   /api/projects/:project/jobs     []JobView, newest first (?limit=50, at most 10000)
 //	POST  /api/projects/:project/jobs     JobRequest → JobView (202, queued)
 //	GET   /api/jobs/:id                   JobView
 //	POST  /api/jobs/:id/cancel            JobView

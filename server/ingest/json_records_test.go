@@ -424,7 +424,8 @@ func TestBoolQuestionsPassages(t *testing.T) {
 	if s := r.IgnoredSummary(); !strings.Contains(s, `"answers" (1 record)`) {
 		t.Fatalf("summary %q", s)
 	}
-	if len(r.Notes) != 1 || r.Notes[0] != "passages: 3 positive (qrels), 3 explicit negative (qrels of kind negative), 1 hard negative (documents only), 1 given by id only (judged, no document written)" {
+	// The decomposer's note comes first (questions have no structure).
+	if len(r.Notes) != 2 || !strings.HasPrefix(r.Notes[0], "decomposer: 2 queries got an expression") || r.Notes[1] != "passages: 3 positive (qrels), 3 explicit negative (qrels of kind negative), 1 hard negative (documents only), 1 given by id only (judged, no document written)" {
 		t.Fatalf("notes %q", r.Notes)
 	}
 	var got []string

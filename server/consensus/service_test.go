@@ -16,7 +16,7 @@ func TestRefreshAdjudicateQueue(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 3)
-	svc := consensus.NewService(st)
+	svc := consensus.NewService(st, nil)
 	item := fx.Relevance[0]
 	n := 0
 	judge := func(user string, label int16, contradiction bool) {

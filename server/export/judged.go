@@ -21,8 +21,9 @@ import (
 	"boolpool/web/api"
 )
 
-// Exports of our own judgments (both first bring the stored consensus up
-// to date with the judgments if it is behind, consensus.Service.SyncIfStale):
+// Exports of our own judgments (both first ask the consensus owner to bring
+// the stored consensus up to date with every stored judgment,
+// consensus.Current, and then read the consensus table):
 //
 //   - qrels-consensus: TREC qrels "qid 0 docid grade" of the consensus
 //     label of every judged item (server/consensus: majority of the
@@ -87,7 +88,7 @@ func eachConsensusQrel(ctx context.Context, st *store.Store, projectID int64, me
 
 func consensusQrels(ctx context.Context, st *store.Store, projectID int64, method string, w *bufio.Writer) (Counts, error) {
 	var c Counts
-	if _, err := consensus.NewService(st).SyncIfStale(ctx, projectID); err != nil {
+	if err := consensus.Current(ctx, st, projectID); err != nil {
 		return c, err
 	}
 	qw := trecfmt.NewQrelsWriter(w)
@@ -113,7 +114,7 @@ type judgedDoc struct {
 
 func questJudged(ctx context.Context, st *store.Store, projectID int64, method string, w *bufio.Writer) (Counts, error) {
 	var c Counts
-	if _, err := consensus.NewService(st).SyncIfStale(ctx, projectID); err != nil {
+	if err := consensus.Current(ctx, st, projectID); err != nil {
 		return c, err
 	}
 	byQuery := map[int64][]*judgedDoc{}

@@ -296,3 +296,33 @@ func TestHubDropsSlowSubscribers(t *testing.T) {
 		t.Error("unsubscribed channel not closed")
 	}
 }
+
+// TestCloseStopsScheduledPublish: a dashboard update schedules a publish
+// after the throttle; Close cancels it and returns without waiting for it
+// (an hour here), and nothing is published afterwards.
+func TestCloseStopsScheduledPublish(t *testing.T) {
+	p := newProject(t)
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := live.NewService(p.st, live.NewHub(4), time.Hour, log)
+	cons := consensus.NewService(p.st, log)
+	cons.Subscribe(svc)
+	defer cons.Close()
+	sub, _, err := svc.Subscribe(ctx, p.id, "livetest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, ev := int16(3), api.EvidencePartial
+	if _, _, err := p.st.SaveJudgment(ctx, store.NewJudgment{ClientID: "00000000-0000-4000-8000-000000000001", ItemID: p.items[0],
+		UserID: p.users[0], ProjectID: p.id, Kind: api.KindRelevance, Relevance: &rel, Evidence: &ev}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cons.ItemChanged(ctx, p.id, p.items[0]); err != nil { // applied, publish scheduled
+		t.Fatal(err)
+	}
+	svc.Close()
+	svc.Hub().CloseAll()
+	for msg := range sub.C {
+		t.Errorf("published after Close: %s", msg)
+	}
+}

@@ -69,8 +69,8 @@ const lockKey = `($2::bigint % 2147483647)::int`
 // transaction: one pipelined batch takes the locks and reads, one writes.
 // Statements of a batch run in order, each with a fresh snapshot, so the
 // reads see everything committed before the item's lock was granted.
-// Consensus is derived from the judgments and repaired by SyncIfStale
-// (exports call it), so the commit does not wait for the WAL flush; the
+// Consensus is derived from the judgments and repaired by SyncConsensus
+// (consensus.Current, which exports call), so the commit does not wait for the WAL flush; the
 // judgment itself was committed durably.
 func (s *Store) RefreshConsensus(ctx context.Context, itemID int64, decide DecideFunc) (row ConsensusRow, ok, changed bool, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {

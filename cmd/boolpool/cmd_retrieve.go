@@ -204,7 +204,7 @@ func (e *retrieveEnv) denseDeps(ctx context.Context) (*retrieval.Dense, error) {
 		vectors = &retrieval.PgVectors{Store: e.st, ProjectID: e.project.ID, Encoder: info}
 	}
 	var err error
-	e.rt, err = encoders.NewRuntime(encoders.Config{CacheDir: e.cacheDir})
+	e.rt, err = openRuntime(encoders.Config{CacheDir: e.cacheDir})
 	if err != nil {
 		return nil, err
 	}

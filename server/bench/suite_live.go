@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"boolpool/server/consensus"
 	"boolpool/server/export"
 	"boolpool/server/live"
 	"boolpool/server/store"
@@ -43,6 +44,10 @@ func runLive(ctx context.Context, env *Env) ([]Row, error) {
 	scale := fmt.Sprintf("%d queries × %d runs × %dk judgments", spec.Queries, spec.Runs, spec.Judgments/1000)
 
 	svc := live.NewService(env.Store, live.NewHub(4), time.Hour, env.Log)
+	defer svc.Close()
+	cons := consensus.NewService(env.Store, env.Log)
+	cons.Subscribe(svc)
+	defer cons.Close()
 	start = time.Now()
 	if _, err := svc.Snapshot(ctx, pid, name); err != nil {
 		return nil, err
@@ -68,7 +73,7 @@ func runLive(ctx context.Context, env *Env) ([]Row, error) {
 			return nil, err
 		}
 		t0 := time.Now()
-		if err := svc.ItemChanged(ctx, pid, items[it.ID]); err != nil {
+		if err := cons.ItemChanged(ctx, pid, items[it.ID]); err != nil {
 			return nil, err
 		}
 		t1 := time.Now()

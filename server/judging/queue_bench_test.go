@@ -31,7 +31,7 @@ func BenchmarkQueueAndSubmit(b *testing.B) {
 		}
 		users = append(users, u)
 	}
-	svc := judging.New(st, nil)
+	svc := judging.New(st, nil, nil)
 	submit := func(u store.User, t api.Task, n int) {
 		rel := 2
 		if _, err := svc.Submit(ctx, judging.Rater{ID: u.ID, Role: u.Role}, api.JudgmentRequest{

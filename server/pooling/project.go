@@ -3,7 +3,6 @@ package pooling
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 
 	"boolpool/server/lexical"
@@ -57,17 +56,15 @@ func loadRuns(ctx context.Context, st *store.Store, projectID int64, names []str
 	return runs, nil
 }
 
-// Create builds a pool from stored runs (plus, with Probes, the logic probes
+// Create checks spec (Check), builds a pool from stored runs (plus, with Probes, the logic probes
 // from the project's lexical index), saves it and reports its composition
 // and the Judged@k of each run against it. Adaptive strategies start from
 // no judgments (their order is refined by calling Build again as judgments
 // arrive).
 func Create(ctx context.Context, st *store.Store, projectID int64, spec Spec, log *slog.Logger) (Report, error) {
-	if len(spec.Runs) == 0 {
-		return Report{}, fmt.Errorf("pooling: no runs given")
-	}
-	if spec.Strategy == DocID {
-		return Report{}, fmt.Errorf("pooling: docid is a simulation baseline; store depth, mtf or bandit pools")
+	spec, err := Check(ctx, st, projectID, spec)
+	if err != nil {
+		return Report{}, err
 	}
 	runs, pool, err := buildPool(ctx, st, projectID, spec, log)
 	if err != nil {

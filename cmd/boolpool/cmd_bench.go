@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"boolpool/encoders"
-	"boolpool/server/bench"
-	"boolpool/server/retrieval/retrievalbench"
+	"boolpool/server/devtools/bench"
+	"boolpool/server/devtools/retrievalbench"
 	"boolpool/server/store"
 )
 

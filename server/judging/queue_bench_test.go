@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/server/devtools/loadtest"
 	"boolpool/server/judging"
-	"boolpool/server/loadtest"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"boolpool/encoders"
-	"boolpool/server/bench"
+	"boolpool/server/devtools/bench"
 	"boolpool/server/store/storetest"
 )
 

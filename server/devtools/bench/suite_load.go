@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"boolpool/server/loadtest"
+	"boolpool/server/devtools/loadtest"
 )
 
 // LoadSuite runs N concurrent annotators (50 and 200) against the real

@@ -18,7 +18,7 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
-	"boolpool/server/loadtest"
+	"boolpool/server/devtools/loadtest"
 	"boolpool/server/store"
 	"boolpool/web/api"
 )

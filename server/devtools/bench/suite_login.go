@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"boolpool/server/auth"
-	"boolpool/server/loadtest"
+	"boolpool/server/devtools/loadtest"
 	"boolpool/server/store"
 )
 

@@ -9,8 +9,8 @@ import (
 	"runtime"
 
 	"boolpool/encoders"
-	"boolpool/server/bench"
 	"boolpool/server/decompose"
+	"boolpool/server/devtools/bench"
 	"boolpool/server/embedjob"
 	"boolpool/server/ingest"
 	"boolpool/server/live"

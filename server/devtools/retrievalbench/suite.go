@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"boolpool/encoders"
-	"boolpool/server/bench"
+	"boolpool/server/devtools/bench"
 	"boolpool/server/embedjob"
 	"boolpool/server/ingest"
 	"boolpool/server/lexical"

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"boolpool/server/bench"
+	"boolpool/server/devtools/bench"
 	"boolpool/server/store/storetest"
 )
 

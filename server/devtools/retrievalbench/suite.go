@@ -259,16 +259,15 @@ func toRun(name string, res map[string][]retrieval.Result, depth int) pooling.Ru
 // reference, into an exact in-memory index. The transformer encoders cannot
 // embed 60k documents on a 2-core machine within a benchmark run.
 func pgDense(ctx context.Context, env *bench.Env, projectID int64) (pg, mem *retrieval.Dense, note string, closeFn func(), err error) {
-	rt, err := encoders.NewRuntime(encoders.Config{CacheDir: env.CacheDir})
+	rt, err := env.Runtime()
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
 	enc, err := rt.Open(ctx, encoders.MiniLMStatic)
 	if err != nil {
-		rt.Close()
 		return nil, nil, "", nil, err
 	}
-	closeFn = func() { enc.Close(); rt.Close() }
+	closeFn = func() { enc.Close() }
 	defer func() {
 		if err != nil {
 			closeFn()

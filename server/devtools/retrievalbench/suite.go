@@ -22,6 +22,7 @@ import (
 	"boolpool/server/ingest"
 	"boolpool/server/lexical"
 	"boolpool/server/pooling"
+	"boolpool/server/progress"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
 )
@@ -197,7 +198,7 @@ var denseSet = map[string]struct{}{"dense-vanilla": {}, "dense-decomposed": {}, 
 func latencies(ctx context.Context, env *bench.Env, m retrieval.Method, queries []retrieval.Query, label string) ([]float64, map[string][]retrieval.Result, error) {
 	ms := make([]float64, 0, len(queries))
 	res := make(map[string][]retrieval.Result, len(queries))
-	bar := retrieval.NewProgress(env.Progress, label, len(queries))
+	bar := progress.New(env.Progress, label, "", len(queries), 0)
 	defer bar.Done()
 	for _, q := range queries {
 		t0 := time.Now()

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/server/devtools/loadtest"
+	"boolpool/server/devtools/loadgen"
 	"boolpool/server/judging"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
@@ -19,7 +19,7 @@ import (
 func BenchmarkQueueAndSubmit(b *testing.B) {
 	st := storetest.New(b)
 	ctx := context.Background()
-	creds, err := loadtest.Fixture(ctx, st, "qbench", 6000, 4, 3)
+	creds, err := loadgen.Fixture(ctx, st, "qbench", 6000, 4, 3)
 	if err != nil {
 		b.Fatal(err)
 	}

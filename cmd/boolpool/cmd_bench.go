@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"boolpool/encoders"
-	"boolpool/server/bench"
-	"boolpool/server/retrieval/retrievalbench"
+	"boolpool/server/devtools/bench"
+	"boolpool/server/devtools/retrievalbench"
 	"boolpool/server/store"
 )
 
@@ -66,8 +66,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if _, err := st.Migrate(ctx); err != nil {
 		return err
 	}
-	cache := encoders.DefaultCacheDir()
-	env := &bench.Env{Store: st, DBURL: benchURL, SharedData: *shared, CacheDir: cache, Repeats: *repeats, Quick: *quick,
+	runtime, release := bench.SharedRuntime(func() (*encoders.Runtime, error) {
+		return encoders.NewRuntime(encoders.Config{CacheDir: encoders.DefaultCacheDir()})
+	})
+	defer release()
+	env := &bench.Env{Store: st, DBURL: benchURL, SharedData: *shared, Runtime: runtime, Repeats: *repeats, Quick: *quick,
 		Log: slog.New(slog.NewTextHandler(stderr, nil)), Progress: stderr}
 	want := map[string]bool{}
 	for _, s := range strings.Split(*only, ",") {

@@ -2,30 +2,19 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"boolpool/server/store/storetest"
 )
 
 // TestRetrievePoolCLI drives index → retrieve → rrf → retrieve eval → pool →
 // pool simulate → pool negatives on a tiny QUEST-format project.
 func TestRetrievePoolCLI(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	c := newCLITest(t)
+	ctx, db, dir, write := c.ctx, c.db, c.dir, c.write
 	docs := write("docs.jsonl", `{"title": "redapple", "text": "red apple fruit"}
 {"title": "greenapple", "text": "green apple fruit"}
 {"title": "cherry", "text": "red cherry fruit"}
@@ -37,14 +26,9 @@ func TestRetrievePoolCLI(t *testing.T) {
 	members := write("memberships.tsv", "title\tsection\tatoms\ttwins\nredapple\ts\tt::apple,t::red\t\ngreenapple\ts\tt::apple\t\ncherry\ts\tt::red\t\n")
 	do := func(args ...string) string {
 		t.Helper()
-		var out, errb bytes.Buffer
-		args = append([]string{args[0], "--database-url", db}, args[1:]...)
-		if code := run(ctx, args, &out, &errb); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
-		}
-		return out.String()
+		out, _ := c.must(args...)
+		return out
 	}
-	do("migrate")
 	do("import", "--project", "p", "--format", "quest", docs, queries)
 	if out := do("index", "--project", "p"); !strings.Contains(out, "5 documents") {
 		t.Fatalf("index: %q", out)
@@ -101,16 +85,8 @@ func TestRetrievePoolCLI(t *testing.T) {
 // weighting per template; on a "_ or _ or _" query repeating its head word,
 // unique terms rank the second relevant document higher.
 func TestRetrieveEvalBM25Variants(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	c := newCLITest(t)
+	write := c.write
 	docs := write("docs.jsonl", `{"title": "generic", "text": "software software software tools"}
 {"title": "python", "text": "python web framework"}
 {"title": "java", "text": "java build software"}
@@ -121,19 +97,7 @@ func TestRetrieveEvalBM25Variants(t *testing.T) {
 `)
 	queries := write("q.jsonl", `{"query": "python software or java software or rust software", "docs": ["python", "java"], "original_query": "<mark>python software</mark> or <mark>java software</mark> or <mark>rust software</mark>", "scores": null, "metadata": {"template": "_ or _ or _", "split": "val"}}
 `)
-	do := func(args ...string) (string, string) {
-		t.Helper()
-		var out, errb bytes.Buffer
-		n := 1
-		if args[0] == "retrieve" && args[1] == "eval" {
-			n = 2
-		}
-		args = append(append(append([]string{}, args[:n]...), "--database-url", db), args[n:]...)
-		if code := run(ctx, args, &out, &errb); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
-		}
-		return out.String(), errb.String()
-	}
+	do := c.must
 	var list bytes.Buffer
 	if err := printMethods(&list); err != nil {
 		t.Fatal(err)
@@ -141,7 +105,6 @@ func TestRetrieveEvalBM25Variants(t *testing.T) {
 	if n := strings.Count(list.String(), "--param qtf=count"); n != 6 {
 		t.Errorf("retrieve --list names qtf %d times (want bm25, strict, pnorm and the 3 sparse methods):\n%s", n, list.String())
 	}
-	do("migrate")
 	do("import", "--project", "p", "--format", "quest", docs, queries)
 	out, _ := do("retrieve", "eval", "--project", "p", "--bm25-variants", "--metrics", "ndcg@10,mrr@10", "--json")
 	var rows []evalRow

@@ -1,4 +1,4 @@
-package loadtest
+package loadgen
 
 import (
 	"bytes"
@@ -71,7 +71,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.log = &bytes.Buffer{}
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
-		return fmt.Errorf("loadtest: start server: %w", err)
+		return fmt.Errorf("loadgen: start server: %w", err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -88,7 +88,7 @@ func (s *Server) Start(ctx context.Context) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("loadtest: server not ready after 30s: %s", s.log.String())
+	return fmt.Errorf("loadgen: server not ready after 30s: %s", s.log.String())
 }
 
 // Kill sends SIGKILL and reaps the process.
@@ -132,7 +132,7 @@ func StartCluster(ctx context.Context, scriptsDir string) (*Cluster, error) {
 		}
 	}
 	if c.URL == "" {
-		return nil, fmt.Errorf("loadtest: db.sh printed no DATABASE_URL: %q", out)
+		return nil, fmt.Errorf("loadgen: db.sh printed no DATABASE_URL: %q", out)
 	}
 	return c, nil
 }
@@ -143,7 +143,7 @@ func (c *Cluster) run(ctx context.Context, verb string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("loadtest: db.sh %s: %w: %s", verb, err, stderr.String())
+		return "", fmt.Errorf("loadgen: db.sh %s: %w: %s", verb, err, stderr.String())
 	}
 	return stdout.String(), nil
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"boolpool/server/auth"
-	"boolpool/server/loadtest"
+	"boolpool/server/devtools/loadgen"
 	"boolpool/server/store"
 )
 
@@ -53,11 +53,11 @@ func runLogin(ctx context.Context, env *Env) ([]Row, error) {
 		codes        map[int]int
 	}
 	scenario := func(sameAccount bool, args ...string) (outcome, error) {
-		port, err := loadtest.FreePort()
+		port, err := loadgen.FreePort()
 		if err != nil {
 			return outcome{}, err
 		}
-		srv, err := loadtest.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), args...)
+		srv, err := loadgen.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), args...)
 		if err != nil {
 			return outcome{}, err
 		}

@@ -13,8 +13,10 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
+	"boolpool/encoders"
 	"boolpool/server/store"
 )
 
@@ -59,11 +61,44 @@ type Env struct {
 	Store      *store.Store // a database of its own for the run
 	DBURL      string
 	SharedData string // ../shared/data when available, else ""
-	CacheDir   string
-	Repeats    int
-	Quick      bool
-	Log        *slog.Logger
-	Progress   io.Writer
+	// Runtime hands the suites that encode the ONNX Runtime; the caller
+	// opens it (see SharedRuntime) and closes it after the run, so the
+	// suites never open or close one themselves.
+	Runtime  func() (*encoders.Runtime, error)
+	Repeats  int
+	Quick    bool
+	Log      *slog.Logger
+	Progress io.Writer
+}
+
+// SharedRuntime makes an Env.Runtime that calls open on first use and
+// hands the same runtime out after; release closes it if it was opened.
+func SharedRuntime(open func() (*encoders.Runtime, error)) (get func() (*encoders.Runtime, error), release func()) {
+	var (
+		mu sync.Mutex
+		rt *encoders.Runtime
+	)
+	get = func() (*encoders.Runtime, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if rt == nil {
+			r, err := open()
+			if err != nil {
+				return nil, err
+			}
+			rt = r
+		}
+		return rt, nil
+	}
+	release = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if rt != nil {
+			rt.Close()
+			rt = nil
+		}
+	}
+	return get, release
 }
 
 // Suite is one named group of measurements.

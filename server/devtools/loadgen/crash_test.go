@@ -1,4 +1,4 @@
-package loadtest
+package loadgen
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func TestCrashShort(t *testing.T) {
 	if err := build.Run(); err != nil {
 		t.Fatalf("build server: %v", err)
 	}
-	rep, err := Crash(ctx, CrashConfig{Bin: bin, ScriptsDir: "../../scripts", Annotators: 16, Kills: 10,
+	rep, err := Crash(ctx, CrashConfig{Bin: bin, ScriptsDir: "../../../scripts", Annotators: 16, Kills: 10,
 		KillEvery: 700 * time.Millisecond, RestartPostgres: true})
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
-	"boolpool/server/loadtest"
+	"boolpool/server/devtools/loadgen"
 	"boolpool/server/store"
 	"boolpool/web/api"
 )
@@ -56,11 +56,11 @@ func runUploads(ctx context.Context, env *Env) ([]Row, error) {
 	if err := uploadFixture(ctx, env.Store, "uploads", user, password); err != nil {
 		return nil, err
 	}
-	port, err := loadtest.FreePort()
+	port, err := loadgen.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	srv, err := loadtest.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), "-upload-dir", filepath.Join(dir, "uploads"))
+	srv, err := loadgen.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), "-upload-dir", filepath.Join(dir, "uploads"))
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,8 @@ import (
 	"os"
 	"testing"
 
-	"boolpool/server/bench"
+	"boolpool/encoders"
+	"boolpool/server/devtools/bench"
 	"boolpool/server/store/storetest"
 )
 
@@ -20,7 +21,11 @@ func TestSuiteQuick(t *testing.T) {
 	if shared == "" || testing.Short() || os.Getenv("BOOLPOOL_BENCH_SMOKE") == "" {
 		t.Skip("needs BOOLPOOL_SHARED_DATA and BOOLPOOL_BENCH_SMOKE=1 (full DebQUEST corpus, minutes); 'make bench' runs this suite")
 	}
-	env := &bench.Env{Store: storetest.New(t), SharedData: shared, Repeats: 1, Quick: true,
+	runtime, release := bench.SharedRuntime(func() (*encoders.Runtime, error) {
+		return encoders.NewRuntime(encoders.Config{CacheDir: encoders.DefaultCacheDir()})
+	})
+	t.Cleanup(release)
+	env := &bench.Env{Store: storetest.New(t), SharedData: shared, Runtime: runtime, Repeats: 1, Quick: true,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Progress: io.Discard}
 	rows, err := Suite().Run(context.Background(), env)
 	if err != nil {

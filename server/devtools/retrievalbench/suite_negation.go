@@ -9,8 +9,8 @@ import (
 	"runtime"
 
 	"boolpool/encoders"
-	"boolpool/server/bench"
 	"boolpool/server/decompose"
+	"boolpool/server/devtools/bench"
 	"boolpool/server/embedjob"
 	"boolpool/server/ingest"
 	"boolpool/server/live"
@@ -215,16 +215,15 @@ type denseOpener struct {
 }
 
 func denseFactory(ctx context.Context, env *bench.Env) (*denseOpener, func(), error) {
-	rt, err := encoders.NewRuntime(encoders.Config{CacheDir: env.CacheDir})
+	rt, err := env.Runtime()
 	if err != nil {
 		return nil, nil, err
 	}
 	enc, err := rt.Open(ctx, encoders.MiniLMStatic)
 	if err != nil {
-		rt.Close()
 		return nil, nil, err
 	}
-	return &denseOpener{enc: enc}, func() { enc.Close(); rt.Close() }, nil
+	return &denseOpener{enc: enc}, func() { enc.Close() }, nil
 }
 
 func (d *denseOpener) open(ctx context.Context, st *store.Store, projectID int64) (*retrieval.Dense, error) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"boolpool/server/consensus"
+	"boolpool/server/devtools/synth"
 )
 
 // QualitySuite measures Dawid–Skene (server/consensus) on simulated
@@ -39,7 +40,7 @@ func runQuality(ctx context.Context, env *Env) ([]Row, error) {
 		}
 		var maeDS, maxDS, maeMaj, accDS, accMaj, tDS, tMaj, iters []float64
 		for seed := range seeds {
-			sim := consensus.Simulate(consensus.SimParams{Seed: uint64(seed + 1), Items: n, Accuracies: qualityAccuracies,
+			sim := synth.Simulate(synth.SimParams{Seed: uint64(seed + 1), Items: n, Accuracies: qualityAccuracies,
 				MinLabels: 3, MaxLabels: 5, Prior: 0.3})
 			start := time.Now()
 			res := consensus.DawidSkene(sim.Items, consensus.DSOptions{})

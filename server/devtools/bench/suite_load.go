@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"boolpool/server/loadtest"
+	"boolpool/server/devtools/loadgen"
 )
 
 // LoadSuite runs N concurrent annotators (50 and 200) against the real
@@ -39,20 +39,20 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 	// run drives one scenario on a project and server of its own, so one
 	// scenario's aftermath (consensus backlog, autovacuum) is not measured
 	// as the next one's latency.
-	run := func(project string, n int, think time.Duration) (*loadtest.Result, error) {
-		creds, err := loadtest.Fixture(ctx, env.Store, project, 6000, n, 3)
+	run := func(project string, n int, think time.Duration) (*loadgen.Result, error) {
+		creds, err := loadgen.Fixture(ctx, env.Store, project, 6000, n, 3)
 		if err != nil {
 			return nil, err
 		}
-		port, err := loadtest.FreePort()
+		port, err := loadgen.FreePort()
 		if err != nil {
 			return nil, err
 		}
-		srv, err := loadtest.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), "-db-max-conns", "48")
+		srv, err := loadgen.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), "-db-max-conns", "48")
 		if err != nil {
 			return nil, err
 		}
-		res := loadtest.Run(ctx, loadtest.Config{BaseURL: srv.URL(), Project: project, Users: creds, Duration: dur, Warmup: warm, Think: think})
+		res := loadgen.Run(ctx, loadgen.Config{BaseURL: srv.URL(), Project: project, Users: creds, Duration: dur, Warmup: warm, Think: think})
 		_ = srv.Kill()
 		if res.ErrorsTotal() > 0 {
 			return nil, fmt.Errorf("%s: %d errors, e.g. %v; server log: %s", project, res.ErrorsTotal(), res.Errors[:min(3, len(res.Errors))], srv.Log(2000))
@@ -69,7 +69,7 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		var paced *loadtest.Result
+		var paced *loadgen.Result
 		if n == 200 {
 			if paced, err = run(fmt.Sprintf("paced%d", n), n, think); err != nil {
 				return nil, err
@@ -193,7 +193,7 @@ func runCrash(ctx context.Context, env *Env) ([]Row, error) {
 	if env.Quick {
 		kills = 10
 	}
-	rep, err := loadtest.Crash(ctx, loadtest.CrashConfig{Bin: bin, ScriptsDir: "scripts", Annotators: 50, Kills: kills,
+	rep, err := loadgen.Crash(ctx, loadgen.CrashConfig{Bin: bin, ScriptsDir: "scripts", Annotators: 50, Kills: kills,
 		KillEvery: time.Second, RestartPostgres: true, Log: env.Log})
 	if err != nil {
 		return nil, err

@@ -1,14 +1,15 @@
-package live
+package synth
 
 import (
 	"fmt"
 	"math/rand/v2"
 
 	"boolpool/server/consensus"
+	"boolpool/server/live"
 )
 
-// SyntheticSpec sizes a synthetic project for benchmarks.
-type SyntheticSpec struct {
+// LiveSpec sizes a synthetic live project for benchmarks and tests.
+type LiveSpec struct {
 	Queries   int // e.g. 2000
 	Runs      int // e.g. 10
 	Judgments int // current judgments in all, e.g. 100000
@@ -17,26 +18,26 @@ type SyntheticSpec struct {
 	Seed      uint64
 }
 
-// Synthetic builds a project of the given size: each run ranks RankDepth
+// Live builds a project of the given size: each run ranks live.RankDepth
 // documents per query out of a per-query universe, the judged items are
 // the union of the runs' top documents, and each item gets Raters votes
 // from a crowd whose labels scatter around a latent grade (so agreement is
 // neither perfect nor absent). A third of the queries have explicit
 // negatives; one item in fifty is gold. Item ids start at 1, query ids at
 // 1, users at 1.
-func Synthetic(sp SyntheticSpec) Data {
+func Live(sp LiveSpec) live.Data {
 	rng := rand.New(rand.NewPCG(sp.Seed, 0x73796e))
 	raters := max(sp.Raters, 1)
-	d := Data{RatersPerItem: raters, Negatives: map[int64][]string{}, Votes: map[int64][]consensus.Vote{},
+	d := live.Data{RatersPerItem: raters, Negatives: map[int64][]string{}, Votes: map[int64][]consensus.Vote{},
 		Adjudicated: map[int64]int{}, Users: map[int64]string{}}
 	templates := []string{"_", "_ or _", "_ and _", "_ that are not _", "_ or _ or _", "_ and _ and _", "_ that are also both _ and _"}
 	operators := [][]string{{"ATOM"}, {"OR"}, {"AND"}, {"AND", "NOT"}, {"OR"}, {"AND"}, {"AND"}}
-	universe := RankDepth * 3
+	universe := live.RankDepth * 3
 	for q := range sp.Queries {
-		d.Queries = append(d.Queries, Query{ID: int64(q + 1), ExtID: fmt.Sprintf("q%05d", q), Template: templates[q%len(templates)], Operators: operators[q%len(templates)]})
+		d.Queries = append(d.Queries, live.Query{ID: int64(q + 1), ExtID: fmt.Sprintf("q%05d", q), Template: templates[q%len(templates)], Operators: operators[q%len(templates)]})
 	}
 	for r := range sp.Runs {
-		d.Runs = append(d.Runs, Run{Name: fmt.Sprintf("run%02d", r), Ranked: map[int64][]string{}})
+		d.Runs = append(d.Runs, live.Run{Name: fmt.Sprintf("run%02d", r), Ranked: map[int64][]string{}})
 	}
 	docName := func(q, i int) string { return fmt.Sprintf("q%05d-d%03d", q, i) }
 	perQuery := (sp.Judgments/raters + sp.Queries - 1) / max(sp.Queries, 1)
@@ -50,7 +51,7 @@ func Synthetic(sp SyntheticSpec) Data {
 			seen := map[int]bool{}
 			var ranked []string
 			for _, x := range append(head[:10], perm...) {
-				if !seen[x] && len(ranked) < RankDepth {
+				if !seen[x] && len(ranked) < live.RankDepth {
 					seen[x] = true
 					ranked = append(ranked, docName(qi, x))
 				}
@@ -64,14 +65,14 @@ func Synthetic(sp SyntheticSpec) Data {
 		}
 		// Items: the runs' documents, rank by rank, until the quota.
 		picked := map[string]bool{}
-		for rank := 0; rank < RankDepth && len(picked) < perQuery && made < sp.Judgments; rank++ {
+		for rank := 0; rank < live.RankDepth && len(picked) < perQuery && made < sp.Judgments; rank++ {
 			for r := range d.Runs {
 				doc := d.Runs[r].Ranked[q.ID][rank]
 				if picked[doc] || len(picked) >= perQuery || made >= sp.Judgments {
 					continue
 				}
 				picked[doc] = true
-				it := Item{ID: itemID, QueryID: q.ID, DocExtID: doc, Gold: -1}
+				it := live.Item{ID: itemID, QueryID: q.ID, DocExtID: doc, Gold: -1}
 				itemID++
 				latent := []int{0, 1, 2, 3, 3}[rng.IntN(5)]
 				if rng.IntN(50) == 0 {
@@ -82,7 +83,7 @@ func Synthetic(sp SyntheticSpec) Data {
 					if made >= sp.Judgments {
 						break
 					}
-					d.Votes[it.ID] = append(d.Votes[it.ID], consensus.Vote{Rater: int64(u + 1), Label: SyntheticLabel(rng, latent), Contradiction: rng.IntN(40) == 0})
+					d.Votes[it.ID] = append(d.Votes[it.ID], consensus.Vote{Rater: int64(u + 1), Label: Label(rng, latent), Contradiction: rng.IntN(40) == 0})
 					made++
 				}
 			}
@@ -94,9 +95,9 @@ func Synthetic(sp SyntheticSpec) Data {
 	return d
 }
 
-// SyntheticLabel is a crowd label around a latent grade: right 70 % of the
+// Label is a crowd label around a latent grade: right 70 % of the
 // time, one grade off otherwise.
-func SyntheticLabel(rng *rand.Rand, latent int) int {
+func Label(rng *rand.Rand, latent int) int {
 	switch x := rng.IntN(10); {
 	case x < 7:
 		return latent

@@ -1,4 +1,4 @@
-package loadtest
+package loadgen
 
 import (
 	"context"
@@ -103,7 +103,7 @@ func Crash(ctx context.Context, cfg CrashConfig) (CrashReport, error) {
 func verify(ctx context.Context, st *store.Store, res *Result, rep *CrashReport) error {
 	rows, err := st.Pool().Query(ctx, `SELECT client_id::text, id FROM judgments`)
 	if err != nil {
-		return fmt.Errorf("loadtest: verify: %w", err)
+		return fmt.Errorf("loadgen: verify: %w", err)
 	}
 	stored := map[string]int64{}
 	for rows.Next() {
@@ -125,7 +125,7 @@ func verify(ctx context.Context, st *store.Store, res *Result, rep *CrashReport)
 	err = st.Pool().QueryRow(ctx, `SELECT count(*) FROM (SELECT user_id, item_id FROM judgments
 		GROUP BY user_id, item_id HAVING count(*) > 1) d`).Scan(&rep.Duplicates)
 	if err != nil {
-		return fmt.Errorf("loadtest: verify: %w", err)
+		return fmt.Errorf("loadgen: verify: %w", err)
 	}
 	return nil
 }

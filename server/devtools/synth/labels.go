@@ -1,12 +1,16 @@
-package consensus
+package synth
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"boolpool/server/consensus"
+)
 
 // Simulation is a synthetic labelling job with a known truth, for testing
 // and benchmarking consensus methods: raters 1..len(Accuracies) label
 // each item correctly with their accuracy (the same for both classes).
 type Simulation struct {
-	Items      []DSItem
+	Items      []consensus.DSItem
 	Truth      []bool    // per item: relevant
 	Accuracies []float64 // per rater (rater id = index + 1)
 }
@@ -29,7 +33,7 @@ func Simulate(p SimParams) Simulation {
 	n := len(p.Accuracies)
 	hi := min(p.MaxLabels, n)
 	lo := max(min(p.MinLabels, hi), 1)
-	sim := Simulation{Items: make([]DSItem, p.Items), Truth: make([]bool, p.Items), Accuracies: p.Accuracies}
+	sim := Simulation{Items: make([]consensus.DSItem, p.Items), Truth: make([]bool, p.Items), Accuracies: p.Accuracies}
 	perm := make([]int, n)
 	for i := range p.Items {
 		rel := rng.Float64() < p.Prior
@@ -39,7 +43,7 @@ func Simulate(p SimParams) Simulation {
 			perm[j] = j
 		}
 		rng.Shuffle(n, func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
-		votes := make([]Vote, 0, k)
+		votes := make([]consensus.Vote, 0, k)
 		for _, r := range perm[:k] {
 			says := rel
 			if rng.Float64() >= p.Accuracies[r] {
@@ -47,21 +51,21 @@ func Simulate(p SimParams) Simulation {
 			}
 			label := rng.IntN(2) // 0 or 1
 			if says {
-				label += RelevantThreshold
+				label += consensus.RelevantThreshold
 			}
-			votes = append(votes, Vote{Rater: int64(r + 1), Label: label})
+			votes = append(votes, consensus.Vote{Rater: int64(r + 1), Label: label})
 		}
-		sim.Items[i] = DSItem{Votes: votes}
+		sim.Items[i] = consensus.DSItem{Votes: votes}
 	}
 	return sim
 }
 
-// MajorityAccuracy is the share of items whose majority decision (Decide:
+// MajorityAccuracy is the share of items whose majority decision (consensus.Decide:
 // a tie is not relevant) matches the truth.
 func (s Simulation) MajorityAccuracy() float64 {
 	hit := 0
 	for i, it := range s.Items {
-		d, _ := Decide(it.Votes, nil)
+		d, _ := consensus.Decide(it.Votes, nil)
 		if d.Relevant() == s.Truth[i] {
 			hit++
 		}
@@ -70,7 +74,7 @@ func (s Simulation) MajorityAccuracy() float64 {
 }
 
 // DSAccuracy is the share of items whose DS decision matches the truth.
-func (s Simulation) DSAccuracy(r DSResult) float64 {
+func (s Simulation) DSAccuracy(r consensus.DSResult) float64 {
 	hit := 0
 	for i := range s.Items {
 		if r.Relevant(i) == s.Truth[i] {
@@ -87,7 +91,7 @@ func (s Simulation) EmpiricalAccuracy(id int64) float64 {
 		for _, v := range it.Votes {
 			if v.Rater == id {
 				n++
-				if (v.Label >= RelevantThreshold) == s.Truth[i] {
+				if (v.Label >= consensus.RelevantThreshold) == s.Truth[i] {
 					hit++
 				}
 			}
@@ -107,7 +111,7 @@ func (s Simulation) EmpiricalRates(id int64) (sens, spec float64) {
 			if v.Rater != id {
 				continue
 			}
-			says := v.Label >= RelevantThreshold
+			says := v.Label >= consensus.RelevantThreshold
 			if s.Truth[i] {
 				rel++
 				if says {
@@ -121,5 +125,14 @@ func (s Simulation) EmpiricalRates(id int64) (sens, spec float64) {
 			}
 		}
 	}
-	return ratio(float64(relHit), float64(rel)), ratio(float64(nonHit), float64(non))
+	return ratio(relHit, rel), ratio(nonHit, non)
+}
+
+// ratio is a/b, or 0.5 (no evidence either way) when b is 0, as the
+// estimator's own rates are.
+func ratio(a, b int) float64 {
+	if b <= 0 {
+		return 0.5
+	}
+	return float64(a) / float64(b)
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"boolpool/encoders"
-	"boolpool/server/bench"
+	"boolpool/server/devtools/bench"
 	"boolpool/server/store/storetest"
 )
 
@@ -19,7 +19,11 @@ import (
 // excludes documents matching the negated atom, puts fewer negative
 // passages at or above the positive than plain BM25.
 func TestNegationSuite(t *testing.T) {
-	env := &bench.Env{Store: storetest.New(t), CacheDir: encoders.DefaultCacheDir(), Repeats: 1,
+	runtime, release := bench.SharedRuntime(func() (*encoders.Runtime, error) {
+		return encoders.NewRuntime(encoders.Config{CacheDir: encoders.DefaultCacheDir()})
+	})
+	t.Cleanup(release)
+	env := &bench.Env{Store: storetest.New(t), Runtime: runtime, Repeats: 1,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Progress: io.Discard}
 	rows, err := NegationSuite().Run(context.Background(), env)
 	if err != nil {

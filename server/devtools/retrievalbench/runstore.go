@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"boolpool/server/bench"
+	"boolpool/server/devtools/bench"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
 )

@@ -1,9 +1,9 @@
-// Package loadtest drives the real boolpool server the way a crowd does:
+// Package loadgen drives the real boolpool server the way a crowd does:
 // many annotators fetching tasks and submitting judgments concurrently,
 // with retries through failures. It provides the load and crash tests and
 // the load benchmark (server killed with SIGKILL and restarted, Postgres
 // restarted, every acknowledged judgment checked afterwards).
-package loadtest
+package loadgen
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func Fixture(ctx context.Context, st *store.Store, name string, docs, annotators
 		return nil, err
 	}
 	if _, err := st.Pool().Exec(ctx, `UPDATE projects SET raters_per_item = $2, gold_rate = 0, lease_seconds = 60 WHERE id = $1`, p.ID, raters); err != nil {
-		return nil, fmt.Errorf("loadtest: %w", err)
+		return nil, fmt.Errorf("loadgen: %w", err)
 	}
 	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
 		for i := 0; i < docs; i++ {
@@ -48,18 +48,18 @@ func Fixture(ctx context.Context, st *store.Store, name string, docs, annotators
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("loadtest: fixture: %w", err)
+		return nil, fmt.Errorf("loadgen: fixture: %w", err)
 	}
 	if _, err := st.Pool().Exec(ctx, `INSERT INTO items (project_id, kind, query_id, document_id, priority)
 		SELECT d.project_id, 'relevance', q.id, d.id, d.id FROM documents d JOIN queries q ON q.project_id = d.project_id
 		WHERE d.project_id = $1 ON CONFLICT DO NOTHING`, p.ID); err != nil {
-		return nil, fmt.Errorf("loadtest: items: %w", err)
+		return nil, fmt.Errorf("loadgen: items: %w", err)
 	}
 	// Fresh bulk-loaded tables have no planner statistics yet; autovacuum
 	// would gather them within a minute, the load test should not measure
 	// that minute.
 	if _, err := st.Pool().Exec(ctx, `ANALYZE items; ANALYZE assignments; ANALYZE documents`); err != nil {
-		return nil, fmt.Errorf("loadtest: analyze: %w", err)
+		return nil, fmt.Errorf("loadgen: analyze: %w", err)
 	}
 	hash, err := auth.HashPassword("load-test-pw", cheapHash)
 	if err != nil {
@@ -69,7 +69,7 @@ func Fixture(ctx context.Context, st *store.Store, name string, docs, annotators
 	for i := 1; i <= annotators; i++ {
 		u, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("%s-%d", name, i), Role: "annotator", PasswordHash: hash})
 		if err != nil {
-			return nil, fmt.Errorf("loadtest: user: %w", err)
+			return nil, fmt.Errorf("loadgen: user: %w", err)
 		}
 		if err := st.AddProjectMember(ctx, p.ID, u.ID); err != nil {
 			return nil, err

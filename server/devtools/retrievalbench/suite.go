@@ -17,11 +17,12 @@ import (
 	"time"
 
 	"boolpool/encoders"
-	"boolpool/server/bench"
+	"boolpool/server/devtools/bench"
 	"boolpool/server/embedjob"
 	"boolpool/server/ingest"
 	"boolpool/server/lexical"
 	"boolpool/server/pooling"
+	"boolpool/server/progress"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
 )
@@ -197,7 +198,7 @@ var denseSet = map[string]struct{}{"dense-vanilla": {}, "dense-decomposed": {}, 
 func latencies(ctx context.Context, env *bench.Env, m retrieval.Method, queries []retrieval.Query, label string) ([]float64, map[string][]retrieval.Result, error) {
 	ms := make([]float64, 0, len(queries))
 	res := make(map[string][]retrieval.Result, len(queries))
-	bar := retrieval.NewProgress(env.Progress, label, len(queries))
+	bar := progress.New(env.Progress, label, "", len(queries), 0)
 	defer bar.Done()
 	for _, q := range queries {
 		t0 := time.Now()
@@ -259,16 +260,15 @@ func toRun(name string, res map[string][]retrieval.Result, depth int) pooling.Ru
 // reference, into an exact in-memory index. The transformer encoders cannot
 // embed 60k documents on a 2-core machine within a benchmark run.
 func pgDense(ctx context.Context, env *bench.Env, projectID int64) (pg, mem *retrieval.Dense, note string, closeFn func(), err error) {
-	rt, err := encoders.NewRuntime(encoders.Config{CacheDir: env.CacheDir})
+	rt, err := env.Runtime()
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
 	enc, err := rt.Open(ctx, encoders.MiniLMStatic)
 	if err != nil {
-		rt.Close()
 		return nil, nil, "", nil, err
 	}
-	closeFn = func() { enc.Close(); rt.Close() }
+	closeFn = func() { enc.Close() }
 	defer func() {
 		if err != nil {
 			closeFn()

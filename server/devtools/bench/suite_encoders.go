@@ -29,11 +29,10 @@ import (
 func EncodersSuite() Suite { return Suite{Name: "encoders", Run: runEncoders} }
 
 func runEncoders(ctx context.Context, env *Env) ([]Row, error) {
-	rt, err := encoders.NewRuntime(encoders.Config{CacheDir: env.CacheDir})
+	rt, err := env.Runtime()
 	if err != nil {
 		return nil, err
 	}
-	defer rt.Close()
 	nodeModules, err := nodeDeps(ctx)
 	if err != nil {
 		return nil, err

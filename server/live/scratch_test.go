@@ -13,8 +13,8 @@ import (
 
 // Recompute computes the snapshot of d from scratch with the agreement and
 // metrics packages, independently of the incremental State. It is the
-// reference the incremental figures are tested (and benchmarked) against;
-// Version is 0.
+// oracle the incremental figures are tested (and BenchmarkRecompute
+// timed) against; a test file, so the product never links it. Version is 0.
 func Recompute(project string, d Data) api.LiveSnapshot {
 	specs := Specs()
 	out := api.LiveSnapshot{Project: project, At: time.Now().UTC(),

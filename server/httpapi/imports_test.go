@@ -12,8 +12,7 @@ import (
 // wired by cmd/boolpool rather than by imports.
 func TestImportBoundaries(t *testing.T) {
 	rules := map[string][]string{
-		"boolpool/server/httpapi": {"boolpool/encoders", "boolpool/server/bench", "boolpool/server/loadtest",
-			"boolpool/server/devtools", "boolpool/server/retrieval/retrievalbench", "github.com/yalue/onnxruntime_go"},
+		"boolpool/server/httpapi":   {"boolpool/encoders", "boolpool/server/devtools", "github.com/yalue/onnxruntime_go"},
 		"boolpool/server/judging":   {"boolpool/server/consensus", "boolpool/server/live", "boolpool/server/export", "boolpool/server/httpapi"},
 		"boolpool/server/consensus": {"boolpool/server/live", "boolpool/server/export", "boolpool/server/httpapi"},
 		"boolpool/server/export":    {"boolpool/server/live", "boolpool/server/httpapi"},

@@ -220,7 +220,7 @@ func printGoldSimulation(w io.Writer, sum pooling.GoldSummary, depth int) error 
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "strategy\tjudgments\tfound\trecall\tjudgments/found")
 	for _, l := range sum.Levels {
-		fmt.Fprintf(tw, "\tto %g%%", 100*l)
+		fmt.Fprintf(tw, "\tto %.4g%%", 100*l)
 	}
 	fmt.Fprintln(tw)
 	for _, name := range sum.Order {

@@ -43,8 +43,10 @@ type GoldQuery struct {
 }
 
 // Sequencer produces one query's judging sequence with the oracle q.Rel.
-// limit > 0 caps its length (the query's share of a budget); 0 means until
-// the strategy stops by its own rule or exhausts its pool.
+// limit > 0 is the query's even share of a budget: the sequence need not
+// be longer, and a strategy with its own stopping rule ignores the rule and
+// goes on to the limit (a finite pool order may be returned whole); 0 means
+// until the strategy stops by its own rule or exhausts its pool.
 type Sequencer func(ctx context.Context, q GoldQuery, limit int) ([]string, error)
 
 // CALSim configures the cal strategy in a simulation.
@@ -79,11 +81,9 @@ func Sequencers(names []string, bandit BanditOptions, calSim *CALSim) ([]Sequenc
 		case DocID, Depth, MTF, Bandit:
 			opt := Options{Strategy: name, Bandit: bandit, Depth: 1}
 			out[i] = func(_ context.Context, q GoldQuery, limit int) ([]string, error) {
-				order, err := Order(q.Lists, opt, func(d string) (bool, bool) { return q.Rel[d], true })
-				if limit > 0 && len(order) > limit {
-					order = order[:limit]
-				}
-				return order, err
+				// A pool is finite: the whole order, whatever the limit (the
+				// interleaving caps the total at the budget).
+				return Order(q.Lists, opt, func(d string) (bool, bool) { return q.Rel[d], true })
 			}
 		case CAL:
 			if calSim == nil || calSim.Engine == nil {
@@ -201,9 +201,10 @@ func LevelKey(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
 // a pool holds). Queries are judged interleaved, one judgment per query per
 // turn in query-id order, a query leaving when its sequence ends (its pool
 // is exhausted or its stopping rule fired), so judgments_to counts the
-// judgments of all queries together. budget > 0 caps each strategy's total
-// (each query is then sequenced up to ceil(budget / queries), the
-// stopping rules ignored).
+// judgments of all queries together. budget > 0 caps each strategy's
+// total: the interleaving stops there (unbounded strategies such as cal are
+// sequenced up to ceil(budget / queries) per query, their stopping rules
+// ignored, which the interleaving then uses up exactly).
 func SimulateGold(ctx context.Context, queries []GoldQuery, names []string, seqs []Sequencer, levels []float64, budget int) (GoldSummary, error) {
 	qs := append([]GoldQuery(nil), queries...)
 	sort.Slice(qs, func(i, j int) bool { return qs[i].ID < qs[j].ID })

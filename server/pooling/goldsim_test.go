@@ -80,6 +80,25 @@ func TestCALFindsBeyondThePool(t *testing.T) {
 	if c.Judgments != 6 {
 		t.Fatalf("cal judged %d, want 6 (knee stop)", c.Judgments)
 	}
+	// A budget of 2 per strategy: cal ignores its rule and stops at 2.
+	two, err := SimulateGold(ctx, []GoldQuery{q}, names, seqs, []float64{0.5}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range names {
+		if two.Strategies[s].Judgments != 2 {
+			t.Fatalf("budget 2: %s judged %d", s, two.Strategies[s].Judgments)
+		}
+	}
+	// Two queries, budget 4 (an even share of 2 each): the one-document
+	// pool leaves its unused share to the three-document one, so depth
+	// judges 4 and finds r1 at q1's third judgment.
+	q2 := GoldQuery{ID: "q2", Lists: [][]string{{"n6"}}, Rel: map[string]bool{"n6": true}}
+	four, err := SimulateGold(ctx, []GoldQuery{q, q2}, []string{Depth}, seqs[:1], []float64{0.5}, 4)
+	if err != nil || four.Strategies[Depth].Judgments != 4 || four.Strategies[Depth].Found != 2 {
+		t.Fatalf("budget 4 over two pools: %+v %v", four.Strategies[Depth], err)
+	}
+
 	// The JSON contract.
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(sum); err != nil {

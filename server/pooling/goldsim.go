@@ -101,15 +101,15 @@ func Sequencers(names []string, bandit BanditOptions, calSim *CALSim) ([]Sequenc
 // sequence runs one query's AutoTAR review with the oracle.
 func (c CALSim) sequence(ctx context.Context, q GoldQuery, limit int) ([]string, error) {
 	fused := RRF(q.Lists, 60)
+	s := c.Engine.NewSession(q.Text, fused)
 	var seq []string
-	var rels []bool
 	judge := func(d string) error {
-		rel := q.Rel[d]
+		if err := s.Judge(d, q.Rel[d]); err != nil {
+			return err
+		}
 		seq = append(seq, d)
-		rels = append(rels, rel)
 		return nil
 	}
-	s := c.Engine.NewSession(q.Text, fused)
 	maxN := c.MaxPerQuery
 	if maxN <= 0 {
 		maxN = c.Engine.Features().NumDocs()
@@ -121,10 +121,7 @@ func (c CALSim) sequence(ctx context.Context, q GoldQuery, limit int) ([]string,
 		if len(seq) >= maxN {
 			return seq, nil
 		}
-		if err := s.Judge(d, q.Rel[d]); err != nil {
-			continue // a run's document missing from the corpus
-		}
-		judge(d)
+		_ = judge(d) // an error: a run's document missing from the corpus, skipped
 	}
 	for len(seq) < maxN {
 		batch, err := s.Next(ctx)
@@ -134,16 +131,12 @@ func (c CALSim) sequence(ctx context.Context, q GoldQuery, limit int) ([]string,
 		if len(batch) == 0 {
 			break
 		}
-		for _, d := range batch {
-			if len(seq) >= maxN {
-				break
-			}
-			if err := s.Judge(d, q.Rel[d]); err != nil {
+		for _, d := range batch[:min(len(batch), maxN-len(seq))] {
+			if err := judge(d); err != nil {
 				return nil, err
 			}
-			judge(d)
 		}
-		if limit == 0 && cal.Knee(rels, c.Knee).Fired {
+		if limit == 0 && cal.Knee(s.Judgments(), c.Knee).Fired {
 			break
 		}
 	}

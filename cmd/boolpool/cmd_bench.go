@@ -15,6 +15,7 @@ import (
 
 	"boolpool/encoders"
 	"boolpool/server/devtools/bench"
+	"boolpool/server/devtools/calbench"
 	"boolpool/server/devtools/retrievalbench"
 	"boolpool/server/store"
 )
@@ -28,6 +29,7 @@ func benchSuites() []bench.Suite {
 		retrievalbench.Suite(),
 		retrievalbench.NegationSuite(),
 		retrievalbench.RunStoreSuite(),
+		calbench.Suite(),
 		bench.LoadSuite(),
 		bench.CrashSuite(),
 		bench.LoginSuite(),

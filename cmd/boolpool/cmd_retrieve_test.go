@@ -78,6 +78,46 @@ func TestRetrievePoolCLI(t *testing.T) {
 	if !strings.Contains(out.String(), "bandit") || !strings.Contains(out.String(), "1 queries") {
 		t.Fatalf("simulation:\n%s", out.String())
 	}
+	// The JSON contract, with a qrels file as the oracle (pie is relevant
+	// too and not in the runs' depth-1 pool), a budget and the chart.
+	qrels := write("gold.qrels", "q0 0 greenapple 1\nq0 0 pie 1\nq0 0 banana 0\n")
+	qid := strings.Split(string(got), " ")[0]
+	if qid != "q0" {
+		qrels = write("gold.qrels", qid+" 0 greenapple 1\n"+qid+" 0 pie 1\n"+qid+" 0 banana 0\n")
+	}
+	svg := filepath.Join(dir, "recall.svg")
+	out.Reset()
+	if code := run(ctx, []string{"pool", "simulate", "--database-url", db, "--project", "p", "--runs", "strict,dn", "--depth", "1",
+		"--qrels", qrels, "--strategies", "depth,cal", "--budget", "4", "--json", "--svg", svg}, &out, &errb); code != 0 {
+		t.Fatalf("simulate --json: %s", errb.String())
+	}
+	var sim struct {
+		Queries    int `json:"queries"`
+		Gold       int `json:"gold"`
+		Strategies map[string]struct {
+			Judgments   int             `json:"judgments"`
+			Found       int             `json:"found"`
+			Recall      float64         `json:"recall"`
+			JudgmentsTo map[string]*int `json:"judgments_to"`
+		} `json:"strategies"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &sim); err != nil {
+		t.Fatalf("simulate --json: %v\n%s", err, out.String())
+	}
+	c := sim.Strategies["cal"]
+	if sim.Queries != 1 || sim.Gold != 2 || len(sim.Strategies) != 2 || c.Judgments > 4 || c.Found != 2 || c.Recall != 1 ||
+		len(c.JudgmentsTo) != 4 || c.JudgmentsTo["0.95"] == nil {
+		t.Fatalf("simulate --json:\n%s", out.String())
+	}
+	if d := sim.Strategies["depth"]; d.Found != 1 || d.JudgmentsTo["0.8"] != nil {
+		t.Fatalf("depth should find only greenapple:\n%s", out.String())
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Fatalf("svg: %v", err)
+	}
+	if code := run(ctx, []string{"pool", "simulate", "--database-url", db, "--project", "p", "--runs", "strict", "--strategies", "depth,atoms"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), `"atoms"`) {
+		t.Fatalf("unknown strategy: exit %d %q", code, errb.String())
+	}
 }
 
 // TestRetrieveEvalBM25Variants: `retrieve --list` documents qtf, and

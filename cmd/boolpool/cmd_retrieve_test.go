@@ -104,9 +104,9 @@ func TestRetrievePoolCLI(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &sim); err != nil {
 		t.Fatalf("simulate --json: %v\n%s", err, out.String())
 	}
-	c := sim.Strategies["cal"]
-	if sim.Queries != 1 || sim.Gold != 2 || len(sim.Strategies) != 2 || c.Judgments > 4 || c.Found != 2 || c.Recall != 1 ||
-		len(c.JudgmentsTo) != 4 || c.JudgmentsTo["0.95"] == nil {
+	cs := sim.Strategies["cal"]
+	if sim.Queries != 1 || sim.Gold != 2 || len(sim.Strategies) != 2 || cs.Judgments > 4 || cs.Found != 2 || cs.Recall != 1 ||
+		len(cs.JudgmentsTo) != 4 || cs.JudgmentsTo["0.95"] == nil {
 		t.Fatalf("simulate --json:\n%s", out.String())
 	}
 	if d := sim.Strategies["depth"]; d.Found != 1 || d.JudgmentsTo["0.8"] != nil {

@@ -3,6 +3,7 @@ package pooling
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 
 	"boolpool/server/cal"

@@ -16,8 +16,8 @@ import (
 	"runtime"
 	"time"
 
-	"boolpool/server/devtools/bench"
 	"boolpool/server/cal"
+	"boolpool/server/devtools/bench"
 	"boolpool/server/ingest"
 	"boolpool/server/lexical"
 	"boolpool/server/pooling"

@@ -14,11 +14,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("serve", stderr, "")
 	var cfg config.Config
 	cfg.Register(fs)
+	var jf jobFlags
+	jf.register(fs, "workers", "background jobs this server runs at once per job queue (its in-process worker); "+
+		"0 = none: the server only starts and cancels jobs, and 'boolpool worker' processes run them", 1)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err := jf.validate(); err != nil {
+		return err
 	}
 	log := cfg.Logger()
 	if cfg.DebugAddr != "" {
@@ -34,7 +40,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
-	srv := httpapi.New(cfg, st, log, httpapi.WithJobs(serveJobs(st, log, "")))
-	log.Info("serving", "addr", "http://"+cfg.Addr)
+	jc, err := newJobClient(st, log, "", jf)
+	if err != nil {
+		return err
+	}
+	if err := jc.Start(ctx); err != nil {
+		return err
+	}
+	// After the HTTP server has shut down, before the pool closes.
+	defer stopJobs(ctx, jc, log)
+	srv := httpapi.New(cfg, st, log, httpapi.WithJobs(httpapi.Jobs{Client: jc, Encoders: jobEncoders()}))
+	log.Info("serving", "addr", "http://"+cfg.Addr, "job_workers", jf.concurrency)
 	return srv.Run(ctx)
 }

@@ -46,7 +46,7 @@ func (s *Server) routes() {
 	th := taskHandlers{svc: judgeSvc}
 	jh := judgeHandlers{svc: judgeSvc}
 	ph := poolHandlers{research: rh, st: s.store, log: s.log}
-	sh := setupHandlers{research: rh, st: s.store, importSt: s.store, runner: s.runner, encoders: s.jobsCfg.Encoders,
+	sh := setupHandlers{research: rh, st: s.store, importSt: s.store, jobs: s.jobsCfg.Client, encoders: s.jobsCfg.Encoders,
 		maxUpload: s.cfg.UploadLimit(), uploadRoot: s.cfg.UploadRoot(), maxLine: s.cfg.LineLimit(), log: s.log}
 
 	signedIn := []echo.MiddlewareFunc{noStore, auth.SameOrigin, authSvc.RequireSession}

@@ -27,16 +27,16 @@ type Server struct {
 	// onShutdown runs when shutdown starts (ends long-lived event streams).
 	onShutdown []func()
 	jobsCfg    Jobs
-	runner     *jobs.Runner
 }
 
 // Jobs configures the background jobs the setup page can start. The job
-// kinds are injected by the caller: the encode kind needs the encoders
-// package (cgo), which the HTTP layer does not import.
+// client is built, started and stopped by the caller (its encode kind
+// needs the encoders package, cgo, which the HTTP layer does not import;
+// its jobs may run in other processes); the handlers only start, list and
+// cancel jobs through it.
 type Jobs struct {
-	Kinds    map[string]jobs.Kind // by kind name (api.JobKindRetrieve, api.JobKindEncode)
-	Encoders []string             // encoder names the encode kind accepts, for the setup page
-	Workers  int                  // concurrent jobs (default 1)
+	Client   *jobs.Client // nil: no background jobs
+	Encoders []string     // encoder names the encode kind accepts, for the setup page
 }
 
 // Option configures a Server.
@@ -55,16 +55,10 @@ func New(cfg config.Config, st *store.Store, log *slog.Logger, opts ...Option) *
 	for _, o := range opts {
 		o(s)
 	}
-	s.runner = jobs.New(st, log, s.jobsCfg.Kinds, jobs.Options{Workers: s.jobsCfg.Workers})
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s
 }
-
-// StopJobs cancels running background jobs, waits for them (until ctx
-// ends) and records them interrupted. Run calls it at shutdown; tests that
-// serve Handler call it themselves.
-func (s *Server) StopJobs(ctx context.Context) { s.runner.Stop(ctx) }
 
 // Handler exposes the server for httptest.
 func (s *Server) Handler() http.Handler { return s.echo }
@@ -75,11 +69,6 @@ func (s *Server) Run(ctx context.Context) error {
 	srv := s.httpServer()
 	for _, f := range s.onShutdown {
 		srv.RegisterOnShutdown(f)
-	}
-	// Jobs still queued or running in the database belonged to a server
-	// that stopped: show them as interrupted, not as running forever.
-	if _, err := s.runner.Recover(ctx); err != nil {
-		return err
 	}
 	// Uploads of a server that was killed mid-import stay on disk: remove
 	// the ones whose process is gone.
@@ -99,7 +88,6 @@ func (s *Server) Run(ctx context.Context) error {
 	defer cancel()
 	s.log.Info("shutting down")
 	err := srv.Shutdown(shutdownCtx)
-	s.runner.Stop(shutdownCtx)
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("httpapi: shutdown: %w", err)
 	}

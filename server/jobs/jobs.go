@@ -177,10 +177,12 @@ func New(st *store.Store, log *slog.Logger, kinds map[string]Kind, cfg Config) (
 		river.AddWorkerArgs(workers, args{KindName: name}, river.Worker[args](&worker{c: c}))
 	}
 	rc := &river.Config{
-		Logger:               log,
-		Workers:              workers,
-		MaxAttempts:          cfg.MaxAttempts,
-		JobTimeout:           -1, // jobs run for hours; a dead worker is found by its heartbeat
+		Logger:      log,
+		Workers:     workers,
+		MaxAttempts: cfg.MaxAttempts,
+		// Jobs run for hours: no deadline. A dead worker is found by its
+		// jobs' heartbeats instead (worker.Timeout).
+		JobTimeout:           -1,
 		RescueStuckJobsAfter: cfg.RescueAfter,
 		TestOnly:             cfg.Test,
 	}
@@ -420,6 +422,28 @@ func isPermanent(err error) bool {
 type worker struct {
 	river.WorkerDefaults[args]
 	c *Client
+}
+
+// Timeout is River's per-worker timeout. River uses it twice: as the
+// deadline of an attempt when a worker starts it, and in the rescuer, which
+// retries a running job only when its attempted_at is older than the
+// timeout. A job should have no deadline (an encode runs for hours), yet be
+// rescued when its worker dies. The heartbeat keeps a live worker's
+// attempted_at fresh, so:
+//
+//   - when a worker starts the attempt, attempted_at was set by the fetch
+//     an instant ago: no deadline (-1);
+//   - in the rescuer, the job's attempted_at is at least RescueAfter old
+//     (no heartbeat for that long: its worker is gone): RescueAfter, which
+//     lets River retry it.
+//
+// (The cut at RescueAfter/2 tolerates clock differences between worker
+// and database of up to that much.)
+func (w *worker) Timeout(rj *river.Job[args]) time.Duration {
+	if rj.AttemptedAt != nil && time.Since(*rj.AttemptedAt) >= w.c.cfg.RescueAfter/2 {
+		return w.c.cfg.RescueAfter
+	}
+	return -1
 }
 
 // Work runs one attempt of a job and records how it ended in the jobs row.

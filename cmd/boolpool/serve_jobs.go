@@ -22,14 +22,15 @@ import (
 )
 
 // jobKinds are the background job kinds of serve and worker: retrieve
-// (dense methods with their encoder opened here) and encode, both as their
-// commands do them. cacheDir is the encoders' cache ("" = the default);
+// (dense methods with their encoder opened here), encode and index, as
+// their commands do them. cacheDir is the encoders' cache ("" = the default);
 // device runs the dense encoders of encode jobs (encoders.DeviceCPU or
 // DeviceCUDA).
 func jobKinds(st *store.Store, log *slog.Logger, cacheDir, device string) map[string]jobs.Kind {
 	return map[string]jobs.Kind{
 		api.JobKindRetrieve: jobs.Retrieve(st, log, denseOpener(st, log, cacheDir)),
 		api.JobKindEncode:   encodeKind(st, log, cacheDir, device),
+		api.JobKindIndex:    jobs.Index(st, log),
 	}
 }
 

@@ -386,3 +386,43 @@ func TestJobResumesAfterWorkerStops(t *testing.T) {
 	}
 	waitQueueState(t, st, j.ID, "completed")
 }
+
+// TestIndexJob: the index kind builds a project's lexical index as a job,
+// with its counts as the result; bad parameters are refused.
+func TestIndexJob(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	pid := project(t, st, "idx")
+	if _, err := st.Import(ctx, pid, func(im *store.Importer) error {
+		for i, text := range []string{"A large vulture of the Andes.", "Coffee brewed under pressure.", "Condors soar over the Andes."} {
+			if err := im.Document(ctx, store.DocumentIn{ExtID: string(rune('a' + i)), Body: text}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, st, map[string]jobs.Kind{"index": jobs.Index(st, quietLog())}, 1)
+	var inv *apperr.Invalid
+	if _, err := c.Submit(ctx, pid, "index", json.RawMessage(`{"b": 3}`), 0); !errors.As(err, &inv) || inv.Field != "params.b" {
+		t.Fatalf("bad b: %v", err)
+	}
+	j, err := c.Submit(ctx, pid, "index", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := wait(t, st, j.ID)
+	var res jobs.IndexResult
+	if err := json.Unmarshal(got.Result, &res); err != nil || got.State != store.JobDone || res.Documents != 3 || res.Terms == 0 {
+		t.Fatalf("index job %+v result %s: %v", got, got.Result, err)
+	}
+	// An encoder without vectors fails at once, saying what to run.
+	j, err = c.Submit(ctx, pid, "index", json.RawMessage(`{"encoder": "minilm-static"}`), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wait(t, st, j.ID); got.State != store.JobFailed || !strings.Contains(got.Error, "run an encode job first") {
+		t.Fatalf("index of an encoder without vectors: %+v", got)
+	}
+}

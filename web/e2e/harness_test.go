@@ -141,17 +141,26 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	fx := judgingtest.New(t, st, ratersPerItem)
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 1 << 20, LoginPerMinute: 1000, StaticDir: staticDir}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	// The retrieve job kind as the serve command injects it (without the
-	// encoders, whose dense methods these tests do not run).
-	h := httpapi.New(cfg, st, log, httpapi.WithJobs(httpapi.Jobs{Kinds: map[string]jobs.Kind{
-		api.JobKindRetrieve: jobs.Retrieve(st, log, nil),
-	}}))
+	// A job client of the retrieve kind with a worker, as the serve
+	// command builds it (without the encoders, whose dense methods these
+	// tests do not run).
+	jc, err := jobs.New(st, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil)},
+		jobs.Config{Concurrency: 1, Test: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h := httpapi.New(cfg, st, log, httpapi.WithJobs(httpapi.Jobs{Client: jc}))
 	srv := httptest.NewServer(h.Handler())
 	t.Cleanup(func() {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		h.StopJobs(ctx)
+		if err := jc.Stop(ctx); err != nil {
+			t.Error(err)
+		}
 	})
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

@@ -54,7 +54,7 @@ func (f *jobFlags) register(fs *flag.FlagSet, concurrencyFlag, concurrencyDoc st
 		" (retrieval runs), "+jobs.QueueEncode+" (encoders); empty = both (env BOOLPOOL_QUEUES)")
 	fs.StringVar(&f.device, "device", encoders.DeviceCPU, "execution `device` of the dense encoders of encode jobs: cpu or cuda")
 	fs.DurationVar(&f.rescueAfter, "rescue-after", 2*time.Minute, "a running job whose worker has sent no heartbeat for this long (the worker died) is given to another worker")
-	fs.IntVar(&f.maxAttempts, "max-attempts", 5, "attempts of a job before it fails (a worker's shutdown does not use one up)")
+	fs.IntVar(&f.maxAttempts, "max-attempts", 5, "attempts of a job this process starts before it fails (a worker's shutdown does not use one up)")
 }
 
 func (f *jobFlags) validate() error {

@@ -105,7 +105,8 @@ type Config struct {
 	// process. 0: none; the client then only starts and cancels jobs
 	// (a web server whose jobs run in `boolpool worker` processes).
 	Concurrency int
-	// MaxAttempts is how often a job is tried before it fails (default 5).
+	// MaxAttempts is how often a job this client starts is tried before
+	// it fails (default 5); River stores it with the job.
 	MaxAttempts int
 	// RescueAfter is how long a running job may go without a heartbeat of
 	// its worker before River's rescuer gives it to another worker
@@ -149,9 +150,11 @@ func (a args) Kind() string { return a.KindName }
 // uniqueStates are the River states in which a job blocks another of the
 // same project, kind and parameters: while it waits or runs. A finished
 // job does not (run it again after importing more documents).
-var uniqueStates = []rivertype.JobState{
-	rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
-	rivertype.JobStateRunning, rivertype.JobStateScheduled,
+func uniqueStates() []rivertype.JobState {
+	return []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+		rivertype.JobStateRunning, rivertype.JobStateScheduled,
+	}
 }
 
 // New builds a client over the store's pool for the given kinds.
@@ -173,7 +176,10 @@ func New(st *store.Store, log *slog.Logger, kinds map[string]Kind, cfg Config) (
 		all[k.queue()] = true
 		// One worker type serves every kind: the kinds are data (a map
 		// the commands fill), not Go types, so each is registered with an
-		// args value carrying its name (river.AddWorkerArgs).
+		// args value carrying its name. River's only way to do that is
+		// river.AddWorkerArgs, which its documentation calls internal; the
+		// kind name also travels in the args, so a decoded args value
+		// names its kind.
 		river.AddWorkerArgs(workers, args{KindName: name}, river.Worker[args](&worker{c: c}))
 	}
 	rc := &river.Config{
@@ -311,7 +317,7 @@ func (c *Client) Submit(ctx context.Context, projectID int64, kind string, param
 		func(ctx context.Context, tx pgx.Tx, j store.Job) error {
 			res, err := c.river.InsertTx(ctx, tx, args{JobID: j.ID, KindName: kind, ProjectID: projectID, Params: params}, &river.InsertOpts{
 				Queue:      k.queue(),
-				UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates},
+				UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates()},
 			})
 			if err != nil {
 				return fmt.Errorf("jobs: queue job: %w", err)

@@ -37,7 +37,8 @@ func (s *Server) routes() {
 		MaxConcurrentHashes: s.cfg.MaxConcurrentHashes,
 	}, s.log)
 	liveSvc := live.NewService(s.store, live.NewHub(16), 250*time.Millisecond, s.log)
-	judgeSvc := judging.New(observedStore{Store: s.store, obs: liveSvc}, s.log)
+	s.relay = live.NewRelay(s.store, liveSvc, s.log)
+	judgeSvc := judging.New(observedStore{Store: s.store, obs: s.relay}, s.log)
 	rh := researchHandlers{st: s.store, exportSt: s.store, live: liveSvc, heartbeat: 15 * time.Second,
 		sessions: authSvc, recheck: time.Second, log: s.log}
 	s.onShutdown = append(s.onShutdown, liveSvc.Hub().CloseAll)

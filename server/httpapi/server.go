@@ -15,6 +15,7 @@ import (
 
 	"boolpool/server/config"
 	"boolpool/server/jobs"
+	"boolpool/server/live"
 	"boolpool/server/store"
 )
 
@@ -27,6 +28,8 @@ type Server struct {
 	// onShutdown runs when shutdown starts (ends long-lived event streams).
 	onShutdown []func()
 	jobsCfg    Jobs
+	// relay carries judgments between the servers of one database.
+	relay *live.Relay
 }
 
 // Jobs configures the background jobs the setup page can start. The job
@@ -60,6 +63,12 @@ func New(cfg config.Config, st *store.Store, log *slog.Logger, opts ...Option) *
 	return s
 }
 
+// RelayJudgments listens for the judgments other servers on the database
+// store and shows them on this server's live dashboards, until ctx ends;
+// ready is called when it listens. Run does it; tests that serve Handler
+// call it themselves.
+func (s *Server) RelayJudgments(ctx context.Context, ready func()) { s.relay.Run(ctx, ready) }
+
 // Handler exposes the server for httptest.
 func (s *Server) Handler() http.Handler { return s.echo }
 
@@ -77,6 +86,13 @@ func (s *Server) Run(ctx context.Context) error {
 	} else if n > 0 {
 		s.log.Info("removed stale uploads", "dirs", n, "root", s.cfg.UploadRoot())
 	}
+	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
+	relayDone := make(chan struct{})
+	go func() {
+		defer close(relayDone)
+		s.RelayJudgments(relayCtx, nil)
+	}()
+	defer func() { stopRelay(); <-relayDone }()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	select {

@@ -22,17 +22,19 @@ func deps(t *testing.T, pkg string) []string {
 
 // TestWasmDependencyGraph keeps the browser build free of the server's
 // heavy dependencies: the database driver, the HTTP framework, ONNX Runtime
-// (cgo), and boolpool's server-only packages.
+// (cgo), the job queue (River), and boolpool's server-only packages.
 func TestWasmDependencyGraph(t *testing.T) {
 	forbidden := []string{
 		"github.com/jackc/pgx",
 		"github.com/labstack/echo",
 		"github.com/yalue/onnxruntime_go",
+		"github.com/riverqueue/river",
 		"runtime/cgo",
 		"boolpool/server/store",
 		"boolpool/server/httpapi",
 		"boolpool/server/judging",
 		"boolpool/server/auth",
+		"boolpool/server/jobs",
 		"boolpool/encoders",
 	}
 	all := deps(t, "boolpool/wasm")

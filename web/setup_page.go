@@ -644,6 +644,13 @@ func jobWhat(j api.JobView) string {
 		var ep api.EncodeJobParams
 		_ = json.Unmarshal(j.Params, &ep)
 		return "encode " + ep.Encoder
+	case api.JobKindIndex:
+		var ip api.IndexJobParams
+		_ = json.Unmarshal(j.Params, &ip)
+		if ip.Encoder != "" {
+			return "index BM25 + HNSW " + ip.Encoder
+		}
+		return "index BM25"
 	}
 	return j.Kind
 }

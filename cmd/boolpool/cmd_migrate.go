@@ -33,7 +33,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		fmt.Fprintf(stdout, "schema version %d, latest %d\n", have, latest)
-		return nil
+		return printQueueSchema(ctx, st, stdout)
 	}
 	applied, err := st.Migrate(ctx)
 	if err != nil {
@@ -41,8 +41,19 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if len(applied) == 0 {
 		fmt.Fprintf(stdout, "schema is current (version %d)\n", latest)
-		return nil
+	} else {
+		fmt.Fprintf(stdout, "applied migrations %v; schema at version %d\n", applied, latest)
 	}
-	fmt.Fprintf(stdout, "applied migrations %v; schema at version %d\n", applied, latest)
+	return printQueueSchema(ctx, st, stdout)
+}
+
+// printQueueSchema prints the job queue's (River's) schema version, which
+// migrate applies with boolpool's.
+func printQueueSchema(ctx context.Context, st *store.Store, stdout io.Writer) error {
+	have, latest, err := st.QueueSchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "job queue (River) schema version %d, latest %d\n", have, latest)
 	return nil
 }

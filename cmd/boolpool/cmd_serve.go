@@ -15,11 +15,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("serve", stderr, "")
 	var cfg config.Config
 	cfg.Register(fs)
+	var jf jobFlags
+	jf.register(fs, "workers", "background jobs this server runs at once per job queue (its in-process worker); "+
+		"0 = none: the server only starts and cancels jobs, and 'boolpool worker' processes run them", 1)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err := jf.validate(); err != nil {
+		return err
 	}
 	log := cfg.Logger()
 	if cfg.DebugAddr != "" {
@@ -35,18 +41,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
-	svc, stop := buildServices(cfg, st, serveJobs(st, log, ""), log)
-	// Jobs still queued or running in the database belonged to a server
-	// that stopped: show them as interrupted, not as running forever.
-	if _, err := svc.Jobs.Recover(ctx); err != nil {
-		stop(ctx)
+	jc, err := newJobClient(st, log, "", jf)
+	if err != nil {
 		return err
 	}
+	if err := jc.Start(ctx); err != nil {
+		return err
+	}
+	svc, stop := buildServices(cfg, st, jc, jobEncoders(), log)
 	srv := httpapi.New(cfg, svc, log)
-	log.Info("serving", "addr", "http://"+cfg.Addr)
+	log.Info("serving", "addr", "http://"+cfg.Addr, "job_workers", jf.concurrency)
 	err = srv.Run(ctx)
 	// The HTTP server has stopped (in-flight requests finished): stop the
-	// services' background work.
+	// services' background work (running jobs go back to the queue).
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	stop(stopCtx)

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"boolpool/encoders"
 	"boolpool/server/apperr"
@@ -18,28 +21,84 @@ import (
 	"boolpool/web/api"
 )
 
-// serveJobs is the background job configuration of `boolpool serve`: the
-// retrieve kind with dense methods (their encoder opened here) and the
-// encode kind, both as their commands do them. cacheDir is the encoders'
-// cache ("" = the default).
-func serveJobs(st *store.Store, log *slog.Logger, cacheDir string) jobsConfig {
-	return jobsConfig{
-		Kinds: map[string]jobs.Kind{
-			api.JobKindRetrieve: jobs.Retrieve(st, log, denseOpener(st, log, cacheDir)),
-			api.JobKindEncode:   encodeKind(st, log, cacheDir),
-		},
-		Encoders: append(encoders.Names(), encoders.LexicalName),
-		Workers:  1,
+// jobKinds are the background job kinds of serve and worker: retrieve
+// (dense methods with their encoder opened here), encode and index, as
+// their commands do them. cacheDir is the encoders' cache ("" = the default);
+// device runs the dense encoders of encode jobs (encoders.DeviceCPU or
+// DeviceCUDA).
+func jobKinds(st *store.Store, log *slog.Logger, cacheDir, device string) map[string]jobs.Kind {
+	return map[string]jobs.Kind{
+		api.JobKindRetrieve: jobs.Retrieve(st, log, denseOpener(st, log, cacheDir)),
+		api.JobKindEncode:   encodeKind(st, log, cacheDir, device),
+		api.JobKindIndex:    jobs.Index(st, log),
 	}
 }
 
-// jobsConfig is what the serve command's jobs runner is built from (the
-// encode kind needs the encoders package, which the HTTP layer does not
-// import).
-type jobsConfig struct {
-	Kinds    map[string]jobs.Kind // by kind name (api.JobKindRetrieve, api.JobKindEncode)
-	Encoders []string             // encoder names the encode kind accepts, for the setup page
-	Workers  int                  // concurrent jobs (default 1)
+// jobEncoders are the encoder names encode jobs accept (for the setup page).
+func jobEncoders() []string { return append(encoders.Names(), encoders.LexicalName) }
+
+// jobFlags are the job queue's flags of serve and worker.
+type jobFlags struct {
+	queues      string
+	concurrency int
+	device      string
+	rescueAfter time.Duration
+	maxAttempts int
+}
+
+// register adds the flags; concurrencyFlag names the concurrency flag
+// ("workers" for serve, "concurrency" for worker).
+func (f *jobFlags) register(fs *flag.FlagSet, concurrencyFlag, concurrencyDoc string, concurrency int) {
+	fs.IntVar(&f.concurrency, concurrencyFlag, concurrency, concurrencyDoc)
+	fs.StringVar(&f.queues, "queues", os.Getenv("BOOLPOOL_QUEUES"), "comma-separated job queues to work: "+jobs.QueueDefault+
+		" (retrieval runs), "+jobs.QueueEncode+" (encoders); empty = both (env BOOLPOOL_QUEUES)")
+	fs.StringVar(&f.device, "device", encoders.DeviceCPU, "execution `device` of the dense encoders of encode jobs: cpu or cuda")
+	fs.DurationVar(&f.rescueAfter, "rescue-after", 2*time.Minute, "a running job whose worker has sent no heartbeat for this long (the worker died) is given to another worker")
+	fs.IntVar(&f.maxAttempts, "max-attempts", 5, "attempts of a job this process starts before it fails (a worker's shutdown does not use one up)")
+}
+
+func (f *jobFlags) validate() error {
+	if f.concurrency < 0 {
+		return fmt.Errorf("%w: the number of concurrent jobs must be 0 or more", errUsage)
+	}
+	if f.device != encoders.DeviceCPU && f.device != encoders.DeviceCUDA {
+		return fmt.Errorf("%w: --device must be cpu or cuda", errUsage)
+	}
+	if f.rescueAfter < time.Second {
+		return fmt.Errorf("%w: --rescue-after must be at least 1s", errUsage)
+	}
+	if f.maxAttempts < 1 {
+		return fmt.Errorf("%w: --max-attempts must be at least 1", errUsage)
+	}
+	return nil
+}
+
+// newJobClient builds the job queue's client of serve and worker; it works
+// jobs only when the flags' concurrency is above 0.
+func newJobClient(st *store.Store, log *slog.Logger, cacheDir string, f jobFlags) (*jobs.Client, error) {
+	var queues []string
+	for _, q := range strings.Split(f.queues, ",") {
+		if q = strings.TrimSpace(q); q != "" {
+			queues = append(queues, q)
+		}
+	}
+	c, err := jobs.New(st, log, jobKinds(st, log, cacheDir, f.device), jobs.Config{
+		Queues: queues, Concurrency: f.concurrency, RescueAfter: f.rescueAfter, MaxAttempts: f.maxAttempts,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return c, nil
+}
+
+// stopJobs stops a job client at the end of a command, handing its running
+// jobs back to the queue.
+func stopJobs(ctx context.Context, c *jobs.Client, log *slog.Logger) {
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if err := c.Stop(stopCtx); err != nil {
+		log.Warn("stopping the job worker", "err", err)
+	}
 }
 
 // denseOpener opens a dense encoder over a project's pgvector embeddings,
@@ -54,7 +113,7 @@ func denseOpener(st *store.Store, log *slog.Logger, cacheDir string) jobs.DenseO
 		d, err := env.denseDeps(ctx)
 		if err != nil {
 			env.Close()
-			return nil, nil, notPrepared(err)
+			return nil, nil, jobs.Permanent(notPrepared(err))
 		}
 		return d, env.Close, nil
 	}
@@ -62,19 +121,24 @@ func denseOpener(st *store.Store, log *slog.Logger, cacheDir string) jobs.DenseO
 
 // encodeKind is the job kind of `boolpool encode`. Progress is documents
 // (then query texts) encoded of those to encode.
-func encodeKind(st *store.Store, log *slog.Logger, cacheDir string) jobs.Kind {
+// A retry resumes: the documents of batches already committed keep their
+// vectors (as a second `boolpool encode` does), and a reset is done only by
+// the attempt that starts the job.
+func encodeKind(st *store.Store, log *slog.Logger, cacheDir, device string) jobs.Kind {
 	return jobs.Kind{
+		Queue: jobs.QueueEncode,
 		Check: func(ctx context.Context, projectID int64, raw json.RawMessage) error {
 			_, err := encodeParams(raw)
 			return err
 		},
-		Run: func(ctx context.Context, job store.Job, report jobs.Report) (any, error) {
+		Run: func(ctx context.Context, a jobs.Attempt) (any, error) {
+			job, report := a.Job, a.Report
 			p, err := encodeParams(job.Params)
 			if err != nil {
 				return nil, err
 			}
 			opt := embedjob.Options{
-				ProjectID: job.ProjectID, Batch: p.Batch, Queries: !p.SkipQueries, Reset: p.Reset, Log: log,
+				ProjectID: job.ProjectID, Batch: p.Batch, Queries: !p.SkipQueries, Reset: p.Reset && !a.Resumed, Log: log,
 				AfterBatch:      func(done, total int) { report("encoding documents", done, total) },
 				AfterQueryBatch: func(done, total int) { report("encoding query texts", done, total) },
 			}
@@ -83,7 +147,7 @@ func encodeKind(st *store.Store, log *slog.Logger, cacheDir string) jobs.Kind {
 			if p.Encoder == encoders.LexicalName {
 				tok, err := encoders.LoadTokenizer(cacheDir)
 				if err != nil {
-					return nil, notPrepared(err)
+					return nil, jobs.Permanent(notPrepared(err))
 				}
 				rep, err = embedjob.Lexical(ctx, st, tok, opt)
 				if err != nil {
@@ -91,14 +155,14 @@ func encodeKind(st *store.Store, log *slog.Logger, cacheDir string) jobs.Kind {
 				}
 				return rep, nil
 			}
-			rt, err := openRuntime(encoders.Config{CacheDir: cacheDir, NoSpin: true})
+			rt, err := openRuntime(encoders.Config{CacheDir: cacheDir, Device: device, NoSpin: true})
 			if err != nil {
-				return nil, notPrepared(err)
+				return nil, jobs.Permanent(notPrepared(err))
 			}
 			defer rt.Close()
 			enc, err := rt.Open(ctx, p.Encoder)
 			if err != nil {
-				return nil, notPrepared(err)
+				return nil, jobs.Permanent(notPrepared(err))
 			}
 			defer enc.Close()
 			if rep, err = embedjob.Dense(ctx, st, enc, opt); err != nil {

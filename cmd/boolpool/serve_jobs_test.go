@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/encoders"
 	"boolpool/server/embedjob"
 	"boolpool/server/ingest"
 	"boolpool/server/jobs"
@@ -19,16 +20,25 @@ import (
 	"boolpool/web/api"
 )
 
-// runJob submits one job to a runner of the serve command's kinds and
-// waits for its end.
+// runJob submits one job to a job client of the serve command's kinds
+// that works them, and waits for its end.
 func runJob(t *testing.T, st *store.Store, cache string, projectID int64, kind, params string) store.Job {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg := serveJobs(st, log, cache)
-	r := jobs.New(st, log, cfg.Kinds, jobs.Options{})
-	t.Cleanup(func() { r.Stop(context.Background()) })
-	j, err := r.Submit(ctx, projectID, kind, json.RawMessage(params), 0)
+	c, err := jobs.New(st, log, jobKinds(st, log, cache, encoders.DeviceCPU), jobs.Config{Concurrency: 1, Test: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	j, err := c.Submit(ctx, projectID, kind, json.RawMessage(params), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,13 +19,15 @@ import (
 // domain services the HTTP layer calls and wires the judgment flow
 // (judging → consensus → live). stop ends what they run in the
 // background, in order, once the HTTP server has stopped: the jobs
-// (interrupted), the consensus worker (after applying every queued
+// (handed back to the queue), the consensus worker (after applying every queued
 // judgment), the dashboards' timers and reloads.
-func buildServices(cfg config.Config, st *store.Store, jc jobsConfig, log *slog.Logger) (svc httpapi.Services, stop func(context.Context)) {
+func buildServices(cfg config.Config, st *store.Store, jc *jobs.Client, encoderNames []string, log *slog.Logger) (svc httpapi.Services, stop func(context.Context)) {
 	cons := consensus.NewService(st, log)
 	dashboards := live.NewService(st, live.NewHub(16), 250*time.Millisecond, log)
-	cons.Subscribe(dashboards) // live only follows the consensus
-	runner := jobs.New(st, log, jc.Kinds, jobs.Options{Workers: jc.Workers})
+	// live only follows the consensus: this server's refreshed items, and
+	// (through the relay) those of the other servers on the database.
+	relay := live.NewRelay(st, cons, dashboards, log)
+	cons.Subscribe(relay)
 	svc = httpapi.Services{
 		Store: st,
 		Auth: auth.New(st, auth.Options{
@@ -36,11 +38,14 @@ func buildServices(cfg config.Config, st *store.Store, jc jobsConfig, log *slog.
 		Judging:   judging.New(st, cons, log), // every stored judgment reaches the consensus
 		Consensus: cons,
 		Live:      dashboards,
-		Jobs:      runner,
-		Encoders:  jc.Encoders,
+		Jobs:      jc,
+		Encoders:  encoderNames,
+		Relay:     relay,
 	}
 	stop = func(ctx context.Context) {
-		runner.Stop(ctx)
+		if err := jc.Stop(ctx); err != nil {
+			log.Warn("stopping the job worker", "err", err)
+		}
 		cons.Close()
 		dashboards.Close()
 	}

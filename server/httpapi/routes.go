@@ -37,7 +37,7 @@ func (s *Server) routes() {
 	th := taskHandlers{svc: svc.Judging}
 	jh := judgeHandlers{svc: svc.Judging}
 	ph := poolHandlers{research: rh, st: st, log: s.log}
-	sh := setupHandlers{research: rh, st: st, importSt: st, runner: svc.Jobs, encoders: svc.Encoders,
+	sh := setupHandlers{research: rh, st: st, importSt: st, jobs: svc.Jobs, encoders: svc.Encoders,
 		maxUpload: s.cfg.UploadLimit(), uploadRoot: s.cfg.UploadRoot(), maxLine: s.cfg.LineLimit(), log: s.log}
 
 	signedIn := []echo.MiddlewareFunc{noStore, auth.SameOrigin, svc.Auth.RequireSession}

@@ -41,7 +41,10 @@ type Services struct {
 	Judging   *judging.Service   // the rater workflow (tells Consensus of each judgment)
 	Consensus *consensus.Service // stored consensus, adjudication queue
 	Live      *live.Service      // dashboards (follows Consensus)
-	Jobs      *jobs.Runner       // background jobs the setup page starts
+	Jobs      *jobs.Client       // background jobs (River): the setup page starts, lists and cancels them; nil: none
+	// Relay carries judgments between the servers of one database (nil:
+	// one server). Run listens for the others while it serves.
+	Relay *live.Relay
 	// Encoders are the encoder names the encode job kind accepts (for the
 	// setup page).
 	Encoders []string
@@ -59,6 +62,21 @@ func New(cfg config.Config, svc Services, log *slog.Logger) *Server {
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s
+}
+
+// RelayJudgments listens for the judgments other servers on the database
+// store and shows them on this server's live dashboards, until ctx ends;
+// ready is called when it listens. Run does it; tests that serve Handler
+// call it themselves.
+func (s *Server) RelayJudgments(ctx context.Context, ready func()) {
+	if s.svc.Relay == nil {
+		if ready != nil {
+			ready()
+		}
+		<-ctx.Done()
+		return
+	}
+	s.svc.Relay.Run(ctx, ready)
 }
 
 // Handler exposes the server for httptest.
@@ -79,6 +97,13 @@ func (s *Server) Run(ctx context.Context) error {
 	} else if n > 0 {
 		s.log.Info("removed stale uploads", "dirs", n, "root", s.cfg.UploadRoot())
 	}
+	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
+	relayDone := make(chan struct{})
+	go func() {
+		defer close(relayDone)
+		s.RelayJudgments(relayCtx, nil)
+	}()
+	defer func() { stopRelay(); <-relayDone }()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	select {

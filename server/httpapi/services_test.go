@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"log/slog"
 	"testing"
 	"time"
@@ -17,18 +16,16 @@ import (
 )
 
 // newServices builds the services as `boolpool serve` does
-// (cmd/boolpool/services.go), with the given job kinds; they are stopped
-// when the test ends (after the servers registered later are closed).
-func newServices(t testing.TB, cfg config.Config, st *store.Store, log *slog.Logger, kinds map[string]jobs.Kind) httpapi.Services {
+// (cmd/boolpool/services.go), with the given job client (nil: none; the
+// caller stops it); they are stopped when the test ends (after the
+// servers registered later are closed).
+func newServices(t testing.TB, cfg config.Config, st *store.Store, log *slog.Logger, jc *jobs.Client) httpapi.Services {
 	t.Helper()
 	cons := consensus.NewService(st, log)
 	dashboards := live.NewService(st, live.NewHub(16), 250*time.Millisecond, log)
-	cons.Subscribe(dashboards)
-	runner := jobs.New(st, log, kinds, jobs.Options{})
+	relay := live.NewRelay(st, cons, dashboards, log)
+	cons.Subscribe(relay)
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		runner.Stop(ctx)
 		cons.Close()
 		dashboards.Close()
 	})
@@ -42,6 +39,7 @@ func newServices(t testing.TB, cfg config.Config, st *store.Store, log *slog.Log
 		Judging:   judging.New(st, cons, log),
 		Consensus: cons,
 		Live:      dashboards,
-		Jobs:      runner,
+		Jobs:      jc,
+		Relay:     relay,
 	}
 }

@@ -22,19 +22,37 @@ import (
 	"boolpool/web/api"
 )
 
-// newSetupEnv is newEnv with the retrieve job kind (lexical and fusion
-// methods; no encoders) injected, as the serve command does.
-func newSetupEnv(t *testing.T) *env {
+// newSetupEnv is newEnv with a job client of the retrieve kind (lexical
+// and fusion methods; no encoders) that runs one job at a time, as the
+// serve command builds it.
+func newSetupEnv(t *testing.T) *env { return newSetupEnvWorkers(t, 1) }
+
+// newSetupEnvWorkers is newSetupEnv whose job client runs workers jobs at
+// once; 0: none (serve --workers 0: jobs only queue).
+func newSetupEnvWorkers(t *testing.T, workers int) *env {
 	t.Helper()
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 2)
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, MaxUploadBytes: 1 << 20, LoginPerMinute: 100, StaticDir: t.TempDir()}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := httpapi.New(cfg, newServices(t, cfg, st, log, map[string]jobs.Kind{
-		api.JobKindRetrieve: jobs.Retrieve(st, log, nil),
-	}), log)
+	jc, err := jobs.New(st, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil)},
+		jobs.Config{Concurrency: workers, Test: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h := httpapi.New(cfg, newServices(t, cfg, st, log, jc), log)
 	srv := httptest.NewServer(h.Handler())
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := jc.Stop(ctx); err != nil {
+			t.Error(err)
+		}
+	})
 	return &env{t: t, st: st, fx: fx, srv: srv}
 }
 
@@ -182,6 +200,40 @@ func TestProjectSetupFlow(t *testing.T) {
 	}
 	if st, _ := other.upload("birds", "quest", files, []string{"queries.jsonl"}, nil); st != http.StatusForbidden {
 		t.Fatalf("non-member uploads: %d", st)
+	}
+}
+
+// TestSetupJobsQueuedWithoutWorker: a server without a worker (serve
+// --workers 0) queues jobs for worker processes; the same job started
+// twice while queued is one job, and the cancel button ends it.
+func TestSetupJobsQueuedWithoutWorker(t *testing.T) {
+	e := newSetupEnvWorkers(t, 0)
+	r := e.login("researcher")
+	var pv api.ProjectView
+	if st := r.do("POST", "/api/projects", api.NewProjectRequest{Name: "birds"}, &pv); st != http.StatusCreated {
+		t.Fatalf("create: %d", st)
+	}
+	var opts api.SetupOptions
+	if r.do("GET", "/api/setup/options", nil, &opts); len(opts.JobKinds) != 1 || opts.JobKinds[0] != api.JobKindRetrieve {
+		t.Fatalf("job kinds %+v", opts.JobKinds)
+	}
+	req := api.JobRequest{Kind: api.JobKindRetrieve, Params: json.RawMessage(`{"method": "bm25", "depth": 10}`)}
+	var first, again api.JobView
+	if st := r.do("POST", "/api/projects/birds/jobs", req, &first); st != http.StatusAccepted || first.State != api.JobQueued {
+		t.Fatalf("start job: %d %+v", st, first)
+	}
+	req.Params = json.RawMessage(`{"depth": 10, "method": "bm25"}`)
+	if st := r.do("POST", "/api/projects/birds/jobs", req, &again); st != http.StatusAccepted || again.ID != first.ID {
+		t.Fatalf("the same job again: %d %+v, want job %d", st, again, first.ID)
+	}
+	var cancelled api.JobView
+	if st := r.do("POST", fmt.Sprintf("/api/jobs/%d/cancel", first.ID), nil, &cancelled); st != http.StatusOK ||
+		cancelled.State != api.JobCancelled || cancelled.FinishedAt == nil {
+		t.Fatalf("cancel: %d %+v", st, cancelled)
+	}
+	var jobList []api.JobView
+	if r.do("GET", "/api/projects/birds/jobs", nil, &jobList); len(jobList) != 1 || jobList[0].State != api.JobCancelled {
+		t.Fatalf("job list %+v", jobList)
 	}
 }
 

@@ -48,7 +48,7 @@ type setupHandlers struct {
 	research   researchHandlers
 	st         setupStore
 	importSt   *store.Store // the importers write through the store itself
-	runner     *jobs.Runner
+	jobs       *jobs.Client // nil: no background jobs
 	encoders   []string
 	maxUpload  int64
 	uploadRoot string // parent of the per-upload temporary directories
@@ -126,7 +126,7 @@ func (h setupHandlers) createProject(c echo.Context) error {
 }
 
 func (h setupHandlers) options(c echo.Context) error {
-	out := api.SetupOptions{Formats: ingest.Formats(), Encoders: h.encoders, JobKinds: h.runner.Kinds()}
+	out := api.SetupOptions{Formats: ingest.Formats(), Encoders: h.encoders, JobKinds: h.jobs.Kinds()}
 	if out.Encoders == nil {
 		out.Encoders = []string{}
 	}
@@ -384,7 +384,7 @@ func (h setupHandlers) startJob(c echo.Context) error {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)
-	j, err := h.runner.Submit(c.Request().Context(), p.ID, req.Kind, req.Params, ss.User.ID)
+	j, err := h.jobs.Submit(c.Request().Context(), p.ID, req.Kind, req.Params, ss.User.ID)
 	if err != nil {
 		return err
 	}
@@ -421,7 +421,7 @@ func (h setupHandlers) cancelJob(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.runner.Cancel(c.Request().Context(), j.ID); err != nil {
+	if err := h.jobs.Cancel(c.Request().Context(), j.ID); err != nil {
 		return err
 	}
 	if j, err = h.st.JobByID(c.Request().Context(), j.ID); err != nil {

@@ -34,7 +34,8 @@ func Retrieve(st *store.Store, log *slog.Logger, openDense DenseOpener) Kind {
 			_, err := retrieveParams(raw, openDense != nil)
 			return err
 		},
-		Run: func(ctx context.Context, job store.Job, report Report) (any, error) {
+		Run: func(ctx context.Context, a Attempt) (any, error) {
+			job, report := a.Job, a.Report
 			p, err := retrieveParams(job.Params, openDense != nil)
 			if err != nil {
 				return nil, err

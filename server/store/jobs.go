@@ -56,8 +56,11 @@ type NewJob struct {
 	CreatedBy int64 // 0 = system
 }
 
-// CreateJob stores a queued job (and an audit row).
-func (s *Store) CreateJob(ctx context.Context, n NewJob) (Job, error) {
+// CreateJob stores a queued job (and an audit row). enqueue, when not nil,
+// runs in the same transaction with the new row, so that the row and the
+// job queue's entry are written together or not at all; its error rolls
+// both back and is returned as is.
+func (s *Store) CreateJob(ctx context.Context, n NewJob, enqueue func(ctx context.Context, tx pgx.Tx, j Job) error) (Job, error) {
 	params := n.Params
 	if len(params) == 0 {
 		params = json.RawMessage(`{}`)
@@ -74,7 +77,13 @@ func (s *Store) CreateJob(ctx context.Context, n NewJob) (Job, error) {
 		if j, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Job]); err != nil {
 			return fmt.Errorf("store: create job: %w", err)
 		}
-		return audit(ctx, tx, n.CreatedBy, n.ProjectID, "job.create", "job", fmt.Sprint(j.ID), map[string]any{"kind": n.Kind, "params": params})
+		if err := audit(ctx, tx, n.CreatedBy, n.ProjectID, "job.create", "job", fmt.Sprint(j.ID), map[string]any{"kind": n.Kind, "params": params}); err != nil {
+			return err
+		}
+		if enqueue != nil {
+			return enqueue(ctx, tx, j)
+		}
+		return nil
 	})
 	return j, err
 }
@@ -102,15 +111,33 @@ func (s *Store) ListJobs(ctx context.Context, projectID int64, limit int) ([]Job
 	return js, nil
 }
 
-// StartJob moves a queued job to running. It reports false when the job
-// is no longer queued (cancelled meanwhile).
-func (s *Store) StartJob(ctx context.Context, id int64) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET state = 'running', started_at = now(), updated_at = now()
-		WHERE id = $1 AND state = 'queued'`, id)
-	if err != nil {
-		return false, fmt.Errorf("store: start job %d: %w", id, err)
+// StartJob moves a queued job to running and returns it. A job found
+// running is taken over as it is (its earlier attempt's worker stopped or
+// was killed): the progress it wrote stays until the new attempt reports.
+// It reports false when the job is already final (a user cancelled it).
+func (s *Store) StartJob(ctx context.Context, id int64) (Job, bool, error) {
+	rows, _ := s.pool.Query(ctx, `UPDATE jobs SET state = 'running', started_at = coalesce(started_at, now()), updated_at = now()
+		WHERE id = $1 AND state IN ('queued', 'running') RETURNING `+jobCols, id)
+	j, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Job])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Job{}, false, nil
 	}
-	return tag.RowsAffected() == 1, nil
+	if err != nil {
+		return Job{}, false, fmt.Errorf("store: start job %d: %w", id, err)
+	}
+	return j, true, nil
+}
+
+// RequeueJob moves a running job back to queued, with a message saying why
+// (an attempt failed and is retried; the worker stopped): the job queue
+// runs it again. A final job is left as it is.
+func (s *Store) RequeueJob(ctx context.Context, id int64, msg string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE jobs SET state = 'queued', error = $2, rate = 0, updated_at = now()
+		WHERE id = $1 AND state IN ('queued', 'running')`, id, msg)
+	if err != nil {
+		return fmt.Errorf("store: requeue job %d: %w", id, err)
+	}
+	return nil
 }
 
 // SetJobProgress records a running job's phase, done/total and rate
@@ -125,27 +152,48 @@ func (s *Store) SetJobProgress(ctx context.Context, id int64, phase string, done
 }
 
 // FinishJob records a job's final state, error message and result. A job
-// already final is left as it is.
-func (s *Store) FinishJob(ctx context.Context, id int64, state, errMsg string, result json.RawMessage) error {
+// already final is left as it is; FinishJob reports whether it changed the
+// row.
+func (s *Store) FinishJob(ctx context.Context, id int64, state, errMsg string, result json.RawMessage) (bool, error) {
 	if state != JobDone && state != JobFailed && state != JobInterrupted && state != JobCancelled {
-		return fmt.Errorf("store: finish job %d: %q is not a final state", id, state)
+		return false, fmt.Errorf("store: finish job %d: %q is not a final state", id, state)
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE jobs SET state = $2, error = $3, result = $4, updated_at = now(), finished_at = now()
+	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET state = $2, error = $3, result = $4, updated_at = now(), finished_at = now()
 		WHERE id = $1 AND state IN ('queued', 'running')`, id, state, errMsg, result)
 	if err != nil {
-		return fmt.Errorf("store: finish job %d: %w", id, err)
+		return false, fmt.Errorf("store: finish job %d: %w", id, err)
 	}
-	return nil
+	return tag.RowsAffected() == 1, nil
 }
 
-// InterruptUnfinishedJobs marks every queued or running job interrupted:
-// called when a server starts, these belonged to a process that stopped.
-// It returns how many there were.
-func (s *Store) InterruptUnfinishedJobs(ctx context.Context, reason string) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET state = 'interrupted', error = $1, updated_at = now(), finished_at = now()
-		WHERE state IN ('queued', 'running')`, reason)
-	if err != nil {
-		return 0, fmt.Errorf("store: interrupt unfinished jobs: %w", err)
+// The job queue (River, server/jobs) keeps its own rows in river_job; a
+// River job's args carry the id of its jobs row as job_id.
+
+// QueueJobID returns the id of the job queue's entry for the jobs row id
+// (ErrNotFound when there is none, e.g. River removed it after its
+// retention period).
+func (s *Store) QueueJobID(ctx context.Context, jobID int64) (int64, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `SELECT id FROM river_job WHERE args @> jsonb_build_object('job_id', $1::bigint)
+		ORDER BY id DESC LIMIT 1`, jobID).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("store: queue entry of job %d: %w", jobID, ErrNotFound)
 	}
-	return tag.RowsAffected(), nil
+	if err != nil {
+		return 0, fmt.Errorf("store: queue entry of job %d: %w", jobID, err)
+	}
+	return id, nil
+}
+
+// TouchQueueJob is a running queue entry's heartbeat: it moves the entry's
+// attempted_at to now, the time River's rescuer measures a running job's
+// age from. A worker that is alive touches its jobs well within River's
+// RescueStuckJobsAfter, so only the jobs of a worker that died (killed,
+// machine lost) are rescued and retried, however long a job runs.
+func (s *Store) TouchQueueJob(ctx context.Context, queueID int64) error {
+	_, err := s.pool.Exec(ctx, `UPDATE river_job SET attempted_at = now() WHERE id = $1 AND state = 'running'`, queueID)
+	if err != nil {
+		return fmt.Errorf("store: touch queue job %d: %w", queueID, err)
+	}
+	return nil
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"boolpool/migrations"
 )
@@ -114,7 +117,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 	case have > want:
 		return fmt.Errorf("store: database schema version %d is newer than this binary's %d", have, want)
 	}
-	return nil
+	return s.checkQueueSchema(ctx)
 }
 
 // Migrate applies every pending migration, each in its own transaction,
@@ -177,10 +180,79 @@ func (s *Store) MigrateTo(ctx context.Context, target int) ([]int, error) {
 		}
 		applied = append(applied, m.Version)
 	}
+	if latest := ms[len(ms)-1].Version; target == 0 || target >= latest {
+		if err := s.migrateQueue(ctx); err != nil {
+			return applied, err
+		}
+	}
 	if len(applied) > 0 {
 		// Connections opened before the vector extension existed lack its
 		// types: drop them so new ones register pgvector.
 		s.pool.Reset()
 	}
 	return applied, nil
+}
+
+// The job queue's tables (River's river_job, river_leader, river_queue, …)
+// come with River's own migrations (rivermigrate). Migrate applies them
+// after boolpool's, under the same lock, so that one 'boolpool migrate'
+// prepares everything; CheckSchema refuses a database where they are
+// missing.
+
+func (s *Store) queueMigrator() (*rivermigrate.Migrator[pgx.Tx], error) {
+	m, err := rivermigrate.New(riverpgxv5.New(s.pool), &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, fmt.Errorf("store: job queue migrations: %w", err)
+	}
+	return m, nil
+}
+
+// migrateQueue applies River's pending migrations.
+func (s *Store) migrateQueue(ctx context.Context) error {
+	m, err := s.queueMigrator()
+	if err != nil {
+		return err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("store: job queue (River) migrations: %w", err)
+	}
+	return nil
+}
+
+// checkQueueSchema returns an error when River's migrations are not all
+// applied.
+func (s *Store) checkQueueSchema(ctx context.Context) error {
+	m, err := s.queueMigrator()
+	if err != nil {
+		return err
+	}
+	res, err := m.Validate(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: job queue schema check: %w", err)
+	}
+	if !res.OK {
+		return fmt.Errorf("store: the job queue's (River's) tables are not current (%s): run 'boolpool migrate'", strings.Join(res.Messages, "; "))
+	}
+	return nil
+}
+
+// QueueSchemaVersion returns the job queue's (River's) schema version in
+// the database and the latest this binary knows.
+func (s *Store) QueueSchemaVersion(ctx context.Context) (have, latest int, err error) {
+	m, err := s.queueMigrator()
+	if err != nil {
+		return 0, 0, err
+	}
+	all := m.AllVersions()
+	if len(all) > 0 {
+		latest = all[len(all)-1].Version
+	}
+	existing, err := m.ExistingVersions(ctx)
+	if err != nil {
+		return 0, latest, fmt.Errorf("store: job queue schema version: %w", err)
+	}
+	for _, v := range existing {
+		have = max(have, v.Version)
+	}
+	return have, latest, nil
 }

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 )
@@ -31,6 +34,10 @@ func TestMigrateFromEmpty(t *testing.T) {
 	if err := s.CheckSchema(ctx); err != nil {
 		t.Fatalf("CheckSchema after migrate: %v", err)
 	}
+	// River's migrations (the job queue) come with ours.
+	if have, latest, err := s.QueueSchemaVersion(ctx); err != nil || have != latest || latest == 0 {
+		t.Fatalf("job queue schema %d of %d, %v", have, latest, err)
+	}
 	again, err := s.Migrate(ctx)
 	if err != nil || len(again) != 0 {
 		t.Fatalf("second Migrate applied %v, err %v; want nothing", again, err)
@@ -39,6 +46,29 @@ func TestMigrateFromEmpty(t *testing.T) {
 	var d float64
 	if err := s.Pool().QueryRow(ctx, `SELECT '[1,0]'::vector <=> '[0,1]'::vector`).Scan(&d); err != nil || d != 1 {
 		t.Fatalf("vector distance = %v, %v", d, err)
+	}
+}
+
+// TestCheckSchemaWantsJobQueue: a database whose boolpool schema is current
+// but whose River tables are missing is refused until migrate runs again.
+func TestCheckSchemaWantsJobQueue(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.New(t)
+	m, err := rivermigrate.New(riverpgxv5.New(s.Pool()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionDown, &rivermigrate.MigrateOpts{TargetVersion: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "boolpool migrate") {
+		t.Fatalf("CheckSchema without River's tables = %v", err)
+	}
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckSchema(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 const (
 	JobKindRetrieve = "retrieve"
 	JobKindEncode   = "encode"
+	JobKindIndex    = "index"
 )
 
 // Job states.
@@ -112,6 +113,15 @@ type RetrieveJobParams struct {
 	Split   string            `json:"split,omitempty"`
 	Name    string            `json:"name,omitempty"`
 	Encoder string            `json:"encoder,omitempty"`
+}
+
+// IndexJobParams are the parameters of an index job (as `boolpool
+// index`): the lexical (BM25) index with k1 and b (0: the defaults), and,
+// with Encoder, the HNSW index of that dense encoder's vectors.
+type IndexJobParams struct {
+	K1      float64 `json:"k1,omitempty"`
+	B       float64 `json:"b,omitempty"`
+	Encoder string  `json:"encoder,omitempty"`
 }
 
 // EncodeJobParams are the parameters of an encode job (as `boolpool

@@ -145,27 +145,36 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	fx := judgingtest.New(t, st, ratersPerItem)
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 1 << 20, LoginPerMinute: 1000, StaticDir: staticDir}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	// The retrieve job kind as the serve command injects it (without the
-	// encoders, whose dense methods these tests do not run).
-	// The services as cmd/boolpool/services.go builds them.
+	// The services as cmd/boolpool/services.go builds them, with a job
+	// client of the retrieve kind and a worker (without the encoders, whose
+	// dense methods these tests do not run).
+	jc, err := jobs.New(st, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil)},
+		jobs.Config{Concurrency: 1, Test: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	cons := consensus.NewService(st, log)
 	dashboards := live.NewService(st, live.NewHub(16), 250*time.Millisecond, log)
-	cons.Subscribe(dashboards)
-	runner := jobs.New(st, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil)}, jobs.Options{})
+	cons.Subscribe(live.NewRelay(st, cons, dashboards, log))
 	h := httpapi.New(cfg, httpapi.Services{
 		Store:     st,
 		Auth:      auth.New(st, auth.Options{SessionTTL: cfg.SessionTTL, LoginPerMinute: cfg.LoginPerMinute}, log),
 		Judging:   judging.New(st, cons, log),
 		Consensus: cons,
 		Live:      dashboards,
-		Jobs:      runner,
+		Jobs:      jc,
 	}, log)
 	srv := httptest.NewServer(h.Handler())
 	t.Cleanup(func() {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		runner.Stop(ctx)
+		if err := jc.Stop(ctx); err != nil {
+			t.Error(err)
+		}
 		cons.Close()
 		dashboards.Close()
 	})

@@ -75,12 +75,8 @@ type LiveVote struct {
 // EachLiveVote streams every current relevance judgment of a project (each
 // rater's latest judgment of an item, unless it is a skip), by item.
 func (s *Store) EachLiveVote(ctx context.Context, projectID int64, fn func(LiveVote) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT item_id, user_id, relevance, contradiction FROM (
-			SELECT DISTINCT ON (j.item_id, j.user_id) j.item_id, j.user_id, j.relevance, j.contradiction, j.skip_reason, j.id
-			FROM judgments j JOIN items i ON i.id = j.item_id
-			WHERE i.project_id = $1 AND i.kind = 'relevance'
-			ORDER BY j.item_id, j.user_id, j.id DESC
-		) latest WHERE skip_reason = '' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
+	rows, err := s.pool.Query(ctx, `SELECT item_id, user_id, relevance, contradiction FROM current_judgments
+		WHERE project_id = $1 AND item_kind = 'relevance' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
 	if err != nil {
 		return fmt.Errorf("store: live votes: %w", err)
 	}
@@ -251,11 +247,8 @@ func (s *Store) SyncConsensus(ctx context.Context, projectID int64, decide Decid
 		if _, err := pgx.ForEachRow(rows, []any{&it.id, &it.queryID}, func() error { items = append(items, it); return nil }); err != nil {
 			return fmt.Errorf("store: sync consensus: %w", err)
 		}
-		rows, _ = tx.Query(ctx, `SELECT * FROM (
-				SELECT DISTINCT ON (item_id, user_id) `+judgmentCols+` FROM judgments
-				WHERE item_id IN (SELECT id FROM items WHERE project_id = $1 AND kind = 'relevance')
-				ORDER BY item_id, user_id, id DESC
-			) latest WHERE skip_reason = '' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
+		rows, _ = tx.Query(ctx, `SELECT `+judgmentCols+` FROM current_judgments
+			WHERE project_id = $1 AND item_kind = 'relevance' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
 		current, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
 		if err != nil {
 			return fmt.Errorf("store: sync consensus: %w", err)

@@ -3,7 +3,6 @@ package export
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -361,16 +360,6 @@ type Snapshot struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// NewExportID returns a random (version 4) UUID.
-func NewExportID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
 // countingHash counts and hashes what passes through to w.
 type countingHash struct {
 	w io.Writer
@@ -390,12 +379,12 @@ func (c *countingHash) Write(p []byte) (int, error) {
 
 // WriteSnapshot exports a format to w like Write (a multi-file format as
 // a zip, WriteZip, under the directory opt.ZipRoot) and records
-// the export in export_snapshots under id (NewExportID when ""), with its
+// the export in export_snapshots under id (a new UUID when ""), with its
 // counts, size and SHA-256, so that a paper can cite the exact version.
 // userID 0 = the command line.
 func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format string, w io.Writer, opt Options, id string, userID int64) (Snapshot, error) {
 	if id == "" {
-		id = NewExportID()
+		id = api.NewUUID()
 	}
 	ch := &countingHash{w: w, h: sha256.New()}
 	var c Counts

@@ -371,7 +371,7 @@ func (h researchHandlers) download(c echo.Context) error {
 		return apperr.Invalidf("consensus", "must be majority or dawid-skene")
 	}
 	ss, _ := auth.CurrentSession(c)
-	id := export.NewExportID()
+	id := api.NewUUID()
 	w := c.Response()
 	contentType := "application/octet-stream"
 	if ext == "zip" {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"boolpool/web/api"
 )
 
 // User is one account. PasswordHash is an encoded argon2id hash (see
@@ -111,6 +113,14 @@ func (s *Store) AddProjectMember(ctx context.Context, projectID, userID int64) e
 		return fmt.Errorf("store: add member: %w", err)
 	}
 	return nil
+}
+
+// MayEnterProject is boolpool's one rule of project access: an admin may
+// enter every project, any other user only the projects they are a member
+// of. Callers look the membership up as suits them (ProjectForUser,
+// AssignedTask, IsProjectMember) and decide with this.
+func MayEnterProject(role string, member bool) bool {
+	return role == api.RoleAdmin || member
 }
 
 // IsProjectMember reports whether a user belongs to a project.

@@ -196,36 +196,13 @@ func questQueries(ctx context.Context, st *store.Store, projectID int64, w *bufi
 		if qerr != nil {
 			return qerr
 		}
-		b := []byte{'{'}
-		b = field(b, true, "query", jsonValue(q.Text))
-		docs := q.AnswerDocs
-		if docs == nil {
-			docs = []string{}
+		b, err := questLine(q, q.AnswerDocs, q.Metadata)
+		if err != nil {
+			return err
 		}
-		b = field(b, false, "docs", jsonValue(docs))
-		b = field(b, false, "original_query", jsonValue(q.OriginalQuery))
-		if q.ScoresRaw != nil {
-			b = field(b, false, "scores", []byte(*q.ScoresRaw))
-		}
-		md := q.Metadata
-		if len(md) == 0 {
-			md = json.RawMessage(`{}`)
-		}
-		b = field(b, false, "metadata", md)
-		if len(q.Extra) > 2 {
-			var keys []string
-			vals := map[string]json.RawMessage{}
-			if err := decodeOrdered(q.Extra, &keys, vals); err != nil {
-				return fmt.Errorf("export: query %s extra fields: %w", q.ExtID, err)
-			}
-			for _, k := range keys {
-				b = field(b, false, k, vals[k])
-			}
-		}
-		b = append(b, "}\n"...)
 		c.Queries++
 		c.Lines++
-		_, err := w.Write(b)
+		_, err = w.Write(b)
 		return err
 	})
 	return c, err
@@ -320,13 +297,16 @@ func beirQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.W
 
 func trecTopics(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
+	tw := trecfmt.NewTopicsWriter(w)
 	err := st.EachQuery(ctx, projectID, func(q store.Query) error {
 		c.Queries++
 		c.Lines++
-		_, err := fmt.Fprintf(w, "<top>\n<num> Number: %s\n<title> %s\n</top>\n\n", q.ExtID, oneLine(q.Text))
-		return err
+		return tw.Write(trecfmt.Topic{ID: q.ExtID, Title: oneLine(q.Text)})
 	})
-	return c, err
+	if err != nil {
+		return c, err
+	}
+	return c, tw.Flush()
 }
 
 func trecQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {

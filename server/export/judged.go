@@ -320,8 +320,9 @@ func replaceKeys(obj json.RawMessage, set map[string][]byte, order []string) ([]
 	return o.bytes(), nil
 }
 
-// questLine writes one QUEST query line as the quest format does, with the
-// given docs and metadata.
+// questLine is the one writer of a QUEST query line (the quest and
+// quest-judged formats both write with it), with the given docs and
+// metadata.
 func questLine(q store.Query, docs []string, md json.RawMessage) ([]byte, error) {
 	b := []byte{'{'}
 	b = field(b, true, "query", jsonValue(q.Text))

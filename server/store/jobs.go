@@ -8,16 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// Job states.
-const (
-	JobQueued      = "queued"
-	JobRunning     = "running"
-	JobDone        = "done"
-	JobFailed      = "failed"
-	JobInterrupted = "interrupted"
-	JobCancelled   = "cancelled"
+	"boolpool/web/api"
 )
 
 // Job is one background job (an encoder or retrieval run) and its state.
@@ -42,7 +34,7 @@ type Job struct {
 
 // Finished reports whether the job reached a final state.
 func (j Job) Finished() bool {
-	return j.State != JobQueued && j.State != JobRunning
+	return api.JobFinished(j.State)
 }
 
 const jobCols = `id, project_id, kind, params, state, phase, done, total, rate, error, result, created_by,
@@ -127,7 +119,7 @@ func (s *Store) SetJobProgress(ctx context.Context, id int64, phase string, done
 // FinishJob records a job's final state, error message and result. A job
 // already final is left as it is.
 func (s *Store) FinishJob(ctx context.Context, id int64, state, errMsg string, result json.RawMessage) error {
-	if state != JobDone && state != JobFailed && state != JobInterrupted && state != JobCancelled {
+	if state != api.JobDone && state != api.JobFailed && state != api.JobInterrupted && state != api.JobCancelled {
 		return fmt.Errorf("store: finish job %d: %q is not a final state", id, state)
 	}
 	_, err := s.pool.Exec(ctx, `UPDATE jobs SET state = $2, error = $3, result = $4, updated_at = now(), finished_at = now()

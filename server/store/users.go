@@ -185,7 +185,7 @@ func (s *Store) UpdateUser(ctx context.Context, u UserUpdate) (User, error) {
 		if u.Disabled != nil {
 			disabled = *u.Disabled
 		}
-		if old.Role == "admin" && !old.Disabled && (role != "admin" || disabled) {
+		if old.Role == api.RoleAdmin && !old.Disabled && (role != api.RoleAdmin || disabled) {
 			var others int
 			if err := tx.QueryRow(ctx, `SELECT count(*) FROM users WHERE role = 'admin' AND NOT disabled AND id <> $1`, u.ID).Scan(&others); err != nil {
 				return fmt.Errorf("store: update user: count admins: %w", err)

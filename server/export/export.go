@@ -196,14 +196,7 @@ func questQueries(ctx context.Context, st *store.Store, projectID int64, w *bufi
 		if qerr != nil {
 			return qerr
 		}
-		b, err := questLine(q, q.AnswerDocs, q.Metadata)
-		if err != nil {
-			return err
-		}
-		c.Queries++
-		c.Lines++
-		_, err = w.Write(b)
-		return err
+		return writeQuestLine(w, &c, q, q.AnswerDocs, q.Metadata)
 	})
 	return c, err
 }

@@ -169,14 +169,7 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, method s
 		}
 		docs := byQuery[q.ID]
 		if len(docs) == 0 {
-			b, err := questLine(q, q.AnswerDocs, q.Metadata)
-			if err != nil {
-				return err
-			}
-			c.Queries++
-			c.Lines++
-			_, err = w.Write(b)
-			return err
+			return writeQuestLine(w, &c, q, q.AnswerDocs, q.Metadata)
 		}
 		answer := judgedAnswer(q.AnswerDocs, verdict[q.ExtID])
 		order := map[string]int{}
@@ -219,14 +212,7 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, method s
 		if err != nil {
 			return fmt.Errorf("export: query %s metadata: %w", q.ExtID, err)
 		}
-		b, err := questLine(q, answer, md)
-		if err != nil {
-			return err
-		}
-		c.Queries++
-		c.Lines++
-		_, err = w.Write(b)
-		return err
+		return writeQuestLine(w, &c, q, answer, md)
 	})
 	return c, err
 }
@@ -320,10 +306,10 @@ func replaceKeys(obj json.RawMessage, set map[string][]byte, order []string) ([]
 	return o.bytes(), nil
 }
 
-// questLine is the one writer of a QUEST query line (the quest and
-// quest-judged formats both write with it), with the given docs and
-// metadata.
-func questLine(q store.Query, docs []string, md json.RawMessage) ([]byte, error) {
+// writeQuestLine is the one writer of a QUEST query line (the quest and
+// quest-judged formats both write with it): q with the given docs and
+// metadata, counted in c.
+func writeQuestLine(w *bufio.Writer, c *Counts, q store.Query, docs []string, md json.RawMessage) error {
 	b := []byte{'{'}
 	b = field(b, true, "query", jsonValue(q.Text))
 	if docs == nil {
@@ -342,13 +328,16 @@ func questLine(q store.Query, docs []string, md json.RawMessage) ([]byte, error)
 		var keys []string
 		vals := map[string]json.RawMessage{}
 		if err := decodeOrdered(q.Extra, &keys, vals); err != nil {
-			return nil, fmt.Errorf("export: query %s extra fields: %w", q.ExtID, err)
+			return fmt.Errorf("export: query %s extra fields: %w", q.ExtID, err)
 		}
 		for _, k := range keys {
 			b = field(b, false, k, vals[k])
 		}
 	}
-	return append(b, "}\n"...), nil
+	c.Queries++
+	c.Lines++
+	_, err := w.Write(append(b, "}\n"...))
+	return err
 }
 
 // Snapshot describes a recorded export.

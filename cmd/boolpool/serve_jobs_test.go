@@ -75,7 +75,7 @@ func TestEncodeJobWithoutModels(t *testing.T) {
 	empty := t.TempDir()
 	for _, enc := range []string{"minilm-static", "lexical"} {
 		j := runJob(t, st, empty, p.ID, api.JobKindEncode, `{"encoder": "`+enc+`"}`)
-		if j.State != api.JobFailed || !strings.Contains(j.Error, "encoder models are not prepared") {
+		if j.State != store.JobFailed || !strings.Contains(j.Error, "encoder models are not prepared") {
 			t.Fatalf("%s: %s: %s", enc, j.State, j.Error)
 		}
 	}
@@ -94,7 +94,7 @@ func TestEncodeJobLexical(t *testing.T) {
 	st := storetest.New(t)
 	p := importSmall(t, st)
 	j := runJob(t, st, cache, p.ID, api.JobKindEncode, `{"encoder": "lexical", "skip_queries": true}`)
-	if j.State != api.JobDone {
+	if j.State != store.JobDone {
 		t.Fatalf("job %s: %s", j.State, j.Error)
 	}
 	var rep embedjob.Report
@@ -121,7 +121,7 @@ func TestRetrieveJobWarnsWithoutExpression(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := runJob(t, st, t.TempDir(), p.ID, api.JobKindRetrieve, `{"method": "pnorm", "depth": 5}`)
-	if j.State != api.JobDone {
+	if j.State != store.JobDone {
 		t.Fatalf("job %s: %s", j.State, j.Error)
 	}
 	want := "1 of 1 queries have no expression: ran as plain bm25"

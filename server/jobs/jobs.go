@@ -34,7 +34,6 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/store"
-	"boolpool/web/api"
 )
 
 // Report tells the runner a job's progress: the phase it is in and how
@@ -163,7 +162,7 @@ func (r *Runner) Submit(ctx context.Context, projectID int64, kind string, param
 	case r.queue <- j.ID:
 	default:
 		// Filled up between the check and now.
-		r.finish(j.ID, api.JobCancelled, "the job queue was full", nil)
+		r.finish(j.ID, store.JobCancelled, "the job queue was full", nil)
 		return store.Job{}, fmt.Errorf("jobs: the job queue is full; try again later: %w", apperr.ErrUnavailable)
 	}
 	r.log.Info("job queued", "job", j.ID, "kind", kind, "project", projectID)
@@ -190,7 +189,7 @@ func (r *Runner) Cancel(ctx context.Context, id int64) error {
 		return nil
 	}
 	// Queued: the worker skips it once it is no longer queued.
-	return r.st.FinishJob(ctx, id, api.JobCancelled, "cancelled before it started", nil)
+	return r.st.FinishJob(ctx, id, store.JobCancelled, "cancelled before it started", nil)
 }
 
 // Stop cancels running jobs, waits for them (until ctx ends) and records
@@ -210,7 +209,7 @@ func (r *Runner) Stop(ctx context.Context) {
 	for {
 		select {
 		case id := <-r.queue:
-			r.finish(id, api.JobInterrupted, "the server stopped before the job started; start it again", nil)
+			r.finish(id, store.JobInterrupted, "the server stopped before the job started; start it again", nil)
 		default:
 			return
 		}
@@ -237,7 +236,7 @@ func (r *Runner) startWorkers() {
 // runOne runs one job to a final state.
 func (r *Runner) runOne(id int64) {
 	if r.ctx.Err() != nil {
-		r.finish(id, api.JobInterrupted, "the server stopped before the job started; start it again", nil)
+		r.finish(id, store.JobInterrupted, "the server stopped before the job started; start it again", nil)
 		return
 	}
 	ok, err := r.st.StartJob(r.ctx, id)
@@ -249,7 +248,7 @@ func (r *Runner) runOne(id int64) {
 	}
 	job, err := r.st.JobByID(r.ctx, id)
 	if err != nil {
-		r.finish(id, api.JobFailed, err.Error(), nil)
+		r.finish(id, store.JobFailed, err.Error(), nil)
 		return
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
@@ -280,16 +279,16 @@ func (r *Runner) runOne(id int64) {
 	}
 	switch {
 	case err == nil:
-		r.finish(id, api.JobDone, "", raw)
+		r.finish(id, store.JobDone, "", raw)
 		r.log.Info("job done", "job", id, "kind", job.Kind, "took", time.Since(start).Round(time.Millisecond))
 	case byUser:
-		r.finish(id, api.JobCancelled, "cancelled by a user", nil)
+		r.finish(id, store.JobCancelled, "cancelled by a user", nil)
 		r.log.Info("job cancelled", "job", id, "kind", job.Kind)
 	case r.ctx.Err() != nil:
-		r.finish(id, api.JobInterrupted, "the server stopped while the job was running; start it again", nil)
+		r.finish(id, store.JobInterrupted, "the server stopped while the job was running; start it again", nil)
 		r.log.Warn("job interrupted by shutdown", "job", id, "kind", job.Kind)
 	default:
-		r.finish(id, api.JobFailed, err.Error(), nil)
+		r.finish(id, store.JobFailed, err.Error(), nil)
 		r.log.Warn("job failed", "job", id, "kind", job.Kind, "err", err)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
 )
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -83,7 +82,7 @@ func TestRunnerStates(t *testing.T) {
 	if n, err := r.Recover(ctx); n != 1 || err != nil {
 		t.Fatalf("recover: %d %v", n, err)
 	}
-	if j, _ := st.JobByID(ctx, old.ID); j.State != api.JobInterrupted || j.Error == "" {
+	if j, _ := st.JobByID(ctx, old.ID); j.State != store.JobInterrupted || j.Error == "" {
 		t.Fatalf("left-over job: %+v", j)
 	}
 
@@ -101,7 +100,7 @@ func TestRunnerStates(t *testing.T) {
 	}
 	done := wait(t, st, j.ID)
 	// Progress is written at the end even when the throttle never allowed it.
-	if done.State != api.JobDone || done.Done != 5 || done.Total != 5 || done.Phase != "counting" || string(done.Result) != `{"counted": 5}` {
+	if done.State != store.JobDone || done.Done != 5 || done.Total != 5 || done.Phase != "counting" || string(done.Result) != `{"counted": 5}` {
 		t.Fatalf("count job: %+v result %s", done, done.Result)
 	}
 	for kind, want := range map[string]string{"fail": "no such encoder model", "panic": "internal error in the panic job: boom"} {
@@ -109,7 +108,7 @@ func TestRunnerStates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := wait(t, st, j.ID); got.State != api.JobFailed || got.Error != want {
+		if got := wait(t, st, j.ID); got.State != store.JobFailed || got.Error != want {
 			t.Fatalf("%s job: %+v", kind, got)
 		}
 	}
@@ -124,10 +123,10 @@ func TestRunnerStates(t *testing.T) {
 	if err := r.Cancel(ctx, running.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got := wait(t, st, running.ID); got.State != api.JobCancelled {
+	if got := wait(t, st, running.ID); got.State != store.JobCancelled {
 		t.Fatalf("cancelled running job: %+v", got)
 	}
-	if got := wait(t, st, queued.ID); got.State != api.JobCancelled {
+	if got := wait(t, st, queued.ID); got.State != store.JobCancelled {
 		t.Fatalf("cancelled queued job: %+v", got)
 	}
 	if err := r.Cancel(ctx, queued.ID); !errors.Is(err, apperr.ErrConflict) {
@@ -142,7 +141,7 @@ func TestRunnerStates(t *testing.T) {
 	defer cancel()
 	r.Stop(stopCtx)
 	for _, id := range []int64{running.ID, queued.ID} {
-		if got, _ := st.JobByID(ctx, id); got.State != api.JobInterrupted {
+		if got, _ := st.JobByID(ctx, id); got.State != store.JobInterrupted {
 			t.Fatalf("after stop: %+v", got)
 		}
 	}

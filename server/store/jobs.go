@@ -12,6 +12,17 @@ import (
 	"boolpool/web/api"
 )
 
+// Job states: the names the job runner uses for the states defined once,
+// with their values, in web/api (the setup page shows them).
+const (
+	JobQueued      = api.JobQueued
+	JobRunning     = api.JobRunning
+	JobDone        = api.JobDone
+	JobFailed      = api.JobFailed
+	JobInterrupted = api.JobInterrupted
+	JobCancelled   = api.JobCancelled
+)
+
 // Job is one background job (an encoder or retrieval run) and its state.
 type Job struct {
 	ID         int64           `db:"id"`
@@ -119,7 +130,7 @@ func (s *Store) SetJobProgress(ctx context.Context, id int64, phase string, done
 // FinishJob records a job's final state, error message and result. A job
 // already final is left as it is.
 func (s *Store) FinishJob(ctx context.Context, id int64, state, errMsg string, result json.RawMessage) error {
-	if state != api.JobDone && state != api.JobFailed && state != api.JobInterrupted && state != api.JobCancelled {
+	if state != JobDone && state != JobFailed && state != JobInterrupted && state != JobCancelled {
 		return fmt.Errorf("store: finish job %d: %q is not a final state", id, state)
 	}
 	_, err := s.pool.Exec(ctx, `UPDATE jobs SET state = $2, error = $3, result = $4, updated_at = now(), finished_at = now()

@@ -555,7 +555,7 @@ func describe(t api.Task) string {
 // submit queues a judgment durably, moves to the next task at once, and
 // lets the sync loop send it.
 func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
-	req.ClientID = NewUUID()
+	req.ClientID = api.NewUUID()
 	req.TimeSpentMs = f.clock.take(time.Now()).Milliseconds()
 	item := ""
 	if len(f.tasks) > 0 && f.tasks[0].ItemID == req.ItemID {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"strconv"
@@ -420,15 +419,6 @@ func (o *Outbox) Resend(clientID string, now time.Time) {
 		}
 	}
 	_ = o.save()
-}
-
-// NewUUID returns a random (version 4) UUID.
-func NewUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // accountKey remembers who was last signed in in this browser, so a reload

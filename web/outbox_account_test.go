@@ -27,7 +27,7 @@ func TestOutboxIsPerAccount(t *testing.T) {
 	st := memStorage{}
 	now := time.Unix(1000, 0)
 	o := LoadOutbox(st, a2)
-	if err := o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 10, AuthorID: a3}, "q · d", now); err != nil {
+	if err := o.Add(api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 10, AuthorID: a3}, "q · d", now); err != nil {
 		t.Fatal(err)
 	}
 	// annotator2 signs out with the judgment unsent; annotator3 signs in.
@@ -39,7 +39,7 @@ func TestOutboxIsPerAccount(t *testing.T) {
 	if res := o.Flush(context.Background(), r.send, func() time.Time { return now }); res.Sent != 0 || len(r.sent) != 0 {
 		t.Fatalf("annotator3's session sent %v", r.sent)
 	}
-	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 11}, "", now)
+	_ = o.Add(api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 11}, "", now)
 	o.Flush(context.Background(), r.send, func() time.Time { return now })
 	if len(r.sent) != 1 || r.sent[0].ItemID != 11 || r.sent[0].AuthorID != a3 {
 		t.Fatalf("annotator3 sent %+v, want only their item 11 as author 3", r.sent)
@@ -62,7 +62,7 @@ func TestOutboxIsPerAccount(t *testing.T) {
 		t.Error("an empty outbox is still stored")
 	}
 	// Nobody known to be signed in: nothing can be queued.
-	if err := LoadOutbox(st, 0).Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 12}, "", now); !errors.Is(err, ErrNoAccount) {
+	if err := LoadOutbox(st, 0).Add(api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 12}, "", now); !errors.Is(err, ErrNoAccount) {
 		t.Errorf("add without an account: %v", err)
 	}
 }
@@ -73,7 +73,7 @@ func TestOutboxWaitsWhenTheSessionIsAnotherUsers(t *testing.T) {
 	st := memStorage{}
 	now := time.Unix(1000, 0)
 	o := LoadOutbox(st, 2)
-	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 10}, "", now)
+	_ = o.Add(api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 10}, "", now)
 	for _, err := range []error{
 		&APIError{Status: 403, Problem: api.Problem{Field: "author_id", Detail: "author_id: made by user 2"}},
 		fmt.Errorf("session of annotator3: %w", ErrOtherAccount),
@@ -93,9 +93,9 @@ func TestOutboxV1EntriesAreNeverSentUnderAnotherUser(t *testing.T) {
 	st := memStorage{}
 	now := time.Unix(1000, 0)
 	v1 := []OutboxEntry{
-		{Req: api.JudgmentRequest{ClientID: NewUUID(), ItemID: 1, Kind: api.KindRelevance}, QueuedAt: now, NextTry: now},
-		{Req: api.JudgmentRequest{ClientID: NewUUID(), ItemID: 2, Kind: api.KindRelevance}, QueuedAt: now, NextTry: now},
-		{Req: api.JudgmentRequest{ClientID: NewUUID(), ItemID: 3, Kind: api.KindRelevance, AuthorID: 5}, QueuedAt: now, NextTry: now},
+		{Req: api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 1, Kind: api.KindRelevance}, QueuedAt: now, NextTry: now},
+		{Req: api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 2, Kind: api.KindRelevance}, QueuedAt: now, NextTry: now},
+		{Req: api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 3, Kind: api.KindRelevance, AuthorID: 5}, QueuedAt: now, NextTry: now},
 	}
 	if err := st.Set(outboxKeyV1, v1); err != nil {
 		t.Fatal(err)
@@ -136,9 +136,9 @@ func TestOutboxRefusedJudgmentsAreRecoverable(t *testing.T) {
 	now := time.Unix(1000, 0)
 	o := LoadOutbox(st, 2)
 	rel := 2
-	long := api.JudgmentRequest{ClientID: NewUUID(), ItemID: 10, Kind: api.KindRelevance, Relevance: &rel, Evidence: "partial", Comment: "very long"}
+	long := api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 10, Kind: api.KindRelevance, Relevance: &rel, Evidence: "partial", Comment: "very long"}
 	_ = o.Add(long, "birds of the andes · Tangara", now)
-	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 11, Kind: api.KindRelevance}, "other", now)
+	_ = o.Add(api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 11, Kind: api.KindRelevance}, "other", now)
 	refuse := func(_ context.Context, r api.JudgmentRequest) error {
 		if r.ItemID == 10 {
 			return &APIError{Status: 400, Problem: api.Problem{Field: "comment", Detail: "comment: longer than 4000 bytes"}}
@@ -157,7 +157,7 @@ func TestOutboxRefusedJudgmentsAreRecoverable(t *testing.T) {
 	}
 	// The corrected judgment replaces the refused one.
 	fixed := long
-	fixed.ClientID, fixed.Comment = NewUUID(), "short"
+	fixed.ClientID, fixed.Comment = api.NewUUID(), "short"
 	_ = o.Add(fixed, "birds of the andes · Tangara", now)
 	if _, ok := o.RejectedFor(10, api.KindRelevance); ok || o.Pending() != 1 || len(o.Rejected()) != 1 {
 		t.Errorf("after the correction: %d pending, %d rejected", o.Pending(), len(o.Rejected()))

@@ -34,7 +34,7 @@ func TestOutboxSurvivesReloadAndRetries(t *testing.T) {
 	now := time.Unix(1000, 0)
 	o := LoadOutbox(st, 7)
 	for i := 1; i <= 3; i++ {
-		if err := o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: int64(i)}, "", now); err != nil {
+		if err := o.Add(api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: int64(i)}, "", now); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,8 +67,8 @@ func TestOutboxSurvivesReloadAndRetries(t *testing.T) {
 func TestOutboxRejectsKeepWork(t *testing.T) {
 	st := memStorage{}
 	o := LoadOutbox(st, 7)
-	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 1}, "", time.Now())
-	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 2}, "", time.Now())
+	_ = o.Add(api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 1}, "", time.Now())
+	_ = o.Add(api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 2}, "", time.Now())
 	send := func(_ context.Context, r api.JudgmentRequest) error {
 		if r.ItemID == 1 {
 			return &APIError{Status: 400, Problem: api.Problem{Field: "relevance"}}
@@ -80,7 +80,7 @@ func TestOutboxRejectsKeepWork(t *testing.T) {
 		t.Errorf("flush %+v pending %d rejected %d", res, o.Pending(), len(o.Rejected()))
 	}
 	signedOut := func(context.Context, api.JudgmentRequest) error { return &APIError{Status: 401} }
-	_ = o.Add(api.JudgmentRequest{ClientID: NewUUID(), ItemID: 3}, "", time.Now())
+	_ = o.Add(api.JudgmentRequest{ClientID: api.NewUUID(), ItemID: 3}, "", time.Now())
 	if res := o.Flush(context.Background(), signedOut, time.Now); res.State != SyncSignedOut || o.Pending() != 1 {
 		t.Errorf("401: %+v", res)
 	}
@@ -92,13 +92,6 @@ func TestBackoff(t *testing.T) {
 		if got := Backoff(i); got != w {
 			t.Errorf("Backoff(%d) = %v, want %v", i, got, w)
 		}
-	}
-}
-
-func TestNewUUID(t *testing.T) {
-	a, b := NewUUID(), NewUUID()
-	if a == b || len(a) != 36 || a[14] != '4' {
-		t.Errorf("uuids %s %s", a, b)
 	}
 }
 

@@ -1,356 +1,115 @@
 package decompose
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
-// demonymOf returns the adjective Wikipedia category names use for works
-// from place ("Horror films from Serbia" is "Serbian horror films"), or "".
+// demonyms maps the adjective Wikipedia category names use for works from
+// a place ("Horror films from Serbia" is "Serbian horror films") to the
+// spellings of that place, the category one (the longest) among them. It
+// is the one table both directions read, and nothing writes it.
+var demonyms = map[string][]string{
+	"American":      {"america", "the united states", "the us", "the usa", "united states", "usa", "us"},
+	"Indian":        {"india"},
+	"French":        {"france"},
+	"British":       {"britain", "great britain", "the united kingdom", "the uk", "uk", "united kingdom"},
+	"German":        {"germany"},
+	"Canadian":      {"canada"},
+	"Czech":         {"czech republic", "the czech republic", "czechia"},
+	"Dutch":         {"the netherlands", "netherlands", "holland"},
+	"Spanish":       {"spain"},
+	"Japanese":      {"japan"},
+	"Chinese":       {"china"},
+	"Irish":         {"ireland"},
+	"Russian":       {"russia"},
+	"Brazilian":     {"brazil"},
+	"Israeli":       {"israel"},
+	"Australian":    {"australia"},
+	"Bulgarian":     {"bulgaria"},
+	"Turkish":       {"turkey"},
+	"Polish":        {"poland"},
+	"Austrian":      {"austria"},
+	"Romanian":      {"romania"},
+	"English":       {"england"},
+	"Swiss":         {"switzerland"},
+	"Danish":        {"denmark"},
+	"Italian":       {"italy"},
+	"Icelandic":     {"iceland"},
+	"Portuguese":    {"portugal"},
+	"Philippine":    {"the philippines", "philippines"},
+	"Bangladeshi":   {"bangladesh"},
+	"Belgian":       {"belgium"},
+	"Swedish":       {"sweden"},
+	"Hungarian":     {"hungary"},
+	"Czechoslovak":  {"czechoslovakia"},
+	"Scottish":      {"scotland"},
+	"Greek":         {"greece"},
+	"Mauritanian":   {"mauritania"},
+	"Senegalese":    {"senegal"},
+	"Finnish":       {"finland"},
+	"Serbian":       {"serbia"},
+	"Nigerian":      {"nigeria"},
+	"Norwegian":     {"norway"},
+	"Mexican":       {"mexico"},
+	"Argentine":     {"argentina"},
+	"Chilean":       {"chile"},
+	"Cuban":         {"cuba"},
+	"Egyptian":      {"egypt"},
+	"Iranian":       {"iran"},
+	"Pakistani":     {"pakistan"},
+	"South Korean":  {"south korea"},
+	"Korean":        {"korea"},
+	"North Korean":  {"north korea"},
+	"Taiwanese":     {"taiwan"},
+	"Thai":          {"thailand"},
+	"Vietnamese":    {"vietnam"},
+	"Indonesian":    {"indonesia"},
+	"Malaysian":     {"malaysia"},
+	"New Zealand":   {"new zealand"},
+	"Hong Kong":     {"hong kong"},
+	"Welsh":         {"wales"},
+	"Ukrainian":     {"ukraine"},
+	"Soviet":        {"the soviet union", "soviet union"},
+	"Estonian":      {"estonia"},
+	"Latvian":       {"latvia"},
+	"Lithuanian":    {"lithuania"},
+	"Croatian":      {"croatia"},
+	"Slovenian":     {"slovenia"},
+	"Slovak":        {"slovakia"},
+	"Colombian":     {"colombia"},
+	"Peruvian":      {"peru"},
+	"Venezuelan":    {"venezuela"},
+	"South African": {"south africa"},
+	"Kenyan":        {"kenya"},
+	"Ghanaian":      {"ghana"},
+	"Lebanese":      {"lebanon"},
+	"Syrian":        {"syria"},
+	"Iraqi":         {"iraq"},
+	"Sri Lankan":    {"sri lanka"},
+	"Nepalese":      {"nepal"},
+	"Singaporean":   {"singapore"},
+	"Yugoslav":      {"yugoslavia"},
+	"Quebec":        {"quebec"},
+	"European":      {"europe"},
+	"African":       {"africa"},
+	"Asian":         {"asia"},
+}
+
+// demonymOf returns the demonym of place, or "".
 func demonymOf(place string) string {
-	switch place {
-	case "america", "the united states", "the us", "the usa", "united states", "usa", "us":
-		return "American"
-	case "india":
-		return "Indian"
-	case "france":
-		return "French"
-	case "britain", "great britain", "the united kingdom", "the uk", "uk", "united kingdom":
-		return "British"
-	case "germany":
-		return "German"
-	case "canada":
-		return "Canadian"
-	case "czech republic", "the czech republic", "czechia":
-		return "Czech"
-	case "the netherlands", "netherlands", "holland":
-		return "Dutch"
-	case "spain":
-		return "Spanish"
-	case "japan":
-		return "Japanese"
-	case "china":
-		return "Chinese"
-	case "ireland":
-		return "Irish"
-	case "russia":
-		return "Russian"
-	case "brazil":
-		return "Brazilian"
-	case "israel":
-		return "Israeli"
-	case "australia":
-		return "Australian"
-	case "bulgaria":
-		return "Bulgarian"
-	case "turkey":
-		return "Turkish"
-	case "poland":
-		return "Polish"
-	case "austria":
-		return "Austrian"
-	case "romania":
-		return "Romanian"
-	case "england":
-		return "English"
-	case "switzerland":
-		return "Swiss"
-	case "denmark":
-		return "Danish"
-	case "italy":
-		return "Italian"
-	case "iceland":
-		return "Icelandic"
-	case "portugal":
-		return "Portuguese"
-	case "the philippines", "philippines":
-		return "Philippine"
-	case "bangladesh":
-		return "Bangladeshi"
-	case "belgium":
-		return "Belgian"
-	case "sweden":
-		return "Swedish"
-	case "hungary":
-		return "Hungarian"
-	case "czechoslovakia":
-		return "Czechoslovak"
-	case "scotland":
-		return "Scottish"
-	case "greece":
-		return "Greek"
-	case "mauritania":
-		return "Mauritanian"
-	case "senegal":
-		return "Senegalese"
-	case "finland":
-		return "Finnish"
-	case "serbia":
-		return "Serbian"
-	case "nigeria":
-		return "Nigerian"
-	case "norway":
-		return "Norwegian"
-	case "mexico":
-		return "Mexican"
-	case "argentina":
-		return "Argentine"
-	case "chile":
-		return "Chilean"
-	case "cuba":
-		return "Cuban"
-	case "egypt":
-		return "Egyptian"
-	case "iran":
-		return "Iranian"
-	case "pakistan":
-		return "Pakistani"
-	case "south korea":
-		return "South Korean"
-	case "korea":
-		return "Korean"
-	case "north korea":
-		return "North Korean"
-	case "taiwan":
-		return "Taiwanese"
-	case "thailand":
-		return "Thai"
-	case "vietnam":
-		return "Vietnamese"
-	case "indonesia":
-		return "Indonesian"
-	case "malaysia":
-		return "Malaysian"
-	case "new zealand":
-		return "New Zealand"
-	case "hong kong":
-		return "Hong Kong"
-	case "wales":
-		return "Welsh"
-	case "ukraine":
-		return "Ukrainian"
-	case "the soviet union", "soviet union":
-		return "Soviet"
-	case "estonia":
-		return "Estonian"
-	case "latvia":
-		return "Latvian"
-	case "lithuania":
-		return "Lithuanian"
-	case "croatia":
-		return "Croatian"
-	case "slovenia":
-		return "Slovenian"
-	case "slovakia":
-		return "Slovak"
-	case "colombia":
-		return "Colombian"
-	case "peru":
-		return "Peruvian"
-	case "venezuela":
-		return "Venezuelan"
-	case "south africa":
-		return "South African"
-	case "kenya":
-		return "Kenyan"
-	case "ghana":
-		return "Ghanaian"
-	case "lebanon":
-		return "Lebanese"
-	case "syria":
-		return "Syrian"
-	case "iraq":
-		return "Iraqi"
-	case "sri lanka":
-		return "Sri Lankan"
-	case "nepal":
-		return "Nepalese"
-	case "singapore":
-		return "Singaporean"
-	case "yugoslavia":
-		return "Yugoslav"
-	case "quebec":
-		return "Quebec"
-	case "europe":
-		return "European"
-	case "africa":
-		return "African"
-	case "asia":
-		return "Asian"
+	for dem, places := range demonyms {
+		if slices.Contains(places, place) {
+			return dem
+		}
 	}
 	return ""
 }
 
-// demonymPlaces returns the place spellings demonymOf maps to dem.
+// demonymPlaces returns the place spellings demonymOf maps to dem (nil
+// when dem is not a demonym). The slice is shared: callers only read it.
 func demonymPlaces(dem string) []string {
-	switch dem {
-	case "American":
-		return []string{"america", "the united states", "the us", "the usa", "united states", "usa", "us"}
-	case "Indian":
-		return []string{"india"}
-	case "French":
-		return []string{"france"}
-	case "British":
-		return []string{"britain", "great britain", "the united kingdom", "the uk", "uk", "united kingdom"}
-	case "German":
-		return []string{"germany"}
-	case "Canadian":
-		return []string{"canada"}
-	case "Czech":
-		return []string{"czech republic", "the czech republic", "czechia"}
-	case "Dutch":
-		return []string{"the netherlands", "netherlands", "holland"}
-	case "Spanish":
-		return []string{"spain"}
-	case "Japanese":
-		return []string{"japan"}
-	case "Chinese":
-		return []string{"china"}
-	case "Irish":
-		return []string{"ireland"}
-	case "Russian":
-		return []string{"russia"}
-	case "Brazilian":
-		return []string{"brazil"}
-	case "Israeli":
-		return []string{"israel"}
-	case "Australian":
-		return []string{"australia"}
-	case "Bulgarian":
-		return []string{"bulgaria"}
-	case "Turkish":
-		return []string{"turkey"}
-	case "Polish":
-		return []string{"poland"}
-	case "Austrian":
-		return []string{"austria"}
-	case "Romanian":
-		return []string{"romania"}
-	case "English":
-		return []string{"england"}
-	case "Swiss":
-		return []string{"switzerland"}
-	case "Danish":
-		return []string{"denmark"}
-	case "Italian":
-		return []string{"italy"}
-	case "Icelandic":
-		return []string{"iceland"}
-	case "Portuguese":
-		return []string{"portugal"}
-	case "Philippine":
-		return []string{"the philippines", "philippines"}
-	case "Bangladeshi":
-		return []string{"bangladesh"}
-	case "Belgian":
-		return []string{"belgium"}
-	case "Swedish":
-		return []string{"sweden"}
-	case "Hungarian":
-		return []string{"hungary"}
-	case "Czechoslovak":
-		return []string{"czechoslovakia"}
-	case "Scottish":
-		return []string{"scotland"}
-	case "Greek":
-		return []string{"greece"}
-	case "Mauritanian":
-		return []string{"mauritania"}
-	case "Senegalese":
-		return []string{"senegal"}
-	case "Finnish":
-		return []string{"finland"}
-	case "Serbian":
-		return []string{"serbia"}
-	case "Nigerian":
-		return []string{"nigeria"}
-	case "Norwegian":
-		return []string{"norway"}
-	case "Mexican":
-		return []string{"mexico"}
-	case "Argentine":
-		return []string{"argentina"}
-	case "Chilean":
-		return []string{"chile"}
-	case "Cuban":
-		return []string{"cuba"}
-	case "Egyptian":
-		return []string{"egypt"}
-	case "Iranian":
-		return []string{"iran"}
-	case "Pakistani":
-		return []string{"pakistan"}
-	case "South Korean":
-		return []string{"south korea"}
-	case "Korean":
-		return []string{"korea"}
-	case "North Korean":
-		return []string{"north korea"}
-	case "Taiwanese":
-		return []string{"taiwan"}
-	case "Thai":
-		return []string{"thailand"}
-	case "Vietnamese":
-		return []string{"vietnam"}
-	case "Indonesian":
-		return []string{"indonesia"}
-	case "Malaysian":
-		return []string{"malaysia"}
-	case "New Zealand":
-		return []string{"new zealand"}
-	case "Hong Kong":
-		return []string{"hong kong"}
-	case "Welsh":
-		return []string{"wales"}
-	case "Ukrainian":
-		return []string{"ukraine"}
-	case "Soviet":
-		return []string{"the soviet union", "soviet union"}
-	case "Estonian":
-		return []string{"estonia"}
-	case "Latvian":
-		return []string{"latvia"}
-	case "Lithuanian":
-		return []string{"lithuania"}
-	case "Croatian":
-		return []string{"croatia"}
-	case "Slovenian":
-		return []string{"slovenia"}
-	case "Slovak":
-		return []string{"slovakia"}
-	case "Colombian":
-		return []string{"colombia"}
-	case "Peruvian":
-		return []string{"peru"}
-	case "Venezuelan":
-		return []string{"venezuela"}
-	case "South African":
-		return []string{"south africa"}
-	case "Kenyan":
-		return []string{"kenya"}
-	case "Ghanaian":
-		return []string{"ghana"}
-	case "Lebanese":
-		return []string{"lebanon"}
-	case "Syrian":
-		return []string{"syria"}
-	case "Iraqi":
-		return []string{"iraq"}
-	case "Sri Lankan":
-		return []string{"sri lanka"}
-	case "Nepalese":
-		return []string{"nepal"}
-	case "Singaporean":
-		return []string{"singapore"}
-	case "Yugoslav":
-		return []string{"yugoslavia"}
-	case "Quebec":
-		return []string{"quebec"}
-	case "European":
-		return []string{"europe"}
-	case "African":
-		return []string{"africa"}
-	case "Asian":
-		return []string{"asia"}
-	}
-	return nil
+	return demonyms[dem]
 }
 
 // isWorkHead reports whether w is the head of creative works; their place

@@ -17,6 +17,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
+	"boolpool/web/api"
 )
 
 //go:embed data/documents.jsonl.gz data/queries.jsonl
@@ -36,11 +37,11 @@ type Account struct {
 // demo only: change or disable them on any shared deployment.
 func Accounts() []Account {
 	return []Account{
-		{"admin", "admin-demo-pw", "admin"},
-		{"researcher", "researcher-demo-pw", "researcher"},
-		{"annotator1", "annotator1-demo-pw", "annotator"},
-		{"annotator2", "annotator2-demo-pw", "annotator"},
-		{"annotator3", "annotator3-demo-pw", "annotator"},
+		{"admin", "admin-demo-pw", api.RoleAdmin},
+		{"researcher", "researcher-demo-pw", api.RoleResearcher},
+		{"annotator1", "annotator1-demo-pw", api.RoleAnnotator},
+		{"annotator2", "annotator2-demo-pw", api.RoleAnnotator},
+		{"annotator3", "annotator3-demo-pw", api.RoleAnnotator},
 	}
 }
 

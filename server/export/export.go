@@ -23,6 +23,7 @@ import (
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
+	"boolpool/web/api"
 )
 
 // Formats lists the accepted --format names. beir writes a directory.
@@ -155,12 +156,12 @@ func (c *countingHash) Write(p []byte) (int, error) {
 
 // WriteSnapshot exports a format to w like Write (a multi-file format as
 // a zip, WriteZip, under the directory opt.ZipRoot) and records
-// the export in export_snapshots under id (NewExportID when ""), with its
+// the export in export_snapshots under id (a new UUID when ""), with its
 // counts, size and SHA-256, so that a paper can cite the exact version.
 // userID 0 = the command line.
 func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format string, w io.Writer, opt Options, id string, userID int64) (Snapshot, error) {
 	if id == "" {
-		id = NewExportID()
+		id = api.NewUUID()
 	}
 	ch := &countingHash{w: w, h: sha256.New()}
 	var c Counts
@@ -286,37 +287,7 @@ func questQueries(ctx context.Context, st *store.Store, projectID int64, w *bufi
 		if qerr != nil {
 			return qerr
 		}
-		b := []byte{'{'}
-		b = field(b, true, "query", jsonValue(q.Text))
-		docs := q.AnswerDocs
-		if docs == nil {
-			docs = []string{}
-		}
-		b = field(b, false, "docs", jsonValue(docs))
-		b = field(b, false, "original_query", jsonValue(q.OriginalQuery))
-		if q.ScoresRaw != nil {
-			b = field(b, false, "scores", []byte(*q.ScoresRaw))
-		}
-		md := q.Metadata
-		if len(md) == 0 {
-			md = json.RawMessage(`{}`)
-		}
-		b = field(b, false, "metadata", md)
-		if len(q.Extra) > 2 {
-			var keys []string
-			vals := map[string]json.RawMessage{}
-			if err := decodeOrdered(q.Extra, &keys, vals); err != nil {
-				return fmt.Errorf("export: query %s extra fields: %w", q.ExtID, err)
-			}
-			for _, k := range keys {
-				b = field(b, false, k, vals[k])
-			}
-		}
-		b = append(b, "}\n"...)
-		c.Queries++
-		c.Lines++
-		_, err := w.Write(b)
-		return err
+		return writeQuestLine(w, &c, q, q.AnswerDocs, q.Metadata)
 	})
 	return c, err
 }
@@ -410,13 +381,16 @@ func beirQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.W
 
 func trecTopics(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
+	tw := trecfmt.NewTopicsWriter(w)
 	err := st.EachQuery(ctx, projectID, func(q store.Query) error {
 		c.Queries++
 		c.Lines++
-		_, err := fmt.Fprintf(w, "<top>\n<num> Number: %s\n<title> %s\n</top>\n\n", q.ExtID, oneLine(q.Text))
-		return err
+		return tw.Write(trecfmt.Topic{ID: q.ExtID, Title: oneLine(q.Text)})
 	})
-	return c, err
+	if err != nil {
+		return c, err
+	}
+	return c, tw.Flush()
 }
 
 func trecQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {

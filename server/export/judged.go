@@ -3,8 +3,6 @@ package export
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -132,14 +130,7 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, method s
 		}
 		docs := byQuery[q.ID]
 		if len(docs) == 0 {
-			b, err := questLine(q, q.AnswerDocs, q.Metadata)
-			if err != nil {
-				return err
-			}
-			c.Queries++
-			c.Lines++
-			_, err = w.Write(b)
-			return err
+			return writeQuestLine(w, &c, q, q.AnswerDocs, q.Metadata)
 		}
 		answer := judgedAnswer(q.AnswerDocs, verdict[q.ExtID])
 		order := map[string]int{}
@@ -182,14 +173,7 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, method s
 		if err != nil {
 			return fmt.Errorf("export: query %s metadata: %w", q.ExtID, err)
 		}
-		b, err := questLine(q, answer, md)
-		if err != nil {
-			return err
-		}
-		c.Queries++
-		c.Lines++
-		_, err = w.Write(b)
-		return err
+		return writeQuestLine(w, &c, q, answer, md)
 	})
 	return c, err
 }
@@ -283,9 +267,10 @@ func replaceKeys(obj json.RawMessage, set map[string][]byte, order []string) ([]
 	return o.bytes(), nil
 }
 
-// questLine writes one QUEST query line as the quest format does, with the
-// given docs and metadata.
-func questLine(q store.Query, docs []string, md json.RawMessage) ([]byte, error) {
+// writeQuestLine is the one writer of a QUEST query line (the quest and
+// quest-judged formats both write with it): q with the given docs and
+// metadata, counted in c.
+func writeQuestLine(w *bufio.Writer, c *Counts, q store.Query, docs []string, md json.RawMessage) error {
 	b := []byte{'{'}
 	b = field(b, true, "query", jsonValue(q.Text))
 	if docs == nil {
@@ -304,13 +289,16 @@ func questLine(q store.Query, docs []string, md json.RawMessage) ([]byte, error)
 		var keys []string
 		vals := map[string]json.RawMessage{}
 		if err := decodeOrdered(q.Extra, &keys, vals); err != nil {
-			return nil, fmt.Errorf("export: query %s extra fields: %w", q.ExtID, err)
+			return fmt.Errorf("export: query %s extra fields: %w", q.ExtID, err)
 		}
 		for _, k := range keys {
 			b = field(b, false, k, vals[k])
 		}
 	}
-	return append(b, "}\n"...), nil
+	c.Queries++
+	c.Lines++
+	_, err := w.Write(append(b, "}\n"...))
+	return err
 }
 
 // Snapshot describes a recorded export.
@@ -321,14 +309,4 @@ type Snapshot struct {
 	Bytes     int64     `json:"bytes"`
 	SHA256    string    `json:"sha256"`
 	CreatedAt time.Time `json:"created_at"`
-}
-
-// NewExportID returns a random (version 4) UUID.
-func NewExportID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

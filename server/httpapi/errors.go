@@ -7,15 +7,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"boolpool/server/apperr"
+	"boolpool/web/api"
 )
-
-// Problem is the JSON body of every error response (RFC 9457 shaped).
-type Problem struct {
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail,omitempty"`
-	Field  string `json:"field,omitempty"`
-}
 
 // handleError is the one place where errors become HTTP statuses.
 func (s *Server) handleError(err error, c echo.Context) {
@@ -38,7 +31,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	_ = c.JSON(p.Status, p)
 }
 
-func problemFor(err error) Problem {
+func problemFor(err error) api.Problem {
 	p := statusFor(err)
 	var rf *apperr.Refused
 	if p.Field == "" && p.Status < 500 && errors.As(err, &rf) {
@@ -47,32 +40,32 @@ func problemFor(err error) Problem {
 	return p
 }
 
-func statusFor(err error) Problem {
+func statusFor(err error) api.Problem {
 	var inv *apperr.Invalid
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &inv):
-		return Problem{Title: "invalid input", Status: http.StatusBadRequest, Detail: inv.Error(), Field: inv.Field}
+		return api.Problem{Title: "invalid input", Status: http.StatusBadRequest, Detail: inv.Error(), Field: inv.Field}
 	case errors.Is(err, apperr.ErrNotFound):
-		return Problem{Title: "not found", Status: http.StatusNotFound, Detail: err.Error()}
+		return api.Problem{Title: "not found", Status: http.StatusNotFound, Detail: err.Error()}
 	case errors.Is(err, apperr.ErrConflict):
-		return Problem{Title: "conflict", Status: http.StatusConflict, Detail: err.Error()}
+		return api.Problem{Title: "conflict", Status: http.StatusConflict, Detail: err.Error()}
 	case errors.Is(err, apperr.ErrUnauthorized):
-		return Problem{Title: "not signed in", Status: http.StatusUnauthorized, Detail: err.Error()}
+		return api.Problem{Title: "not signed in", Status: http.StatusUnauthorized, Detail: err.Error()}
 	case errors.Is(err, apperr.ErrForbidden):
-		return Problem{Title: "forbidden", Status: http.StatusForbidden, Detail: err.Error()}
+		return api.Problem{Title: "forbidden", Status: http.StatusForbidden, Detail: err.Error()}
 	case errors.Is(err, apperr.ErrRateLimited):
-		return Problem{Title: "too many requests", Status: http.StatusTooManyRequests, Detail: err.Error()}
+		return api.Problem{Title: "too many requests", Status: http.StatusTooManyRequests, Detail: err.Error()}
 	case errors.Is(err, apperr.ErrUnavailable):
-		return Problem{Title: "unavailable", Status: http.StatusServiceUnavailable, Detail: err.Error()}
+		return api.Problem{Title: "unavailable", Status: http.StatusServiceUnavailable, Detail: err.Error()}
 	case errors.As(err, &he):
 		msg := http.StatusText(he.Code)
 		if m, ok := he.Message.(string); ok {
 			msg = m
 		}
-		return Problem{Title: http.StatusText(he.Code), Status: he.Code, Detail: msg}
+		return api.Problem{Title: http.StatusText(he.Code), Status: he.Code, Detail: msg}
 	default:
-		return Problem{Title: "internal error", Status: http.StatusInternalServerError}
+		return api.Problem{Title: "internal error", Status: http.StatusInternalServerError}
 	}
 }
 

@@ -82,10 +82,7 @@ func (h researchHandlers) project(c echo.Context) (store.Project, error) {
 
 func (h researchHandlers) allowed(c echo.Context, projectID int64) error {
 	ss, _ := auth.CurrentSession(c)
-	if ss.User.Role == api.RoleAdmin {
-		return nil
-	}
-	ok, err := h.st.IsProjectMember(c.Request().Context(), projectID, ss.User.ID)
+	ok, err := h.mayEnter(c.Request().Context(), ss.User, projectID)
 	if err != nil {
 		return err
 	}
@@ -93,6 +90,16 @@ func (h researchHandlers) allowed(c echo.Context, projectID int64) error {
 		return fmt.Errorf("research: not a member of project %d: %w", projectID, apperr.ErrForbidden)
 	}
 	return nil
+}
+
+// mayEnter applies the one rule of project access (store.MayEnterProject)
+// to u.
+func (h researchHandlers) mayEnter(ctx context.Context, u store.User, projectID int64) (bool, error) {
+	member, err := h.st.IsProjectMember(ctx, projectID, u.ID)
+	if err != nil {
+		return false, err
+	}
+	return store.MayEnterProject(u.Role, member), nil
 }
 
 // stillAllowed re-checks, for a long-lived stream, that its session is
@@ -106,10 +113,7 @@ func (h researchHandlers) stillAllowed(ctx context.Context, token string, projec
 	if !api.RoleAtLeast(ss.User.Role, api.RoleResearcher) {
 		return fmt.Errorf("research: %s is no longer a researcher: %w", ss.User.Username, apperr.ErrForbidden)
 	}
-	if ss.User.Role == api.RoleAdmin {
-		return nil
-	}
-	ok, err := h.st.IsProjectMember(ctx, projectID, ss.User.ID)
+	ok, err := h.mayEnter(ctx, ss.User, projectID)
 	if err != nil {
 		return err
 	}
@@ -358,7 +362,7 @@ func (h researchHandlers) download(c echo.Context) error {
 		return apperr.Invalidf("consensus", "must be majority or dawid-skene")
 	}
 	ss, _ := auth.CurrentSession(c)
-	id := export.NewExportID()
+	id := api.NewUUID()
 	w := c.Response()
 	contentType := "application/octet-stream"
 	if ext == "zip" {

@@ -16,6 +16,7 @@ import (
 	"boolpool/server/ingest"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/trecfmt"
 )
 
 func newProject(t *testing.T) (*store.Store, int64) {
@@ -244,6 +245,15 @@ func TestBEIRAndTRECRoundTrip(t *testing.T) {
 	must(err)
 	if buf.String() != "q1 0 d1 2\nq2 0 d2 1\n" {
 		t.Fatalf("trec qrels = %q", buf.String())
+	}
+	// TREC topics, written by trecfmt and read back by it.
+	buf.Reset()
+	_, err = export.Write(ctx, st, pid, "trec-topics", &buf, export.Options{})
+	must(err)
+	topics, err := trecfmt.ReadTopics(ctx, &buf, "topics")
+	must(err)
+	if want := []trecfmt.Topic{{ID: "q1", Title: "alpha"}, {ID: "q2", Title: "epsilon"}}; !reflect.DeepEqual(topics, want) {
+		t.Fatalf("trec topics export read back as %+v, want %+v", topics, want)
 	}
 	run := writeFile(t, "bm25.run", "q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.25 bm25\nq2 Q0 d2 1 3 bm25\n")
 	_, err = ingest.Files(ctx, st, pid, "trec-run", []string{run}, ingest.Options{})

@@ -40,13 +40,14 @@ type openEntry struct {
 type openCache struct {
 	mu   sync.Mutex
 	ttl  time.Duration
+	now  func() time.Time // the clock counts are aged by (time.Now; tests set their own)
 	m    map[openKey]openEntry
 	busy map[openKey]chan struct{}
 	errs map[openKey]error // the last failed count's error
 }
 
 func newOpenCache(ttl time.Duration) *openCache {
-	return &openCache{ttl: ttl, m: map[openKey]openEntry{}, busy: map[openKey]chan struct{}{}, errs: map[openKey]error{}}
+	return &openCache{ttl: ttl, now: time.Now, m: map[openKey]openEntry{}, busy: map[openKey]chan struct{}{}, errs: map[openKey]error{}}
 }
 
 // get returns a count at most the TTL old, counting (once for all callers
@@ -55,7 +56,7 @@ func newOpenCache(ttl time.Duration) *openCache {
 func (c *openCache) get(ctx context.Context, k openKey, count func(context.Context) (int, error)) (int, error) {
 	c.mu.Lock()
 	e, have := c.m[k]
-	if have && time.Since(e.at) <= c.ttl {
+	if have && c.now().Sub(e.at) <= c.ttl {
 		c.mu.Unlock()
 		return e.n, nil
 	}
@@ -86,7 +87,7 @@ func (c *openCache) refresh(ctx context.Context, k openKey, done chan struct{}, 
 	n, err := count(ctx)
 	c.mu.Lock()
 	if err == nil {
-		c.m[k] = openEntry{n: n, at: time.Now()}
+		c.m[k] = openEntry{n: n, at: c.now()}
 	} else {
 		c.errs[k] = err
 	}

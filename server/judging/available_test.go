@@ -11,17 +11,47 @@ import (
 	"boolpool/server/store"
 )
 
+// testClock is a clock that moves only when the test moves it.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
 // TestOpenCacheCountsOnceAndNeverServesStale: callers arriving together
 // share one count; a count older than the TTL is not served, callers wait
-// for a new one.
+// for a new one. The cache's clock is the test's: it stands still while
+// the callers arrive (a caller that comes after the count finished is
+// served that count, one that comes while it runs waits for it: either
+// way one count for all) and moves past the TTL only when the test moves
+// it, so no sleep decides the outcome.
 func TestOpenCacheCountsOnceAndNeverServesStale(t *testing.T) {
-	c := newOpenCache(time.Millisecond)
+	const ttl = time.Second
+	clock := &testClock{t: time.Unix(1_700_000_000, 0)}
+	c := newOpenCache(ttl)
+	c.now = clock.now
 	k := openKey{project: 1, kind: "relevance", raters: 3}
 	var calls atomic.Int32
+	started := make(chan struct{})
 	release := make(chan struct{})
 	count := func(context.Context) (int, error) {
+		n := calls.Add(1)
+		if n == 1 {
+			close(started)
+		}
 		<-release
-		return 10 + int(calls.Add(1)), nil
+		return 10 + int(n), nil
 	}
 	var wg sync.WaitGroup
 	got := make([]int, 20)
@@ -36,7 +66,7 @@ func TestOpenCacheCountsOnceAndNeverServesStale(t *testing.T) {
 			got[i] = n
 		}(i)
 	}
-	time.Sleep(20 * time.Millisecond)
+	<-started // the count is in flight: callers arriving now wait for it
 	close(release)
 	wg.Wait()
 	for i, n := range got {
@@ -47,8 +77,13 @@ func TestOpenCacheCountsOnceAndNeverServesStale(t *testing.T) {
 	if calls.Load() != 1 {
 		t.Fatalf("%d counts for 20 simultaneous callers, want 1", calls.Load())
 	}
-	time.Sleep(5 * time.Millisecond) // older than the TTL now
-	n, err := c.get(context.Background(), k, func(context.Context) (int, error) { return 99, nil })
+	fresh := func(context.Context) (int, error) { return 99, nil }
+	clock.advance(ttl) // exactly the TTL old: still served
+	if n, err := c.get(context.Background(), k, fresh); err != nil || n != 11 {
+		t.Fatalf("read at the TTL: %d, %v; want the shared count 11", n, err)
+	}
+	clock.advance(time.Nanosecond) // older than the TTL now
+	n, err := c.get(context.Background(), k, fresh)
 	if err != nil || n != 99 {
 		t.Fatalf("read after the TTL: %d, %v; want the new count 99, not the old 11", n, err)
 	}

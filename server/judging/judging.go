@@ -87,10 +87,7 @@ func (s *Service) project(ctx context.Context, r Rater, name string) (store.Proj
 	if err != nil {
 		return p, err
 	}
-	if r.Role == api.RoleAdmin {
-		return p, nil
-	}
-	if !member {
+	if !store.MayEnterProject(r.Role, member) {
 		return p, fmt.Errorf("judging: not a member of project %q: %w", name, apperr.ErrForbidden)
 	}
 	return p, nil
@@ -217,7 +214,7 @@ func (s *Service) assigned(ctx context.Context, r Rater, itemID int64) (store.Ta
 	if err != nil {
 		return td, store.Assignment{}, err
 	}
-	if !td.Member {
+	if !store.MayEnterProject(r.Role, td.Member) {
 		// Removed from the project: their assignments no longer open it.
 		return td, store.Assignment{}, fmt.Errorf("judging: you are no longer a member of the project of item %d: %w", itemID, apperr.ErrForbidden)
 	}

@@ -81,9 +81,7 @@ func (s *Store) RefreshConsensus(ctx context.Context, itemID int64, decide Decid
 				pg_advisory_xact_lock_shared($2, (project_id % 2147483647)::int)::text,
 				pg_advisory_xact_lock($3, ($1::bigint % 2147483647)::int)::text
 			FROM items WHERE id = $1`, itemID, lockConsensusProject, lockConsensusItem)
-		b.Queue(`SELECT * FROM (
-				SELECT DISTINCT ON (user_id) `+judgmentCols+` FROM judgments WHERE item_id = $1 ORDER BY user_id, id DESC
-			) latest WHERE skip_reason = '' AND relevance IS NOT NULL ORDER BY id`, itemID)
+		b.Queue(`SELECT `+judgmentCols+` FROM current_judgments WHERE item_id = $1 AND relevance IS NOT NULL ORDER BY id`, itemID)
 		b.Queue(`SELECT `+adjudicationCols+` FROM adjudications WHERE item_id = $1 ORDER BY id DESC LIMIT 1`, itemID)
 		b.Queue(`SELECT `+consensusCols+` FROM consensus WHERE item_id = $1`, itemID)
 		br := tx.SendBatch(ctx, b)
@@ -220,11 +218,8 @@ func (s *Store) SyncConsensus(ctx context.Context, projectID int64, decide Decid
 		if _, err := pgx.ForEachRow(rows, []any{&it.id, &it.queryID}, func() error { items = append(items, it); return nil }); err != nil {
 			return fmt.Errorf("store: sync consensus: %w", err)
 		}
-		rows, _ = tx.Query(ctx, `SELECT * FROM (
-				SELECT DISTINCT ON (item_id, user_id) `+judgmentCols+` FROM judgments
-				WHERE item_id IN (SELECT id FROM items WHERE project_id = $1 AND kind = 'relevance')
-				ORDER BY item_id, user_id, id DESC
-			) latest WHERE skip_reason = '' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
+		rows, _ = tx.Query(ctx, `SELECT `+judgmentCols+` FROM current_judgments
+			WHERE project_id = $1 AND item_kind = 'relevance' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
 		current, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
 		if err != nil {
 			return fmt.Errorf("store: sync consensus: %w", err)

@@ -9,7 +9,8 @@ import (
 )
 
 // JudgedRow is one current relevance judgment as the judged exports need
-// it (each rater's latest, non-skipped judgment of an item).
+// it (each rater's latest, non-skipped judgment of an item: the
+// current_judgments view, migration 0071).
 type JudgedRow struct {
 	JudgmentID   int64
 	QueryID      int64
@@ -25,14 +26,8 @@ type JudgedRow struct {
 // query, document and judgment id.
 func (s *Store) EachCurrentJudgment(ctx context.Context, projectID int64, fn func(JudgedRow) error) error {
 	rows, err := s.pool.Query(ctx, `SELECT l.id, l.query_id, l.document_id, d.ext_id, l.user_id, l.relevance, coalesce(l.evidence, ''), l.attributions
-		FROM (
-			SELECT DISTINCT ON (j.item_id, j.user_id) j.id, i.query_id, i.document_id, j.user_id, j.relevance, j.evidence,
-				j.attributions, j.skip_reason
-			FROM judgments j JOIN items i ON i.id = j.item_id
-			WHERE i.project_id = $1 AND i.kind = 'relevance' AND i.document_id IS NOT NULL
-			ORDER BY j.item_id, j.user_id, j.id DESC
-		) l JOIN documents d ON d.id = l.document_id
-		WHERE l.skip_reason = '' AND l.relevance IS NOT NULL
+		FROM current_judgments l JOIN documents d ON d.id = l.document_id
+		WHERE l.project_id = $1 AND l.item_kind = 'relevance' AND l.relevance IS NOT NULL
 		ORDER BY l.query_id, d.ext_id, l.id`, projectID)
 	if err != nil {
 		return fmt.Errorf("store: current judgments: %w", err)

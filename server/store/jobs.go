@@ -8,16 +8,19 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"boolpool/web/api"
 )
 
-// Job states.
+// Job states: the names the job runner uses for the states defined once,
+// with their values, in web/api (the setup page shows them).
 const (
-	JobQueued      = "queued"
-	JobRunning     = "running"
-	JobDone        = "done"
-	JobFailed      = "failed"
-	JobInterrupted = "interrupted"
-	JobCancelled   = "cancelled"
+	JobQueued      = api.JobQueued
+	JobRunning     = api.JobRunning
+	JobDone        = api.JobDone
+	JobFailed      = api.JobFailed
+	JobInterrupted = api.JobInterrupted
+	JobCancelled   = api.JobCancelled
 )
 
 // Job is one background job (an encoder or retrieval run) and its state.
@@ -42,7 +45,7 @@ type Job struct {
 
 // Finished reports whether the job reached a final state.
 func (j Job) Finished() bool {
-	return j.State != JobQueued && j.State != JobRunning
+	return api.JobFinished(j.State)
 }
 
 const jobCols = `id, project_id, kind, params, state, phase, done, total, rate, error, result, created_by,

@@ -200,11 +200,9 @@ func (s *Store) JudgmentsByItem(ctx context.Context, itemID int64) ([]Judgment, 
 }
 
 // CurrentJudgments returns each rater's latest, non-skipped judgment of an
-// item (the ones that count), oldest first.
+// item (the ones that count: the current_judgments view), oldest first.
 func (s *Store) CurrentJudgments(ctx context.Context, itemID int64) ([]Judgment, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT * FROM (
-			SELECT DISTINCT ON (user_id) `+judgmentCols+` FROM judgments WHERE item_id = $1 ORDER BY user_id, id DESC
-		) latest WHERE skip_reason = '' ORDER BY id`, itemID)
+	rows, _ := s.pool.Query(ctx, `SELECT `+judgmentCols+` FROM current_judgments WHERE item_id = $1 ORDER BY id`, itemID)
 	js, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
 	if err != nil {
 		return nil, fmt.Errorf("store: current judgments of item %d: %w", itemID, err)

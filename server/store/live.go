@@ -75,12 +75,8 @@ type LiveVote struct {
 // EachLiveVote streams every current relevance judgment of a project (each
 // rater's latest judgment of an item, unless it is a skip), by item.
 func (s *Store) EachLiveVote(ctx context.Context, projectID int64, fn func(LiveVote) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT item_id, user_id, relevance, contradiction FROM (
-			SELECT DISTINCT ON (j.item_id, j.user_id) j.item_id, j.user_id, j.relevance, j.contradiction, j.skip_reason, j.id
-			FROM judgments j JOIN items i ON i.id = j.item_id
-			WHERE i.project_id = $1 AND i.kind = 'relevance'
-			ORDER BY j.item_id, j.user_id, j.id DESC
-		) latest WHERE skip_reason = '' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
+	rows, err := s.pool.Query(ctx, `SELECT item_id, user_id, relevance, contradiction FROM current_judgments
+		WHERE project_id = $1 AND item_kind = 'relevance' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
 	if err != nil {
 		return fmt.Errorf("store: live votes: %w", err)
 	}

@@ -88,11 +88,10 @@ const goldGrade = `CASE WHEN jsonb_typeof(i.gold_answer) = 'number' THEN (i.gold
 func (s *Store) GoldRecordOf(ctx context.Context, projectID, userID int64) (GoldRecord, error) {
 	var g GoldRecord
 	err := s.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE (relevance >= 2) = (gold >= 2)) FROM (
-			SELECT DISTINCT ON (j.item_id) j.relevance, j.skip_reason, `+goldGrade+` AS gold
-			FROM judgments j JOIN items i ON i.id = j.item_id
-			WHERE j.user_id = $2 AND i.project_id = $1 AND i.kind = 'relevance' AND i.is_gold
-			ORDER BY j.item_id, j.id DESC
-		) latest WHERE skip_reason = '' AND relevance IS NOT NULL AND gold BETWEEN 0 AND 3`, projectID, userID).Scan(&g.Judged, &g.Correct)
+			SELECT c.relevance, `+goldGrade+` AS gold
+			FROM current_judgments c JOIN items i ON i.id = c.item_id
+			WHERE c.user_id = $2 AND c.project_id = $1 AND c.item_kind = 'relevance' AND i.is_gold
+		) gold WHERE relevance IS NOT NULL AND gold BETWEEN 0 AND 3`, projectID, userID).Scan(&g.Judged, &g.Correct)
 	if err != nil {
 		return g, fmt.Errorf("store: gold record: %w", err)
 	}

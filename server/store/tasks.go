@@ -20,7 +20,7 @@ type TaskData struct {
 	Query    Query
 	Document *Document
 	// Member is whether the user AssignedTask was asked for is a member of
-	// the item's project now (an admin counts as one).
+	// the item's project now (whether they may open it: MayEnterProject).
 	Member bool
 }
 
@@ -124,8 +124,7 @@ func (s *Store) AssignedTask(ctx context.Context, itemID, userID int64) (TaskDat
 	b.Queue(`SELECT `+documentCols+` FROM documents WHERE id = (SELECT document_id FROM items WHERE id = $1)`, itemID)
 	b.Queue(`SELECT `+assignmentCols+` FROM assignments WHERE item_id = $1 AND user_id = $2`, itemID, userID)
 	b.Queue(`SELECT EXISTS (SELECT 1 FROM project_members pm JOIN items i ON i.project_id = pm.project_id
-			WHERE i.id = $1 AND pm.user_id = $2)
-		OR EXISTS (SELECT 1 FROM users WHERE id = $2 AND role = 'admin')`, itemID, userID)
+			WHERE i.id = $1 AND pm.user_id = $2)`, itemID, userID)
 	br := s.pool.SendBatch(ctx, b)
 	its, qs, ds, err := readTaskBatch(br)
 	var as []Assignment

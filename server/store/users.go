@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"boolpool/web/api"
 )
 
 // User is one account. PasswordHash is an encoded argon2id hash (see
@@ -113,6 +115,14 @@ func (s *Store) AddProjectMember(ctx context.Context, projectID, userID int64) e
 	return nil
 }
 
+// MayEnterProject is boolpool's one rule of project access: an admin may
+// enter every project, any other user only the projects they are a member
+// of. Callers look the membership up as suits them (ProjectForUser,
+// AssignedTask, IsProjectMember) and decide with this.
+func MayEnterProject(role string, member bool) bool {
+	return role == api.RoleAdmin || member
+}
+
 // IsProjectMember reports whether a user belongs to a project.
 func (s *Store) IsProjectMember(ctx context.Context, projectID, userID int64) (bool, error) {
 	var ok bool
@@ -175,7 +185,7 @@ func (s *Store) UpdateUser(ctx context.Context, u UserUpdate) (User, error) {
 		if u.Disabled != nil {
 			disabled = *u.Disabled
 		}
-		if old.Role == "admin" && !old.Disabled && (role != "admin" || disabled) {
+		if old.Role == api.RoleAdmin && !old.Disabled && (role != api.RoleAdmin || disabled) {
 			var others int
 			if err := tx.QueryRow(ctx, `SELECT count(*) FROM users WHERE role = 'admin' AND NOT disabled AND id <> $1`, u.ID).Scan(&others); err != nil {
 				return fmt.Errorf("store: update user: count admins: %w", err)

@@ -267,31 +267,51 @@ func ReadAnyTopics(ctx context.Context, r io.Reader, file string) ([]Topic, erro
 
 const sniffSize = 64 << 10
 
-// WriteTopics writes topics in the classic SGML form, fields separated by
-// blank lines as in the TREC ad hoc topic files. Empty description and
+// TopicsWriter writes topics in the classic SGML form, fields separated
+// by blank lines as in the TREC ad hoc topic files. Empty description and
 // narrative fields are left out.
+type TopicsWriter struct {
+	w *bufio.Writer
+}
+
+// NewTopicsWriter returns a writer to w. Call Flush when done.
+func NewTopicsWriter(w io.Writer) *TopicsWriter { return &TopicsWriter{w: bufio.NewWriter(w)} }
+
+// Write writes one topic. Its number must be one token and its text must
+// not contain '<' (the reader would take it for a tag).
+func (tw *TopicsWriter) Write(t Topic) error {
+	if err := checkToken("topic number", t.ID); err != nil {
+		return err
+	}
+	if strings.Contains(t.Title+t.Description+t.Narrative, "<") {
+		return fmt.Errorf("trecfmt: topic %s: text contains '<'", t.ID)
+	}
+	fmt.Fprintf(tw.w, "<top>\n\n<num> Number: %s\n<title> %s\n", t.ID, t.Title)
+	if t.Description != "" {
+		fmt.Fprintf(tw.w, "\n<desc> Description:\n%s\n", t.Description)
+	}
+	if t.Narrative != "" {
+		fmt.Fprintf(tw.w, "\n<narr> Narrative:\n%s\n", t.Narrative)
+	}
+	_, err := fmt.Fprint(tw.w, "\n</top>\n\n")
+	return err
+}
+
+// Flush writes buffered data to the underlying writer.
+func (tw *TopicsWriter) Flush() error { return tw.w.Flush() }
+
+// WriteTopics writes all topics in order (see TopicsWriter).
 func WriteTopics(ctx context.Context, w io.Writer, topics []Topic) error {
-	bw := bufio.NewWriter(w)
+	tw := NewTopicsWriter(w)
 	for _, t := range topics {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := checkToken("topic number", t.ID); err != nil {
+		if err := tw.Write(t); err != nil {
 			return err
 		}
-		if strings.Contains(t.Title+t.Description+t.Narrative, "<") {
-			return fmt.Errorf("trecfmt: topic %s: text contains '<'", t.ID)
-		}
-		fmt.Fprintf(bw, "<top>\n\n<num> Number: %s\n<title> %s\n", t.ID, t.Title)
-		if t.Description != "" {
-			fmt.Fprintf(bw, "\n<desc> Description:\n%s\n", t.Description)
-		}
-		if t.Narrative != "" {
-			fmt.Fprintf(bw, "\n<narr> Narrative:\n%s\n", t.Narrative)
-		}
-		fmt.Fprint(bw, "\n</top>\n\n")
 	}
-	return bw.Flush()
+	return tw.Flush()
 }
 
 // WriteTSVTopics writes "qid<TAB>title\n" lines.

@@ -236,7 +236,8 @@ type NewUserRequest struct {
 	Project     string `json:"project,omitempty"`
 }
 
-// Problem is the JSON body of every error response.
+// Problem is the JSON body of every error response (RFC 9457 shaped):
+// the server writes it (server/httpapi, handleError) and the browser reads it.
 type Problem struct {
 	Title  string `json:"title"`
 	Status int    `json:"status"`
@@ -244,13 +245,24 @@ type Problem struct {
 	Field  string `json:"field,omitempty"`
 }
 
-// ValidRole reports whether r is a known role.
-func ValidRole(r string) bool {
-	return r == RoleAnnotator || r == RoleResearcher || r == RoleAdmin
+// roleRank is the one list of roles, from least to most privileged:
+// a role's rank, or 0 for a string that is not a role.
+func roleRank(r string) int {
+	switch r {
+	case RoleAnnotator:
+		return 1
+	case RoleResearcher:
+		return 2
+	case RoleAdmin:
+		return 3
+	}
+	return 0
 }
+
+// ValidRole reports whether r is a known role.
+func ValidRole(r string) bool { return roleRank(r) > 0 }
 
 // RoleAtLeast reports whether role has at least the privileges of min.
 func RoleAtLeast(role, min string) bool {
-	rank := map[string]int{RoleAnnotator: 1, RoleResearcher: 2, RoleAdmin: 3}
-	return rank[role] > 0 && rank[role] >= rank[min]
+	return roleRank(role) > 0 && roleRank(role) >= roleRank(min)
 }

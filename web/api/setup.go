@@ -27,7 +27,8 @@ const (
 	JobKindIndex    = "index"
 )
 
-// Job states.
+// Job states (the jobs table's state column; the server's job runner
+// writes them, the setup page shows them).
 const (
 	JobQueued      = "queued"
 	JobRunning     = "running"
@@ -160,7 +161,11 @@ type JobView struct {
 }
 
 // Finished reports whether the job reached a final state.
-func (j JobView) Finished() bool { return j.State != JobQueued && j.State != JobRunning }
+func (j JobView) Finished() bool { return JobFinished(j.State) }
+
+// JobFinished reports whether a job state is final (neither queued nor
+// running).
+func JobFinished(state string) bool { return state != JobQueued && state != JobRunning }
 
 // UserUpdateRequest changes an account; absent fields stay. Projects, when
 // present, becomes the user's exact set of project memberships.

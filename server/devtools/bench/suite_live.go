@@ -68,7 +68,7 @@ func runLive(ctx context.Context, env *Env) ([]Row, error) {
 		v := votes[rng.IntN(len(votes))]
 		rel := int16(rng.IntN(4))
 		ev := api.EvidenceComplete
-		_, _, err := env.Store.SaveJudgment(ctx, store.NewJudgment{ClientID: export.NewExportID(), ItemID: items[it.ID], UserID: users[v.Rater],
+		_, _, err := env.Store.SaveJudgment(ctx, store.NewJudgment{ClientID: api.NewUUID(), ItemID: items[it.ID], UserID: users[v.Rater],
 			ProjectID: pid, Kind: api.KindRelevance, Relevance: &rel, Evidence: &ev})
 		if err != nil {
 			return nil, err
@@ -263,7 +263,7 @@ func loadSynthetic(ctx context.Context, st *store.Store, name string, d live.Dat
 		var judgments [][]any
 		for _, it := range d.Items {
 			for _, v := range d.Votes[it.ID] {
-				judgments = append(judgments, []any{export.NewExportID(), items[it.ID], users[v.Rater], "relevance", int16(v.Label), "complete", v.Contradiction})
+				judgments = append(judgments, []any{api.NewUUID(), items[it.ID], users[v.Rater], "relevance", int16(v.Label), "complete", v.Contradiction})
 			}
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"judgments"}, []string{"client_id", "item_id", "user_id", "kind", "relevance", "evidence", "contradiction"}, pgx.CopyFromRows(judgments)); err != nil {

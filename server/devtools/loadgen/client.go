@@ -173,7 +173,7 @@ func (a *annotator) annotate(ctx context.Context, deadline time.Time) {
 		}
 		t := q.Tasks[0]
 		rel := randInt(4)
-		req := api.JudgmentRequest{ClientID: uuid(), AuthorID: a.userID, ItemID: t.ItemID, Kind: api.KindRelevance, Relevance: &rel,
+		req := api.JudgmentRequest{ClientID: api.NewUUID(), AuthorID: a.userID, ItemID: t.ItemID, Kind: api.KindRelevance, Relevance: &rel,
 			Evidence: api.EvidencePartial, TimeSpentMs: 1000 + int64(randInt(5000))}
 		if len(t.Query.Atoms) > 0 {
 			req.Attributions = []api.Attribution{{Atom: 0, Sentences: []int{0}, Satisfied: api.SatisfiedYes}}
@@ -253,14 +253,6 @@ func (a *annotator) do(ctx context.Context, method, path string, body, out any, 
 		}
 		backoff = min(backoff*2, 500*time.Millisecond)
 	}
-}
-
-func uuid() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 func randInt(n int) int {

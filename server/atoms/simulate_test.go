@@ -1,0 +1,200 @@
+package atoms
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"boolpool/server/boolexpr"
+	"boolpool/server/lexical"
+	"boolpool/server/pooling"
+)
+
+// TestSimulateAtomsFixture: two queries share atom "a"; A AND B asks B only
+// where A holds, and A's labels are reused by the second query for free.
+func TestSimulateAtomsFixture(t *testing.T) {
+	and, _ := boolexpr.FromTemplate(boolexpr.TemplateAnd2, 2)
+	single, _ := boolexpr.FromTemplate(boolexpr.TemplateSingle, 1)
+	in := SimInput{
+		Queries: []Query{{ID: "q1", Expr: and, Atoms: []string{"a", "b"}}, {ID: "q2", Expr: single, Atoms: []string{"a"}}},
+		Runs:    []pooling.Run{{Name: "r", Lists: map[string][]string{"q1": {"d1", "d2", "d3"}, "q2": {"d2", "d1", "d3"}}}},
+		Oracle:  Oracle{"a": {"d1": true, "d3": true}, "b": {"d1": true, "d2": true}},
+	}
+	res, err := SimulateAtoms(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// gold: q1 {d1}, q2 {d1, d3}.
+	if res.Gold != 3 {
+		t.Fatalf("gold %d, want 3", res.Gold)
+	}
+	var asked []string
+	for _, s := range res.Steps {
+		asked = append(asked, s.Atom+"/"+s.Doc)
+	}
+	// q1 d1: a (tie, lower index) yes, then b yes → q1 found, q2 d1 found by reuse.
+	// q2 d2: a no. q1 d2: already decided by a=no (free). q2 d1: decided.
+	// q1 d3: a? p(a)=2/3 vs p(b)=2/3: ties to a, yes → b on d3 no. q2 d3 decided by a.
+	want := "[a/d1 b/d1 a/d2 a/d3 b/d3]"
+	if got := "[" + join(asked) + "]"; got != want {
+		t.Fatalf("asked %s, want %s", got, want)
+	}
+	if n, ok := res.JudgmentsTo(1); !ok || n != 4 || res.Recall() != 1 {
+		t.Fatalf("judgments to 100%%: %d %v, recall %v; want 4", n, ok, res.Recall())
+	}
+	ql, err := SimulateQueryLevel(in, pooling.Depth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := ql.JudgmentsTo(1); !ok || n != 6 {
+		t.Fatalf("query level to 100%%: %d %v, want 6", n, ok)
+	}
+	in.Budget = 2
+	if res, _ = SimulateAtoms(in); len(res.Steps) != 2 {
+		t.Fatalf("budget 2: %d steps", len(res.Steps))
+	}
+}
+
+func join(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += " "
+		}
+		out += x
+	}
+	return out
+}
+
+// TestConstraintPoolingDebQUESTVal measures constraint pooling on all 238
+// DebQUEST val queries against the query-level strategies over the same
+// candidates: BM25 (k1 0.9, b 0.4) runs of each query text and of each
+// atom phrase over the 60,535 documents, depth 1000. Recall is of all
+// query-level gold. Prints the figures; checks the target.
+func TestConstraintPoolingDebQUESTVal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a BM25 index of the DebQUEST corpus")
+	}
+	vqs, o := loadDebQUESTVal(t)
+	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
+	f, err := os.Open(filepath.Join(dir, "debquest", "documents.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []lexical.Doc
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var d struct{ Title, Text string }
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, lexical.Doc{ExtID: d.Title, Title: d.Title, Body: d.Text})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := lexical.Build(context.Background(), docs, lexical.DefaultParams(), runtime.GOMAXPROCS(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	depth := 1000
+	if s := os.Getenv("ATOMS_DEPTH"); s != "" {
+		fmt.Sscan(s, &depth)
+	}
+	search := func(text string) []string {
+		hits := ix.Search(ix.QueryVector(lexical.NewAnalyzer(), text), depth)
+		out := make([]string, len(hits))
+		for i, h := range hits {
+			out[i] = ix.DocID(h.Doc)
+		}
+		return out
+	}
+	run := pooling.Run{Name: "bm25", Lists: map[string][]string{}}
+	atomRuns := map[string][]string{}
+	qs := make([]Query, len(vqs))
+	for i, q := range vqs {
+		qs[i] = q.Query
+		text, _ := Render(templateOf(t, q.Expr), slotsOf(q.Expr), q.Texts)
+		run.Lists[q.ID] = search(text)
+		for ai, k := range q.Atoms {
+			if atomRuns[k] == nil {
+				atomRuns[k] = search(q.Texts[ai])
+			}
+		}
+	}
+	in := SimInput{Queries: qs, Runs: []pooling.Run{run}, AtomRuns: atomRuns, Depth: depth, Oracle: o}
+	res, err := SimulateAtoms(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := []float64{0.5, 0.6, 0.9, 0.95}
+	report := func(name string, total int, recall float64, to func(float64) (int, bool)) map[float64]int {
+		out := map[float64]int{}
+		line := ""
+		for _, l := range levels {
+			if n, ok := to(l); ok {
+				out[l] = n
+				line += fmt.Sprintf("; to %.0f%%: %d", 100*l, n)
+			} else {
+				line += fmt.Sprintf("; to %.0f%%: not reached", 100*l)
+			}
+		}
+		t.Logf("%-18s %8d judgments in all, recall %.3f%s", name, total, recall, line)
+		return out
+	}
+	t.Logf("depth %d, %d queries, %d gold pairs", depth, res.Queries, res.Gold)
+	atomsTo := report("atoms", len(res.Steps), res.Recall(), res.JudgmentsTo)
+	bestRecall := 0.0
+	for _, s := range []string{pooling.Depth, pooling.MTF, pooling.Bandit} {
+		ql, err := SimulateQueryLevel(in, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		final := 0
+		if len(ql.Found) > 0 {
+			final = ql.Found[len(ql.Found)-1]
+		}
+		rec := float64(final) / float64(ql.Gold)
+		bestRecall = max(bestRecall, rec)
+		qlTo := report("query-level "+s, len(ql.Found), rec, ql.JudgmentsTo)
+		// Where both reach a level, constraint pooling needs fewer judgments.
+		for _, l := range levels {
+			if a, ok := atomsTo[l]; ok {
+				if q, ok := qlTo[l]; ok && a >= q {
+					t.Errorf("to %.0f%%: atoms %d judgments, query-level %s %d", 100*l, a, s, q)
+				}
+			}
+		}
+	}
+	if res.Recall() < bestRecall {
+		t.Errorf("atoms recall %.3f below the query-level %.3f over the same candidates", res.Recall(), bestRecall)
+	}
+}
+
+func templateOf(t *testing.T, e *boolexpr.Expr) string {
+	tm, ok := boolexpr.TemplateOf(e)
+	if !ok {
+		t.Fatalf("expression %s has no template", e)
+	}
+	return tm
+}
+
+func slotsOf(e *boolexpr.Expr) []int {
+	out := make([]int, len(e.AtomIndices()))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}

@@ -117,11 +117,16 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	strategies := fs.String("strategies", strings.Join(pooling.Strategies(), ","), "judging orders to compare; the first is the baseline")
 	discount := fs.Float64("discount", 1, "bandit: discount γ of past rewards (1 = stationary MaxMean; < 1 = MM-NS)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	atomQrels := fs.String("atom-qrels", "", "strategy atoms: atom oracle `FILE` (atom text<TAB>document<TAB>0|1)")
+	atomBudget := fs.Int("atom-budget", 0, "strategy atoms: stop after this many atom judgments (0 = none)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *project == "" || *runs == "" {
 		return fmt.Errorf("%w: --project and --runs are required", errUsage)
+	}
+	if *strategies == "atoms" { // issue 13; the integrator joins it with the other strategies
+		return runPoolSimulateAtoms(ctx, *db, *project, splitList(*runs), *depth, *split, *atomQrels, *atomBudget, *asJSON, stdout, stderr)
 	}
 	var lv []float64
 	for _, s := range splitList(*levels) {

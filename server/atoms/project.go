@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"boolpool/server/boolexpr"
+	"boolpool/server/pooling"
+	"boolpool/server/retrieval"
 	"boolpool/server/store"
 )
 
@@ -200,4 +202,70 @@ func variantQuery(q store.Query, v Variant, texts []string) (store.QueryIn, erro
 	}
 	return store.QueryIn{ExtID: q.ExtID + "~" + v.Code(), Text: v.Text, OriginalQuery: v.Marked, Template: v.Template,
 		Domain: q.Domain, Split: q.Split, Atoms: atoms, Expression: expr, Metadata: md, Seq: q.Seq}, nil
+}
+
+// SimulateProject runs SimulateAtoms over a project's queries (of split, ""
+// = all) with stored runs as candidates and oracle as the atom judge.
+// Atoms are matched to the oracle by Normalise of their text (nothing is
+// written). Gold is the project's positive qrels (relevance >= 1) where a
+// query has any, else the oracle's set algebra.
+func SimulateProject(ctx context.Context, st *store.Store, projectID int64, runNames []string, depth int, split string, oracle Oracle, budget int) (SimResult, error) {
+	qs, err := st.ListQueries(ctx, projectID, split)
+	if err != nil {
+		return SimResult{}, err
+	}
+	var queries []Query
+	for _, q := range qs {
+		if len(q.Expression) == 0 || string(q.Expression) == "null" || len(q.Atoms) == 0 {
+			continue
+		}
+		var e boolexpr.Expr
+		if err := json.Unmarshal(q.Expression, &e); err != nil {
+			return SimResult{}, fmt.Errorf("atoms: query %q expression: %w", q.ExtID, err)
+		}
+		keys := make([]string, len(q.Atoms))
+		for i, a := range q.Atoms {
+			keys[i] = Normalise(a.Text)
+		}
+		queries = append(queries, Query{ID: q.ExtID, Expr: &e, Atoms: keys})
+	}
+	if len(queries) == 0 {
+		return SimResult{}, fmt.Errorf("atoms: no query with an expression and atoms in the project (split %q)", split)
+	}
+	gold, err := GoldFromOracle(queries, oracle)
+	if err != nil {
+		return SimResult{}, err
+	}
+	stored := map[string]bool{} // queries whose gold comes from the qrels
+	err = st.EachQrel(ctx, projectID, "positive", "", func(r store.Qrel) error {
+		if _, ok := gold[r.QueryExtID]; !ok || r.Relevance < 1 {
+			return nil
+		}
+		if !stored[r.QueryExtID] {
+			stored[r.QueryExtID] = true
+			gold[r.QueryExtID] = map[string]bool{}
+		}
+		gold[r.QueryExtID][r.DocExtID] = true
+		return nil
+	})
+	if err != nil {
+		return SimResult{}, err
+	}
+	runs := make([]pooling.Run, len(runNames))
+	for i, n := range runNames {
+		res, err := retrieval.LoadRun(ctx, st, projectID, n)
+		if err != nil {
+			return SimResult{}, err
+		}
+		lists := make(map[string][]string, len(res))
+		for q, rs := range res {
+			docs := make([]string, len(rs))
+			for j, r := range rs {
+				docs[j] = r.DocID
+			}
+			lists[q] = docs
+		}
+		runs[i] = pooling.Run{Name: n, Lists: lists}
+	}
+	return SimulateAtoms(SimInput{Queries: queries, Runs: runs, Depth: depth, Oracle: oracle, Gold: gold, Budget: budget})
 }

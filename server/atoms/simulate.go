@@ -3,7 +3,6 @@ package atoms
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"boolpool/server/boolexpr"
 	"boolpool/server/pooling"
@@ -23,6 +22,53 @@ type SimInput struct {
 	Oracle   Oracle                     // atom key → satisfying documents
 	Gold     map[string]map[string]bool // query id → gold documents; nil = the oracle's set algebra
 	Budget   int                        // maximum judgments; 0 = until the candidates run out
+	// Ranker, when set, re-ranks an atom's candidates from the documents
+	// found to satisfy it (relevance feedback, e.g. Rocchio): called with
+	// the atom's text (AtomTexts) after every RefreshEvery new positives,
+	// and its list (not cut at Depth) replaces the atom's run. SimulateQueryLevel's "feedback"
+	// strategy uses it the same way per query (QueryTexts).
+	Ranker       Ranker
+	RefreshEvery int
+	AtomTexts    map[string]string
+	QueryTexts   map[string]string
+}
+
+// Ranker ranks documents for a text given documents known to match it.
+type Ranker func(text string, positives []string) []string
+
+// StrategyFeedback is the query-level relevance-feedback strategy of
+// SimulateQueryLevel (the query-level counterpart of the atoms' Ranker).
+const StrategyFeedback = "feedback"
+
+// cursor walks a query's candidate lists round-robin, each document once;
+// a list can be replaced (a feedback re-ranking) and is then walked from
+// its top again, skipping what the query has seen.
+type cursor struct {
+	lists [][]string
+	keys  []string // atom key of each list ("" = a query run)
+	ver   []int
+	pos   []int
+	next  int
+	seen  map[string]bool
+}
+
+func (c *cursor) pop(lists map[string][]string, vers map[string]int) (string, bool) {
+	for tries := 0; tries < len(c.lists); tries++ {
+		i := c.next
+		c.next = (c.next + 1) % len(c.lists)
+		if k := c.keys[i]; k != "" && vers[k] != c.ver[i] {
+			c.lists[i], c.ver[i], c.pos[i] = lists[k], vers[k], 0
+		}
+		for c.pos[i] < len(c.lists[i]) {
+			d := c.lists[i][c.pos[i]]
+			c.pos[i]++
+			if !c.seen[d] {
+				c.seen[d] = true
+				return d, true
+			}
+		}
+	}
+	return "", false
 }
 
 // Step is one atom judgment and the query-level gold found after it.
@@ -83,37 +129,6 @@ func GoldFromOracle(qs []Query, o Oracle) (map[string]map[string]bool, error) {
 	return out, nil
 }
 
-// candidates returns a query's candidate documents: its runs' lists and
-// the lists of its positive (not negated) atoms, merged by rank level.
-func candidates(q Query, runs []pooling.Run, atomRuns map[string][]string, depth int) []string {
-	var lists [][]string
-	for _, r := range runs {
-		lists = append(lists, cut(r.Lists[q.ID], depth))
-	}
-	for i, k := range q.Atoms {
-		if !q.Expr.Negated(i) {
-			lists = append(lists, cut(atomRuns[k], depth))
-		}
-	}
-	var out []string
-	seen := map[string]bool{}
-	for r := 0; ; r++ {
-		any := false
-		for _, l := range lists {
-			if r < len(l) {
-				any = true
-				if !seen[l[r]] {
-					seen[l[r]] = true
-					out = append(out, l[r])
-				}
-			}
-		}
-		if !any {
-			return out
-		}
-	}
-}
-
 func cut(l []string, depth int) []string {
 	if depth > 0 && len(l) > depth {
 		return l[:depth]
@@ -121,17 +136,43 @@ func cut(l []string, depth int) []string {
 	return l
 }
 
+// newCursor returns a query's candidate walk: its runs, then the lists of
+// its positive (not negated) atoms, each cut at depth.
+func newCursor(q Query, in SimInput, lists map[string][]string) *cursor {
+	c := &cursor{seen: map[string]bool{}}
+	add := func(l []string, key string) {
+		c.lists = append(c.lists, l)
+		c.keys = append(c.keys, key)
+		c.ver = append(c.ver, 0)
+		c.pos = append(c.pos, 0)
+	}
+	for _, r := range in.Runs {
+		add(cut(r.Lists[q.ID], in.Depth), "")
+	}
+	done := map[string]bool{}
+	for i, k := range q.Atoms {
+		if !q.Expr.Negated(i) && !done[k] {
+			done[k] = true
+			add(lists[k], k)
+		}
+	}
+	return c
+}
+
 // SimulateAtoms judges (atom, document) pairs with the oracle until every
 // candidate is decided or the budget is spent. Queries take turns, one
-// candidate document each in rank order (rank level by rank level, like
-// depth-k pooling); for a candidate, atoms are asked one at a time until the
-// query's expression is decided (three-valued), always the atom most likely
-// to decide it: P(yes) of an atom is estimated from its labels so far, so
-// for A AND B the atom that is more often false is asked first and the
-// other only where the first holds; for A OR B the more often true one.
-// Every label is shared by all queries using the atom, so a candidate some
-// earlier judgment already decided costs nothing. After each judgment,
-// Found counts the query-level gold pairs whose derived label is True.
+// candidate document each (from their runs and their positive atoms'
+// lists, round-robin); for a candidate, atoms are asked one at a time until
+// the query's expression is decided (three-valued), always the atom most
+// likely to decide it: P(yes) of an atom is estimated from its labels so
+// far, so for A AND B the atom that is more often false is asked first and
+// the other only where the first holds; for A OR B the more often true one.
+// Every label is shared by all queries using the atom, so a candidate an
+// earlier judgment already decided costs nothing, and a document found to
+// satisfy an atom becomes a candidate of every query using it positively.
+// With a Ranker, an atom's list is re-ranked from its known positives.
+// After each judgment, Found counts the query-level gold pairs whose
+// derived label is True.
 func SimulateAtoms(in SimInput) (SimResult, error) {
 	gold := in.Gold
 	if gold == nil {
@@ -147,8 +188,13 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 		}
 		res.Gold += len(gold[q.ID])
 	}
+	lists, vers := map[string][]string{}, map[string]int{}
+	for k, l := range in.AtomRuns {
+		lists[k] = cut(l, in.Depth)
+	}
 	users := map[string][]int{} // atom key → indexes into in.Queries
-	cands := make([][]string, len(in.Queries))
+	curs := make([]*cursor, len(in.Queries))
+	pending := make([][]string, len(in.Queries))
 	for i, q := range in.Queries {
 		seen := map[string]bool{}
 		for _, k := range q.Atoms {
@@ -157,20 +203,11 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 				users[k] = append(users[k], i)
 			}
 		}
-		cands[i] = candidates(q, in.Runs, in.AtomRuns, in.Depth)
-	}
-	// A document found to satisfy an atom becomes a candidate of every
-	// query using that atom positively (ahead of its ranked candidates).
-	inCands := make([]map[string]bool, len(in.Queries))
-	pending := make([][]string, len(in.Queries))
-	for i := range cands {
-		inCands[i] = map[string]bool{}
-		for _, d := range cands[i] {
-			inCands[i][d] = true
-		}
+		curs[i] = newCursor(q, in, lists)
 	}
 	labels := Labels{}
 	yes, judged := map[string]int{}, map[string]int{}
+	positives, refreshed := map[string][]string{}, map[string]int{}
 	counted := map[[2]string]bool{}
 	found := 0
 	judge := func(atom, doc string) {
@@ -179,13 +216,14 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 		if sat {
 			t = boolexpr.True
 			yes[atom]++
+			positives[atom] = append(positives[atom], doc)
 		}
 		judged[atom]++
 		labels.Set(atom, doc, t)
 		for _, qi := range users[atom] {
 			q := in.Queries[qi]
-			if sat && !inCands[qi][doc] && positiveUse(q, atom) {
-				inCands[qi][doc] = true
+			if sat && !curs[qi].seen[doc] && positiveUse(q, atom) {
+				curs[qi].seen[doc] = true
 				pending[qi] = append(pending[qi], doc)
 			}
 			key := [2]string{q.ID, doc}
@@ -194,31 +232,36 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 				found++
 			}
 		}
+		if sat && in.Ranker != nil && in.RefreshEvery > 0 && len(positives[atom])-refreshed[atom] >= in.RefreshEvery {
+			refreshed[atom] = len(positives[atom])
+			lists[atom] = in.Ranker(in.AtomTexts[atom], positives[atom])
+			vers[atom]++
+		}
 		res.Steps = append(res.Steps, Step{Atom: atom, Doc: doc, Satisfies: sat, Found: found})
 	}
 	pYes := func(atom string) float64 { return (float64(yes[atom]) + 1) / (float64(judged[atom]) + 2) }
-	for r := 0; ; r++ {
-		active := false
-		for qi, q := range in.Queries {
-			var d string
-			switch {
-			case len(pending[qi]) > 0:
-				d, pending[qi] = pending[qi][0], pending[qi][1:]
-			case r < len(cands[qi]):
-				d = cands[qi][r]
-			default:
+	sch := newScheduler(len(in.Queries))
+	for {
+		qi := sch.pick()
+		if qi < 0 {
+			return res, nil
+		}
+		q := in.Queries[qi]
+		var d string
+		if len(pending[qi]) > 0 {
+			d, pending[qi] = pending[qi][0], pending[qi][1:]
+		} else {
+			var ok bool
+			if d, ok = curs[qi].pop(lists, vers); !ok {
+				sch.finish(qi)
 				continue
 			}
-			active = true
-			for Derive(q, labels, d, false) == boolexpr.Unknown {
-				if in.Budget > 0 && len(res.Steps) >= in.Budget {
-					return res, nil
-				}
-				judge(q.Atoms[nextAtom(q, labels, d, pYes)], d)
-			}
 		}
-		if !active {
-			return res, nil
+		for Derive(q, labels, d, false) == boolexpr.Unknown {
+			if in.Budget > 0 && len(res.Steps) >= in.Budget {
+				return res, nil
+			}
+			judge(q.Atoms[nextAtom(q, labels, d, pYes)], d)
 		}
 	}
 }
@@ -284,9 +327,12 @@ func (r QueryLevelResult) JudgmentsTo(share float64) (int, bool) {
 }
 
 // SimulateQueryLevel judges whole (query, document) pairs over the same
-// candidate lists (the query's runs and its positive atoms' lists), each
-// query in the pooling strategy's order (depth, mtf, bandit), queries
-// taking turns one judgment each, and records the gold found.
+// candidates (the query's runs and its positive atoms' lists), queries
+// taking turns one judgment each, and records the gold found. Strategy
+// depth, mtf or bandit orders each query's pool as pooling does (with the
+// oracle as feedback); StrategyFeedback walks the lists round-robin and,
+// with in.Ranker, adds a list re-ranked from the query's text and its
+// relevant documents found so far after every RefreshEvery of them.
 func SimulateQueryLevel(in SimInput, strategy string) (QueryLevelResult, error) {
 	gold := in.Gold
 	if gold == nil {
@@ -296,53 +342,105 @@ func SimulateQueryLevel(in SimInput, strategy string) (QueryLevelResult, error) 
 		}
 	}
 	res := QueryLevelResult{Strategy: strategy}
-	orders := make([][]string, len(in.Queries))
+	atomLists := map[string][]string{}
+	for k, l := range in.AtomRuns {
+		atomLists[k] = cut(l, in.Depth)
+	}
+	next := make([]func() (string, bool), len(in.Queries))
+	onRelevant := make([]func(string), len(in.Queries))
 	for i, q := range in.Queries {
 		res.Gold += len(gold[q.ID])
-		var lists [][]string
+		g := gold[q.ID]
+		if strategy == StrategyFeedback {
+			lists, vers := map[string][]string{}, map[string]int{}
+			for k, l := range atomLists {
+				lists[k] = l
+			}
+			c := newCursor(q, in, lists)
+			fk := "\x00query"
+			c.lists, c.keys, c.ver, c.pos = append(c.lists, nil), append(c.keys, fk), append(c.ver, 0), append(c.pos, 0)
+			var pos []string
+			next[i] = func() (string, bool) { return c.pop(lists, vers) }
+			onRelevant[i] = func(d string) {
+				pos = append(pos, d)
+				if in.Ranker != nil && in.RefreshEvery > 0 && len(pos)%in.RefreshEvery == 0 {
+					lists[fk] = in.Ranker(in.QueryTexts[q.ID], pos)
+					vers[fk]++
+				}
+			}
+			continue
+		}
+		var ls [][]string
 		for _, r := range in.Runs {
-			lists = append(lists, cut(r.Lists[q.ID], in.Depth))
+			ls = append(ls, cut(r.Lists[q.ID], in.Depth))
 		}
 		for ai, k := range q.Atoms {
 			if !q.Expr.Negated(ai) {
-				lists = append(lists, cut(in.AtomRuns[k], in.Depth))
+				ls = append(ls, atomLists[k])
 			}
 		}
-		g := gold[q.ID]
-		o, err := pooling.Order(lists, pooling.Options{Depth: in.Depth, Strategy: strategy}, func(d string) (bool, bool) { return g[d], true })
+		o, err := pooling.Order(ls, pooling.Options{Depth: in.Depth, Strategy: strategy}, func(d string) (bool, bool) { return g[d], true })
 		if err != nil {
 			return QueryLevelResult{}, err
 		}
-		orders[i] = o
+		n := 0
+		next[i] = func() (string, bool) {
+			if n >= len(o) {
+				return "", false
+			}
+			n++
+			return o[n-1], true
+		}
+		onRelevant[i] = func(string) {}
 	}
 	found := 0
-	for r := 0; ; r++ {
-		active := false
-		for i, q := range in.Queries {
-			if r >= len(orders[i]) {
-				continue
-			}
-			active = true
-			if gold[q.ID][orders[i][r]] {
-				found++
-			}
-			res.Found = append(res.Found, found)
-			if in.Budget > 0 && len(res.Found) >= in.Budget {
-				return res, nil
-			}
+	sch := newScheduler(len(in.Queries))
+	for {
+		i := sch.pick()
+		if i < 0 {
+			return res, nil
 		}
-		if !active {
+		d, ok := next[i]()
+		if !ok {
+			sch.finish(i)
+			continue
+		}
+		if gold[in.Queries[i].ID][d] {
+			found++
+			onRelevant[i](d)
+		}
+		res.Found = append(res.Found, found)
+		if in.Budget > 0 && len(res.Found) >= in.Budget {
 			return res, nil
 		}
 	}
 }
 
-// sortedKeys is used by tests and the CLI for stable output.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// scheduler hands out the queries in turn, skipping finished ones.
+type scheduler struct {
+	turn int
+	done []bool
+	left int
+}
+
+func newScheduler(n int) *scheduler { return &scheduler{done: make([]bool, n), left: n} }
+
+// pick returns the next query, -1 when every query is finished.
+func (s *scheduler) pick() int {
+	if s.left == 0 {
+		return -1
 	}
-	sort.Strings(out)
-	return out
+	for s.done[s.turn%len(s.done)] {
+		s.turn++
+	}
+	i := s.turn % len(s.done)
+	s.turn++
+	return i
+}
+
+func (s *scheduler) finish(i int) {
+	if !s.done[i] {
+		s.done[i] = true
+		s.left--
+	}
 }

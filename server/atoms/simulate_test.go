@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"testing"
 
 	"boolpool/server/boolexpr"
@@ -123,18 +124,22 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 	}
 	run := pooling.Run{Name: "bm25", Lists: map[string][]string{}}
 	atomRuns := map[string][]string{}
+	atomTexts, queryTexts := map[string]string{}, map[string]string{}
 	qs := make([]Query, len(vqs))
 	for i, q := range vqs {
 		qs[i] = q.Query
 		text, _ := Render(templateOf(t, q.Expr), slotsOf(q.Expr), q.Texts)
 		run.Lists[q.ID] = search(text)
+		queryTexts[q.ID] = text
 		for ai, k := range q.Atoms {
 			if atomRuns[k] == nil {
 				atomRuns[k] = search(q.Texts[ai])
+				atomTexts[k] = q.Texts[ai]
 			}
 		}
 	}
-	in := SimInput{Queries: qs, Runs: []pooling.Run{run}, AtomRuns: atomRuns, Depth: depth, Oracle: o}
+	in := SimInput{Queries: qs, Runs: []pooling.Run{run}, AtomRuns: atomRuns, Depth: depth, Oracle: o,
+		Ranker: rocchio(ix, docs), RefreshEvery: 5, AtomTexts: atomTexts, QueryTexts: queryTexts, Budget: 400000}
 	res, err := SimulateAtoms(in)
 	if err != nil {
 		t.Fatal(err)
@@ -154,10 +159,10 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 		t.Logf("%-18s %8d judgments in all, recall %.3f%s", name, total, recall, line)
 		return out
 	}
-	t.Logf("depth %d, %d queries, %d gold pairs", depth, res.Queries, res.Gold)
+	t.Logf("depth %d, budget %d, %d queries, %d gold pairs", depth, in.Budget, res.Queries, res.Gold)
 	atomsTo := report("atoms", len(res.Steps), res.Recall(), res.JudgmentsTo)
 	bestRecall := 0.0
-	for _, s := range []string{pooling.Depth, pooling.MTF, pooling.Bandit} {
+	for _, s := range []string{pooling.Depth, pooling.MTF, pooling.Bandit, StrategyFeedback} {
 		ql, err := SimulateQueryLevel(in, s)
 		if err != nil {
 			t.Fatal(err)
@@ -180,6 +185,63 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 	}
 	if res.Recall() < bestRecall {
 		t.Errorf("atoms recall %.3f below the query-level %.3f over the same candidates", res.Recall(), bestRecall)
+	}
+}
+
+// rocchio is a relevance-feedback ranker over the BM25 index: the text's
+// query vector plus the mean of the positives' length-normalised BM25 term
+// vectors (their 60 heaviest terms), searched to the index's end.
+func rocchio(ix *lexical.Index, docs []lexical.Doc) Ranker {
+	byID := make(map[string]int, len(docs))
+	for i, d := range docs {
+		byID[d.ExtID] = i
+	}
+	cache := map[string]lexical.Vec{}
+	a := lexical.NewAnalyzer()
+	docVec := func(id string) lexical.Vec {
+		if v, ok := cache[id]; ok {
+			return v
+		}
+		d := docs[byID[id]]
+		v := ix.QueryVector(a, d.Title+" "+d.Body)
+		sum := 0.0
+		for _, tw := range v {
+			sum += tw.Weight
+		}
+		if sum > 0 {
+			v = lexical.Scale(v, 1/sum)
+		}
+		cache[id] = v
+		return v
+	}
+	return func(text string, positives []string) []string {
+		var centroid lexical.Vec
+		for _, p := range positives {
+			centroid = lexical.Add(centroid, docVec(p))
+		}
+		sort.Slice(centroid, func(i, j int) bool { return centroid[i].Weight > centroid[j].Weight })
+		if len(centroid) > 60 {
+			centroid = centroid[:60]
+		}
+		sort.Slice(centroid, func(i, j int) bool { return centroid[i].Term < centroid[j].Term })
+		q := ix.UniqueTerms(ix.QueryVector(a, text))
+		var norm float64
+		for _, tw := range q {
+			norm += tw.Weight
+		}
+		var cn float64
+		for _, tw := range centroid {
+			cn += tw.Weight
+		}
+		if cn > 0 && norm > 0 {
+			centroid = lexical.Scale(centroid, 2*norm/cn)
+		}
+		hits := ix.Search(lexical.Add(q, centroid), ix.NumDocs())
+		out := make([]string, len(hits))
+		for i, h := range hits {
+			out[i] = ix.DocID(h.Doc)
+		}
+		return out
 	}
 }
 

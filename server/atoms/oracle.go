@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"boolpool/server/boolexpr"
+	"boolpool/server/store"
 )
 
 // Oracle holds an atom-qrels file: atom key → the documents that satisfy
@@ -62,4 +63,46 @@ func (o Oracle) Labels() Labels {
 		}
 	}
 	return l
+}
+
+// ReadLabelFile reads atom labels "atom text<TAB>document<TAB>1|0|unsure"
+// (also yes/no) for the atoms in ids (key → atom id, matched by
+// Normalise); lines of other atoms are counted in skipped. Errors name the
+// line; nothing is returned on an error.
+func ReadLabelFile(r io.Reader, ids map[string]int64) (labels []store.AtomLabel, skipped int, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || f[1] == "" {
+			return nil, 0, fmt.Errorf("atoms: labels line %d: want atom<TAB>document<TAB>label", n)
+		}
+		var label string
+		switch f[2] {
+		case "1", "yes":
+			label = "yes"
+		case "0", "no":
+			label = "no"
+		case "unsure":
+			label = "unsure"
+		default:
+			return nil, 0, fmt.Errorf("atoms: labels line %d: label %q, want 1, 0, yes, no or unsure", n, f[2])
+		}
+		id, ok := ids[Normalise(f[0])]
+		if !ok {
+			skipped++
+			continue
+		}
+		labels = append(labels, store.AtomLabel{AtomID: id, DocExtID: f[1], Label: label, Source: "import"})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, 0, fmt.Errorf("atoms: labels line %d: %w", n+1, err)
+	}
+	return labels, skipped, nil
 }

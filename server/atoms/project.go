@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"boolpool/server/boolexpr"
+	"boolpool/server/consensus"
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
@@ -268,4 +269,45 @@ func SimulateProject(ctx context.Context, st *store.Store, projectID int64, runN
 		runs[i] = pooling.Run{Name: n, Lists: lists}
 	}
 	return SimulateAtoms(SimInput{Queries: queries, Runs: runs, Depth: depth, Oracle: oracle, Gold: gold, Budget: budget})
+}
+
+// ProjectInconsistencies loads the project's atom queries, atom labels and
+// direct (majority consensus) labels and returns the consistency flags.
+func ProjectInconsistencies(ctx context.Context, st *store.Store, projectID int64) ([]Flag, error) {
+	qs, err := LoadQueries(ctx, st, projectID)
+	if err != nil {
+		return nil, err
+	}
+	labels, err := LoadLabels(ctx, st, projectID)
+	if err != nil {
+		return nil, err
+	}
+	direct := map[string]map[string]bool{}
+	err = st.EachConsensusQrel(ctx, projectID, func(r store.ConsensusQrel) error {
+		if direct[r.QueryExtID] == nil {
+			direct[r.QueryExtID] = map[string]bool{}
+		}
+		direct[r.QueryExtID][r.DocExtID] = r.Relevance >= consensus.RelevantThreshold
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	all, err := st.ListQueries(ctx, projectID, "")
+	if err != nil {
+		return nil, err
+	}
+	texts := map[string]string{}
+	for _, q := range all {
+		texts[q.ExtID] = q.Text
+	}
+	links, err := st.AtomLinks(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	atomTexts := map[string]string{}
+	for _, l := range links {
+		atomTexts[l.Key] = l.AtomText
+	}
+	return Inconsistencies(qs, texts, atomTexts, labels, direct)
 }

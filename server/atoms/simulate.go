@@ -24,7 +24,8 @@ type SimInput struct {
 	Budget   int                        // maximum judgments; 0 = until the candidates run out
 	// Ranker, when set, re-ranks an atom's candidates from the documents
 	// found to satisfy it (relevance feedback, e.g. Rocchio): called with
-	// the atom's text (AtomTexts) after every RefreshEvery new positives,
+	// the atom's text (AtomTexts) after each of its first 10 positives and
+	// then every RefreshEvery new ones,
 	// and its list (not cut at Depth) replaces the atom's run. SimulateQueryLevel's "feedback"
 	// strategy uses it the same way per query (QueryTexts).
 	Ranker       Ranker
@@ -84,6 +85,7 @@ type SimResult struct {
 	Queries int    `json:"queries"`
 	Gold    int    `json:"gold"` // all query-level gold pairs
 	Steps   []Step `json:"-"`
+	Labels  Labels `json:"-"` // the atom labels given, at the end
 }
 
 // JudgmentsTo returns the judgments needed to reach share of all gold, and
@@ -206,6 +208,7 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 		curs[i] = newCursor(q, in, lists)
 	}
 	labels := Labels{}
+	res.Labels = labels
 	yes, judged := map[string]int{}, map[string]int{}
 	positives, refreshed := map[string][]string{}, map[string]int{}
 	counted := map[[2]string]bool{}
@@ -232,7 +235,7 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 				found++
 			}
 		}
-		if sat && in.Ranker != nil && in.RefreshEvery > 0 && len(positives[atom])-refreshed[atom] >= in.RefreshEvery {
+		if sat && in.Ranker != nil && in.RefreshEvery > 0 && refreshDue(len(positives[atom]), refreshed[atom], in.RefreshEvery) {
 			refreshed[atom] = len(positives[atom])
 			lists[atom] = in.Ranker(in.AtomTexts[atom], positives[atom])
 			vers[atom]++
@@ -265,6 +268,11 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 		}
 	}
 }
+
+// refreshDue says whether a feedback re-ranking is due with n positives
+// known, the last one made at last: after each of the first 10, then after
+// every `every` new ones.
+func refreshDue(n, last, every int) bool { return n <= 10 || n-last >= every }
 
 // positiveUse reports whether q uses atom key outside a NOT.
 func positiveUse(q Query, key string) bool {
@@ -360,10 +368,12 @@ func SimulateQueryLevel(in SimInput, strategy string) (QueryLevelResult, error) 
 			fk := "\x00query"
 			c.lists, c.keys, c.ver, c.pos = append(c.lists, nil), append(c.keys, fk), append(c.ver, 0), append(c.pos, 0)
 			var pos []string
+			last := 0
 			next[i] = func() (string, bool) { return c.pop(lists, vers) }
 			onRelevant[i] = func(d string) {
 				pos = append(pos, d)
-				if in.Ranker != nil && in.RefreshEvery > 0 && len(pos)%in.RefreshEvery == 0 {
+				if in.Ranker != nil && in.RefreshEvery > 0 && refreshDue(len(pos), last, in.RefreshEvery) {
+					last = len(pos)
 					lists[fk] = in.Ranker(in.QueryTexts[q.ID], pos)
 					vers[fk]++
 				}

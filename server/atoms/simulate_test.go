@@ -12,7 +12,9 @@ import (
 	"sort"
 	"testing"
 
+	"boolpool/encoders"
 	"boolpool/server/boolexpr"
+	"boolpool/server/embedjob"
 	"boolpool/server/lexical"
 	"boolpool/server/pooling"
 )
@@ -122,7 +124,12 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 		}
 		return out
 	}
+	dense := newDenseIndex(t, docs)
+	if dense != nil {
+		defer dense.close()
+	}
 	run := pooling.Run{Name: "bm25", Lists: map[string][]string{}}
+	drun := pooling.Run{Name: "dense", Lists: map[string][]string{}}
 	atomRuns := map[string][]string{}
 	atomTexts, queryTexts := map[string]string{}, map[string]string{}
 	qs := make([]Query, len(vqs))
@@ -130,16 +137,31 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 		qs[i] = q.Query
 		text, _ := Render(templateOf(t, q.Expr), slotsOf(q.Expr), q.Texts)
 		run.Lists[q.ID] = search(text)
+		if dense != nil {
+			drun.Lists[q.ID] = dense.rank(t, text, nil, depth)
+		}
 		queryTexts[q.ID] = text
 		for ai, k := range q.Atoms {
 			if atomRuns[k] == nil {
 				atomRuns[k] = search(q.Texts[ai])
+				if dense != nil {
+					atomRuns[k] = rrf(depth, atomRuns[k], dense.rank(t, q.Texts[ai], nil, depth))
+				}
 				atomTexts[k] = q.Texts[ai]
 			}
 		}
 	}
-	in := SimInput{Queries: qs, Runs: []pooling.Run{run}, AtomRuns: atomRuns, Depth: depth, Oracle: o,
-		Ranker: rocchio(ix, docs), RefreshEvery: 5, AtomTexts: atomTexts, QueryTexts: queryTexts, Budget: 400000}
+	runs := []pooling.Run{run}
+	ranker := rocchio(ix, docs)
+	if dense != nil {
+		runs = append(runs, drun)
+		lex := ranker
+		ranker = func(text string, pos []string) []string {
+			return rrf(0, lex(text, pos), dense.rank(t, text, pos, 0))
+		}
+	}
+	in := SimInput{Queries: qs, Runs: runs, AtomRuns: atomRuns, Depth: depth, Oracle: o,
+		Ranker: ranker, RefreshEvery: 5, AtomTexts: atomTexts, QueryTexts: queryTexts, Budget: 400000}
 	res, err := SimulateAtoms(in)
 	if err != nil {
 		t.Fatal(err)
@@ -159,8 +181,25 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 		t.Logf("%-18s %8d judgments in all, recall %.3f%s", name, total, recall, line)
 		return out
 	}
-	t.Logf("depth %d, budget %d, %d queries, %d gold pairs", depth, in.Budget, res.Queries, res.Gold)
+	t.Logf("depth %d, budget %d, dense %v, %d queries, %d gold pairs", depth, in.Budget, dense != nil, res.Queries, res.Gold)
 	atomsTo := report("atoms", len(res.Steps), res.Recall(), res.JudgmentsTo)
+	// Where the atoms' gold stays missing, by template.
+	gold, _ := GoldFromOracle(qs, o)
+	byT := map[string][2]int{}
+	for _, q := range qs {
+		tm := templateOf(t, q.Expr)
+		c := byT[tm]
+		for d := range gold[q.ID] {
+			c[1]++
+			if Derive(q, res.Labels, d, false) == boolexpr.True {
+				c[0]++
+			}
+		}
+		byT[tm] = c
+	}
+	for _, tm := range boolexpr.Templates() {
+		t.Logf("  atoms, %-30q found %4d of %4d gold", tm, byT[tm][0], byT[tm][1])
+	}
 	bestRecall := 0.0
 	for _, s := range []string{pooling.Depth, pooling.MTF, pooling.Bandit, StrategyFeedback} {
 		ql, err := SimulateQueryLevel(in, s)
@@ -243,6 +282,114 @@ func rocchio(ix *lexical.Index, docs []lexical.Doc) Ranker {
 		}
 		return out
 	}
+}
+
+// denseIndex holds the static MiniLM vectors of the corpus (real ONNX
+// Runtime), when ATOMS_DENSE is set.
+type denseIndex struct {
+	enc   *encoders.ONNXEncoder
+	rt    *encoders.Runtime
+	ids   []string
+	vecs  [][]float32
+	byID  map[string]int
+	cache map[string][]float32
+}
+
+func newDenseIndex(t *testing.T, docs []lexical.Doc) *denseIndex {
+	if os.Getenv("ATOMS_DENSE") == "" {
+		return nil
+	}
+	ctx := context.Background()
+	rt, err := encoders.NewRuntime(encoders.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := rt.Open(ctx, encoders.MiniLMStatic)
+	if err != nil {
+		rt.Close()
+		t.Fatal(err)
+	}
+	d := &denseIndex{enc: enc, rt: rt, byID: map[string]int{}, cache: map[string][]float32{}}
+	texts := make([]string, len(docs))
+	for i, doc := range docs {
+		d.ids = append(d.ids, doc.ExtID)
+		d.byID[doc.ExtID] = i
+		texts[i] = embedjob.DocumentText(doc.Title, doc.Body)
+	}
+	if d.vecs, err = enc.Encode(ctx, texts); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func (d *denseIndex) close() { d.enc.Close(); d.rt.Close() }
+
+// rank orders the corpus by cosine to the text's vector plus the mean of
+// the positives' vectors (Rocchio in the embedding space); k 0 = all.
+func (d *denseIndex) rank(t *testing.T, text string, positives []string, k int) []string {
+	q, ok := d.cache[text]
+	if !ok {
+		v, err := d.enc.Encode(context.Background(), []string{text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q = v[0]
+		d.cache[text] = q
+	}
+	qv := append([]float32(nil), q...)
+	if len(positives) > 0 {
+		c := make([]float32, len(qv))
+		for _, p := range positives {
+			for i, x := range d.vecs[d.byID[p]] {
+				c[i] += x
+			}
+		}
+		for i := range qv {
+			qv[i] += 2 * c[i] / float32(len(positives))
+		}
+	}
+	scores := make([]float32, len(d.vecs))
+	for j, v := range d.vecs {
+		var s float32
+		for i, x := range v {
+			s += x * qv[i]
+		}
+		scores[j] = s
+	}
+	idx := make([]int, len(scores))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+	if k > 0 && len(idx) > k {
+		idx = idx[:k]
+	}
+	out := make([]string, len(idx))
+	for i, j := range idx {
+		out[i] = d.ids[j]
+	}
+	return out
+}
+
+// rrf fuses rankings by reciprocal rank (k = 60); depth 0 = all.
+func rrf(depth int, lists ...[]string) []string {
+	score := map[string]float64{}
+	for _, l := range lists {
+		for r, d := range l {
+			score[d] += 1 / float64(60+r+1)
+		}
+	}
+	out := make([]string, 0, len(score))
+	for d := range score {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if score[out[i]] != score[out[j]] {
+			return score[out[i]] > score[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return cut(out, depth)
 }
 
 func templateOf(t *testing.T, e *boolexpr.Expr) string {

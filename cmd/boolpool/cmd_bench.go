@@ -14,8 +14,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"boolpool/encoders"
-	"boolpool/server/bench"
-	"boolpool/server/retrieval/retrievalbench"
+	"boolpool/server/devtools/bench"
+	"boolpool/server/devtools/calbench"
+	"boolpool/server/devtools/retrievalbench"
 	"boolpool/server/store"
 )
 
@@ -28,6 +29,7 @@ func benchSuites() []bench.Suite {
 		retrievalbench.Suite(),
 		retrievalbench.NegationSuite(),
 		retrievalbench.RunStoreSuite(),
+		calbench.Suite(),
 		bench.LoadSuite(),
 		bench.CrashSuite(),
 		bench.LoginSuite(),
@@ -66,8 +68,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if _, err := st.Migrate(ctx); err != nil {
 		return err
 	}
-	cache := encoders.DefaultCacheDir()
-	env := &bench.Env{Store: st, DBURL: benchURL, SharedData: *shared, CacheDir: cache, Repeats: *repeats, Quick: *quick,
+	runtime, release := bench.SharedRuntime(func() (*encoders.Runtime, error) {
+		return encoders.NewRuntime(encoders.Config{CacheDir: encoders.DefaultCacheDir()})
+	})
+	defer release()
+	env := &bench.Env{Store: st, DBURL: benchURL, SharedData: *shared, Runtime: runtime, Repeats: *repeats, Quick: *quick,
 		Log: slog.New(slog.NewTextHandler(stderr, nil)), Progress: stderr}
 	want := map[string]bool{}
 	for _, s := range strings.Split(*only, ",") {

@@ -18,8 +18,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("embed", stderr, "usage: boolpool embed [--encoder NAME] [--json] [--device cpu|cuda] TEXT...\n(no TEXT: one text per line on stdin)")
 	name := fs.String("encoder", encoders.MiniLM, "encoder `name`: "+strings.Join(encoders.Names(), ", "))
 	asJSON := fs.Bool("json", false, "print a JSON array of arrays, one vector per text")
-	device := fs.String("device", encoders.DeviceCPU, "execution `device`: cpu or cuda")
-	threads := fs.Int("threads", 0, "ONNX Runtime intra-op threads (0: all CPUs)")
+	rtCfg := runtimeFlags(fs, "execution `device`: cpu or cuda")
 	if help, err := parseFlagsHelp(fs, args); help || err != nil {
 		return err
 	}
@@ -34,7 +33,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("read stdin: %w", err)
 		}
 	}
-	rt, err := encoders.NewRuntime(encoders.Config{Device: *device, IntraOpThreads: *threads})
+	rt, err := openRuntime(*rtCfg)
 	if err != nil {
 		return err
 	}

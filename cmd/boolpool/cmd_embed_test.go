@@ -5,23 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
 // TestEmbedReferenceCosines is the acceptance check of the MiniLM encoder
 // through the CLI: the reference cosines of DESIGN §9 within 1e-3.
 func TestEmbedReferenceCosines(t *testing.T) {
-	cache := os.Getenv("BOOLPOOL_CACHE")
-	if cache == "" {
-		cache = filepath.Join("..", "..", ".cache")
-	}
-	for _, p := range []string{"onnxruntime/libonnxruntime.so.1", "models/minilm-fp16/config.json"} {
-		if _, err := os.Stat(filepath.Join(cache, p)); err != nil && os.Getenv("BOOLPOOL_ORT_LIB") == "" {
-			t.Skipf("skipping: %v (run scripts/install-onnxruntime.sh and scripts/fetch-models.sh)", err)
-		}
-	}
+	needEncoders(t, "run scripts/install-onnxruntime.sh and scripts/fetch-models.sh",
+		"onnxruntime/libonnxruntime.so.1", "models/minilm-fp16/config.json")
 	var stdout, stderr bytes.Buffer
 	args := []string{"embed", "--encoder", "minilm", "--json", "The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."}
 	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {

@@ -26,9 +26,8 @@ func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	name := fs.String("encoder", "", "encoder `name` (required): "+strings.Join(encoders.Names(), ", ")+" (dense, pgvector) or "+encoders.LexicalName+" (sparse, sparsevec)")
 	batch := fs.Int("batch", embedjob.DefaultBatch, "documents encoded and committed per transaction")
 	queries := fs.Bool("queries", true, "also embed each query's whole text (atom -1) and its atom texts; --queries=false skips them")
-	device := fs.String("device", encoders.DeviceCPU, "execution `device` of dense encoders: cpu or cuda")
+	rtCfg := runtimeFlags(fs, "execution `device` of dense encoders: cpu or cuda")
 	reset := fs.Bool("reset", false, "delete this project's vectors of the encoder first and embed everything again")
-	threads := fs.Int("threads", 0, "ONNX Runtime intra-op threads (0: all CPUs)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -63,7 +62,7 @@ func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return encodeError(stderr, rep, err)
 		}
 	} else {
-		rt, err := encoders.NewRuntime(encoders.Config{Device: *device, IntraOpThreads: *threads})
+		rt, err := openRuntime(*rtCfg)
 		if err != nil {
 			return err
 		}

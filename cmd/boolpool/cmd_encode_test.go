@@ -2,48 +2,25 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"boolpool/server/store/storetest"
 )
 
 // TestEncodeCLI drives `boolpool encode` as a user would: a first run
 // encodes every document and query text, a second run nothing, and bad
 // usage exits 2.
 func TestEncodeCLI(t *testing.T) {
-	cache := os.Getenv("BOOLPOOL_CACHE")
-	if cache == "" {
-		cache = filepath.Join("..", "..", ".cache")
-	}
-	for _, p := range []string{"onnxruntime/libonnxruntime.so.1", "models/minilm-static.onnx"} {
-		if _, err := os.Stat(filepath.Join(cache, p)); err != nil && os.Getenv("BOOLPOOL_ORT_LIB") == "" {
-			t.Skipf("skipping: %v (run scripts/install-onnxruntime.sh, scripts/fetch-models.sh and 'boolpool model prepare', or make test)", err)
-		}
-	}
-	ctx := context.Background()
-	db := storetest.URL(t)
+	needEncoders(t, "run scripts/install-onnxruntime.sh, scripts/fetch-models.sh and 'boolpool model prepare', or make test",
+		"onnxruntime/libonnxruntime.so.1", "models/minilm-static.onnx")
+	c := newCLITest(t)
+	ctx, db := c.ctx, c.db
 	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"migrate", "--database-url", db}, &out, &errb); code != 0 {
-		t.Fatalf("migrate exit %d: %s", code, errb.String())
-	}
-	dir := t.TempDir()
-	docs := filepath.Join(dir, "docs.csv")
-	queries := filepath.Join(dir, "queries.jsonl")
 	csv := "id,title,text\n" +
 		"a,Condor,A large vulture of the Andes mountains.\n" +
 		"b,Espresso,Coffee brewed under high pressure.\n" +
 		"c,Rsync,Incremental file transfer over the network.\n"
 	quest := `{"query": "Andean birds that are not vultures", "docs": ["Condor"], "original_query": "<mark>Andean birds</mark> that are not <mark>vultures</mark>", "scores": null, "metadata": {"template": "_ that are not _"}}` + "\n"
-	if err := os.WriteFile(docs, []byte(csv), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(queries, []byte(quest), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	docs, queries := c.write("docs.csv", csv), c.write("queries.jsonl", quest)
 	for _, args := range [][]string{
 		{"import", "--database-url", db, "--project", "cli", "--format", "csv", docs},
 		{"import", "--database-url", db, "--project", "cli", "--format", "quest", queries},

@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"boolpool/server/metrics"
-	"boolpool/server/store/storetest"
 )
 
 func TestReadNevIRPairs(t *testing.T) {
@@ -50,16 +47,8 @@ func TestReadNevIRPairs(t *testing.T) {
 // (negabove) and NevIR accuracy from the project's pairs; and `eval` takes
 // pairs from a NevIR file or from the project alike.
 func TestRetrieveEvalIsEval(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	c := newCLITest(t)
+	ctx, db, write := c.ctx, c.db, c.write
 	pairsFile := write("pairs.jsonl", `{"id": "p1", "q1": "birds that fly", "q2": "birds that do not fly", "doc1": "Swallows fly.", "doc2": "Penguins do not fly."}
 {"id": "p2", "q1": "drugs that treat pain", "q2": "drugs that do not treat pain", "doc1": "Aspirin treats pain.", "doc2": "Salt does not treat pain."}
 {"id": "p3", "q1": "cats that purr", "q2": "cats that do not purr", "doc1": "House cats purr.", "doc2": "Lions do not purr."}
@@ -86,7 +75,6 @@ p3-q2 Q0 p3-doc2 1 2.0 t
 		}
 		return out.String(), errb.String()
 	}
-	do("migrate", "--database-url", db)
 	do("import", "--database-url", db, "--project", "np", "--format", "nevir", "--no-decompose", pairsFile)
 	do("import", "--database-url", db, "--project", "np", "--format", "trec-run", runFile)
 

@@ -9,7 +9,7 @@ import (
 
 	"boolpool/server/config"
 	"boolpool/server/ingest"
-	"boolpool/server/retrieval"
+	"boolpool/server/progress"
 )
 
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -83,7 +83,7 @@ type byteProgress struct {
 
 func newByteProgress(w io.Writer, off bool) *byteProgress {
 	now := time.Now()
-	return &byteProgress{w: w, off: off, tty: retrieval.IsTerminal(w), interval: 10 * time.Second, start: now, last: now}
+	return &byteProgress{w: w, off: off, tty: progress.IsTerminal(w), interval: 10 * time.Second, start: now, last: now}
 }
 
 func (b *byteProgress) update(file string, read, total int64) {

@@ -2,13 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"boolpool/server/store/storetest"
 )
 
 // TestImportJSONArrayPrintsIgnoredFields: `boolpool import` reads a
@@ -16,21 +11,13 @@ import (
 // passages (documents, qrels, explicit negatives) and prints the fields
 // it did not import.
 func TestImportJSONArrayPrintsIgnoredFields(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
+	c := newCLITest(t)
+	ctx, db := c.ctx, c.db
 	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"migrate", "--database-url", db}, &out, &errb); code != 0 {
-		t.Fatalf("migrate exit %d: %s", code, errb.String())
-	}
-	path := filepath.Join(t.TempDir(), "boolquestions.json")
 	content := "[\n  {\n    \"qid\": \"q1\",\n    \"question\": \"owls but not barn owls\",\n    \"question_type\": \"not\",\n" +
 		"    \"answers\": [],\n    \"positive_passages\": [{\"docid\": \"d1\", \"title\": \"Snowy owl\", \"text\": \"It is white.\", \"score\": NaN}],\n" +
 		"    \"negative_passages\": [{\"docid\": \"d2\", \"title\": \"Barn owl\", \"text\": \"It nests in barns.\"}]\n  }\n]\n"
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out.Reset()
-	errb.Reset()
+	path := c.write("boolquestions.json", content)
 	if code := run(ctx, []string{"import", "--database-url", db, "--project", "bq", "--format", "boolq", path}, &out, &errb); code != 0 {
 		t.Fatalf("import exit %d: %s", code, errb.String())
 	}

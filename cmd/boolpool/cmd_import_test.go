@@ -2,34 +2,21 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"boolpool/server/store/storetest"
 )
 
 // TestImportExportCLI drives the commands as a user would: exit codes,
 // messages naming file/line/field, and nothing imported from a bad file.
 func TestImportExportCLI(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
+	c := newCLITest(t)
+	ctx, db := c.ctx, c.db
 	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"migrate", "--database-url", db}, &out, &errb); code != 0 {
-		t.Fatalf("migrate exit %d: %s", code, errb.String())
-	}
-	dir := t.TempDir()
-	good := filepath.Join(dir, "good.jsonl")
-	bad := filepath.Join(dir, "bad.jsonl")
 	line := `{"query": "Cats or dogs", "docs": ["Tom"], "original_query": "<mark>Cats</mark> or <mark>Dogs</mark>", "scores": null, "metadata": {"template": "_ or _"}}`
-	if err := os.WriteFile(good, []byte(line+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bad, []byte(line+"\n"+`{"query": "x", "docs": [1]}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	good := c.write("good.jsonl", line+"\n")
+	bad := c.write("bad.jsonl", line+"\n"+`{"query": "x", "docs": [1]}`+"\n")
 
 	out.Reset()
 	errb.Reset()
@@ -46,7 +33,7 @@ func TestImportExportCLI(t *testing.T) {
 	if code := run(ctx, []string{"import", "--database-url", db, "--project", "cli", "--format", "quest", good}, &out, &errb); code != 0 {
 		t.Fatalf("good import exit %d: %s", code, errb.String())
 	}
-	exported := filepath.Join(dir, "out.jsonl")
+	exported := filepath.Join(c.dir, "out.jsonl")
 	if code := run(ctx, []string{"export", "--database-url", db, "--project", "cli", "--format", "quest", "--out", exported}, &out, &errb); code != 0 {
 		t.Fatalf("export exit %d: %s", code, errb.String())
 	}
@@ -65,17 +52,10 @@ func TestImportExportCLI(t *testing.T) {
 // TestImportMaxLine: the import command honours --max-line (and
 // BOOLPOOL_MAX_LINE): a line over it fails naming file and line.
 func TestImportMaxLine(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
+	c := newCLITest(t)
+	ctx, db := c.ctx, c.db
 	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"migrate", "--database-url", db}, &out, &errb); code != 0 {
-		t.Fatalf("migrate exit %d: %s", code, errb.String())
-	}
-	path := filepath.Join(t.TempDir(), "long.jsonl")
-	line := `{"query": "` + strings.Repeat("x", 2000) + `", "docs": []}`
-	if err := os.WriteFile(path, []byte(line+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := c.write("long.jsonl", `{"query": "`+strings.Repeat("x", 2000)+`", "docs": []}`+"\n")
 	code := run(ctx, []string{"import", "--database-url", db, "--project", "cli", "--format", "quest", "--max-line", "1024", path}, &out, &errb)
 	if code == 0 || !strings.Contains(errb.String(), path+":1: line 1 longer than 1024 bytes") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())

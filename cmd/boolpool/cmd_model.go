@@ -71,7 +71,7 @@ func runModelPrepare(ctx context.Context, args []string, stdout, stderr io.Write
 	if *names != "all" {
 		list = strings.Split(*names, ",")
 	}
-	rt, err := encoders.NewRuntime(encoders.Config{})
+	rt, err := openRuntime(encoders.Config{})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"boolpool/server/atoms"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"boolpool/server/boolexpr"
+	"boolpool/server/cal"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
@@ -26,7 +28,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if sub, ok := subcommand(args, map[string]runFunc{"simulate": runPoolSimulate, "negatives": runPoolNegatives}); ok {
 		return sub(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit [--probes]\n       boolpool pool simulate --project P --runs a,b,c --depth K [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
+	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit [--probes]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
@@ -113,20 +115,27 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
 	depth := fs.Int("depth", 100, "pool depth k per run")
 	split := fs.String("split", "", "only this split's queries")
-	levels := fs.String("levels", "0.5,0.8,0.9", "shares of the pool's relevant documents to reach")
-	strategies := fs.String("strategies", strings.Join(pooling.Strategies(), ","), "judging orders to compare; the first is the baseline")
+	qrelsFile := fs.String("qrels", "", "TREC qrels `file` as the oracle (relevance >= 1 is relevant; default: the project's stored qrels)")
+	levels := fs.String("levels", "0.5,0.8,0.9,0.95", "shares of ALL gold to report judgments_to for")
+	strategies := fs.String("strategies", strings.Join(pooling.GoldStrategies(), ","), "strategies to compare")
+	budget := fs.Int("budget", 0, "cap each strategy's total judgments (0: until its own stopping rule or the end of its pool)")
 	discount := fs.Float64("discount", 1, "bandit: discount γ of past rewards (1 = stationary MaxMean; < 1 = MM-NS)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	atomQrels := fs.String("atom-qrels", "", "strategy atoms: atom oracle `FILE` (atom text<TAB>document<TAB>0|1)")
-	atomBudget := fs.Int("atom-budget", 0, "strategy atoms: stop after this many atom judgments (0 = none)")
+	kneeRho := fs.Float64("cal-knee-rho", pooling.DefaultCALKnee().Rho, "cal: knee stopping rule's slope-ratio threshold")
+	kneeMin := fs.Int("cal-knee-min", pooling.DefaultCALKnee().MinRank, "cal: never stop a query before this many judgments")
+	kneeAdjust := fs.Bool("cal-knee-adjust", pooling.DefaultCALKnee().Adjust, "cal: lower the threshold by min(relevant found, 150) (the paper: --cal-knee-rho 156 --cal-knee-min 150 --cal-knee-adjust)")
+	calMax := fs.Int("cal-max", 1000, "cal: at most this many judgments per query")
+	calSeedRuns := fs.Int("cal-seed-runs", 0, "cal: judge the top N of the fused runs before the first training round")
+	asJSON := fs.Bool("json", false, "print the JSON contract instead of the table")
+	svg := fs.String("svg", "", "also write the recall-vs-judgments chart to this SVG `file`")
+	atomQrels := fs.String("atom-qrels", "", "strategy atoms (alone, issue 13): atom oracle `FILE` (atom text<TAB>document<TAB>0|1)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *project == "" || *runs == "" {
 		return fmt.Errorf("%w: --project and --runs are required", errUsage)
 	}
-	if *strategies == "atoms" { // issue 13; the integrator joins it with the other strategies
-		return runPoolSimulateAtoms(ctx, *db, *project, splitList(*runs), *depth, *split, *atomQrels, *atomBudget, *asJSON, stdout, stderr)
+	if *depth < 1 || *budget < 0 || *calMax < 1 || *calSeedRuns < 0 {
+		return fmt.Errorf("%w: --depth, --cal-max must be positive and --budget, --cal-seed-runs not negative", errUsage)
 	}
 	var lv []float64
 	for _, s := range splitList(*levels) {
@@ -136,38 +145,98 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		lv = append(lv, f)
 	}
+	names := splitList(*strategies)
+	if len(names) == 1 && names[0] == atoms.StrategyAtoms { // issue 13, cmd_pool_atoms.go
+		return runPoolSimulateAtoms(ctx, *db, *project, splitList(*runs), *depth, *split, *atomQrels, *budget, lv, *asJSON, stdout, stderr)
+	}
+	if err := pooling.CheckStrategies(names); err != nil {
+		return fmt.Errorf("%w: --strategies: %v", errUsage, err)
+	}
+	var rel map[string]map[string]bool
+	if *qrelsFile != "" {
+		var err error
+		if rel, err = readRelevant(ctx, *qrelsFile); err != nil {
+			return err
+		}
+	}
 	st, p, err := openProject(ctx, *db, *project)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	start := time.Now()
-	sum, err := pooling.SimulateProject(ctx, st, p.ID, splitList(*runs), *depth, *split, splitList(*strategies), lv, pooling.BanditOptions{Discount: *discount})
+	spec := pooling.GoldSpec{Runs: splitList(*runs), Depth: *depth, Split: *split, Strategies: names, Levels: lv, Budget: *budget,
+		Bandit: pooling.BanditOptions{Discount: *discount}, Qrels: rel,
+		CAL: pooling.CALSim{Knee: cal.KneeOptions{MinRank: *kneeMin, Rho: *kneeRho, Adjust: *kneeAdjust}, MaxPerQuery: *calMax, SeedRuns: *calSeedRuns}}
+	sum, err := pooling.SimulateGoldProject(ctx, st, p.ID, spec, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "simulated in %s\n", time.Since(start).Round(time.Millisecond))
+	if *svg != "" {
+		if err := writeFileWith(*svg, func(w io.Writer) error { return pooling.WriteRecallSVG(w, sum) }); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		return jsonOut(stdout, sum)
 	}
-	return printSimulation(stdout, sum, *depth)
+	return printGoldSimulation(stdout, sum, *depth)
 }
 
-func printSimulation(w io.Writer, sum pooling.SimSummary, depth int) error {
-	fmt.Fprintf(w, "depth-%d pool: %d queries with a relevant document in the pool, %d (query, document) pairs, %d relevant (pool recall %.3f of %d)\n\n",
-		depth, sum.Queries, sum.PoolSize, sum.PoolRelevant, float64(sum.PoolRelevant)/float64(max(sum.QrelsRelevant, 1)), sum.QrelsRelevant)
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "strategy")
-	if len(sum.Results) > 0 {
-		for _, l := range sum.Results[0].Levels {
-			fmt.Fprintf(tw, "\tjudgments to %.0f%% (mean/query)\tvs %s", 100*l, sum.Baseline)
+// readRelevant reads a TREC qrels file: query id → documents of relevance >= 1.
+func readRelevant(ctx context.Context, file string) (map[string]map[string]bool, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	qs, err := trecfmt.ReadQrels(ctx, f, file)
+	if err != nil {
+		return nil, err
+	}
+	rel := map[string]map[string]bool{}
+	for _, q := range qs {
+		if q.Rel >= 1 {
+			if rel[q.QueryID] == nil {
+				rel[q.QueryID] = map[string]bool{}
+			}
+			rel[q.QueryID][q.DocID] = true
 		}
 	}
+	return rel, nil
+}
+
+// writeFileWith creates file and writes it with fn.
+func writeFileWith(file string, fn func(io.Writer) error) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func printGoldSimulation(w io.Writer, sum pooling.GoldSummary, depth int) error {
+	fmt.Fprintf(w, "%d queries, %d relevant (query, document) pairs in the gold; depth-%d pools; recall is of ALL gold\n\n", sum.Queries, sum.Gold, depth)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "strategy\tjudgments\tfound\trecall\tjudgments/found")
+	for _, l := range sum.Levels {
+		fmt.Fprintf(tw, "\tto %.4g%%", 100*l)
+	}
 	fmt.Fprintln(tw)
-	for _, r := range sum.Results {
-		fmt.Fprint(tw, r.Strategy)
-		for i := range r.Levels {
-			fmt.Fprintf(tw, "\t%d (%.1f)\t%+.1f%%", r.TotalJudgments[i], r.MeanJudgments[i], -100*r.Saving[i])
+	for _, name := range sum.Order {
+		r := sum.Strategies[name]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.1f", name, r.Judgments, r.Found, r.Recall, float64(r.Judgments)/float64(max(r.Found, 1)))
+		for _, l := range sum.Levels {
+			if n := r.JudgmentsTo[pooling.LevelKey(l)]; n != nil {
+				fmt.Fprintf(tw, "\t%d", *n)
+			} else {
+				fmt.Fprint(tw, "\t-")
+			}
 		}
 		fmt.Fprintln(tw)
 	}

@@ -15,8 +15,9 @@ import (
 // runPoolSimulateAtoms is `pool simulate --strategies atoms --atom-qrels
 // FILE`: constraint pooling (issue 13) over the project's stored runs, with
 // FILE (atom text<TAB>document<TAB>0|1, gzip allowed) as the atom oracle.
-// It prints the judgments needed for 50/80/90/95 % of all query-level gold.
-func runPoolSimulateAtoms(ctx context.Context, db, project string, runs []string, depth int, split, atomQrels string, budget int, asJSON bool, stdout, stderr io.Writer) error {
+// It prints the judgments needed for each level (--levels) of all
+// query-level gold; --budget caps the atom judgments.
+func runPoolSimulateAtoms(ctx context.Context, db, project string, runs []string, depth int, split, atomQrels string, budget int, levels []float64, asJSON bool, stdout, stderr io.Writer) error {
 	if atomQrels == "" {
 		return fmt.Errorf("%w: --strategies atoms needs --atom-qrels FILE", errUsage)
 	}
@@ -49,7 +50,6 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, runs []string
 		return err
 	}
 	fmt.Fprintf(stderr, "simulated in %s\n", time.Since(start).Round(time.Millisecond))
-	levels := []float64{0.5, 0.8, 0.9, 0.95}
 	to := map[string]any{}
 	for _, l := range levels {
 		k := fmt.Sprintf("%g", l)

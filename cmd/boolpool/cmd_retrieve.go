@@ -16,6 +16,7 @@ import (
 
 	"boolpool/encoders"
 	"boolpool/server/metrics"
+	"boolpool/server/progress"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
@@ -204,7 +205,7 @@ func (e *retrieveEnv) denseDeps(ctx context.Context) (*retrieval.Dense, error) {
 		vectors = &retrieval.PgVectors{Store: e.st, ProjectID: e.project.ID, Encoder: info}
 	}
 	var err error
-	e.rt, err = encoders.NewRuntime(encoders.Config{CacheDir: e.cacheDir})
+	e.rt, err = openRuntime(encoders.Config{CacheDir: e.cacheDir})
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +233,7 @@ func (e *retrieveEnv) encodeInMemory(ctx context.Context) (*retrieval.MemoryVect
 	if err != nil {
 		return nil, err
 	}
-	bar := retrieval.NewProgress(e.progress, "encode "+e.encoder, len(texts))
+	bar := progress.New(e.progress, "encode "+e.encoder, "", len(texts), 0)
 	defer bar.Done()
 	vecs := make([][]float32, 0, len(texts))
 	const batch = 256
@@ -302,7 +303,7 @@ func runRetrieveBench(ctx context.Context, args []string, stdout, stderr io.Writ
 		m, err := env.method(ctx, name, nil)
 		if err == nil {
 			var ms []float64
-			bar := retrieval.NewProgress(stderr, name, len(queries))
+			bar := progress.New(stderr, name, "", len(queries), 0)
 			for _, q := range queries {
 				t0 := time.Now()
 				if _, err = m.Retrieve(ctx, q, *depth); err != nil {

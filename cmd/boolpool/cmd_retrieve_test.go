@@ -2,30 +2,19 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"boolpool/server/store/storetest"
 )
 
 // TestRetrievePoolCLI drives index → retrieve → rrf → retrieve eval → pool →
 // pool simulate → pool negatives on a tiny QUEST-format project.
 func TestRetrievePoolCLI(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	c := newCLITest(t)
+	ctx, db, dir, write := c.ctx, c.db, c.dir, c.write
 	docs := write("docs.jsonl", `{"title": "redapple", "text": "red apple fruit"}
 {"title": "greenapple", "text": "green apple fruit"}
 {"title": "cherry", "text": "red cherry fruit"}
@@ -37,14 +26,9 @@ func TestRetrievePoolCLI(t *testing.T) {
 	members := write("memberships.tsv", "title\tsection\tatoms\ttwins\nredapple\ts\tt::apple,t::red\t\ngreenapple\ts\tt::apple\t\ncherry\ts\tt::red\t\n")
 	do := func(args ...string) string {
 		t.Helper()
-		var out, errb bytes.Buffer
-		args = append([]string{args[0], "--database-url", db}, args[1:]...)
-		if code := run(ctx, args, &out, &errb); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
-		}
-		return out.String()
+		out, _ := c.must(args...)
+		return out
 	}
-	do("migrate")
 	do("import", "--project", "p", "--format", "quest", docs, queries)
 	if out := do("index", "--project", "p"); !strings.Contains(out, "5 documents") {
 		t.Fatalf("index: %q", out)
@@ -94,6 +78,46 @@ func TestRetrievePoolCLI(t *testing.T) {
 	if !strings.Contains(out.String(), "bandit") || !strings.Contains(out.String(), "1 queries") {
 		t.Fatalf("simulation:\n%s", out.String())
 	}
+	// The JSON contract, with a qrels file as the oracle (pie is relevant
+	// too and not in the runs' depth-1 pool), a budget and the chart.
+	qrels := write("gold.qrels", "q0 0 greenapple 1\nq0 0 pie 1\nq0 0 banana 0\n")
+	qid := strings.Split(string(got), " ")[0]
+	if qid != "q0" {
+		qrels = write("gold.qrels", qid+" 0 greenapple 1\n"+qid+" 0 pie 1\n"+qid+" 0 banana 0\n")
+	}
+	svg := filepath.Join(dir, "recall.svg")
+	out.Reset()
+	if code := run(ctx, []string{"pool", "simulate", "--database-url", db, "--project", "p", "--runs", "strict,dn", "--depth", "1",
+		"--qrels", qrels, "--strategies", "depth,cal", "--budget", "4", "--json", "--svg", svg}, &out, &errb); code != 0 {
+		t.Fatalf("simulate --json: %s", errb.String())
+	}
+	var sim struct {
+		Queries    int `json:"queries"`
+		Gold       int `json:"gold"`
+		Strategies map[string]struct {
+			Judgments   int             `json:"judgments"`
+			Found       int             `json:"found"`
+			Recall      float64         `json:"recall"`
+			JudgmentsTo map[string]*int `json:"judgments_to"`
+		} `json:"strategies"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &sim); err != nil {
+		t.Fatalf("simulate --json: %v\n%s", err, out.String())
+	}
+	cs := sim.Strategies["cal"]
+	if sim.Queries != 1 || sim.Gold != 2 || len(sim.Strategies) != 2 || cs.Judgments > 4 || cs.Found != 2 || cs.Recall != 1 ||
+		len(cs.JudgmentsTo) != 4 || cs.JudgmentsTo["0.95"] == nil {
+		t.Fatalf("simulate --json:\n%s", out.String())
+	}
+	if d := sim.Strategies["depth"]; d.Found != 1 || d.JudgmentsTo["0.8"] != nil {
+		t.Fatalf("depth should find only greenapple:\n%s", out.String())
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Fatalf("svg: %v", err)
+	}
+	if code := run(ctx, []string{"pool", "simulate", "--database-url", db, "--project", "p", "--runs", "strict", "--strategies", "depth,atoms"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), `"atoms"`) {
+		t.Fatalf("unknown strategy: exit %d %q", code, errb.String())
+	}
 }
 
 // TestRetrieveEvalBM25Variants: `retrieve --list` documents qtf, and
@@ -101,16 +125,8 @@ func TestRetrievePoolCLI(t *testing.T) {
 // weighting per template; on a "_ or _ or _" query repeating its head word,
 // unique terms rank the second relevant document higher.
 func TestRetrieveEvalBM25Variants(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	c := newCLITest(t)
+	write := c.write
 	docs := write("docs.jsonl", `{"title": "generic", "text": "software software software tools"}
 {"title": "python", "text": "python web framework"}
 {"title": "java", "text": "java build software"}
@@ -121,19 +137,7 @@ func TestRetrieveEvalBM25Variants(t *testing.T) {
 `)
 	queries := write("q.jsonl", `{"query": "python software or java software or rust software", "docs": ["python", "java"], "original_query": "<mark>python software</mark> or <mark>java software</mark> or <mark>rust software</mark>", "scores": null, "metadata": {"template": "_ or _ or _", "split": "val"}}
 `)
-	do := func(args ...string) (string, string) {
-		t.Helper()
-		var out, errb bytes.Buffer
-		n := 1
-		if args[0] == "retrieve" && args[1] == "eval" {
-			n = 2
-		}
-		args = append(append(append([]string{}, args[:n]...), "--database-url", db), args[n:]...)
-		if code := run(ctx, args, &out, &errb); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
-		}
-		return out.String(), errb.String()
-	}
+	do := c.must
 	var list bytes.Buffer
 	if err := printMethods(&list); err != nil {
 		t.Fatal(err)
@@ -141,7 +145,6 @@ func TestRetrieveEvalBM25Variants(t *testing.T) {
 	if n := strings.Count(list.String(), "--param qtf=count"); n != 6 {
 		t.Errorf("retrieve --list names qtf %d times (want bm25, strict, pnorm and the 3 sparse methods):\n%s", n, list.String())
 	}
-	do("migrate")
 	do("import", "--project", "p", "--format", "quest", docs, queries)
 	out, _ := do("retrieve", "eval", "--project", "p", "--bm25-variants", "--metrics", "ndcg@10,mrr@10", "--json")
 	var rows []evalRow

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
@@ -34,7 +35,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
-	srv := httpapi.New(cfg, st, log, httpapi.WithJobs(serveJobs(st, log, "")))
+	svc, stop := buildServices(cfg, st, serveJobs(st, log, ""), log)
+	// Jobs still queued or running in the database belonged to a server
+	// that stopped: show them as interrupted, not as running forever.
+	if _, err := svc.Jobs.Recover(ctx); err != nil {
+		stop(ctx)
+		return err
+	}
+	srv := httpapi.New(cfg, svc, log)
 	log.Info("serving", "addr", "http://"+cfg.Addr)
-	return srv.Run(ctx)
+	err = srv.Run(ctx)
+	// The HTTP server has stopped (in-flight requests finished): stop the
+	// services' background work.
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	stop(stopCtx)
+	return err
 }

@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"boolpool/server/apperr"
-	"boolpool/server/httpapi"
+	"boolpool/server/auth"
 	"boolpool/web/api"
 )
 
@@ -38,7 +38,7 @@ func runUser(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer st.Close()
-	u, err := httpapi.CreateAccount(ctx, st, api.NewUserRequest{
+	u, err := auth.CreateAccount(ctx, st, api.NewUserRequest{
 		Username: *username, DisplayName: *display, Role: *role, Password: *password, Project: *project,
 	}, 0)
 	var inv *apperr.Invalid

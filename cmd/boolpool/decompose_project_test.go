@@ -2,16 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"boolpool/server/decompose"
-	"boolpool/server/store/storetest"
 )
 
 // TestDecomposeProjectCLI: import topics without structure, then
@@ -19,35 +14,11 @@ import (
 // stores the expressions and prints the per-template summary and the
 // failures, and a Boolean retrieval afterwards no longer warns.
 func TestDecomposeProjectCLI(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
-	dir := t.TempDir()
-	topics := filepath.Join(dir, "topics.tsv")
-	if err := os.WriteFile(topics, []byte("<top>\n<num> Number: 1\n<title> cats or dogs\n</top>\n<top>\n<num> Number: 2\n<title> birds of the Andes but not of Colombia\n</top>\n<top>\n<num> Number: 3\n<title> pie\n</top>\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	docs := filepath.Join(dir, "docs.jsonl")
-	if err := os.WriteFile(docs, []byte(`{"title": "d1", "text": "cats and dogs"}`+"\n"+`{"title": "d2", "text": "birds of the Andes"}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	do := func(args ...string) (string, string, error) {
-		var out, errb bytes.Buffer
-		args = append([]string{args[0], "--database-url", db}, args[1:]...)
-		code := run(ctx, args, &out, &errb)
-		if code != 0 {
-			return out.String(), errb.String(), errors.New(errb.String())
-		}
-		return out.String(), errb.String(), nil
-	}
-	must := func(args ...string) (string, string) {
-		t.Helper()
-		out, errs, err := do(args...)
-		if err != nil {
-			t.Fatalf("%v: %v", args, err)
-		}
-		return out, errs
-	}
-	must("migrate")
+	c := newCLITest(t)
+	ctx, db := c.ctx, c.db
+	topics := c.write("topics.tsv", "<top>\n<num> Number: 1\n<title> cats or dogs\n</top>\n<top>\n<num> Number: 2\n<title> birds of the Andes but not of Colombia\n</top>\n<top>\n<num> Number: 3\n<title> pie\n</top>\n")
+	docs := c.write("docs.jsonl", `{"title": "d1", "text": "cats and dogs"}`+"\n"+`{"title": "d2", "text": "birds of the Andes"}`+"\n")
+	must := c.must
 	must("import", "--project", "p", "--format", "quest", docs)
 	must("import", "--project", "p", "--format", "trec-topics", topics)
 	// Importers may run the decomposer themselves; start from queries
@@ -92,7 +63,7 @@ func TestDecomposeProjectCLI(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errb.String())
 		}
 	}
-	if _, _, err := do("decompose", "--project", "nope"); err == nil || !strings.Contains(err.Error(), `no project "nope"`) {
-		t.Errorf("unknown project: %v", err)
+	if _, errs, code := c.exec("decompose", "--project", "nope"); code == 0 || !strings.Contains(errs, `no project "nope"`) {
+		t.Errorf("unknown project: exit %d: %s", code, errs)
 	}
 }

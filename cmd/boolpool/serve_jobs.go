@@ -12,7 +12,6 @@ import (
 	"boolpool/encoders"
 	"boolpool/server/apperr"
 	"boolpool/server/embedjob"
-	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
@@ -23,8 +22,8 @@ import (
 // retrieve kind with dense methods (their encoder opened here) and the
 // encode kind, both as their commands do them. cacheDir is the encoders'
 // cache ("" = the default).
-func serveJobs(st *store.Store, log *slog.Logger, cacheDir string) httpapi.Jobs {
-	return httpapi.Jobs{
+func serveJobs(st *store.Store, log *slog.Logger, cacheDir string) jobsConfig {
+	return jobsConfig{
 		Kinds: map[string]jobs.Kind{
 			api.JobKindRetrieve: jobs.Retrieve(st, log, denseOpener(st, log, cacheDir)),
 			api.JobKindEncode:   encodeKind(st, log, cacheDir),
@@ -32,6 +31,15 @@ func serveJobs(st *store.Store, log *slog.Logger, cacheDir string) httpapi.Jobs 
 		Encoders: append(encoders.Names(), encoders.LexicalName),
 		Workers:  1,
 	}
+}
+
+// jobsConfig is what the serve command's jobs runner is built from (the
+// encode kind needs the encoders package, which the HTTP layer does not
+// import).
+type jobsConfig struct {
+	Kinds    map[string]jobs.Kind // by kind name (api.JobKindRetrieve, api.JobKindEncode)
+	Encoders []string             // encoder names the encode kind accepts, for the setup page
+	Workers  int                  // concurrent jobs (default 1)
 }
 
 // denseOpener opens a dense encoder over a project's pgvector embeddings,
@@ -83,7 +91,7 @@ func encodeKind(st *store.Store, log *slog.Logger, cacheDir string) jobs.Kind {
 				}
 				return rep, nil
 			}
-			rt, err := encoders.NewRuntime(encoders.Config{CacheDir: cacheDir, NoSpin: true})
+			rt, err := openRuntime(encoders.Config{CacheDir: cacheDir, NoSpin: true})
 			if err != nil {
 				return nil, notPrepared(err)
 			}

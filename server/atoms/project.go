@@ -282,6 +282,9 @@ func ProjectInconsistencies(ctx context.Context, st *store.Store, projectID int6
 	if err != nil {
 		return nil, err
 	}
+	if err := consensus.Current(ctx, st, projectID); err != nil {
+		return nil, err
+	}
 	direct := map[string]map[string]bool{}
 	err = st.EachConsensusQrel(ctx, projectID, func(r store.ConsensusQrel) error {
 		if direct[r.QueryExtID] == nil {

@@ -1,6 +1,9 @@
 // Package consensus turns the raters' judgments of a relevance item into
 // one graded label (the consensus qrel) and decides which items a
-// researcher must adjudicate.
+// researcher must adjudicate. It owns the stored consensus (Service): the
+// per-item refresh after each judgment (it is judging's Observer) and
+// adjudication, the project sync that repairs lost refreshes (Current,
+// which exports call), and the listeners (live dashboards) it tells.
 //
 // The rules (Decide), over the latest non-skipped judgment of each rater:
 //

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 
 	"boolpool/server/apperr"
 	"boolpool/server/judging"
@@ -12,14 +14,217 @@ import (
 	"boolpool/web/api"
 )
 
-// Service keeps the stored consensus of items current and serves the
-// adjudication queue.
+// Service owns the stored consensus: it refreshes an item's consensus after
+// every judgment (judging.Observer) and adjudication, tells its listeners
+// (the live dashboards) about each refresh, repairs a project's consensus
+// when a refresh was lost (Current), and serves the adjudication queue.
+//
+// Judgments reported by the write path are refreshed by one background
+// worker, in order, so that a rater's request does not wait for derived
+// data; Close stops it after applying everything queued.
 type Service struct {
-	st *store.Store
+	st  *store.Store
+	log *slog.Logger
+
+	listenMu  sync.RWMutex
+	listeners []Listener
+
+	// itemMu makes each item's refresh and its delivery to the listeners
+	// one step, so that a listener never takes an older refresh of an
+	// item after a newer one (the worker, a caller doing backpressure
+	// work and adjudications run concurrently). Different items proceed
+	// in parallel: one lock for all items capped the whole server at one
+	// refresh at a time (~150 judgments/s).
+	itemMu [64]sync.Mutex
+
+	// mu guards closed and every send on jobs (Close closes jobs under it).
+	mu     sync.RWMutex
+	closed bool
+	jobs   chan job
+	start  sync.Once
+	done   chan struct{} // closed when the worker has stopped
+
+	repairMu sync.Mutex
+	repaired map[int64]bool // projects whose lost refreshes were repaired since start
 }
 
-// NewService builds the service.
-func NewService(st *store.Store) *Service { return &Service{st: st} }
+// Listener is told about every refreshed consensus of an item, in order
+// per item, after it is stored: ref carries the votes and adjudication it
+// was computed from. It must not call back into the Service for the same
+// item.
+type Listener interface {
+	ConsensusChanged(ctx context.Context, projectID, itemID int64, ref Refreshed)
+}
+
+var _ judging.Observer = (*Service)(nil)
+
+// job is one reported item change, or (flush != nil) a marker that the
+// worker closes once everything queued before it is applied.
+type job struct {
+	project, item int64
+	flush         chan struct{}
+}
+
+// NewService builds the service; its worker starts with the first
+// reported judgment. log may be nil.
+func NewService(st *store.Store, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{st: st, log: log, jobs: make(chan job, 1024), done: make(chan struct{}), repaired: map[int64]bool{}}
+}
+
+// Subscribe adds a listener (before judgments arrive).
+func (s *Service) Subscribe(l Listener) {
+	s.listenMu.Lock()
+	defer s.listenMu.Unlock()
+	s.listeners = append(s.listeners, l)
+}
+
+// JudgmentSaved implements judging.Observer: it queues the item for the
+// worker, which refreshes its consensus and tells the listeners, so the
+// rater's request returns at once. When the queue is full (or the service
+// is closed) the caller does the work itself (backpressure, never a lost
+// update). Failures are logged, not returned: the judgment itself is
+// stored, and a stale consensus is repaired by the next judgment of the
+// item or by Current (exports and the adjudication queue call it).
+func (s *Service) JudgmentSaved(ctx context.Context, projectID, itemID int64) {
+	j := job{project: projectID, item: itemID}
+	s.mu.RLock()
+	if !s.closed {
+		s.start.Do(func() { go s.work() })
+		select {
+		case s.jobs <- j:
+			s.mu.RUnlock()
+			return
+		default:
+		}
+	}
+	s.mu.RUnlock()
+	s.run(context.WithoutCancel(ctx), j)
+}
+
+// Flush waits until every judgment reported before the call is applied.
+func (s *Service) Flush() {
+	s.mu.RLock()
+	if s.closed { // Close applies everything
+		s.mu.RUnlock()
+		<-s.done
+		return
+	}
+	s.start.Do(func() { go s.work() })
+	done := make(chan struct{})
+	s.jobs <- job{flush: done} // the worker keeps draining: this send completes
+	s.mu.RUnlock()
+	<-done
+}
+
+// Close applies every queued judgment and stops the worker. Judgments
+// reported afterwards are refreshed by their caller.
+func (s *Service) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		<-s.done
+		return
+	}
+	s.closed = true
+	s.start.Do(func() { go s.work() })
+	close(s.jobs)
+	s.mu.Unlock()
+	<-s.done
+}
+
+// work applies queued jobs until Close; a burst is applied once per item
+// (the refresh reads the item's current judgments, which include every
+// queued one).
+func (s *Service) work() {
+	defer close(s.done)
+	for j := range s.jobs {
+		batch := []job{j}
+	drain:
+		for len(batch) < cap(s.jobs) {
+			select {
+			case j2, ok := <-s.jobs:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, j2)
+			default:
+				break drain
+			}
+		}
+		// Distinct items of a burst are refreshed in parallel (a few at a
+		// time); a flush marker waits for everything queued before it.
+		seen := map[int64]bool{}
+		var pending []job
+		for _, b := range batch {
+			if b.flush != nil {
+				s.runAll(pending)
+				pending = nil
+				close(b.flush)
+				continue
+			}
+			if !seen[b.item] {
+				seen[b.item] = true
+				pending = append(pending, b)
+			}
+		}
+		s.runAll(pending)
+	}
+}
+
+// workers bounds the refreshes running at once.
+const workers = 4
+
+// runAll refreshes jobs a few at a time and returns when all are done.
+func (s *Service) runAll(jobs []job) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers)
+	for _, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(j job) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			s.run(context.Background(), j)
+		}(j)
+	}
+	wg.Wait()
+}
+
+func (s *Service) run(ctx context.Context, j job) {
+	if err := s.ItemChanged(ctx, j.project, j.item); err != nil {
+		s.log.Error("consensus refresh", "project", j.project, "item", j.item, "err", err)
+	}
+}
+
+func (s *Service) itemLock(itemID int64) *sync.Mutex {
+	return &s.itemMu[uint64(itemID)%uint64(len(s.itemMu))]
+}
+
+// ItemChanged recomputes an item's consensus, stores it and tells the
+// listeners.
+func (s *Service) ItemChanged(ctx context.Context, projectID, itemID int64) error {
+	mu := s.itemLock(itemID)
+	mu.Lock()
+	defer mu.Unlock()
+	ref, err := s.Refresh(ctx, itemID)
+	if err != nil {
+		return err
+	}
+	s.notify(ctx, projectID, itemID, ref)
+	return nil
+}
+
+func (s *Service) notify(ctx context.Context, projectID, itemID int64, ref Refreshed) {
+	s.listenMu.RLock()
+	ls := s.listeners
+	s.listenMu.RUnlock()
+	for _, l := range ls {
+		l.ConsensusChanged(ctx, projectID, itemID, ref)
+	}
+}
 
 // Refreshed is the outcome of recomputing one item.
 type Refreshed struct {
@@ -31,7 +236,8 @@ type Refreshed struct {
 }
 
 // Refresh recomputes an item's consensus from its current judgments and
-// latest adjudication and stores it (audited when it changes).
+// latest adjudication and stores it (audited when it changes). It tells
+// no listener: ItemChanged does.
 func (s *Service) Refresh(ctx context.Context, itemID int64) (Refreshed, error) {
 	var out Refreshed
 	row, ok, changed, err := s.st.RefreshConsensus(ctx, itemID, func(current []store.Judgment, adj *store.Adjudication) (store.ConsensusRow, bool) {
@@ -74,9 +280,9 @@ func View(r store.ConsensusRow) api.ConsensusView {
 		Contradictions: r.Contradictions, NeedsAdjudication: r.NeedsAdjudication}
 }
 
-// Adjudicate records a researcher's decision on a relevance item and
-// refreshes its consensus; both the decision and the consensus change are
-// audited.
+// Adjudicate records a researcher's decision on a relevance item,
+// refreshes its consensus and tells the listeners; both the decision and
+// the consensus change are audited.
 func (s *Service) Adjudicate(ctx context.Context, userID, itemID int64, req api.AdjudicationRequest) (api.AdjudicationResult, Refreshed, error) {
 	if req.Relevance == nil {
 		return api.AdjudicationResult{}, Refreshed{}, apperr.Invalidf("relevance", "required (0-3)")
@@ -88,6 +294,9 @@ func (s *Service) Adjudicate(ctx context.Context, userID, itemID int64, req api.
 	if len(note) > 4000 {
 		return api.AdjudicationResult{}, Refreshed{}, apperr.Invalidf("note", "longer than 4000 bytes")
 	}
+	mu := s.itemLock(itemID)
+	mu.Lock()
+	defer mu.Unlock()
 	a, err := s.st.AddAdjudication(ctx, itemID, userID, int16(*req.Relevance), note)
 	if err != nil {
 		return api.AdjudicationResult{}, Refreshed{}, err
@@ -96,6 +305,7 @@ func (s *Service) Adjudicate(ctx context.Context, userID, itemID int64, req api.
 	if err != nil {
 		return api.AdjudicationResult{}, ref, err
 	}
+	s.notify(ctx, ref.Row.ProjectID, itemID, ref)
 	u, err := s.st.UserByID(ctx, userID)
 	if err != nil {
 		return api.AdjudicationResult{}, ref, err
@@ -113,6 +323,9 @@ func (s *Service) Queue(ctx context.Context, projectID int64, limit, offset int)
 		limit = 50
 	}
 	offset = max(offset, 0)
+	if err := s.repairOnce(ctx, projectID); err != nil {
+		return api.AdjudicationQueue{}, err
+	}
 	rows, total, err := s.st.AdjudicationQueue(ctx, projectID, limit, offset)
 	if err != nil {
 		return api.AdjudicationQueue{}, err
@@ -198,12 +411,57 @@ func (s *Service) item(ctx context.Context, r store.ConsensusRow, names map[int6
 
 // Sync recomputes the consensus of every relevance item of a project from
 // the stored judgments and adjudications and writes the rows that differ
-// (one transaction, one audit entry). Exports (through SyncIfStale) and
-// live loads run it so that they never miss a judgment whose per-item
-// refresh was lost (say, the process stopped between storing the judgment
-// and refreshing its item).
+// (one transaction, one audit entry).
 func (s *Service) Sync(ctx context.Context, projectID int64) (changed int, err error) {
-	changed, err = s.st.SyncConsensus(ctx, projectID, func(current []store.Judgment, adj *store.Adjudication) (store.ConsensusRow, bool) {
+	return syncProject(ctx, s.st, projectID)
+}
+
+// SyncIfStale runs Sync only when some judgment or adjudication is newer
+// than its item's stored consensus (the usual case is that per-item
+// refreshes kept it current and nothing needs doing).
+func (s *Service) SyncIfStale(ctx context.Context, projectID int64) (changed int, err error) {
+	return syncIfStale(ctx, s.st, projectID)
+}
+
+// repairOnce runs SyncIfStale the first time a project's consensus is read
+// since start: refreshes lost when a process stopped between storing a
+// judgment and refreshing its item show up in the adjudication queue.
+func (s *Service) repairOnce(ctx context.Context, projectID int64) error {
+	s.repairMu.Lock()
+	done := s.repaired[projectID]
+	s.repairMu.Unlock()
+	if done {
+		return nil
+	}
+	if _, err := s.SyncIfStale(ctx, projectID); err != nil {
+		return err
+	}
+	s.repairMu.Lock()
+	s.repaired[projectID] = true
+	s.repairMu.Unlock()
+	return nil
+}
+
+// Current brings a project's stored consensus up to date with every stored
+// judgment and adjudication, whether or not its per-item refresh ran (say,
+// the process stopped between storing a judgment and refreshing its item,
+// or the refresh is still queued). It is the guarantee exports read: after
+// Current, the consensus table reflects every acknowledged judgment.
+func Current(ctx context.Context, st *store.Store, projectID int64) error {
+	_, err := syncIfStale(ctx, st, projectID)
+	return err
+}
+
+func syncIfStale(ctx context.Context, st *store.Store, projectID int64) (int, error) {
+	stale, err := st.ConsensusStale(ctx, projectID)
+	if err != nil || !stale {
+		return 0, err
+	}
+	return syncProject(ctx, st, projectID)
+}
+
+func syncProject(ctx context.Context, st *store.Store, projectID int64) (int, error) {
+	changed, err := st.SyncConsensus(ctx, projectID, func(current []store.Judgment, adj *store.Adjudication) (store.ConsensusRow, bool) {
 		var a *int
 		if adj != nil {
 			rel := int(adj.Relevance)
@@ -216,15 +474,4 @@ func (s *Service) Sync(ctx context.Context, projectID int64) (changed int, err e
 		return 0, fmt.Errorf("consensus: sync project %d: %w", projectID, err)
 	}
 	return changed, nil
-}
-
-// SyncIfStale runs Sync only when some judgment or adjudication is newer
-// than its item's stored consensus (the usual case is that per-item
-// refreshes kept it current and nothing needs doing).
-func (s *Service) SyncIfStale(ctx context.Context, projectID int64) (changed int, err error) {
-	stale, err := s.st.ConsensusStale(ctx, projectID)
-	if err != nil || !stale {
-		return 0, err
-	}
-	return s.Sync(ctx, projectID)
 }

@@ -3,6 +3,7 @@ package consensus_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	"boolpool/server/consensus"
@@ -16,7 +17,7 @@ func TestRefreshAdjudicateQueue(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 3)
-	svc := consensus.NewService(st)
+	svc := consensus.NewService(st, nil)
 	item := fx.Relevance[0]
 	n := 0
 	judge := func(user string, label int16, contradiction bool) {
@@ -154,3 +155,64 @@ func TestRefreshAdjudicateQueue(t *testing.T) {
 }
 
 func ptr(n int) *int { return &n }
+
+// recorder is a listener that keeps the last refresh of each item.
+type recorder struct {
+	mu   sync.Mutex
+	last map[int64]consensus.Refreshed
+}
+
+func (r *recorder) ConsensusChanged(_ context.Context, _, itemID int64, ref consensus.Refreshed) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last[itemID] = ref
+}
+
+func (r *recorder) votes(itemID int64) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.last[itemID].Votes)
+}
+
+// TestObserverCloseAppliesQueued: judgments reported to the service (as
+// the judging write path does) are refreshed and told to the listeners;
+// Close applies every queued one before it returns, and a judgment
+// reported after Close is refreshed by its caller.
+func TestObserverCloseAppliesQueued(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 3)
+	svc := consensus.NewService(st, nil)
+	rec := &recorder{last: map[int64]consensus.Refreshed{}}
+	svc.Subscribe(rec)
+	n := 0
+	judge := func(item int64, user string) {
+		t.Helper()
+		n++
+		label, ev := int16(2), api.EvidencePartial
+		if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), ItemID: item,
+			UserID: fx.Users[user].ID, ProjectID: fx.Project.ID, Kind: api.KindRelevance, Relevance: &label, Evidence: &ev}); err != nil {
+			t.Fatal(err)
+		}
+		svc.JudgmentSaved(ctx, fx.Project.ID, item)
+	}
+	for _, item := range fx.Relevance {
+		judge(item, "annotator1")
+		judge(item, "annotator2")
+	}
+	svc.Close()
+	for _, item := range fx.Relevance {
+		if got := rec.votes(item); got != 2 {
+			t.Errorf("item %d: listener saw %d votes after Close, want 2", item, got)
+		}
+		if r, err := st.ConsensusOf(ctx, item); err != nil || r.Votes != 2 {
+			t.Errorf("item %d: stored consensus %+v (%v), want 2 votes", item, r, err)
+		}
+	}
+	judge(fx.Relevance[0], "annotator3")
+	if got := rec.votes(fx.Relevance[0]); got != 3 {
+		t.Errorf("after Close: listener saw %d votes, want 3", got)
+	}
+	svc.Flush() // returns at once after Close
+	svc.Close() // twice is fine
+}

@@ -59,6 +59,7 @@ import (
 
 	"boolpool/encoders"
 	"boolpool/encoders/tokenizer"
+	"boolpool/server/progress"
 	"boolpool/server/store"
 )
 
@@ -364,9 +365,9 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 	stale := len(ids)
 	log.Info("encode documents", "encoder", enc.Name, "documents", rep.Documents, "current", rep.Unchanged, "to_encode", stale)
 	t := time.Now()
-	bar := newProgress(opt.Progress, "encode "+enc.Name, "docs", stale, opt.ProgressInterval)
+	bar := progress.New(opt.Progress, "encode "+enc.Name, "docs", stale, opt.ProgressInterval)
 	defer func() {
-		bar.finish()
+		bar.Done()
 		rep.DocumentTime = time.Since(t)
 	}()
 	// fail reports an error, as an interruption when the context ended.
@@ -406,7 +407,7 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 			return fail(err)
 		}
 		rep.Encoded += len(docs)
-		bar.add(len(docs))
+		bar.Add(len(docs))
 		if opt.AfterBatch != nil {
 			opt.AfterBatch(rep.Encoded, stale)
 		}
@@ -449,8 +450,8 @@ func embedQueries(ctx context.Context, st *store.Store, src source, enc store.En
 		}
 	}
 	log.Info("encode queries", "encoder", enc.Name, "queries", len(qs), "texts", rep.QueryTexts, "to_encode", len(todo))
-	bar := newProgress(opt.Progress, "encode "+enc.Name+" queries", "texts", len(todo), opt.ProgressInterval)
-	defer bar.finish()
+	bar := progress.New(opt.Progress, "encode "+enc.Name+" queries", "texts", len(todo), opt.ProgressInterval)
+	defer bar.Done()
 	for i := 0; i < len(todo); i += opt.Batch {
 		j := min(i+opt.Batch, len(todo))
 		vecs, err := encode(ctx, texts[i:j])
@@ -467,7 +468,7 @@ func embedQueries(ctx context.Context, st *store.Store, src source, enc store.En
 			return err
 		}
 		rep.QueryEncoded += j - i
-		bar.add(j - i)
+		bar.Add(j - i)
 		if opt.AfterQueryBatch != nil {
 			opt.AfterQueryBatch(rep.QueryEncoded, len(todo))
 		}

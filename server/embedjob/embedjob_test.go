@@ -1,7 +1,6 @@
 package embedjob
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -435,44 +433,5 @@ func TestLexicalSparseVectors(t *testing.T) {
 	rep, err = Lexical(ctx, f.st, tok, opt)
 	if err != nil || rep.Encoded != 1 || rep.QueryEncoded != 3 {
 		t.Fatalf("lexical run after an edit: %+v, %v", rep, err)
-	}
-}
-
-func TestProgressOutput(t *testing.T) {
-	tests := []struct {
-		name   string
-		add    []int
-		want   []string
-		silent bool
-	}{
-		{"plain lines", []int{3, 4, 3}, []string{"docs: 3/10 docs (30.0%)", "docs: 7/10 docs (70.0%)", "docs: 10/10 docs (100.0%)", "ETA 0s"}, false},
-		{"nothing to do", nil, nil, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			total := 0
-			for _, n := range tc.add {
-				total += n
-			}
-			p := newProgress(&buf, "docs", "docs", total, time.Nanosecond)
-			for _, n := range tc.add {
-				time.Sleep(time.Millisecond)
-				p.add(n)
-			}
-			p.finish()
-			out := buf.String()
-			if tc.silent != (out == "") {
-				t.Fatalf("output %q", out)
-			}
-			if strings.Contains(out, "\r") {
-				t.Errorf("carriage return in non-terminal output %q", out)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("output %q lacks %q", out, w)
-				}
-			}
-		})
 	}
 }

@@ -39,7 +39,7 @@ func projectDerived(ctx context.Context, st *store.Store, projectID int64, metho
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if _, err := consensus.NewService(st).SyncIfStale(ctx, projectID); err != nil {
+	if err := consensus.Current(ctx, st, projectID); err != nil {
 		return nil, nil, nil, err
 	}
 	direct := map[string]map[string]int{}

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -17,12 +15,12 @@ import (
 	"boolpool/server/consensus"
 	"boolpool/server/judging"
 	"boolpool/server/store"
-	"boolpool/server/trecfmt"
 	"boolpool/web/api"
 )
 
-// Exports of our own judgments (both first bring the stored consensus up
-// to date with the judgments if it is behind, consensus.Service.SyncIfStale):
+// Exports of our own judgments (both first ask the consensus owner to bring
+// the stored consensus up to date with every stored judgment,
+// consensus.Current, and then read the consensus table):
 //
 //   - qrels-consensus: TREC qrels "qid 0 docid grade" of the consensus
 //     label of every judged item (server/consensus: majority of the
@@ -66,42 +64,6 @@ func questEvidence(ev string) string {
 	}
 }
 
-// eachConsensusQrel streams the consensus labels by method: the stored
-// (majority) consensus, or with method dawid-skene the same items in the
-// same order, each labelled by consensus.DawidSkeneDecisions.
-func eachConsensusQrel(ctx context.Context, st *store.Store, projectID int64, method string, fn func(store.ConsensusQrel) error) error {
-	if method != consensus.MethodDawidSkene {
-		return st.EachConsensusQrel(ctx, projectID, fn)
-	}
-	ds, _, err := consensus.DawidSkeneDecisions(ctx, st, projectID)
-	if err != nil {
-		return err
-	}
-	return st.EachConsensusQrel(ctx, projectID, func(r store.ConsensusQrel) error {
-		if d, ok := ds[r.ItemID]; ok {
-			r.Relevance = d.Relevance
-		}
-		return fn(r)
-	})
-}
-
-func consensusQrels(ctx context.Context, st *store.Store, projectID int64, method string, w *bufio.Writer) (Counts, error) {
-	var c Counts
-	if _, err := consensus.NewService(st).SyncIfStale(ctx, projectID); err != nil {
-		return c, err
-	}
-	qw := trecfmt.NewQrelsWriter(w)
-	err := eachConsensusQrel(ctx, st, projectID, method, func(r store.ConsensusQrel) error {
-		c.Qrels++
-		c.Lines++
-		return qw.Write(trecfmt.Qrel{QueryID: r.QueryExtID, Iter: "0", DocID: r.DocExtID, Rel: r.Relevance})
-	})
-	if err != nil {
-		return c, err
-	}
-	return c, qw.Flush()
-}
-
 // judgedDoc gathers one document's current judgments for one query.
 type judgedDoc struct {
 	ext        string
@@ -113,7 +75,7 @@ type judgedDoc struct {
 
 func questJudged(ctx context.Context, st *store.Store, projectID int64, method string, w *bufio.Writer) (Counts, error) {
 	var c Counts
-	if _, err := consensus.NewService(st).SyncIfStale(ctx, projectID); err != nil {
+	if err := consensus.Current(ctx, st, projectID); err != nil {
 		return c, err
 	}
 	byQuery := map[int64][]*judgedDoc{}
@@ -369,53 +331,4 @@ func NewExportID() string {
 	b[8] = b[8]&0x3f | 0x80
 	h := hex.EncodeToString(b[:])
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
-// countingHash counts and hashes what passes through to w.
-type countingHash struct {
-	w io.Writer
-	h interface {
-		io.Writer
-		Sum([]byte) []byte
-	}
-	n int64
-}
-
-func (c *countingHash) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.h.Write(p[:n])
-	c.n += int64(n)
-	return n, err
-}
-
-// WriteSnapshot exports a format to w like Write (a multi-file format as
-// a zip, WriteZip, under the directory opt.ZipRoot) and records
-// the export in export_snapshots under id (NewExportID when ""), with its
-// counts, size and SHA-256, so that a paper can cite the exact version.
-// userID 0 = the command line.
-func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format string, w io.Writer, opt Options, id string, userID int64) (Snapshot, error) {
-	if id == "" {
-		id = NewExportID()
-	}
-	ch := &countingHash{w: w, h: sha256.New()}
-	var c Counts
-	var err error
-	if MultiFile(format) {
-		c, err = WriteZip(ctx, st, projectID, format, opt.ZipRoot, ch)
-	} else {
-		c, err = Write(ctx, st, projectID, format, ch, opt)
-	}
-	if err != nil {
-		return Snapshot{}, err
-	}
-	snap := Snapshot{ID: id, Format: format, Counts: c, Bytes: ch.n, SHA256: hex.EncodeToString(ch.h.Sum(nil))}
-	rec, err := st.RecordExportSnapshot(ctx, id, projectID, format, map[string]any{
-		"queries": c.Queries, "documents": c.Documents, "qrels": c.Qrels, "lines": c.Lines, "judgments": c.Judgments,
-		"bytes": snap.Bytes, "sha256": snap.SHA256, "run": opt.Run, "consensus": opt.Consensus,
-	}, userID)
-	if err != nil {
-		return snap, err
-	}
-	snap.CreatedAt = rec.CreatedAt
-	return snap, nil
 }

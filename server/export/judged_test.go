@@ -56,7 +56,7 @@ func TestJudgedExports(t *testing.T) {
 	}
 	// labels per document and rater; B ends up not relevant, D relevant.
 	labels := map[string][]int{"A": {3, 2, 3}, "B": {1, 0, 2}, "D": {2, 3, 3}}
-	cons := consensus.NewService(st)
+	cons := consensus.NewService(st, nil)
 	n := 0
 	for _, doc := range []string{"A", "B", "D"} {
 		d, err := st.DocumentByExtID(ctx, p.ID, doc)

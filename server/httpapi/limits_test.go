@@ -34,7 +34,8 @@ func newLimitsEnv(t *testing.T, mutate func(*config.Config)) (*env, config.Confi
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	h := httpapi.New(cfg, st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h := httpapi.New(cfg, newServices(t, cfg, st, log, nil), log)
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config = h.HTTPServerForTest()
 	srv.Start()

@@ -54,70 +54,16 @@ func (h poolHandlers) runs(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// Bounds of a pool spec.
-const (
-	maxPoolDepth = 1000
-	maxPoolName  = 200
-)
-
-// poolSpec validates a request against the project's stored runs.
-func (h poolHandlers) poolSpec(c echo.Context, projectID int64, req api.PoolSpec) (pooling.Spec, error) {
+// poolSpec translates a request; pooling.Check (in Preview and Create)
+// validates it against the project's runs, as for `boolpool pool`.
+func poolSpec(req api.PoolSpec) (pooling.Spec, error) {
 	spec := pooling.Spec{Name: strings.TrimSpace(req.Name), Runs: req.Runs, Depth: req.Depth, Strategy: req.Strategy,
 		Probes: req.Probes, ProbeDepth: req.ProbeDepth, Split: req.Split, JudgedK: req.JudgedK}
 	if spec.Name == "" {
 		spec.Name = "pool " + time.Now().UTC().Format("2006-01-02 15:04:05")
 	}
-	if len(spec.Name) > maxPoolName {
-		return spec, apperr.Invalidf("name", "longer than %d bytes", maxPoolName)
-	}
-	if len(req.Runs) == 0 {
-		return spec, apperr.Invalidf("runs", "choose at least one run")
-	}
-	stored, err := h.st.ListRuns(c.Request().Context(), projectID)
-	if err != nil {
-		return spec, err
-	}
-	known := map[string]bool{}
-	for _, r := range stored {
-		known[r.Name] = true
-	}
-	seen := map[string]bool{}
-	for i, r := range req.Runs {
-		if !known[r] {
-			return spec, apperr.Invalidf(fmt.Sprintf("runs[%d]", i), "no run named %q in this project", r)
-		}
-		if seen[r] {
-			return spec, apperr.Invalidf(fmt.Sprintf("runs[%d]", i), "run %q chosen twice", r)
-		}
-		seen[r] = true
-	}
-	if req.Depth < 1 || req.Depth > maxPoolDepth {
-		return spec, apperr.Invalidf("depth", "must be between 1 and %d", maxPoolDepth)
-	}
-	switch req.Strategy {
-	case api.StrategyDepth, api.StrategyMTF, api.StrategyBandit:
-	default:
-		return spec, apperr.Invalidf("strategy", "must be %s, %s or %s", api.StrategyDepth, api.StrategyMTF, api.StrategyBandit)
-	}
-	if req.ProbeDepth < 0 || req.ProbeDepth > maxPoolDepth {
-		return spec, apperr.Invalidf("probe_depth", "must be between 0 and %d", maxPoolDepth)
-	}
-	if req.Probes && req.ProbeDepth == 0 {
-		spec.ProbeDepth = req.Depth
-	}
 	if req.RatersPerItem != 0 && (req.RatersPerItem < 1 || req.RatersPerItem > 20) {
 		return spec, apperr.Invalidf("raters_per_item", "must be between 1 and 20")
-	}
-	for i, k := range req.JudgedK {
-		if k < 1 || k > maxPoolDepth {
-			return spec, apperr.Invalidf(fmt.Sprintf("judged_k[%d]", i), "must be between 1 and %d", maxPoolDepth)
-		}
-	}
-	if len(spec.JudgedK) == 0 {
-		spec.JudgedK = []int{spec.Depth}
-		if spec.Depth != 10 {
-			spec.JudgedK = append([]int{10}, spec.Depth)
-		}
 	}
 	return spec, nil
 }
@@ -143,7 +89,7 @@ func (h poolHandlers) projectSpec(c echo.Context) (store.Project, api.PoolSpec, 
 	if err := bindJSON(c, &req); err != nil {
 		return p, req, pooling.Spec{}, err
 	}
-	spec, err := h.poolSpec(c, p.ID, req)
+	spec, err := poolSpec(req)
 	return p, req, spec, err
 }
 

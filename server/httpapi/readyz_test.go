@@ -35,8 +35,9 @@ func TestReadyzHidesDatabaseDetails(t *testing.T) {
 	}
 	defer st.Close()
 	var logs bytes.Buffer
-	h := httpapi.New(config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, LoginPerMinute: 10, StaticDir: t.TempDir()}, st,
-		slog.New(slog.NewTextHandler(&logs, nil)))
+	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, LoginPerMinute: 10, StaticDir: t.TempDir()}
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	h := httpapi.New(cfg, newServices(t, cfg, st, log, nil), log)
 	rec := httptest.NewRecorder()
 	h.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 	body := rec.Body.String()

@@ -13,6 +13,7 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
+	"boolpool/server/consensus"
 	"boolpool/server/export"
 	"boolpool/server/live"
 	"boolpool/server/store"
@@ -53,8 +54,9 @@ type researchStore interface {
 
 type researchHandlers struct {
 	st        researchStore
-	exportSt  *store.Store // the exporters stream from the store itself
-	live      *live.Service
+	exportSt  *store.Store       // the exporters stream from the store itself
+	live      *live.Service      // dashboards
+	cons      *consensus.Service // adjudication
 	heartbeat time.Duration
 	// sessions re-resolves a stream's session every recheck, so a
 	// disabled, demoted or removed researcher's stream ends within it.
@@ -66,21 +68,6 @@ type researchHandlers struct {
 // sessionResolver resolves a session token to its live session.
 type sessionResolver interface {
 	Session(ctx context.Context, token string) (store.Session, error)
-}
-
-// observedStore is the judging service's store with the live service told
-// about every newly stored judgment, after its transaction committed.
-type observedStore struct {
-	*store.Store
-	obs live.JudgmentObserver
-}
-
-func (o observedStore) SaveJudgment(ctx context.Context, n store.NewJudgment) (store.Judgment, bool, error) {
-	j, inserted, err := o.Store.SaveJudgment(ctx, n)
-	if err == nil && inserted && n.Kind == api.KindRelevance {
-		o.obs.JudgmentSaved(ctx, n.ProjectID, n.ItemID)
-	}
-	return j, inserted, err
 }
 
 // project loads the :project of the path if the signed-in user may see
@@ -254,7 +241,7 @@ func (h researchHandlers) queue(c echo.Context) error {
 	}
 	limit, _ := strconv.Atoi(c.QueryParam("limit"))
 	offset, _ := strconv.Atoi(c.QueryParam("offset"))
-	q, err := h.live.Consensus().Queue(c.Request().Context(), p.ID, limit, offset)
+	q, err := h.cons.Queue(c.Request().Context(), p.ID, limit, offset)
 	if err != nil {
 		return err
 	}
@@ -279,7 +266,7 @@ func (h researchHandlers) adjudicationItem(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	it, err := h.live.Consensus().Item(c.Request().Context(), id)
+	it, err := h.cons.Item(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
@@ -296,7 +283,7 @@ func (h researchHandlers) adjudicate(c echo.Context) error {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)
-	res, err := h.live.Adjudicate(c.Request().Context(), ss.User.ID, id, req)
+	res, _, err := h.cons.Adjudicate(c.Request().Context(), ss.User.ID, id, req)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,6 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"boolpool/server/auth"
-	"boolpool/server/judging"
-	"boolpool/server/live"
 	"boolpool/web"
 	"boolpool/web/api"
 )
@@ -31,25 +29,18 @@ func (s *Server) routes() {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 
-	authSvc := auth.New(s.store, auth.Options{
-		SessionTTL: s.cfg.SessionTTL, SecureCookies: s.cfg.SecureCookies,
-		LoginPerMinute: s.cfg.LoginPerMinute, AccountLoginPerMinute: s.cfg.AccountLoginPerMinute,
-		MaxConcurrentHashes: s.cfg.MaxConcurrentHashes,
-	}, s.log)
-	liveSvc := live.NewService(s.store, live.NewHub(16), 250*time.Millisecond, s.log)
-	judgeSvc := judging.New(observedStore{Store: s.store, obs: liveSvc}, s.log)
-	rh := researchHandlers{st: s.store, exportSt: s.store, live: liveSvc, heartbeat: 15 * time.Second,
-		sessions: authSvc, recheck: time.Second, log: s.log}
-	s.onShutdown = append(s.onShutdown, liveSvc.Hub().CloseAll)
-	ah := authHandlers{svc: authSvc, users: s.store}
-	ch := crowdHandlers{svc: authSvc, st: s.store, research: rh}
-	th := taskHandlers{svc: judgeSvc}
-	jh := judgeHandlers{svc: judgeSvc}
-	ph := poolHandlers{research: rh, st: s.store, log: s.log}
-	sh := setupHandlers{research: rh, st: s.store, importSt: s.store, runner: s.runner, encoders: s.jobsCfg.Encoders,
+	svc, st := s.svc, s.svc.Store
+	rh := researchHandlers{st: st, exportSt: st, live: svc.Live, cons: svc.Consensus, heartbeat: 15 * time.Second,
+		sessions: svc.Auth, recheck: time.Second, log: s.log}
+	ah := authHandlers{svc: svc.Auth, users: st}
+	ch := crowdHandlers{svc: svc.Auth, st: st, research: rh}
+	th := taskHandlers{svc: svc.Judging}
+	jh := judgeHandlers{svc: svc.Judging}
+	ph := poolHandlers{research: rh, st: st, log: s.log}
+	sh := setupHandlers{research: rh, st: st, importSt: st, runner: svc.Jobs, encoders: svc.Encoders,
 		maxUpload: s.cfg.UploadLimit(), uploadRoot: s.cfg.UploadRoot(), maxLine: s.cfg.LineLimit(), log: s.log}
 
-	signedIn := []echo.MiddlewareFunc{noStore, auth.SameOrigin, authSvc.RequireSession}
+	signedIn := []echo.MiddlewareFunc{noStore, auth.SameOrigin, svc.Auth.RequireSession}
 	researcher := append(signedIn[:len(signedIn):len(signedIn)], auth.RequireRole(api.RoleResearcher))
 	admin := append(signedIn[:len(signedIn):len(signedIn)], auth.RequireRole(api.RoleAdmin))
 	// Answers long by nature run without the write timeout.

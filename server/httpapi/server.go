@@ -13,73 +13,64 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/server/auth"
 	"boolpool/server/config"
+	"boolpool/server/consensus"
 	"boolpool/server/jobs"
+	"boolpool/server/judging"
+	"boolpool/server/live"
 	"boolpool/server/store"
 )
 
 // Server is the HTTP server with its dependencies.
 type Server struct {
-	cfg   config.Config
-	store *store.Store
-	log   *slog.Logger
-	echo  *echo.Echo
+	cfg  config.Config
+	svc  Services
+	log  *slog.Logger
+	echo *echo.Echo
 	// onShutdown runs when shutdown starts (ends long-lived event streams).
 	onShutdown []func()
-	jobsCfg    Jobs
-	runner     *jobs.Runner
 }
 
-// Jobs configures the background jobs the setup page can start. The job
-// kinds are injected by the caller: the encode kind needs the encoders
-// package (cgo), which the HTTP layer does not import.
-type Jobs struct {
-	Kinds    map[string]jobs.Kind // by kind name (api.JobKindRetrieve, api.JobKindEncode)
-	Encoders []string             // encoder names the encode kind accepts, for the setup page
-	Workers  int                  // concurrent jobs (default 1)
+// Services are what the handlers call: built (and closed) by the one
+// composition root, `boolpool serve` (cmd/boolpool/services.go); tests
+// build their own. The HTTP layer builds none of them.
+type Services struct {
+	Store     *store.Store       // plain reads and writes of the handlers
+	Auth      *auth.Service      // sign-in, sessions, crowd entry
+	Judging   *judging.Service   // the rater workflow (tells Consensus of each judgment)
+	Consensus *consensus.Service // stored consensus, adjudication queue
+	Live      *live.Service      // dashboards (follows Consensus)
+	Jobs      *jobs.Runner       // background jobs the setup page starts
+	// Encoders are the encoder names the encode job kind accepts (for the
+	// setup page).
+	Encoders []string
 }
 
-// Option configures a Server.
-type Option func(*Server)
-
-// WithJobs sets the background job kinds (default: none; starting a job
-// is then a 400).
-func WithJobs(j Jobs) Option { return func(s *Server) { s.jobsCfg = j } }
-
-// New builds the server and its routes.
-func New(cfg config.Config, st *store.Store, log *slog.Logger, opts ...Option) *Server {
+// New builds the server and its routes over the services.
+func New(cfg config.Config, svc Services, log *slog.Logger) *Server {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	s := &Server{cfg: cfg, store: st, log: log, echo: e}
-	for _, o := range opts {
-		o(s)
+	s := &Server{cfg: cfg, svc: svc, log: log, echo: e}
+	if svc.Live != nil {
+		s.onShutdown = append(s.onShutdown, svc.Live.Hub().CloseAll)
 	}
-	s.runner = jobs.New(st, log, s.jobsCfg.Kinds, jobs.Options{Workers: s.jobsCfg.Workers})
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s
 }
 
-// StopJobs cancels running background jobs, waits for them (until ctx
-// ends) and records them interrupted. Run calls it at shutdown; tests that
-// serve Handler call it themselves.
-func (s *Server) StopJobs(ctx context.Context) { s.runner.Stop(ctx) }
-
 // Handler exposes the server for httptest.
 func (s *Server) Handler() http.Handler { return s.echo }
 
 // Run serves until ctx is cancelled, then shuts down gracefully, letting
-// in-flight requests (judgment writes) finish.
+// in-flight requests (judgment writes) finish. The caller closes the
+// services afterwards.
 func (s *Server) Run(ctx context.Context) error {
 	srv := s.httpServer()
 	for _, f := range s.onShutdown {
 		srv.RegisterOnShutdown(f)
-	}
-	// Jobs still queued or running in the database belonged to a server
-	// that stopped: show them as interrupted, not as running forever.
-	if _, err := s.runner.Recover(ctx); err != nil {
-		return err
 	}
 	// Uploads of a server that was killed mid-import stay on disk: remove
 	// the ones whose process is gone.
@@ -99,7 +90,6 @@ func (s *Server) Run(ctx context.Context) error {
 	defer cancel()
 	s.log.Info("shutting down")
 	err := srv.Shutdown(shutdownCtx)
-	s.runner.Stop(shutdownCtx)
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("httpapi: shutdown: %w", err)
 	}
@@ -117,11 +107,11 @@ func (s *Server) healthz(c echo.Context) error {
 func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
 	defer cancel()
-	if err := s.store.Ping(ctx); err != nil {
+	if err := s.svc.Store.Ping(ctx); err != nil {
 		s.log.Warn("readyz: database unavailable", "err", err)
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "database unavailable"})
 	}
-	if err := s.store.CheckSchema(ctx); err != nil {
+	if err := s.svc.Store.CheckSchema(ctx); err != nil {
 		s.log.Warn("readyz: schema not current", "err", err)
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "schema not current"})
 	}

@@ -30,16 +30,11 @@ func newSetupEnv(t *testing.T) *env {
 	fx := judgingtest.New(t, st, 2)
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, MaxUploadBytes: 1 << 20, LoginPerMinute: 100, StaticDir: t.TempDir()}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := httpapi.New(cfg, st, log, httpapi.WithJobs(httpapi.Jobs{Kinds: map[string]jobs.Kind{
+	h := httpapi.New(cfg, newServices(t, cfg, st, log, map[string]jobs.Kind{
 		api.JobKindRetrieve: jobs.Retrieve(st, log, nil),
-	}}))
+	}), log)
 	srv := httptest.NewServer(h.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		h.StopJobs(ctx)
-	})
+	t.Cleanup(srv.Close)
 	return &env{t: t, st: st, fx: fx, srv: srv}
 }
 

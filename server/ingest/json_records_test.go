@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -18,37 +19,83 @@ import (
 	"boolpool/server/store"
 )
 
-// Fixtures of each JSON format, one record per line, written for these
-// tests.
+// Fixtures of each JSON format, each record as its members, written for
+// these tests.
 var jsonFixtures = []struct {
 	name, format, file string
-	lines              []string
+	records            []record
 }{
-	{"quest queries", "quest", "queries.jsonl", []string{
-		`{"query": "Owls or hawks", "docs": ["Barn owl", "Red kite"], "original_query": "<mark>Owls</mark> or <mark>hawks</mark>", "scores": [0.5, 1.0], "metadata": {"template": "_ or _", "domain": "birds"}}`,
-		`{"query": "Ferns that are not mosses", "docs": ["Bracken"], "original_query": "<mark>Ferns</mark> that are not <mark>mosses</mark>", "scores": null, "metadata": {"template": "_ that are not _"}}`,
-		`{"query": "Lakes in Peru", "docs": [], "original_query": "<mark>Lakes in Peru</mark>", "scores": [], "metadata": {"template": "_"}}`,
+	{"quest queries", "quest", "queries.jsonl", []record{
+		{`"query": "Owls or hawks"`, `"docs": ["Barn owl", "Red kite"]`, `"original_query": "<mark>Owls</mark> or <mark>hawks</mark>"`, `"scores": [0.5, 1.0]`, `"metadata": {"template": "_ or _", "domain": "birds"}`},
+		{`"query": "Ferns that are not mosses"`, `"docs": ["Bracken"]`, `"original_query": "<mark>Ferns</mark> that are not <mark>mosses</mark>"`, `"scores": null`, `"metadata": {"template": "_ that are not _"}`},
+		{`"query": "Lakes in Peru"`, `"docs": []`, `"original_query": "<mark>Lakes in Peru</mark>"`, `"scores": []`, `"metadata": {"template": "_"}`},
 	}},
-	{"quest documents", "quest", "documents.jsonl", []string{
-		`{"title": "Barn owl", "text": "The barn owl hunts at night. It nests in barns."}`,
-		`{"title": "Bracken", "text": "Bracken is a fern."}`,
+	{"quest documents", "quest", "documents.jsonl", []record{
+		{`"title": "Barn owl"`, `"text": "The barn owl hunts at night. It nests in barns."`},
+		{`"title": "Bracken"`, `"text": "Bracken is a fern."`},
 	}},
-	{"beir corpus", "beir", "corpus.jsonl", []string{
-		`{"_id": "d1", "title": "Kite", "text": "A bird of prey.", "metadata": {}}`,
-		`{"_id": "d2", "title": "Moss", "text": "A small plant.", "metadata": {"url": "u"}}`,
+	{"beir corpus", "beir", "corpus.jsonl", []record{
+		{`"_id": "d1"`, `"title": "Kite"`, `"text": "A bird of prey."`, `"metadata": {}`},
+		{`"_id": "d2"`, `"title": "Moss"`, `"text": "A small plant."`, `"metadata": {"url": "u"}`},
 	}},
-	{"beir queries", "beir", "queries.jsonl", []string{
-		`{"_id": "q1", "text": "birds of prey", "metadata": {}}`,
-		`{"_id": "q2", "text": "plants without flowers", "metadata": {}}`,
+	{"beir queries", "beir", "queries.jsonl", []record{
+		{`"_id": "q1"`, `"text": "birds of prey"`, `"metadata": {}`},
+		{`"_id": "q2"`, `"text": "plants without flowers"`, `"metadata": {}`},
 	}},
-	{"boolq", "boolq", "boolq.json", []string{
-		`{"id": "b1", "question": "owls but not barn owls", "question_type": "not", "positive_ctxs": [{"title": "Snowy owl", "text": "The snowy owl is white.", "passage_id": "p1"}], "negative_ctxs": [{"title": "Barn owl", "text": "The barn owl hunts at night.", "passage_id": "p2"}]}`,
-		`{"id": "b2", "question": "ferns or mosses", "question_type": "or", "positive_ctxs": [{"title": "Bracken", "text": "Bracken is a fern.", "passage_id": "p3"}], "negative_ctxs": []}`,
+	{"boolq", "boolq", "boolq.json", []record{
+		{`"id": "b1"`, `"question": "owls but not barn owls"`, `"question_type": "not"`, `"positive_ctxs": [{"title": "Snowy owl", "text": "The snowy owl is white.", "passage_id": "p1"}]`, `"negative_ctxs": [{"title": "Barn owl", "text": "The barn owl hunts at night.", "passage_id": "p2"}]`},
+		{`"id": "b2"`, `"question": "ferns or mosses"`, `"question_type": "or"`, `"positive_ctxs": [{"title": "Bracken", "text": "Bracken is a fern.", "passage_id": "p3"}]`, `"negative_ctxs": []`},
 	}},
-	{"nevir", "nevir", "nevir.jsonl", []string{
-		`{"id": "n1", "q1": "which lake is not frozen", "q2": "which lake is frozen", "doc1": "The lake is open water.", "doc2": "The lake is ice."}`,
-		`{"id": "n2", "q1": "who did not sign", "q2": "who signed", "doc1": "Ann refused to sign.", "doc2": "Ann signed."}`,
+	{"nevir", "nevir", "nevir.jsonl", []record{
+		{`"id": "n1"`, `"q1": "which lake is not frozen"`, `"q2": "which lake is frozen"`, `"doc1": "The lake is open water."`, `"doc2": "The lake is ice."`},
+		{`"id": "n2"`, `"q1": "who did not sign"`, `"q2": "who signed"`, `"doc1": "Ann refused to sign."`, `"doc2": "Ann signed."`},
 	}},
+}
+
+// record is one JSON object as its top-level members ("key": value), in
+// order: the fixtures are written so, and the array layouts are built from
+// the members without parsing anything.
+type record []string
+
+// line is the record as one line of JSON.
+func (r record) line() string { return "{" + strings.Join(r, ", ") + "}" }
+
+// lines is each record as one line.
+func lines(rs []record) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.line()
+	}
+	return out
+}
+
+// recordOf splits a one-line JSON object (standard JSON: no NaN) into its
+// members with encoding/json, keeping their order and raw values.
+func recordOf(t *testing.T, obj string) record {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(obj))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not an object (%v): %.80s", err, obj)
+	}
+	var r record
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			t.Fatal(err)
+		}
+		var key bytes.Buffer
+		enc := json.NewEncoder(&key)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(tok.(string)); err != nil {
+			t.Fatal(err)
+		}
+		r = append(r, strings.TrimSpace(key.String())+": "+string(val))
+	}
+	return r
 }
 
 // compactArray is the records as one JSON array on one line.
@@ -58,13 +105,11 @@ func compactArray(lines []string) string { return "[" + strings.Join(lines, ",")
 // element's members on lines of their own (as Python's json.dump with
 // indent writes it, NaN included). Element i starts on line 2+ i*(k+2)
 // for elements of k members.
-func prettyArray(t *testing.T, lines []string) string {
-	t.Helper()
+func prettyArray(records []record) string {
 	var b strings.Builder
 	b.WriteString("[\n")
-	for i, l := range lines {
+	for i, members := range records {
 		b.WriteString("  {\n")
-		members := splitMembers(t, l)
 		for j, m := range members {
 			b.WriteString("    " + m)
 			if j < len(members)-1 {
@@ -73,47 +118,13 @@ func prettyArray(t *testing.T, lines []string) string {
 			b.WriteString("\n")
 		}
 		b.WriteString("  }")
-		if i < len(lines)-1 {
+		if i < len(records)-1 {
 			b.WriteString(",")
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("]\n")
 	return b.String()
-}
-
-// splitMembers splits a one-line JSON object into its top-level members.
-func splitMembers(t *testing.T, obj string) []string {
-	t.Helper()
-	obj = strings.TrimSpace(obj)
-	if !strings.HasPrefix(obj, "{") || !strings.HasSuffix(obj, "}") {
-		t.Fatalf("not an object: %s", obj)
-	}
-	body := obj[1 : len(obj)-1]
-	var out []string
-	depth, inStr, esc, start := 0, false, false, 0
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case inStr && esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case inStr && c == '"':
-			inStr = false
-		case inStr:
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-		case c == ',' && depth == 0:
-			out = append(out, strings.TrimSpace(body[start:i]))
-			start = i + 1
-		}
-	}
-	return append(out, strings.TrimSpace(body[start:]))
 }
 
 // projectState is what a project holds, for comparing two imports.
@@ -187,15 +198,15 @@ func TestJSONArrayEveryFormat(t *testing.T) {
 				}
 				return stateOf(t, st, p.ID, fx.format), res
 			}
-			want, wantRes := importAs("lines", strings.Join(fx.lines, "\n")+"\n")
+			want, wantRes := importAs("lines", strings.Join(lines(fx.records), "\n")+"\n")
 			if want.Counts.Documents+want.Counts.Queries == 0 {
 				t.Fatalf("the JSON lines fixture imported nothing: %+v", want.Counts)
 			}
 			for name, content := range map[string]string{
-				"compact":     compactArray(fx.lines),
-				"compact-bom": "\xef\xbb\xbf" + compactArray(fx.lines) + "\n",
-				"pretty":      prettyArray(t, fx.lines),
-				"pretty-crlf": "\n\n   " + strings.ReplaceAll(prettyArray(t, fx.lines), "\n", "\r\n"),
+				"compact":     compactArray(lines(fx.records)),
+				"compact-bom": "\xef\xbb\xbf" + compactArray(lines(fx.records)) + "\n",
+				"pretty":      prettyArray(fx.records),
+				"pretty-crlf": "\n\n   " + strings.ReplaceAll(prettyArray(fx.records), "\n", "\r\n"),
 			} {
 				got, res := importAs(name, content)
 				if !reflect.DeepEqual(got, want) {
@@ -244,16 +255,16 @@ func TestJSONArrayLongerThanALineCap(t *testing.T) {
 func TestJSONArrayBadElementNamesItsLineAndField(t *testing.T) {
 	tests := []struct {
 		name, format, file string
-		good, bad          string
+		good, bad          record
 		field, reason      string
 	}{
-		{"quest docs not array", "quest", "q.json", jsonFixtures[0].lines[0], `{"query": "b", "docs": "x", "original_query": "b"}`, "docs", "array of document titles"},
-		{"quest nan outside scores", "quest", "q.json", jsonFixtures[0].lines[0], `{"query": "b", "docs": [], "metadata": {"x": NaN}}`, "metadata", "NaN"},
-		{"beir corpus id not string", "beir", "corpus.jsonl", jsonFixtures[2].lines[0], `{"_id": 7, "text": "x"}`, "_id", "must be string"},
-		{"beir queries missing text", "beir", "queries.jsonl", jsonFixtures[3].lines[0], `{"_id": "q9", "title": "x"}`, "text", "missing"},
-		{"boolq bad type", "boolq", "b.json", jsonFixtures[4].lines[0], `{"id": "b9", "question": "x", "question_type": "xor"}`, "question_type", "not one of"},
-		{"boolq passage text not string", "boolq", "b.json", jsonFixtures[4].lines[0], `{"question": "x", "pos": [{"docid": "d1", "text": 3}]}`, "pos[0].text", "must be a string"},
-		{"nevir missing doc2", "nevir", "n.json", jsonFixtures[5].lines[0], `{"id": "n9", "q1": "a", "q2": "b", "doc1": "c"}`, "doc2", "missing"},
+		{"quest docs not array", "quest", "q.json", jsonFixtures[0].records[0], record{`"query": "b"`, `"docs": "x"`, `"original_query": "b"`}, "docs", "array of document titles"},
+		{"quest nan outside scores", "quest", "q.json", jsonFixtures[0].records[0], record{`"query": "b"`, `"docs": []`, `"metadata": {"x": NaN}`}, "metadata", "NaN"},
+		{"beir corpus id not string", "beir", "corpus.jsonl", jsonFixtures[2].records[0], record{`"_id": 7`, `"text": "x"`}, "_id", "must be string"},
+		{"beir queries missing text", "beir", "queries.jsonl", jsonFixtures[3].records[0], record{`"_id": "q9"`, `"title": "x"`}, "text", "missing"},
+		{"boolq bad type", "boolq", "b.json", jsonFixtures[4].records[0], record{`"id": "b9"`, `"question": "x"`, `"question_type": "xor"`}, "question_type", "not one of"},
+		{"boolq passage text not string", "boolq", "b.json", jsonFixtures[4].records[0], record{`"question": "x"`, `"pos": [{"docid": "d1", "text": 3}]`}, "pos[0].text", "must be a string"},
+		{"nevir missing doc2", "nevir", "n.json", jsonFixtures[5].records[0], record{`"id": "n9"`, `"q1": "a"`, `"q2": "b"`, `"doc1": "c"`}, "doc2", "missing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -263,10 +274,10 @@ func TestJSONArrayBadElementNamesItsLineAndField(t *testing.T) {
 			// good, good, bad: the bad element is the third.
 			good2 := tt.good
 			if tt.format == "nevir" {
-				good2 = jsonFixtures[5].lines[1] // a pair id may not repeat
+				good2 = jsonFixtures[5].records[1] // a pair id may not repeat
 			}
-			content := prettyArray(t, []string{tt.good, good2, tt.bad})
-			wantLine := strings.Count(prettyArray(t, []string{tt.good, good2}), "\n")
+			content := prettyArray([]record{tt.good, good2, tt.bad})
+			wantLine := strings.Count(prettyArray([]record{tt.good, good2}), "\n")
 			path := writeFile(t, tt.file, content)
 			_, err := ingest.Files(ctx, st, pid, tt.format, []string{path}, ingest.Options{})
 			var le *ingest.LineError
@@ -290,7 +301,7 @@ func TestJSONArrayBadElementNamesItsLineAndField(t *testing.T) {
 // comma, text after it, or a bad separator is refused with the line, and
 // nothing is imported.
 func TestJSONArrayMalformed(t *testing.T) {
-	el, el2 := jsonFixtures[5].lines[0], jsonFixtures[5].lines[1]
+	el, el2 := jsonFixtures[5].records[0].line(), jsonFixtures[5].records[1].line()
 	tests := []struct {
 		name, content string
 		line          int
@@ -532,11 +543,14 @@ func TestQuestSharedAsPrettyArray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var records []record
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		records = append(records, recordOf(t, l))
+	}
 	ctx := context.Background()
 	st, _ := newProject(t)
 	states := map[string]projectState{}
-	for name, file := range map[string]string{"lines": path, "pretty": writeFile(t, "train.json", prettyArray(t, lines))} {
+	for name, file := range map[string]string{"lines": path, "pretty": writeFile(t, "train.json", prettyArray(records))} {
 		p, err := st.EnsureProject(ctx, name)
 		if err != nil {
 			t.Fatal(err)
@@ -545,8 +559,8 @@ func TestQuestSharedAsPrettyArray(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res[0].Counts.Queries != len(lines) {
-			t.Fatalf("%s: %d queries, want %d", name, res[0].Counts.Queries, len(lines))
+		if res[0].Counts.Queries != len(records) {
+			t.Fatalf("%s: %d queries, want %d", name, res[0].Counts.Queries, len(records))
 		}
 		states[name] = stateOf(t, st, p.ID, "quest")
 	}

@@ -35,6 +35,13 @@ type Store interface {
 	GoldRecordOf(ctx context.Context, projectID, userID int64) (store.GoldRecord, error)
 }
 
+// Observer is told about every newly stored relevance judgment, after its
+// transaction committed (consensus.Service implements it: it refreshes the
+// item's consensus, and the live dashboards follow the consensus).
+type Observer interface {
+	JudgmentSaved(ctx context.Context, projectID, itemID int64)
+}
+
 // Rater is the signed-in user doing the work.
 type Rater struct {
 	ID   int64
@@ -47,17 +54,19 @@ type Rater struct {
 // Service implements the rater workflow.
 type Service struct {
 	st    Store
+	obs   Observer // nil: nobody is told
 	log   *slog.Logger
 	avail *availableCache
 	open  *openCache
 }
 
-// New builds the service.
-func New(st Store, log *slog.Logger) *Service {
+// New builds the service. obs (may be nil) is told about every stored
+// relevance judgment.
+func New(st Store, obs Observer, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{st: st, log: log, avail: newAvailableCache(totalIdle), open: newOpenCache(openTTL)}
+	return &Service{st: st, obs: obs, log: log, avail: newAvailableCache(totalIdle), open: newOpenCache(openTTL)}
 }
 
 // MaxQueue is the most tasks one queue request leases: the current task, a

@@ -41,7 +41,7 @@ func TestGoldPause(t *testing.T) {
 		}
 	}
 	set(store.QualitySettings{GoldRate: 0.5, GoldMinAccuracy: 0.8, GoldMinJudged: 2, GoldPause: true})
-	svc := judging.New(st, nil)
+	svc := judging.New(st, nil, nil)
 	a1 := judging.Rater{ID: fx.Users["annotator1"].ID, Role: api.RoleAnnotator}
 	a2 := judging.Rater{ID: fx.Users["annotator2"].ID, Role: api.RoleAnnotator}
 	n := 0

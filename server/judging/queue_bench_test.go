@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/server/devtools/loadgen"
 	"boolpool/server/judging"
-	"boolpool/server/loadtest"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
@@ -19,7 +19,7 @@ import (
 func BenchmarkQueueAndSubmit(b *testing.B) {
 	st := storetest.New(b)
 	ctx := context.Background()
-	creds, err := loadtest.Fixture(ctx, st, "qbench", 6000, 4, 3)
+	creds, err := loadgen.Fixture(ctx, st, "qbench", 6000, 4, 3)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func BenchmarkQueueAndSubmit(b *testing.B) {
 		}
 		users = append(users, u)
 	}
-	svc := judging.New(st, nil)
+	svc := judging.New(st, nil, nil)
 	submit := func(u store.User, t api.Task, n int) {
 		rel := 2
 		if _, err := svc.Submit(ctx, judging.Rater{ID: u.ID, Role: u.Role}, api.JudgmentRequest{

@@ -72,6 +72,11 @@ func (s *Service) Submit(ctx context.Context, r Rater, req api.JudgmentRequest) 
 	if err != nil {
 		return api.JudgmentResponse{}, err
 	}
+	if inserted && it.Kind == api.KindRelevance && s.obs != nil {
+		// Committed: the consensus (and through it the live dashboards
+		// and the qrels export) follows.
+		s.obs.JudgmentSaved(ctx, n.ProjectID, n.ItemID)
+	}
 	if inserted && it.Kind == api.KindValidation {
 		// The verdict is derived data: if this fails, the next validation
 		// of the item recomputes it.

@@ -17,19 +17,13 @@ import (
 	"boolpool/web/api"
 )
 
-// JudgmentObserver is told about every stored relevance judgment (and any
-// other change of an item's current judgments). The judging write path
-// calls it after its transaction commits.
-type JudgmentObserver interface {
-	JudgmentSaved(ctx context.Context, projectID, itemID int64)
-}
-
-// Service keeps the consensus table current on every judgment and, for
-// projects someone has watched since start-up, an in-memory State that it
-// updates per judgment and publishes (throttled) to the Hub.
+// Service keeps, for projects someone has watched since start-up, an
+// in-memory State that it updates on every consensus refresh (it is a
+// consensus.Listener: the consensus service tells it, per item, in order)
+// and publishes (throttled) to the Hub. It makes no consensus itself.
+// Close stops its timers and background reloads.
 type Service struct {
 	st       *store.Store
-	cons     *consensus.Service
 	hub      *Hub
 	log      *slog.Logger
 	throttle time.Duration
@@ -40,25 +34,7 @@ type Service struct {
 	mu       sync.Mutex
 	projects map[int64]*project
 
-	// itemMu makes each item's refresh and its application to the state
-	// one step, so that a state never takes an older refresh of an item
-	// after a newer one (workers, a caller doing backpressure work and
-	// adjudications run concurrently). Different items proceed in
-	// parallel: one lock for all items capped the whole server at one
-	// refresh at a time (~150 judgments/s).
-	itemMu [64]sync.Mutex
-
-	// Judgments reported by the write path, applied in order by one
-	// worker so that a rater's request does not wait for derived data.
-	jobs      chan job
-	startWork sync.Once
-}
-
-// job is one reported item change, or (flush != nil) a marker that the
-// worker closes once everything queued before it is applied.
-type job struct {
-	project, item int64
-	flush         chan struct{}
+	bg background
 }
 
 type project struct {
@@ -69,16 +45,23 @@ type project struct {
 	checkedAt   time.Time     // when the fingerprint was last compared
 	loading     chan struct{} // closed when the load finished
 	loadErr     error
-	dirty       map[int64]bool // items changed while loading
-	pending     bool           // a publish is scheduled
+	// dirty holds the latest refresh of each item changed while loading,
+	// applied once the state is built.
+	dirty   map[int64]consensus.Refreshed
+	pending bool // a publish is scheduled
 }
 
 // NewService builds the service. throttle is the least time between two
 // published snapshots of one project (e.g. 250 ms).
 func NewService(st *store.Store, hub *Hub, throttle time.Duration, log *slog.Logger) *Service {
-	return &Service{st: st, cons: consensus.NewService(st), hub: hub, log: log, throttle: throttle, staleCheck: 2 * time.Second,
-		projects: map[int64]*project{}, jobs: make(chan job, 1024)}
+	s := &Service{st: st, hub: hub, log: log, throttle: throttle, staleCheck: 2 * time.Second,
+		projects: map[int64]*project{}}
+	s.bg.init()
+	return s
 }
+
+// Close stops scheduled publishes and waits for background reloads.
+func (s *Service) Close() { s.bg.close() }
 
 // SetStaleCheck sets how often requests compare a loaded state with the
 // database (default 2 s; 0 = every request).
@@ -87,122 +70,15 @@ func (s *Service) SetStaleCheck(d time.Duration) { s.staleCheck = d }
 // Hub returns the service's hub.
 func (s *Service) Hub() *Hub { return s.hub }
 
-// Consensus returns the consensus service it keeps current.
-func (s *Service) Consensus() *consensus.Service { return s.cons }
+var _ consensus.Listener = (*Service)(nil)
 
-var _ JudgmentObserver = (*Service)(nil)
-
-// JudgmentSaved implements JudgmentObserver: it queues the item for a
-// background worker that refreshes its consensus and the project's live
-// figures, in order, so the rater's request returns at once. When the
-// queue is full the caller does the work itself (backpressure, never a
-// lost update). Failures are logged, not returned: the judgment itself is
-// stored, and a stale consensus is repaired by the next judgment of the
-// item, the next load or export (consensus.Service.SyncIfStale).
-func (s *Service) JudgmentSaved(ctx context.Context, projectID, itemID int64) {
-	s.startWork.Do(func() { go s.work() })
-	select {
-	case s.jobs <- job{project: projectID, item: itemID}:
-	default:
-		s.run(context.WithoutCancel(ctx), job{project: projectID, item: itemID})
+// ConsensusChanged implements consensus.Listener: it applies an item's
+// refreshed votes to the project's state, if loaded. Failures are logged:
+// the next load rebuilds the state.
+func (s *Service) ConsensusChanged(ctx context.Context, projectID, itemID int64, ref consensus.Refreshed) {
+	if err := s.apply(ctx, projectID, itemID, ref); err != nil {
+		s.log.Error("live update", "project", projectID, "item", itemID, "err", err)
 	}
-}
-
-// Flush waits until every judgment reported before the call is applied.
-func (s *Service) Flush() {
-	s.startWork.Do(func() { go s.work() })
-	done := make(chan struct{})
-	s.jobs <- job{flush: done}
-	<-done
-}
-
-// work applies queued jobs; a burst is applied once per item (the refresh
-// reads the item's current judgments, which include every queued one).
-func (s *Service) work() {
-	for j := range s.jobs {
-		batch := []job{j}
-	drain:
-		for len(batch) < cap(s.jobs) {
-			select {
-			case j2 := <-s.jobs:
-				batch = append(batch, j2)
-			default:
-				break drain
-			}
-		}
-		// Distinct items of a burst are refreshed in parallel (a few at a
-		// time); a flush marker waits for everything queued before it.
-		seen := map[int64]bool{}
-		var pending []job
-		for _, b := range batch {
-			if b.flush != nil {
-				s.runAll(pending)
-				pending = nil
-				close(b.flush)
-				continue
-			}
-			if !seen[b.item] {
-				seen[b.item] = true
-				pending = append(pending, b)
-			}
-		}
-		s.runAll(pending)
-	}
-}
-
-// workers bounds the refreshes running at once.
-const workers = 4
-
-func (s *Service) runAll(jobs []job) {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
-	for _, j := range jobs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(j job) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			s.run(context.Background(), j)
-		}(j)
-	}
-	wg.Wait()
-}
-
-func (s *Service) itemLock(itemID int64) *sync.Mutex {
-	return &s.itemMu[uint64(itemID)%uint64(len(s.itemMu))]
-}
-
-func (s *Service) run(ctx context.Context, j job) {
-	if err := s.ItemChanged(ctx, j.project, j.item); err != nil {
-		s.log.Error("live update", "project", j.project, "item", j.item, "err", err)
-	}
-}
-
-// ItemChanged recomputes an item's consensus and applies it.
-func (s *Service) ItemChanged(ctx context.Context, projectID, itemID int64) error {
-	mu := s.itemLock(itemID)
-	mu.Lock()
-	defer mu.Unlock()
-	ref, err := s.cons.Refresh(ctx, itemID)
-	if err != nil {
-		return err
-	}
-	return s.apply(ctx, projectID, itemID, ref)
-}
-
-// Adjudicate records a decision and applies it to the live figures.
-func (s *Service) Adjudicate(ctx context.Context, userID, itemID int64, req api.AdjudicationRequest) (api.AdjudicationResult, error) {
-	mu := s.itemLock(itemID)
-	mu.Lock()
-	defer mu.Unlock()
-	res, ref, err := s.cons.Adjudicate(ctx, userID, itemID, req)
-	if err != nil {
-		return res, err
-	}
-	if err := s.apply(ctx, ref.Row.ProjectID, itemID, ref); err != nil {
-		s.log.Error("live update after adjudication", "item", itemID, "err", err)
-	}
-	return res, nil
 }
 
 func (s *Service) apply(ctx context.Context, projectID, itemID int64, ref consensus.Refreshed) error {
@@ -216,7 +92,7 @@ func (s *Service) apply(ctx context.Context, projectID, itemID int64, ref consen
 	defer p.mu.Unlock()
 	if p.state == nil {
 		if p.dirty != nil {
-			p.dirty[itemID] = true
+			p.dirty[itemID] = ref
 		}
 		return nil
 	}
@@ -236,7 +112,7 @@ func (s *Service) applyLocked(ctx context.Context, projectID int64, p *project, 
 		}
 		if !p.state.HasQuery(li.QueryID) {
 			// A query imported after the load: rebuild in the background.
-			go s.reload(projectID, p)
+			s.bg.goFunc(func(ctx context.Context) { s.reload(ctx, projectID, p) })
 			return nil
 		}
 		p.state.AddItem(itemOf(li))
@@ -260,8 +136,7 @@ func (s *Service) schedulePublish(projectID int64, p *project) {
 	if p.pending || s.hub.Subscribers(projectID) == 0 {
 		return
 	}
-	p.pending = true
-	time.AfterFunc(s.throttle, func() {
+	p.pending = s.bg.after(s.throttle, func() {
 		p.mu.Lock()
 		p.pending = false
 		snap := p.state.Snapshot(p.name)
@@ -275,6 +150,72 @@ func (s *Service) schedulePublish(projectID int64, p *project) {
 			s.log.Warn("dropped slow dashboard subscribers", "project", projectID, "dropped", dropped)
 		}
 	})
+}
+
+// background owns the service's goroutines: throttled publishes (timers)
+// and reloads. close stops the timers, cancels the reloads and waits.
+type background struct {
+	mu     sync.Mutex
+	closed bool
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	timers map[*time.Timer]bool
+}
+
+func (b *background) init() {
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.timers = map[*time.Timer]bool{}
+}
+
+// goFunc runs f in a goroutine unless closed.
+func (b *background) goFunc(f func(ctx context.Context)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		f(b.ctx)
+	}()
+}
+
+// after runs f after d unless closed first; false when closed.
+func (b *background) after(d time.Duration, f func()) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	b.wg.Add(1)
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
+		defer b.wg.Done()
+		b.mu.Lock()
+		delete(b.timers, t)
+		b.mu.Unlock()
+		f()
+	})
+	b.timers[t] = true
+	return true
+}
+
+func (b *background) close() {
+	b.mu.Lock()
+	if !b.closed {
+		b.closed = true
+		b.cancel()
+		for t := range b.timers {
+			if t.Stop() {
+				b.wg.Done()
+			}
+		}
+		b.timers = map[*time.Timer]bool{}
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
 }
 
 // EventOf formats a snapshot as one server-sent event.
@@ -331,9 +272,9 @@ func (s *Service) detach(projectID int64, p *project) {
 	}
 }
 
-func (s *Service) reload(projectID int64, p *project) {
+func (s *Service) reload(ctx context.Context, projectID int64, p *project) {
 	s.detach(projectID, p)
-	if _, err := s.loaded(context.Background(), projectID, p.name); err != nil {
+	if _, err := s.loaded(ctx, projectID, p.name); err != nil {
 		s.log.Error("live reload", "project", projectID, "err", err)
 	}
 }
@@ -343,7 +284,7 @@ func (s *Service) loaded(ctx context.Context, projectID int64, name string) (*pr
 	s.mu.Lock()
 	p := s.projects[projectID]
 	if p == nil {
-		p = &project{name: name, loading: make(chan struct{}), dirty: map[int64]bool{}}
+		p = &project{name: name, loading: make(chan struct{}), dirty: map[int64]consensus.Refreshed{}}
 		s.projects[projectID] = p
 		s.mu.Unlock()
 		s.load(ctx, projectID, p)
@@ -369,13 +310,8 @@ func (s *Service) load(ctx context.Context, projectID int64, p *project) {
 	if err == nil {
 		d, err = LoadData(ctx, s.st, projectID)
 	}
-	var state *State
-	if err == nil {
-		state = Build(d)
-		_, err = s.cons.SyncIfStale(ctx, projectID)
-	}
-	p.mu.Lock()
 	if err != nil {
+		p.mu.Lock()
 		p.loadErr = err
 		p.mu.Unlock()
 		s.mu.Lock()
@@ -383,18 +319,19 @@ func (s *Service) load(ctx context.Context, projectID int64, p *project) {
 		s.mu.Unlock()
 		return
 	}
+	state := Build(d)
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.state, p.fingerprint = state, fp
-	dirty := p.dirty
-	p.dirty = nil
-	s.schedulePublish(projectID, p) // a reload reaches open dashboards
-	p.mu.Unlock()
-	// Items that changed while loading: refreshed again, now that the
-	// state takes updates (each refresh reads the current judgments).
-	for id := range dirty {
-		if err := s.ItemChanged(ctx, projectID, id); err != nil {
+	// Items refreshed while loading: their latest refresh, applied now
+	// (under p.mu, so no later refresh of theirs can come first).
+	for id, ref := range p.dirty {
+		if err := s.applyLocked(ctx, projectID, p, id, ref); err != nil {
 			s.log.Error("live: apply item changed during load", "item", id, "err", err)
 		}
 	}
+	p.dirty = nil
+	s.schedulePublish(projectID, p) // a reload reaches open dashboards
 	s.log.Info("live state loaded", "project", projectID, "items", len(d.Items), "queries", len(d.Queries),
 		"runs", len(d.Runs), "took", time.Since(start).Round(time.Millisecond))
 }

@@ -103,13 +103,17 @@ func TestServiceMatchesRecompute(t *testing.T) {
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc := live.NewService(p.st, live.NewHub(4), time.Millisecond, log)
+	defer svc.Close()
+	cons := consensus.NewService(p.st, log)
+	cons.Subscribe(svc)
+	defer cons.Close()
 	rng := rand.New(rand.NewPCG(9, 9))
 	// Some judgments before anyone watches: the first load must see them.
 	judge := func(i int) {
 		item := p.items[rng.IntN(len(p.items))]
 		user := p.users[rng.IntN(len(p.users))]
 		if rng.IntN(20) == 0 {
-			if _, err := svc.Adjudicate(ctx, user, item, api.AdjudicationRequest{Relevance: ptr(rng.IntN(4)), Note: "test"}); err != nil {
+			if _, _, err := cons.Adjudicate(ctx, user, item, api.AdjudicationRequest{Relevance: ptr(rng.IntN(4)), Note: "test"}); err != nil {
 				t.Fatal(err)
 			}
 			return
@@ -125,7 +129,7 @@ func TestServiceMatchesRecompute(t *testing.T) {
 		if _, _, err := p.st.SaveJudgment(ctx, n); err != nil {
 			t.Fatal(err)
 		}
-		svc.JudgmentSaved(ctx, p.id, item)
+		cons.JudgmentSaved(ctx, p.id, item)
 	}
 	for i := range 40 {
 		judge(i)
@@ -136,7 +140,7 @@ func TestServiceMatchesRecompute(t *testing.T) {
 	for i := 40; i < 400; i++ {
 		judge(i)
 		if i%90 == 0 || i == 399 {
-			svc.Flush()
+			cons.Flush()
 			got, err := svc.Snapshot(ctx, p.id, "livetest")
 			if err != nil {
 				t.Fatal(err)
@@ -158,6 +162,7 @@ func TestServiceReloadsStaleState(t *testing.T) {
 	p := newProject(t)
 	ctx := context.Background()
 	svc := live.NewService(p.st, live.NewHub(4), time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer svc.Close()
 	svc.SetStaleCheck(0)
 	snap, err := svc.Snapshot(ctx, p.id, "livetest")
 	if err != nil || len(snap.Leaderboard) != 3 {
@@ -289,5 +294,35 @@ func TestHubDropsSlowSubscribers(t *testing.T) {
 	h.Unsubscribe(fast)
 	if _, open := <-fast.C; open {
 		t.Error("unsubscribed channel not closed")
+	}
+}
+
+// TestCloseStopsScheduledPublish: a dashboard update schedules a publish
+// after the throttle; Close cancels it and returns without waiting for it
+// (an hour here), and nothing is published afterwards.
+func TestCloseStopsScheduledPublish(t *testing.T) {
+	p := newProject(t)
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := live.NewService(p.st, live.NewHub(4), time.Hour, log)
+	cons := consensus.NewService(p.st, log)
+	cons.Subscribe(svc)
+	defer cons.Close()
+	sub, _, err := svc.Subscribe(ctx, p.id, "livetest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, ev := int16(3), api.EvidencePartial
+	if _, _, err := p.st.SaveJudgment(ctx, store.NewJudgment{ClientID: "00000000-0000-4000-8000-000000000001", ItemID: p.items[0],
+		UserID: p.users[0], ProjectID: p.id, Kind: api.KindRelevance, Relevance: &rel, Evidence: &ev}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cons.ItemChanged(ctx, p.id, p.items[0]); err != nil { // applied, publish scheduled
+		t.Fatal(err)
+	}
+	svc.Close()
+	svc.Hub().CloseAll()
+	for msg := range sub.C {
+		t.Errorf("published after Close: %s", msg)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"boolpool/server/cal"
 	"boolpool/server/lexical"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
@@ -57,17 +58,15 @@ func loadRuns(ctx context.Context, st *store.Store, projectID int64, names []str
 	return runs, nil
 }
 
-// Create builds a pool from stored runs (plus, with Probes, the logic probes
+// Create checks spec (Check), builds a pool from stored runs (plus, with Probes, the logic probes
 // from the project's lexical index), saves it and reports its composition
 // and the Judged@k of each run against it. Adaptive strategies start from
 // no judgments (their order is refined by calling Build again as judgments
 // arrive).
 func Create(ctx context.Context, st *store.Store, projectID int64, spec Spec, log *slog.Logger) (Report, error) {
-	if len(spec.Runs) == 0 {
-		return Report{}, fmt.Errorf("pooling: no runs given")
-	}
-	if spec.Strategy == DocID {
-		return Report{}, fmt.Errorf("pooling: docid is a simulation baseline; store depth, mtf or bandit pools")
+	spec, err := Check(ctx, st, projectID, spec)
+	if err != nil {
+		return Report{}, err
 	}
 	runs, pool, err := buildPool(ctx, st, projectID, spec, log)
 	if err != nil {
@@ -198,4 +197,80 @@ func SimulateProject(ctx context.Context, st *store.Store, projectID int64, runN
 		qids[i] = q.ID
 	}
 	return Simulate(qids, runs, depth, rel, strategies, levels, bandit)
+}
+
+// GoldSpec describes a simulation against all the gold.
+type GoldSpec struct {
+	Runs       []string
+	Depth      int
+	Split      string
+	Strategies []string
+	Levels     []float64
+	Budget     int
+	Bandit     BanditOptions
+	// Qrels is the oracle (query id → relevant documents); nil uses the
+	// project's stored positive qrels (relevance >= 1).
+	Qrels map[string]map[string]bool
+	// CAL configures the cal strategy; its Engine is built from the
+	// project's lexical index when nil.
+	CAL CALSim
+}
+
+// SimulateGoldProject runs SimulateGold over the project's queries (of the
+// split) that have at least one relevant document in the oracle.
+func SimulateGoldProject(ctx context.Context, st *store.Store, projectID int64, spec GoldSpec, log *slog.Logger) (GoldSummary, error) {
+	if spec.Depth < 1 {
+		return GoldSummary{}, fmt.Errorf("pooling: depth must be positive, got %d", spec.Depth)
+	}
+	runs, err := loadRuns(ctx, st, projectID, spec.Runs)
+	if err != nil {
+		return GoldSummary{}, err
+	}
+	queries, err := retrieval.LoadQueries(ctx, st, projectID, spec.Split)
+	if err != nil {
+		return GoldSummary{}, err
+	}
+	rel := spec.Qrels
+	if rel == nil {
+		if rel, err = storedRelevant(ctx, st, projectID); err != nil {
+			return GoldSummary{}, err
+		}
+	}
+	var gqs []GoldQuery
+	for _, q := range queries {
+		if len(rel[q.ID]) == 0 {
+			continue
+		}
+		gqs = append(gqs, GoldQuery{ID: q.ID, Text: q.Text, Lists: topLists(q.ID, runs, spec.Depth), Rel: rel[q.ID]})
+	}
+	calSim := spec.CAL
+	for _, s := range spec.Strategies {
+		if s == CAL && calSim.Engine == nil {
+			ix, err := retrieval.LoadLexical(ctx, st, projectID, log)
+			if err != nil {
+				return GoldSummary{}, err
+			}
+			calSim.Engine = cal.NewEngine(cal.FromIndex(ix), cal.DefaultOptions())
+		}
+	}
+	seqs, err := Sequencers(spec.Strategies, spec.Bandit, &calSim)
+	if err != nil {
+		return GoldSummary{}, err
+	}
+	return SimulateGold(ctx, gqs, spec.Strategies, seqs, spec.Levels, spec.Budget)
+}
+
+// storedRelevant is the project's positive qrels with relevance >= 1.
+func storedRelevant(ctx context.Context, st *store.Store, projectID int64) (map[string]map[string]bool, error) {
+	rel := map[string]map[string]bool{}
+	err := st.EachQrel(ctx, projectID, "positive", "", func(q store.Qrel) error {
+		if q.Relevance >= 1 {
+			if rel[q.QueryExtID] == nil {
+				rel[q.QueryExtID] = map[string]bool{}
+			}
+			rel[q.QueryExtID][q.DocExtID] = true
+		}
+		return nil
+	})
+	return rel, err
 }

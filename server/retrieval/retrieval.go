@@ -24,6 +24,7 @@ import (
 
 	"boolpool/server/boolexpr"
 	"boolpool/server/lexical"
+	"boolpool/server/progress"
 )
 
 // Query is one query as the methods see it.
@@ -249,16 +250,16 @@ func sortResults(rs []Result, k int) []Result {
 }
 
 // RunAll runs m over queries with `workers` goroutines and returns the
-// results by query id. A progress bar (rate, ETA) goes to progress when it
-// is not nil. The first error cancels the rest.
-func RunAll(ctx context.Context, m Method, queries []Query, k, workers int, progress io.Writer) (map[string][]Result, error) {
+// results by query id. A progress bar (rate, ETA) goes to bar when it is
+// not nil. The first error cancels the rest.
+func RunAll(ctx context.Context, m Method, queries []Query, k, workers int, bar io.Writer) (map[string][]Result, error) {
 	if workers < 1 {
 		workers = 1
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	bar := NewProgress(progress, m.Name(), len(queries))
-	defer bar.Done()
+	pb := progress.New(bar, m.Name(), "", len(queries), 0)
+	defer pb.Done()
 	out := make([][]Result, len(queries))
 	var next atomic.Int64
 	var firstErr error
@@ -282,7 +283,7 @@ func RunAll(ctx context.Context, m Method, queries []Query, k, workers int, prog
 					return
 				}
 				out[i] = rs
-				bar.Add(1)
+				pb.Add(1)
 			}
 		}()
 	}

@@ -69,8 +69,8 @@ const lockKey = `($2::bigint % 2147483647)::int`
 // transaction: one pipelined batch takes the locks and reads, one writes.
 // Statements of a batch run in order, each with a fresh snapshot, so the
 // reads see everything committed before the item's lock was granted.
-// Consensus is derived from the judgments and repaired by SyncIfStale
-// (exports call it), so the commit does not wait for the WAL flush; the
+// Consensus is derived from the judgments and repaired by SyncConsensus
+// (consensus.Current, which exports call), so the commit does not wait for the WAL flush; the
 // judgment itself was committed durably.
 func (s *Store) RefreshConsensus(ctx context.Context, itemID int64, decide DecideFunc) (row ConsensusRow, ok, changed bool, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
@@ -192,6 +192,116 @@ func sameConsensus(a, b ConsensusRow) bool {
 func consensusDetail(r ConsensusRow) map[string]any {
 	return map[string]any{"relevance": r.Relevance, "status": r.Status, "votes": r.Votes,
 		"relevant_votes": r.RelevantVotes, "needs_adjudication": r.NeedsAdjudication}
+}
+
+// SyncConsensus recomputes the consensus of every relevance item of a
+// project with decide (the same rules RefreshConsensus applies per item)
+// and writes the rows that differ, adds missing ones and removes those
+// without a consensus, in one transaction with one consensus.sync audit
+// entry. It returns how many rows changed. It holds the project's
+// consensus lock exclusively (see RefreshConsensus), so a concurrent
+// refresh either finished before the judgments are read or waits and
+// recomputes after this commits: a sync never writes back a stale label.
+func (s *Store) SyncConsensus(ctx context.Context, projectID int64, decide DecideFunc) (int, error) {
+	changed := 0
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		type itemRow struct {
+			id, queryID int64
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, `+lockKey+`)`, lockConsensusProject, projectID); err != nil {
+			return fmt.Errorf("store: lock consensus of project %d: %w", projectID, err)
+		}
+		rows, err := tx.Query(ctx, `SELECT id, query_id FROM items WHERE project_id = $1 AND kind = 'relevance' ORDER BY id`, projectID)
+		if err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		var items []itemRow
+		var it itemRow
+		if _, err := pgx.ForEachRow(rows, []any{&it.id, &it.queryID}, func() error { items = append(items, it); return nil }); err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		rows, _ = tx.Query(ctx, `SELECT * FROM (
+				SELECT DISTINCT ON (item_id, user_id) `+judgmentCols+` FROM judgments
+				WHERE item_id IN (SELECT id FROM items WHERE project_id = $1 AND kind = 'relevance')
+				ORDER BY item_id, user_id, id DESC
+			) latest WHERE skip_reason = '' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
+		current, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
+		if err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		byItem := map[int64][]Judgment{}
+		for _, j := range current {
+			byItem[j.ItemID] = append(byItem[j.ItemID], j)
+		}
+		rows, _ = tx.Query(ctx, `SELECT DISTINCT ON (a.item_id) a.id, a.item_id, a.user_id, a.relevance, a.note, a.created_at
+			FROM adjudications a JOIN items i ON i.id = a.item_id
+			WHERE i.project_id = $1 ORDER BY a.item_id, a.id DESC`, projectID)
+		adjs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Adjudication])
+		if err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		adjOf := map[int64]*Adjudication{}
+		for i := range adjs {
+			adjOf[adjs[i].ItemID] = &adjs[i]
+		}
+		var out []ConsensusRow
+		for _, it := range items {
+			r, ok := decide(byItem[it.id], adjOf[it.id])
+			if !ok {
+				continue
+			}
+			r.ItemID, r.ProjectID, r.QueryID, r.AdjudicationID = it.id, projectID, it.queryID, nil
+			if a := adjOf[it.id]; a != nil {
+				r.AdjudicationID = &a.ID
+			}
+			out = append(out, r)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE consensus_in (LIKE consensus INCLUDING DEFAULTS) ON COMMIT DROP`); err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		_, err = tx.CopyFrom(ctx, pgx.Identifier{"consensus_in"},
+			[]string{"item_id", "project_id", "query_id", "relevance", "status", "votes", "relevant_votes", "contradictions", "needs_adjudication", "adjudication_id"},
+			pgx.CopyFromSlice(len(out), func(i int) ([]any, error) {
+				r := out[i]
+				return []any{r.ItemID, projectID, r.QueryID, r.Relevance, r.Status, r.Votes, r.RelevantVotes, r.Contradictions, r.NeedsAdjudication, r.AdjudicationID}, nil
+			}))
+		if err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM consensus c WHERE c.project_id = $1
+			AND NOT EXISTS (SELECT 1 FROM consensus_in n WHERE n.item_id = c.item_id)`, projectID)
+		if err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		changed += int(tag.RowsAffected())
+		tag, err = tx.Exec(ctx, `INSERT INTO consensus (item_id, project_id, query_id, relevance, status, votes, relevant_votes,
+				contradictions, needs_adjudication, adjudication_id)
+			SELECT item_id, project_id, query_id, relevance, status, votes, relevant_votes, contradictions, needs_adjudication, adjudication_id
+			FROM consensus_in
+			ON CONFLICT (item_id) DO UPDATE SET relevance = EXCLUDED.relevance, status = EXCLUDED.status, votes = EXCLUDED.votes,
+				relevant_votes = EXCLUDED.relevant_votes, contradictions = EXCLUDED.contradictions,
+				needs_adjudication = EXCLUDED.needs_adjudication, adjudication_id = EXCLUDED.adjudication_id, updated_at = now()
+			WHERE (consensus.relevance, consensus.status, consensus.votes, consensus.relevant_votes, consensus.contradictions,
+				consensus.needs_adjudication, consensus.adjudication_id)
+				IS DISTINCT FROM (EXCLUDED.relevance, EXCLUDED.status, EXCLUDED.votes, EXCLUDED.relevant_votes,
+				EXCLUDED.contradictions, EXCLUDED.needs_adjudication, EXCLUDED.adjudication_id)`)
+		if err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		changed += int(tag.RowsAffected())
+		// Rows that were right but older than a judgment or adjudication
+		// of their item are current now (see ConsensusStale).
+		if _, err := tx.Exec(ctx, `UPDATE consensus c SET updated_at = now() WHERE c.project_id = $1 AND (
+				EXISTS (SELECT 1 FROM judgments j WHERE j.item_id = c.item_id AND j.created_at > c.updated_at)
+				OR EXISTS (SELECT 1 FROM adjudications a WHERE a.item_id = c.item_id AND a.created_at > c.updated_at))`, projectID); err != nil {
+			return fmt.Errorf("store: sync consensus: %w", err)
+		}
+		if changed == 0 {
+			return nil
+		}
+		return audit(ctx, tx, 0, projectID, "consensus.sync", "project", fmt.Sprint(projectID), map[string]any{"changed": changed, "items": len(out)})
+	})
+	return changed, err
 }
 
 // ConsensusOf returns an item's stored consensus, or ErrNotFound.

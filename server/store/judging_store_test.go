@@ -127,16 +127,7 @@ func TestGoldItemsMixedIn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gold := 0
-		for _, a := range as {
-			it, err := st.ItemByID(ctx, a.ItemID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if it.IsGold {
-				gold++
-			}
-		}
+		gold := goldCount(t, st, as)
 		// annotator1: gold, regular, gold, regular, gold, then no regular
 		// work is left and gold alone is not served. annotator2 finds the
 		// regular items taken (r = 1): one gold item, then nothing.
@@ -228,4 +219,20 @@ func TestAvailableMatchesLeasable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// goldCount is how many of the leased items are gold.
+func goldCount(t *testing.T, st *store.Store, as []store.Assignment) int {
+	t.Helper()
+	gold := 0
+	for _, a := range as {
+		it, err := st.ItemByID(context.Background(), a.ItemID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.IsGold {
+			gold++
+		}
+	}
+	return gold
 }

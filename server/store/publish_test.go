@@ -158,16 +158,7 @@ func TestLeaseMixesPublishedGold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gold := 0
-	for _, a := range as {
-		it, err := st.ItemByID(ctx, a.ItemID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if it.IsGold {
-			gold++
-		}
-	}
+	gold := goldCount(t, st, as)
 	// The lease function serves gold while gold < rate·(items+1): items 1
 	// and 11 of 20.
 	if len(as) != 20 || gold != 2 {

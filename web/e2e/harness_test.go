@@ -21,10 +21,14 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"boolpool/server/auth"
 	"boolpool/server/config"
+	"boolpool/server/consensus"
 	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
+	"boolpool/server/judging"
 	"boolpool/server/judging/judgingtest"
+	"boolpool/server/live"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
@@ -143,15 +147,27 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// The retrieve job kind as the serve command injects it (without the
 	// encoders, whose dense methods these tests do not run).
-	h := httpapi.New(cfg, st, log, httpapi.WithJobs(httpapi.Jobs{Kinds: map[string]jobs.Kind{
-		api.JobKindRetrieve: jobs.Retrieve(st, log, nil),
-	}}))
+	// The services as cmd/boolpool/services.go builds them.
+	cons := consensus.NewService(st, log)
+	dashboards := live.NewService(st, live.NewHub(16), 250*time.Millisecond, log)
+	cons.Subscribe(dashboards)
+	runner := jobs.New(st, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil)}, jobs.Options{})
+	h := httpapi.New(cfg, httpapi.Services{
+		Store:     st,
+		Auth:      auth.New(st, auth.Options{SessionTTL: cfg.SessionTTL, LoginPerMinute: cfg.LoginPerMinute}, log),
+		Judging:   judging.New(st, cons, log),
+		Consensus: cons,
+		Live:      dashboards,
+		Jobs:      runner,
+	}, log)
 	srv := httptest.NewServer(h.Handler())
 	t.Cleanup(func() {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		h.StopJobs(ctx)
+		runner.Stop(ctx)
+		cons.Close()
+		dashboards.Close()
 	})
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

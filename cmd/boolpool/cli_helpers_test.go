@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"boolpool/server/store/storetest"
+)
+
+// cliTest is one CLI test's world: a fresh database, migrated with
+// `boolpool migrate`, and a directory for the input files.
+type cliTest struct {
+	t   *testing.T
+	ctx context.Context
+	db  string // the database's URL
+	dir string
+}
+
+func newCLITest(t *testing.T) *cliTest {
+	t.Helper()
+	c := &cliTest{t: t, ctx: context.Background(), db: storetest.URL(t), dir: t.TempDir()}
+	c.must("migrate")
+	return c
+}
+
+// write puts body in the test's directory as name and returns its path.
+func (c *cliTest) write(name, body string) string {
+	c.t.Helper()
+	p := filepath.Join(c.dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+	return p
+}
+
+// exec runs `boolpool args...` with --database-url after the command words
+// (before the first flag) and returns its output and exit code.
+func (c *cliTest) exec(args ...string) (stdout, stderr string, code int) {
+	i := slices.IndexFunc(args, func(a string) bool { return strings.HasPrefix(a, "-") })
+	if i < 0 {
+		i = len(args)
+	}
+	full := slices.Concat(args[:i], []string{"--database-url", c.db}, args[i:])
+	var out, errb bytes.Buffer
+	code = run(c.ctx, full, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// must is exec that fails the test unless the command exits 0.
+func (c *cliTest) must(args ...string) (stdout, stderr string) {
+	c.t.Helper()
+	out, errs, code := c.exec(args...)
+	if code != 0 {
+		c.t.Fatalf("%v: exit %d: %s", args, code, errs)
+	}
+	return out, errs
+}
+
+// needEncoders skips the test unless the encoder cache ($BOOLPOOL_CACHE,
+// else the repository's .cache) holds the files (or BOOLPOOL_ORT_LIB
+// names the runtime); hint says how to get them.
+func needEncoders(t *testing.T, hint string, files ...string) {
+	t.Helper()
+	cache := os.Getenv("BOOLPOOL_CACHE")
+	if cache == "" {
+		cache = filepath.Join("..", "..", ".cache")
+	}
+	for _, p := range files {
+		if _, err := os.Stat(filepath.Join(cache, p)); err != nil && os.Getenv("BOOLPOOL_ORT_LIB") == "" {
+			t.Skipf("skipping: %v (%s)", err, hint)
+		}
+	}
+}

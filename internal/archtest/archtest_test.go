@@ -1,0 +1,179 @@
+package archtest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// pkg is what the rules read of one package (go list -json). Imports and
+// Deps come from its non-test files only.
+type pkg struct {
+	ImportPath string
+	Imports    []string // direct imports
+	Deps       []string // every package it depends on, transitively
+}
+
+// The rules. httpapi is the request path; devtools is the bench, load and
+// synthetic-data code; a fixture package is one of the module's packages
+// whose name ends in "test" (storetest, judgingtest).
+const (
+	httpapi  = "server/httpapi"
+	encoders = "encoders"
+	devtools = "server/devtools"
+)
+
+// within reports whether path is dir or a package below it.
+func within(path, dir string) bool { return path == dir || strings.HasPrefix(path, dir+"/") }
+
+// check returns every broken rule in pkgs, a module named module.
+func check(module string, pkgs []pkg) []string {
+	rel := func(p string) (string, bool) {
+		if p == module {
+			return "", true
+		}
+		r, ok := strings.CutPrefix(p, module+"/")
+		return r, ok
+	}
+	isFixture := func(p string) bool {
+		r, ok := rel(p)
+		return ok && strings.HasSuffix(r[strings.LastIndex(r, "/")+1:], "test")
+	}
+	var bad []string
+	for _, p := range pkgs {
+		from, ok := rel(p.ImportPath)
+		if !ok {
+			continue
+		}
+		if from == httpapi {
+			for _, d := range p.Deps {
+				if r, ok := rel(d); ok && (within(r, encoders) || within(r, devtools)) {
+					bad = append(bad, fmt.Sprintf("%s depends on %s (the request path links neither the encoders nor the dev tooling)", p.ImportPath, d))
+				}
+			}
+		}
+		for _, imp := range p.Imports {
+			r, ok := rel(imp)
+			if !ok {
+				continue
+			}
+			if within(r, devtools) && !within(from, devtools) && !within(from, "cmd") {
+				bad = append(bad, fmt.Sprintf("%s imports %s (only cmd/ and server/devtools/ may import the dev tooling)", p.ImportPath, imp))
+			}
+			if isFixture(imp) && !isFixture(p.ImportPath) {
+				bad = append(bad, fmt.Sprintf("%s imports the test fixture %s from a non-test file", p.ImportPath, imp))
+			}
+		}
+	}
+	return bad
+}
+
+// listModule runs go list -json over the whole module.
+func listModule(t *testing.T) (module string, pkgs []pkg) {
+	t.Helper()
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(gomod)) == "" {
+		t.Fatalf("go env GOMOD: %v %q", err, gomod)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	cmd := exec.Command("go", "list", "-m")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -m: %v", err)
+	}
+	module = strings.TrimSpace(string(out))
+	cmd = exec.Command("go", "list", "-json=ImportPath,Imports,Deps", "./...")
+	cmd.Dir = root
+	out, err = cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return module, pkgs
+}
+
+// TestImportRules: server/httpapi depends on neither boolpool/encoders nor
+// server/devtools (directly or through another package), no package but
+// cmd/ and the dev tooling itself imports server/devtools, and no non-test
+// file imports a test fixture package (a module package named *test).
+func TestImportRules(t *testing.T) {
+	module, pkgs := listModule(t)
+	has := func(rel string) bool {
+		return slices.ContainsFunc(pkgs, func(p pkg) bool { return p.ImportPath == module+"/"+rel })
+	}
+	// The rules must have something to hold: the request path, the dev
+	// tooling and the fixtures are where the rules expect them.
+	for _, rel := range []string{httpapi, devtools + "/bench", "server/store/storetest", "server/judging/judgingtest"} {
+		if !has(rel) {
+			t.Fatalf("no package %s/%s: the rules name packages that moved", module, rel)
+		}
+	}
+	for _, v := range check(module, pkgs) {
+		t.Error(v)
+	}
+}
+
+// TestCheckCatchesViolations: each rule fails on a graph that breaks it
+// and passes on one that keeps it.
+func TestCheckCatchesViolations(t *testing.T) {
+	const m = "example"
+	tests := []struct {
+		name string
+		pkgs []pkg
+		want string // a substring of the one violation; "" = none
+	}{
+		{"clean", []pkg{
+			{ImportPath: m + "/server/httpapi", Imports: []string{m + "/server/store"}, Deps: []string{m + "/server/store", "net/http"}},
+			{ImportPath: m + "/server/store/storetest", Imports: []string{m + "/server/store", "testing"}},
+			{ImportPath: m + "/server/judging/judgingtest", Imports: []string{m + "/server/store/storetest"}},
+			{ImportPath: m + "/server/devtools/bench", Imports: []string{m + "/encoders", m + "/server/devtools/loadgen"}},
+			{ImportPath: m + "/cmd/boolpool", Imports: []string{m + "/server/devtools/bench", "net/http/httptest"}},
+		}, ""},
+		{"httpapi on the encoders, through another package", []pkg{
+			{ImportPath: m + "/server/httpapi", Imports: []string{m + "/server/jobs"}, Deps: []string{m + "/server/jobs", m + "/encoders"}},
+		}, "example/server/httpapi depends on example/encoders"},
+		{"httpapi on an encoders subpackage", []pkg{
+			{ImportPath: m + "/server/httpapi", Deps: []string{m + "/encoders/tokenizer"}},
+		}, "depends on example/encoders/tokenizer"},
+		{"httpapi on the dev tooling", []pkg{
+			{ImportPath: m + "/server/httpapi", Deps: []string{m + "/server/devtools/loadgen"}},
+		}, "depends on example/server/devtools/loadgen"},
+		{"a domain package imports the dev tooling", []pkg{
+			{ImportPath: m + "/server/live", Imports: []string{m + "/server/devtools/synth"}},
+		}, "example/server/live imports example/server/devtools/synth"},
+		{"a fixture imported from a non-test file", []pkg{
+			{ImportPath: m + "/server/devtools/retrievalbench", Imports: []string{m + "/server/judging/judgingtest"}},
+		}, "imports the test fixture example/server/judging/judgingtest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := check(m, tt.pkgs)
+			switch {
+			case tt.want == "" && len(got) > 0:
+				t.Errorf("violations in a clean graph: %q", got)
+			case tt.want != "" && (len(got) != 1 || !strings.Contains(got[0], tt.want)):
+				t.Errorf("violations %q, want one with %q", got, tt.want)
+			}
+		})
+	}
+}

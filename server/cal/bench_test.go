@@ -1,0 +1,120 @@
+package cal
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"boolpool/server/lexical"
+)
+
+// benchCorpus is the DebQUEST corpus (60,535 documents) when
+// BOOLPOOL_SHARED_DATA is set, else 60,000 synthetic documents with a
+// Zipfian vocabulary and DebQUEST's mean length (~46 terms).
+func benchCorpus(b *testing.B) ([]lexical.Doc, string) {
+	b.Helper()
+	if dir := os.Getenv("BOOLPOOL_SHARED_DATA"); dir != "" {
+		f, err := os.Open(filepath.Join(dir, "debquest", "documents.jsonl.gz"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sc := bufio.NewScanner(z)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		var docs []lexical.Doc
+		for sc.Scan() {
+			var d struct{ Title, Text string }
+			if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+				b.Fatal(err)
+			}
+			docs = append(docs, lexical.Doc{ExtID: d.Title, Title: d.Title, Body: d.Text})
+		}
+		if err := sc.Err(); err != nil {
+			b.Fatal(err)
+		}
+		return docs, "DebQUEST documents"
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	zipf := rand.NewZipf(rng, 1.1, 2, 70000)
+	docs := make([]lexical.Doc, 60000)
+	buf := make([]byte, 0, 1024)
+	for i := range docs {
+		buf = buf[:0]
+		n := 20 + rng.IntN(60)
+		for range n {
+			buf = fmt.Appendf(buf, "w%dx ", zipf.Uint64())
+		}
+		docs[i] = lexical.Doc{ExtID: fmt.Sprintf("d%05d", i), Body: string(buf)}
+	}
+	return docs, "synthetic documents"
+}
+
+// BenchmarkRound times one cal round (train on 10 relevant, 50 judged
+// non-relevant and 100 provisional negatives; score the whole corpus; pick
+// the top 20 unjudged) against the reference, one exact BM25 query over
+// the same corpus (every posting of its terms scored, top 1000), measured
+// alternately in the same run. It reports both medians and their ratio.
+func BenchmarkRound(b *testing.B) {
+	docs, what := benchCorpus(b)
+	ix, err := lexical.Build(context.Background(), docs, lexical.DefaultParams(), 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tf := time.Now()
+	f := FromIndex(ix)
+	featMs := float64(time.Since(tf).Microseconds()) / 1000
+	e := NewEngine(f, DefaultOptions())
+	rng := rand.New(rand.NewPCG(3, 4))
+	perm := rng.Perm(f.NumDocs())
+	labels := map[string]bool{}
+	for i, d := range perm[:60] {
+		labels[f.DocID(uint32(d))] = i < 10
+	}
+	query := docs[perm[0]].Title + " " + docs[perm[0]].Body
+	a := lexical.NewAnalyzer()
+	qv := ix.QueryVector(a, query)
+	ctx := context.Background()
+	var calMs, bm25Ms []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, err := e.NextBatch(ctx, Request{Query: query, Labels: labels, Size: 20, Round: i}); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if hits := ix.Search(qv, 1000); len(hits) == 0 {
+			b.Fatal("no BM25 hits")
+		}
+		t2 := time.Now()
+		calMs = append(calMs, float64(t1.Sub(t0).Microseconds())/1000)
+		bm25Ms = append(bm25Ms, float64(t2.Sub(t1).Microseconds())/1000)
+	}
+	b.StopTimer()
+	c, r := median(calMs), median(bm25Ms)
+	b.ReportMetric(c, "round-ms")
+	b.ReportMetric(r, "bm25-ms")
+	b.ReportMetric(c/max(r, 1e-6), "round/bm25")
+	b.Logf("%s: %d docs, %d weights (features built in %.0f ms), %d query terms; cal round median %.2f ms (target <= 500 ms), exact BM25 query median %.3f ms, ratio %.1fx",
+		what, f.NumDocs(), f.NNZ(), featMs, len(qv), c, r, c/max(r, 1e-6))
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
+}

@@ -1,0 +1,235 @@
+package bench
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"boolpool/server/apperr"
+	"boolpool/server/auth"
+	"boolpool/server/devtools/loadgen"
+	"boolpool/server/store"
+	"boolpool/web/api"
+)
+
+// UploadsSuite posts a gzip holding one 1 GiB line (a few MB on the wire)
+// to a running server's import endpoint, as a child process, and measures
+// the time to the refusal and the server's peak RSS (VmHWM of the child)
+// against its RSS just before the upload.
+func UploadsSuite() Suite { return Suite{Name: "uploads", Run: runUploads} }
+
+func runUploads(ctx context.Context, env *Env) ([]Row, error) {
+	bin, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	lineLen := int64(1 << 30)
+	if env.Quick {
+		lineLen = 256 << 20
+	}
+	dir, err := os.MkdirTemp("", "boolpool-bench-uploads-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	gz := filepath.Join(dir, "documents.jsonl.gz")
+	if err := writeOneLineGzip(gz, lineLen); err != nil {
+		return nil, err
+	}
+	gzInfo, err := os.Stat(gz)
+	if err != nil {
+		return nil, err
+	}
+
+	const user, password = "upload-bench", "upload-bench-pw"
+	if err := uploadFixture(ctx, env.Store, "uploads", user, password); err != nil {
+		return nil, err
+	}
+	port, err := loadgen.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := loadgen.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), "-upload-dir", filepath.Join(dir, "uploads"))
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Kill()
+	client, csrf, err := signIn(ctx, srv.URL(), user, password)
+	if err != nil {
+		return nil, err
+	}
+	// Settle: the first requests allocate what any request does.
+	time.Sleep(500 * time.Millisecond)
+	rssBefore, err := procStatusKiB(srv.PID(), "VmRSS")
+	if err != nil {
+		return nil, err
+	}
+	var times []float64
+	var status int
+	var detail string
+	for i := 0; i < max(1, min(env.Repeats, 3)); i++ {
+		start := time.Now()
+		status, detail, err = postUpload(ctx, client, srv.URL()+"/api/projects/uploads/imports", csrf, gz)
+		if err != nil {
+			return nil, fmt.Errorf("upload: %w; server log: %s", err, srv.Log(2000))
+		}
+		times = append(times, time.Since(start).Seconds())
+		if status < 400 || status >= 500 {
+			return nil, fmt.Errorf("the 1 GiB-line upload answered %d (want 4xx): %s", status, detail)
+		}
+	}
+	peak, err := procStatusKiB(srv.PID(), "VmHWM")
+	if err != nil {
+		return nil, err
+	}
+	secs := Median(times)
+	refused := Row{Suite: "uploads", Name: "1 GiB-line gzip upload: time to refusal", Value: secs, Unit: "s",
+		Note: fmt.Sprintf("HTTP %d %q; %s gzip of a %d MiB line posted to the import endpoint (quest); median of %d",
+			status, apperr.Clip(detail, 120), mib(gzInfo.Size()), lineLen>>20, len(times))}
+	refused = refused.WithTarget("4xx within 5 s", status >= 400 && status < 500 && secs < 5)
+	rss := Row{Suite: "uploads", Name: "1 GiB-line gzip upload: server peak RSS", Value: float64(peak) / 1024, Unit: "MiB",
+		Note: "VmHWM of the server child process after the uploads; reference: its VmRSS just before them (the peak includes start-up)"}
+	rss = rss.WithRef("server RSS before the upload", float64(rssBefore)/1024).
+		WithTarget("< RSS before + 128 MiB", float64(peak-rssBefore)/1024 < 128)
+	return []Row{refused, rss}, nil
+}
+
+// writeOneLineGzip writes a gzip of n bytes of 'a' and a newline.
+func writeOneLineGzip(path string, n int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zw, err := gzip.NewWriterLevel(f, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	chunk := bytes.Repeat([]byte("a"), 1<<20)
+	for n > 0 {
+		k := min(n, int64(len(chunk)))
+		if _, err := zw.Write(chunk[:k]); err != nil {
+			return err
+		}
+		n -= k
+	}
+	if _, err := zw.Write([]byte("\n")); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// uploadFixture makes a project and a researcher who is its member.
+func uploadFixture(ctx context.Context, st *store.Store, project, user, password string) error {
+	p, err := st.EnsureProject(ctx, project)
+	if err != nil {
+		return err
+	}
+	hash, err := auth.HashPassword(password, auth.HashParams{MemoryKiB: 64, Time: 1, Threads: 1})
+	if err != nil {
+		return err
+	}
+	u, err := st.CreateUser(ctx, store.NewUser{Username: user, Role: api.RoleResearcher, PasswordHash: hash})
+	if err != nil {
+		return err
+	}
+	return st.AddProjectMember(ctx, p.ID, u.ID)
+}
+
+func signIn(ctx context.Context, base, user, password string) (*http.Client, string, error) {
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 60 * time.Second}
+	body, _ := json.Marshal(api.LoginRequest{Username: user, Password: password})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/auth/login", bytes.NewReader(body))
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer res.Body.Close()
+	var me api.Me
+	if err := json.NewDecoder(res.Body).Decode(&me); err != nil || res.StatusCode != http.StatusOK {
+		return nil, "", fmt.Errorf("login: status %d: %v", res.StatusCode, err)
+	}
+	return c, me.CSRFToken, nil
+}
+
+// postUpload streams path as a multipart upload and returns the status and
+// the problem's detail.
+func postUpload(ctx context.Context, c *http.Client, url, csrf, path string) (int, string, error) {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		err := func() error {
+			if err := mw.WriteField("format", "quest"); err != nil {
+				return err
+			}
+			w, err := mw.CreateFormFile("files", filepath.Base(path))
+			if err != nil {
+				return err
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if _, err := io.Copy(w, f); err != nil {
+				return err
+			}
+			return mw.Close()
+		}()
+		pw.CloseWithError(err)
+	}()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, pr)
+	if err != nil {
+		pr.Close()
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set(api.CSRFHeader, csrf)
+	res, err := c.Do(req)
+	pr.Close() // ends the writer if the server answered before reading it all
+	if err != nil {
+		return 0, "", err
+	}
+	defer res.Body.Close()
+	var prob struct {
+		Detail string `json:"detail"`
+	}
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	_ = json.Unmarshal(b, &prob)
+	return res.StatusCode, prob.Detail, nil
+}
+
+// procStatusKiB reads one kB field (VmRSS, VmHWM) of /proc/<pid>/status.
+func procStatusKiB(pid int, field string) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("bench: %w", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("bench: no %s in /proc/%d/status", field, pid)
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

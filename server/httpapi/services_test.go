@@ -1,0 +1,47 @@
+package httpapi_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"boolpool/server/auth"
+	"boolpool/server/config"
+	"boolpool/server/consensus"
+	"boolpool/server/httpapi"
+	"boolpool/server/jobs"
+	"boolpool/server/judging"
+	"boolpool/server/live"
+	"boolpool/server/store"
+)
+
+// newServices builds the services as `boolpool serve` does
+// (cmd/boolpool/services.go), with the given job kinds; they are stopped
+// when the test ends (after the servers registered later are closed).
+func newServices(t testing.TB, cfg config.Config, st *store.Store, log *slog.Logger, kinds map[string]jobs.Kind) httpapi.Services {
+	t.Helper()
+	cons := consensus.NewService(st, log)
+	dashboards := live.NewService(st, live.NewHub(16), 250*time.Millisecond, log)
+	cons.Subscribe(dashboards)
+	runner := jobs.New(st, log, kinds, jobs.Options{})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		runner.Stop(ctx)
+		cons.Close()
+		dashboards.Close()
+	})
+	return httpapi.Services{
+		Store: st,
+		Auth: auth.New(st, auth.Options{
+			SessionTTL: cfg.SessionTTL, SecureCookies: cfg.SecureCookies,
+			LoginPerMinute: cfg.LoginPerMinute, AccountLoginPerMinute: cfg.AccountLoginPerMinute,
+			MaxConcurrentHashes: cfg.MaxConcurrentHashes,
+		}, log),
+		Judging:   judging.New(st, cons, log),
+		Consensus: cons,
+		Live:      dashboards,
+		Jobs:      runner,
+	}
+}

@@ -1,0 +1,4 @@
+package live
+
+// CompareSnapshots is compareSnapshots for the external tests.
+var CompareSnapshots = compareSnapshots

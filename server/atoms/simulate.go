@@ -426,6 +426,46 @@ func SimulateQueryLevel(in SimInput, strategy string) (QueryLevelResult, error) 
 	}
 }
 
+// QueryLevelFromSequences interleaves precomputed per-query judging
+// sequences (query id → documents, e.g. a CAL review's) the way
+// SimulateQueryLevel does, queries taking turns, and records the gold found.
+func QueryLevelFromSequences(in SimInput, name string, seqs map[string][]string) (QueryLevelResult, error) {
+	gold := in.Gold
+	if gold == nil {
+		var err error
+		if gold, err = GoldFromOracle(in.Queries, in.Oracle); err != nil {
+			return QueryLevelResult{}, err
+		}
+	}
+	res := QueryLevelResult{Strategy: name}
+	for _, q := range in.Queries {
+		res.Gold += len(gold[q.ID])
+	}
+	found := 0
+	sch := newScheduler(len(in.Queries))
+	pos := make([]int, len(in.Queries))
+	for {
+		i := sch.pick()
+		if i < 0 {
+			return res, nil
+		}
+		q := in.Queries[i]
+		if pos[i] >= len(seqs[q.ID]) {
+			sch.finish(i)
+			continue
+		}
+		d := seqs[q.ID][pos[i]]
+		pos[i]++
+		if gold[q.ID][d] {
+			found++
+		}
+		res.Found = append(res.Found, found)
+		if in.Budget > 0 && len(res.Found) >= in.Budget {
+			return res, nil
+		}
+	}
+}
+
 // scheduler hands out the queries in turn, skipping finished ones.
 type scheduler struct {
 	turn int

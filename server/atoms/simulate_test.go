@@ -14,6 +14,7 @@ import (
 
 	"boolpool/encoders"
 	"boolpool/server/boolexpr"
+	"boolpool/server/cal"
 	"boolpool/server/embedjob"
 	"boolpool/server/lexical"
 	"boolpool/server/pooling"
@@ -218,6 +219,48 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 			if a, ok := atomsTo[l]; ok {
 				if q, ok := qlTo[l]; ok && a >= q {
 					t.Errorf("to %.0f%%: atoms %d judgments, query-level %s %d", 100*l, a, s, q)
+				}
+			}
+		}
+	}
+	// h-cal's continuous active learning (server/cal, AutoTAR) per query,
+	// each query's review capped at its even share of the budget, queries
+	// taking turns as above.
+	if os.Getenv("ATOMS_CAL") != "" {
+		eng := cal.NewEngine(cal.FromIndex(ix), cal.DefaultOptions())
+		seqr, err := pooling.Sequencers([]string{pooling.CAL}, pooling.BanditOptions{}, &pooling.CALSim{Engine: eng, Knee: pooling.DefaultCALKnee()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gold, _ := GoldFromOracle(qs, o)
+		seqs := map[string][]string{}
+		share := in.Budget / len(qs)
+		for _, q := range qs {
+			var lists [][]string
+			for _, r := range runs {
+				lists = append(lists, r.Lists[q.ID])
+			}
+			seq, err := seqr[0](context.Background(), pooling.GoldQuery{ID: q.ID, Text: queryTexts[q.ID], Lists: lists, Rel: gold[q.ID]}, share)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seqs[q.ID] = seq
+		}
+		ql, err := QueryLevelFromSequences(in, pooling.CAL, seqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		final := 0
+		if len(ql.Found) > 0 {
+			final = ql.Found[len(ql.Found)-1]
+		}
+		rec := float64(final) / float64(ql.Gold)
+		bestRecall = max(bestRecall, rec)
+		qlTo := report("query-level cal", len(ql.Found), rec, ql.JudgmentsTo)
+		for _, l := range levels {
+			if a, ok := atomsTo[l]; ok {
+				if q, ok := qlTo[l]; ok && a >= q {
+					t.Errorf("to %.0f%%: atoms %d judgments, query-level cal %d", 100*l, a, q)
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"boolpool/server/atoms"
 	"context"
 	"errors"
 	"fmt"
@@ -126,6 +127,7 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	calSeedRuns := fs.Int("cal-seed-runs", 0, "cal: judge the top N of the fused runs before the first training round")
 	asJSON := fs.Bool("json", false, "print the JSON contract instead of the table")
 	svg := fs.String("svg", "", "also write the recall-vs-judgments chart to this SVG `file`")
+	atomQrels := fs.String("atom-qrels", "", "strategy atoms (alone, issue 13): atom oracle `FILE` (atom text<TAB>document<TAB>0|1)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -144,6 +146,9 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 		lv = append(lv, f)
 	}
 	names := splitList(*strategies)
+	if len(names) == 1 && names[0] == atoms.StrategyAtoms { // issue 13, cmd_pool_atoms.go
+		return runPoolSimulateAtoms(ctx, *db, *project, splitList(*runs), *depth, *split, *atomQrels, *budget, lv, *asJSON, stdout, stderr)
+	}
 	if err := pooling.CheckStrategies(names); err != nil {
 		return fmt.Errorf("%w: --strategies: %v", errUsage, err)
 	}

@@ -46,6 +46,7 @@ func commands() map[string]command {
 		"index":     {"rebuild a project's lexical (BM25) index, and an encoder's HNSW index", runIndex},
 		"retrieve":  {"run a retrieval method over a project's queries (--list for methods)", runRetrieve},
 		"pool":      {"build a judging pool from runs; simulate judging orders; explicit negatives", runPool},
+		"atoms":     {"shared constraints: sync, list, merge, split, labels, variants, check", runAtoms},
 	}
 }
 

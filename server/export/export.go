@@ -28,7 +28,7 @@ import (
 
 // Formats lists the accepted --format names. beir writes a directory.
 func Formats() []string {
-	return []string{"quest", "quest-documents", "beir", "trec-topics", "trec-qrels", "trec-run", "csv", "qrels-consensus", "quest-judged", "boolq", "nevir"}
+	return []string{"quest", "quest-documents", "beir", "trec-topics", "trec-qrels", "trec-run", "csv", "qrels-consensus", "quest-judged", "boolq", "nevir", "qrels-derived", "quest-variants"}
 }
 
 // Options select what to export.
@@ -84,6 +84,10 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 		c, err = boolqQueries(ctx, st, projectID, bw)
 	case "nevir":
 		c, err = nevirPairs(ctx, st, projectID, bw)
+	case "qrels-derived": // issue 13, derived.go
+		c, err = derivedQrels(ctx, st, projectID, opt.Consensus, bw)
+	case "quest-variants": // issue 13, derived.go
+		c, err = questVariants(ctx, st, projectID, bw)
 	case "beir":
 		return c, fmt.Errorf("export: beir writes a directory: pass --out DIR")
 	default:

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"boolpool/server/store/storetest"
+)
+
+// TestPoolSimulateAtomsCLI: `pool simulate --strategies atoms --atom-qrels
+// FILE --json` on a tiny project with a BM25 run finds the one gold pair.
+func TestPoolSimulateAtomsCLI(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.URL(t)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	docs := write("docs.jsonl", `{"title": "redapple", "text": "red apple fruit"}
+{"title": "greenapple", "text": "green apple fruit"}
+{"title": "cherry", "text": "red cherry fruit"}
+{"title": "banana", "text": "yellow banana fruit"}
+`)
+	queries := write("q.jsonl", `{"query": "apple fruit that are not red fruit", "docs": ["greenapple"], "original_query": "<mark>apple fruit</mark> that are not <mark>red fruit</mark>", "scores": null, "metadata": {"template": "_ that are not _"}}
+`)
+	oracle := write("atoms.tsv", "Apple fruit\tredapple\t1\napple fruit\tgreenapple\t1\nred fruit\tredapple\t1\nred fruit\tcherry\t1\nred fruit\tbanana\t0\n")
+	do := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		n := 1
+		if args[0] == "pool" {
+			n = 2 // pool simulate
+		}
+		args = append(append(append([]string{}, args[:n]...), "--database-url", db), args[n:]...)
+		code := run(ctx, args, &out, &errb)
+		return out.String(), errb.String(), code
+	}
+	for _, args := range [][]string{
+		{"migrate"},
+		{"import", "--project", "p", "--format", "quest", docs, queries},
+		{"index", "--project", "p"},
+		{"retrieve", "--project", "p", "--method", "bm25", "--name", "bm25"},
+	} {
+		if _, e, code := do(args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, e)
+		}
+	}
+	out, e, code := do("pool", "simulate", "--project", "p", "--runs", "bm25", "--depth", "10", "--strategies", "atoms", "--atom-qrels", oracle, "--json")
+	if code != 0 {
+		t.Fatalf("simulate atoms: exit %d: %s", code, e)
+	}
+	var res struct {
+		Queries    int `json:"queries"`
+		Gold       int `json:"gold"`
+		Strategies map[string]struct {
+			Judgments   int             `json:"judgments"`
+			Found       int             `json:"found"`
+			Recall      float64         `json:"recall"`
+			JudgmentsTo map[string]*int `json:"judgments_to"`
+		} `json:"strategies"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	a := res.Strategies["atoms"]
+	// Candidates: the run's 4 documents (BM25 matches "fruit" in all); each
+	// is decided by one or two atom judgments: at most 8.
+	if res.Queries != 1 || res.Gold != 1 || a.Found != 1 || a.Recall != 1 || a.Judgments > 8 || a.JudgmentsTo["0.95"] == nil {
+		t.Fatalf("atoms simulation: %s", out)
+	}
+	// Bad input names the line.
+	bad := write("bad.tsv", "apple fruit\tredapple\t1\napple fruit\tgreenapple\tyes\n")
+	if _, e, code := do("pool", "simulate", "--project", "p", "--runs", "bm25", "--strategies", "atoms", "--atom-qrels", bad); code == 0 || !strings.Contains(e, "line 2") {
+		t.Fatalf("bad atom qrels: exit %d %q", code, e)
+	}
+	if _, e, code := do("pool", "simulate", "--project", "p", "--runs", "bm25", "--strategies", "atoms"); code == 0 || !strings.Contains(e, "--atom-qrels") {
+		t.Fatalf("missing --atom-qrels: exit %d %q", code, e)
+	}
+}

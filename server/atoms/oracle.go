@@ -1,0 +1,108 @@
+package atoms
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"boolpool/server/boolexpr"
+	"boolpool/server/store"
+)
+
+// Oracle holds an atom-qrels file: atom key → the documents that satisfy
+// it. A document not listed for an atom does not satisfy it.
+type Oracle map[string]map[string]bool
+
+// ReadOracle reads lines "atom text<TAB>document id<TAB>0|1" (1 =
+// satisfies; 0 lines are accepted and change nothing), keyed by
+// Normalise(atom text). Errors name the line.
+func ReadOracle(r io.Reader) (Oracle, error) {
+	out := Oracle{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			return nil, fmt.Errorf("atoms: atom qrels line %d: %d tab-separated fields, want 3 (atom, document, 0|1)", n, len(f))
+		}
+		k := Normalise(f[0])
+		if k == "" || f[1] == "" {
+			return nil, fmt.Errorf("atoms: atom qrels line %d: empty atom or document", n)
+		}
+		switch f[2] {
+		case "1":
+			if out[k] == nil {
+				out[k] = map[string]bool{}
+			}
+			out[k][f[1]] = true
+		case "0":
+		default:
+			return nil, fmt.Errorf("atoms: atom qrels line %d: label %q, want 0 or 1", n, f[2])
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("atoms: atom qrels line %d: %w", n+1, err)
+	}
+	return out, nil
+}
+
+// Labels returns the oracle as (closed-world) labels: True for every listed
+// pair. Derive with closedWorld treats the rest as False.
+func (o Oracle) Labels() Labels {
+	l := Labels{}
+	for a, docs := range o {
+		for d := range docs {
+			l.Set(a, d, boolexpr.True)
+		}
+	}
+	return l
+}
+
+// ReadLabelFile reads atom labels "atom text<TAB>document<TAB>1|0|unsure"
+// (also yes/no) for the atoms in ids (key → atom id, matched by
+// Normalise); lines of other atoms are counted in skipped. Errors name the
+// line; nothing is returned on an error.
+func ReadLabelFile(r io.Reader, ids map[string]int64) (labels []store.AtomLabel, skipped int, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || f[1] == "" {
+			return nil, 0, fmt.Errorf("atoms: labels line %d: want atom<TAB>document<TAB>label", n)
+		}
+		var label string
+		switch f[2] {
+		case "1", "yes":
+			label = "yes"
+		case "0", "no":
+			label = "no"
+		case "unsure":
+			label = "unsure"
+		default:
+			return nil, 0, fmt.Errorf("atoms: labels line %d: label %q, want 1, 0, yes, no or unsure", n, f[2])
+		}
+		id, ok := ids[Normalise(f[0])]
+		if !ok {
+			skipped++
+			continue
+		}
+		labels = append(labels, store.AtomLabel{AtomID: id, DocExtID: f[1], Label: label, Source: "import"})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, 0, fmt.Errorf("atoms: labels line %d: %w", n+1, err)
+	}
+	return labels, skipped, nil
+}

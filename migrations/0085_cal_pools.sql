@@ -4,6 +4,9 @@
 -- origin: 'runs' (the top depth of a chosen run holds it; every item of a
 -- run pool) or 'cal' (found by active learning alone); round: the batch of
 -- a cal pool that served it (0 = the first batch; 0 for run pools).
+ALTER TABLE pools DROP CONSTRAINT pools_strategy_check,
+    ADD CONSTRAINT pools_strategy_check CHECK (strategy IN ('depth', 'mtf', 'bandit', 'cal'));
+
 ALTER TABLE pool_items
     ADD COLUMN origin text NOT NULL DEFAULT 'runs' CHECK (origin IN ('runs', 'cal')),
     ADD COLUMN round  int  NOT NULL DEFAULT 0 CHECK (round >= 0);

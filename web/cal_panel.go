@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -30,6 +31,8 @@ type CALPanel struct {
 	pools   []api.CALPool
 	busy    bool
 	message string
+	mounted bool
+	polling bool
 }
 
 // NewCALPanel returns the panel of a project.
@@ -45,8 +48,12 @@ func (c *CALPanel) OnMount(ctx app.Context) {
 		return
 	}
 	c.client = NewClient()
+	c.mounted = true
 	c.load(ctx)
 }
+
+// OnDismount ends the polling.
+func (c *CALPanel) OnDismount() { c.mounted = false }
 
 // OnUpdate reloads after a new snapshot (or for another project).
 func (c *CALPanel) OnUpdate(ctx app.Context) {
@@ -66,8 +73,40 @@ func (c *CALPanel) load(ctx app.Context) {
 				return
 			}
 			c.pools = pools
+			c.poll(ctx)
 		})
 	})
+}
+
+// poll reloads every two seconds while some query's next batch is being
+// computed (its batch is judged, it is active): the batch arrives from a
+// background job, not with a judgment, so no snapshot announces it.
+func (c *CALPanel) poll(ctx app.Context) {
+	if c.polling || !c.mounted || !c.waiting() {
+		return
+	}
+	c.polling = true
+	ctx.After(2*time.Second, func(ctx app.Context) {
+		c.polling = false
+		if c.mounted {
+			c.load(ctx)
+		}
+	})
+}
+
+// waiting reports whether a query waits for its next batch.
+func (c *CALPanel) waiting() bool {
+	for _, p := range c.pools {
+		if p.Status != "published" {
+			continue
+		}
+		for _, q := range p.Queries {
+			if q.State == "active" && q.Pending == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // act stops or extends a query, then reloads.

@@ -33,6 +33,8 @@ type CALPanel struct {
 	message string
 	mounted bool
 	polling bool
+	loading bool // a request is in flight
+	again   bool // reload when it is back (snapshots came meanwhile)
 }
 
 // NewCALPanel returns the panel of a project.
@@ -62,12 +64,24 @@ func (c *CALPanel) OnUpdate(ctx app.Context) {
 	}
 }
 
+// load fetches the pools; one request at a time (a burst of snapshots
+// costs at most one more).
 func (c *CALPanel) load(ctx app.Context) {
-	cl, project, key := c.client, c.Project, c.key()
-	c.loaded = key
+	c.loaded = c.key()
+	if c.loading {
+		c.again = true
+		return
+	}
+	c.loading = true
+	cl, project := c.client, c.Project
 	ctx.Async(func() {
 		pools, err := cl.CALPools(context.Background(), project)
 		ctx.Dispatch(func(ctx app.Context) {
+			c.loading = false
+			if c.again && c.mounted {
+				c.again = false
+				c.load(ctx)
+			}
 			if err != nil {
 				c.message = "Could not load the active-learning pools: " + err.Error()
 				return
@@ -161,8 +175,11 @@ func (c *CALPanel) renderPool(p api.CALPool) app.UI {
 			app.TBody().Body(app.Range(p.Queries).Slice(func(i int) app.UI {
 				q := p.Queries[i]
 				fired := "not yet"
-				if q.Fired {
+				switch {
+				case q.Fired:
 					fired = "fired"
+				case p.Stop == "none":
+					fired = "off"
 				}
 				state := q.State
 				if q.Reason != "" {

@@ -520,14 +520,14 @@ func CALStatus(ctx context.Context, st *store.Store, projectID, poolID int64) ([
 	for _, it := range review {
 		byQuery[it.QueryID] = append(byQuery[it.QueryID], it)
 	}
+	labels, err := st.CALPoolLabels(ctx, poolID)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]CALQueryStatus, len(qs))
 	for i, q := range qs {
-		labels, err := st.CALLabels(ctx, q.QueryID)
-		if err != nil {
-			return nil, err
-		}
 		items := byQuery[q.QueryID]
-		rev := Review(labels, items)
+		rev := Review(labels[q.QueryID], items)
 		s := CALQueryStatus{Query: q, Status: StopStatus(spec.CAL, rev.Rels, q.ExtendTo), Judged: rev.Judged, Found: rev.Found, PoolItems: len(items)}
 		for _, it := range items {
 			if it.Origin == OriginCAL {

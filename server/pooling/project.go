@@ -86,14 +86,16 @@ func Create(ctx context.Context, st *store.Store, projectID int64, spec Spec, lo
 	if err != nil {
 		return Report{}, err
 	}
+	// A cal pool's queries start at round 0; any other pool has none (a
+	// draft of the same name may have been a cal pool).
+	var qs []store.CALQueryIn
 	if spec.Strategy == CAL {
-		qs := make([]store.CALQueryIn, len(pool))
-		for i, qp := range pool {
-			qs[i] = store.CALQueryIn{QueryID: qp.query.RowID, BatchSize: spec.CAL.Batch}
+		for _, qp := range pool {
+			qs = append(qs, store.CALQueryIn{QueryID: qp.query.RowID, BatchSize: spec.CAL.Batch})
 		}
-		if err := st.SaveCALQueries(ctx, id, qs); err != nil {
-			return Report{}, err
-		}
+	}
+	if err := st.SaveCALQueries(ctx, id, qs); err != nil {
+		return Report{}, err
 	}
 	extra, err := loadRuns(ctx, st, projectID, spec.JudgedRuns)
 	if err != nil {

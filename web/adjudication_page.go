@@ -245,7 +245,7 @@ func (p *AdjudicationPage) submit(ctx app.Context) {
 // relevanceName is a grade's label ("2 likely relevant").
 func relevanceName(r int) string {
 	if r >= 0 && r < len(relevanceLabels) {
-		return fmt.Sprintf("%d %s", r, strings.ToLower(relevanceLabels[r]))
+		return strconv.Itoa(r) + " " + strings.ToLower(relevanceLabels[r])
 	}
 	return strconv.Itoa(r)
 }

@@ -75,7 +75,10 @@ type taskFeed struct {
 	cancel       context.CancelFunc
 	release      []func()
 	onChange     func(ctx app.Context) // called when the current task may have changed
-	navved       bool
+	// page is the page's context: work scheduled from an event runs in it,
+	// since an event's element (the skip form) may be gone by then.
+	page   app.Context
+	navved bool
 	// retryLoad is set when the first load failed for lack of network; the
 	// sync loop tries again.
 	retryLoad bool
@@ -121,6 +124,7 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 		return
 	}
 	f.client = NewClient()
+	f.page = ctx
 	// Until /api/me answers, the outbox is the last signed-in user's (an
 	// offline reload still shows it); load switches it to the session's.
 	f.storage = ctx.LocalStorage()
@@ -577,7 +581,7 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	// Stored and listed after the next item is on screen: the judgment
 	// itself is already safe in the outbox.
 	st, user, kind, hs := f.storage, f.me.UserID, f.kind, f.history
-	afterShown(ctx, func(app.Context) {
+	f.afterShown(func(app.Context) {
 		SaveHistory(st, user, kind, hs)
 		f.shownHistory = hs
 	})
@@ -603,16 +607,16 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	return nil
 }
 
-// afterShown runs fn on the UI goroutine once the current update is on
-// screen: ctx.Defer runs after the update but in the same browser task,
-// before the page is shown, so it schedules fn as a new task (setTimeout)
-// from there. Work that the next item need not wait for (browser storage
-// writes, the history panel) then does not delay it.
-func afterShown(ctx app.Context, fn func(ctx app.Context)) {
-	if !app.IsClient {
+// afterShown runs fn on the UI goroutine, in the page's context, once the
+// current update is on screen: ctx.Defer runs after the update but in the
+// same browser task, before the page is shown, so it schedules fn as a new
+// task (setTimeout) from there. Work that the next item need not wait for
+// (browser storage writes, the history panel) then does not delay it.
+func (f *taskFeed) afterShown(fn func(ctx app.Context)) {
+	if !app.IsClient || f.client == nil { // not mounted
 		return
 	}
-	ctx.Defer(func(ctx app.Context) {
+	f.page.Defer(func(ctx app.Context) {
 		var cb app.Func
 		cb = app.FuncOf(func(app.Value, []app.Value) any {
 			cb.Release()

@@ -439,7 +439,7 @@ func (p *JudgePage) send(ctx app.Context, t api.Task, req api.JudgmentRequest) {
 		return
 	}
 	drafts, id := p.userDrafts(), t.ItemID
-	afterShown(ctx, func(app.Context) { drafts.Delete(id) })
+	p.afterShown(func(app.Context) { drafts.Delete(id) })
 	delete(p.prefill, t.ItemID)
 	p.message, p.skipOpen = "", false
 	if next, ok := p.current(); ok {

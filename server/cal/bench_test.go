@@ -19,7 +19,7 @@ import (
 // benchCorpus is the DebQUEST corpus (60,535 documents) when
 // BOOLPOOL_SHARED_DATA is set, else 60,000 synthetic documents with a
 // Zipfian vocabulary and DebQUEST's mean length (~46 terms).
-func benchCorpus(b *testing.B) ([]lexical.Doc, string) {
+func benchCorpus(b testing.TB) ([]lexical.Doc, string) {
 	b.Helper()
 	if dir := os.Getenv("BOOLPOOL_SHARED_DATA"); dir != "" {
 		f, err := os.Open(filepath.Join(dir, "debquest", "documents.jsonl.gz"))

@@ -62,6 +62,10 @@ func TestRecallSample(t *testing.T) {
 	sc := bufio.NewScanner(fq)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	cuts := []int{25, 50, 100, 200}
+	if v, err := strconv.Atoi(os.Getenv("BOOLPOOL_CAL_MAX")); err == nil && v > 200 {
+		cuts = append(cuts, v)
+	}
+	var seqs [][]bool
 	found := make([]int, len(cuts))
 	gold, qn := 0, 0
 	verbose := os.Getenv("BOOLPOOL_CAL_VERBOSE") != ""
@@ -88,6 +92,47 @@ func TestRecallSample(t *testing.T) {
 		}
 		gold += len(rel)
 		qn++
+		if os.Getenv("BOOLPOOL_CAL_CEILING") != "" {
+			// Diagnosis only (the gold as training labels, never as a
+			// feature): how separable is the gold with these features?
+			labels := map[uint32]bool{}
+			for d := range rel {
+				n, _ := f.DocNum(d)
+				labels[n] = true
+			}
+			// Leave one out: trained on the query and every other gold
+			// document, is the held-out one within 10 per relevant?
+			hit := 0
+			for h := range labels {
+				pos := e.pseudoDocs(q.Query)
+				for d := range labels {
+					if d != h {
+						pos = append(pos, f.Row(d))
+					}
+				}
+				var neg []Vec
+				for j := 0; j < 100; j++ {
+					neg = append(neg, f.Row(uint32((j*7919+i*104729)%f.NumDocs())))
+				}
+				m, err := Train(f.Dim(), pos, neg, opt.Train)
+				if err != nil {
+					t.Fatal(err)
+				}
+				scores := make([]float64, f.NumDocs())
+				m.ScoreAll(f, scores)
+				above := 0
+				for d, sc := range scores {
+					if sc > scores[h] && !labels[uint32(d)] {
+						above++
+					}
+				}
+				if above < 10*len(rel) {
+					hit++
+				}
+			}
+			found[0] += hit
+			continue
+		}
 		s := e.NewSession(q.Query, prior)
 		n := 0
 		got := map[string]int{}
@@ -109,6 +154,7 @@ func TestRecallSample(t *testing.T) {
 				}
 			}
 		}
+		seqs = append(seqs, append([]bool(nil), s.Judgments()...))
 		for ci, c := range cuts {
 			for _, at := range got {
 				if at <= c {
@@ -129,6 +175,12 @@ func TestRecallSample(t *testing.T) {
 			}
 			sort.Strings(hit)
 			t.Logf("%q gold %d found %d: %s | missed: %s", q.Query, len(rel), len(got), strings.Join(hit, " "), strings.Join(miss, " "))
+		}
+	}
+	if out := os.Getenv("BOOLPOOL_CAL_SEQS"); out != "" {
+		data, _ := json.Marshal(map[string]any{"gold": gold, "seqs": seqs})
+		if err := os.WriteFile(out, data, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 	var parts []string

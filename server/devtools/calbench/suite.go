@@ -107,13 +107,26 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 	took := time.Since(t0)
 	rows = append(rows, bench.Row{Suite: suite, Name: fmt.Sprintf("simulation against ALL val gold (%d queries, %d relevant pairs)", sum.Queries, sum.Gold),
 		Value: took.Seconds(), Unit: "s",
-		Note: fmt.Sprintf("depth-%d pools of %d lexical runs; cal: knee ρ >= %g from rank %d, at most 1000 per query; queries interleaved one judgment per turn",
-			poolDepth, len(runMethods), spec.CAL.Knee.Rho, spec.CAL.Knee.MinRank)})
+		Note: fmt.Sprintf("depth-%d pools of %d lexical runs; cal: the fused runs as a feature, knee ρ >= %g from rank %d or %g judgments per relevant found + %d, at most 1000 per query; queries interleaved one judgment per turn",
+			poolDepth, len(runMethods), spec.CAL.Knee.Rho, spec.CAL.Knee.MinRank, spec.CAL.Knee.EffortPerRel, spec.CAL.Knee.EffortBase)})
 	for _, name := range sum.Order {
 		r := sum.Strategies[name]
 		rows = append(rows, bench.Row{Suite: suite, Name: fmt.Sprintf("%s: recall of all gold at its end", name), Value: r.Recall, Unit: "share",
 			Note: fmt.Sprintf("%d judgments, %d found (%.1f judgments per relevant)", r.Judgments, r.Found, float64(r.Judgments)/float64(max(r.Found, 1)))})
 	}
+	// cal at the pools' effort: the budget is what docid judged (its whole
+	// pools), cal's stopping rule ignored.
+	budget := sum.Strategies[pooling.DocID].Judgments
+	bspec := spec
+	bspec.Strategies, bspec.Budget = []string{pooling.CAL}, budget
+	bsum, err := pooling.SimulateGoldProject(ctx, env.Store, p.ID, bspec, env.Log)
+	if err != nil {
+		return nil, err
+	}
+	br := bsum.Strategies[pooling.CAL]
+	rows = append(rows, bench.Row{Suite: suite, Name: "cal: recall of all gold at the pools' size (--budget = docid's judgments, no stopping rule)", Value: br.Recall, Unit: "share",
+		Note: fmt.Sprintf("%d judgments, %d found (%.1f judgments per relevant); the pool strategies: %.3f", br.Judgments, br.Found,
+			float64(br.Judgments)/float64(max(br.Found, 1)), sum.Strategies[pooling.DocID].Recall)})
 	for _, l := range levels {
 		key := pooling.LevelKey(l)
 		need := int(math.Ceil(l*float64(sum.Gold) - 1e-9))

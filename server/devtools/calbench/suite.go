@@ -152,7 +152,8 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 }
 
 // roundTimes reviews queries with the gold as the oracle for 50 judgments
-// each, then times one more round (train + score the corpus + pick 20)
+// each, then times one more round (train with the prior as a feature +
+// score the corpus + pick 20)
 // against one exact BM25 query of the same text, alternately.
 func roundTimes(ctx context.Context, env *bench.Env, e *cal.Engine, ix *lexical.Index, queries []retrieval.Query, rel map[string]map[string]bool) (bench.Row, error) {
 	n := 20
@@ -164,8 +165,14 @@ func roundTimes(ctx context.Context, env *bench.Env, e *cal.Engine, ix *lexical.
 	for i, q := range queries[:min(n, len(queries))] {
 		labels := map[string]bool{}
 		var err error
+		// The prior, a feature of every round: the query's BM25 top 600
+		// (the size of the fusion of the six depth-100 runs).
+		var prior []string
+		for _, h := range ix.Search(ix.QueryVector(a, q.Text), 600) {
+			prior = append(prior, ix.DocID(h.Doc))
+		}
 		// 50 judgments of AutoTAR's first rounds, labelled by the gold.
-		s := e.NewSession(q.Text, nil)
+		s := e.NewSession(q.Text, prior)
 		for len(labels) < 50 {
 			var b []string
 			if b, err = s.Next(ctx); err != nil {
@@ -180,7 +187,7 @@ func roundTimes(ctx context.Context, env *bench.Env, e *cal.Engine, ix *lexical.
 			}
 		}
 		t0 := time.Now()
-		if _, err := e.NextBatch(ctx, cal.Request{Query: q.Text, Labels: labels, Size: 20, Round: i}); err != nil {
+		if _, err := e.NextBatch(ctx, cal.Request{Query: q.Text, Labels: labels, Prior: prior, Size: 20, Round: i}); err != nil {
 			return bench.Row{}, err
 		}
 		t1 := time.Now()

@@ -14,6 +14,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"boolpool/server/cal"
@@ -125,8 +126,8 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 	}
 	br := bsum.Strategies[pooling.CAL]
 	rows = append(rows, bench.Row{Suite: suite, Name: "cal: recall of all gold at the pools' size (--budget = docid's judgments, no stopping rule)", Value: br.Recall, Unit: "share",
-		Note: fmt.Sprintf("%d judgments, %d found (%.1f judgments per relevant); the pool strategies: %.3f", br.Judgments, br.Found,
-			float64(br.Judgments)/float64(max(br.Found, 1)), sum.Strategies[pooling.DocID].Recall)})
+		Note: fmt.Sprintf("%d judgments, %d found (%.1f judgments per relevant); the pool strategies: %.3f; judgments to %s", br.Judgments, br.Found,
+			float64(br.Judgments)/float64(max(br.Found, 1)), sum.Strategies[pooling.DocID].Recall, levelList(br))})
 	for _, l := range levels {
 		key := pooling.LevelKey(l)
 		need := int(math.Ceil(l*float64(sum.Gold) - 1e-9))
@@ -201,4 +202,17 @@ func roundTimes(ctx context.Context, env *bench.Env, e *cal.Engine, ix *lexical.
 		Value: c, Unit: "ms", Note: fmt.Sprintf("after 50 judgments; p95 %.1f ms", bench.Percentile(roundMs, 95))}
 	row = row.WithRef("one exact BM25 query (top 1000)", r)
 	return row.WithTarget("<= 500 ms", c <= 500), nil
+}
+
+// levelList is "25%: n, 40%: n, …" of a result ("–": never reached).
+func levelList(r pooling.GoldResult) string {
+	var out []string
+	for _, l := range levels {
+		v := "–"
+		if n := r.JudgmentsTo[pooling.LevelKey(l)]; n != nil {
+			v = fmt.Sprint(*n)
+		}
+		out = append(out, fmt.Sprintf("%.0f%%: %s", 100*l, v))
+	}
+	return strings.Join(out, ", ")
 }

@@ -28,6 +28,7 @@ import (
 // every query's found and missed documents; BOOLPOOL_CAL_SEQS=FILE writes
 // the judgment sequences (for trying stopping rules offline);
 // BOOLPOOL_CAL_CEILING=1 measures the leave-one-out ceiling instead.
+// BOOLPOOL_CAL_SPLIT=train reads the train queries instead.
 // BOOLPOOL_CAL_NAMEW, _PARTS, _NEG, _ITER, _PRIORW, _PRIORD set the options.
 func TestRecallSample(t *testing.T) {
 	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
@@ -60,7 +61,11 @@ func TestRecallSample(t *testing.T) {
 		opt.Train.Iterations = v
 	}
 	e := NewEngine(f, opt)
-	fq, err := os.Open(filepath.Join(dir, "debquest", "val.jsonl"))
+	split := "val"
+	if v := os.Getenv("BOOLPOOL_CAL_SPLIT"); v != "" {
+		split = v
+	}
+	fq, err := os.Open(filepath.Join(dir, "debquest", split+".jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func (c *calChoice) render(changed func()) app.UI {
 				c.stop = ctx.JSSrc().Get("value").String()
 				changed()
 			}).Body(
-				app.Option().Value("knee").Selected(c.stop == "" || c.stop == "knee").Text("knee — stop when relevant documents stop coming (slope ratio ≥ 6 after 30 judgments)"),
+				app.Option().Value("knee").Selected(c.stop == "" || c.stop == "knee").Text("knee — stop when relevant documents stop coming (slope ratio ≥ 6 after 100 judgments, or 20 judgments per relevant found + 50)"),
 				app.Option().Value("paper-knee").Selected(c.stop == "paper-knee").Text("paper knee — Cormack & Grossman 2016 (at least 150 judgments)"),
 				app.Option().Value("none").Selected(c.stop == "none").Text("none — until a researcher stops the query (or 1000 judgments)"),
 			),

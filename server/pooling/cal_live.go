@@ -39,7 +39,7 @@ const (
 
 // Stopping rules of a live cal pool.
 const (
-	CALStopKnee      = "knee"       // DefaultCALKnee: ρ ≥ 6 from 30 judgments
+	CALStopKnee      = "knee"       // DefaultCALKnee (as the simulation)
 	CALStopPaperKnee = "paper-knee" // cal.PaperKnee
 	CALStopNone      = "none"       // only the cap or a researcher stops it
 )

@@ -1,37 +1,44 @@
 package pooling
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"boolpool/server/store"
 )
 
-// TestCALStopStatus: ten relevant then forty non-relevant judgments put the
-// knee at rank 10 with slope ratio (10/10)/((0+1)/40) = 40 ≥ 6 after 50 ≥ 30
-// judgments, so the knee rule fires; an extension to 60 judgments or the
-// rule "none" keeps the review going, with the same estimate.
+// TestCALStopStatus: ten relevant then 110 non-relevant judgments put the
+// knee at rank 10 with slope ratio (10/10)/((0+1)/110) = 110 ≥ 6 after 120 ≥
+// 100 judgments, so the default knee rule (DefaultCALKnee) fires; an
+// extension to 130 judgments or the rule "none" keeps the review going,
+// with the same estimate; the paper's knee waits for 150 judgments.
 func TestCALStopStatus(t *testing.T) {
-	rels := make([]bool, 50)
+	rels := make([]bool, 120)
 	for i := range 10 {
 		rels[i] = true
 	}
 	st := StopStatus(CALParams{Stop: CALStopKnee}, rels, 0)
-	if !st.Fired || st.Knee != 10 || st.Rho != 40 || st.Found != 10 || st.Judged != 50 {
+	if !st.Fired || st.Knee != 10 || st.Rho != 110 || st.Found != 10 || st.Judged != 120 {
 		t.Errorf("knee = %+v", st)
 	}
-	// Recall estimate R / (R + rate·s) = 10 / (10 + 50/40).
-	if want := 10 / (10 + 50.0/40); st.Estimate.Recall != want || st.Estimate.Basis == "" {
+	// Recall estimate R / (R + rate·s) = 10 / (10 + 120/110).
+	if want := 10 / (10 + 120.0/110); math.Abs(st.Estimate.Recall-want) > 1e-12 || st.Estimate.Basis == "" {
 		t.Errorf("estimate = %+v, want recall %v", st.Estimate, want)
 	}
-	if ext := StopStatus(CALParams{Stop: CALStopKnee}, rels, 60); ext.Fired || ext.Estimate != st.Estimate {
-		t.Errorf("extended to 60: %+v", ext)
+	if ext := StopStatus(CALParams{Stop: CALStopKnee}, rels, 130); ext.Fired || ext.Estimate != st.Estimate {
+		t.Errorf("extended to 130: %+v", ext)
 	}
 	if none := StopStatus(CALParams{Stop: CALStopNone}, rels, 0); none.Fired {
 		t.Errorf("rule none fired: %+v", none)
 	}
 	if paper := StopStatus(CALParams{Stop: CALStopPaperKnee}, rels, 0); paper.Fired {
 		t.Errorf("paper knee fired before 150 judgments: %+v", paper)
+	}
+	// Nothing relevant in 50 judgments: the default rule's effort cap
+	// (20 per relevant found + 50) lets the query go.
+	if empty := StopStatus(CALParams{Stop: CALStopKnee}, make([]bool, 50), 0); !empty.Fired {
+		t.Errorf("effort cap did not fire: %+v", empty)
 	}
 }
 

@@ -35,6 +35,11 @@ type CALPanel struct {
 	polling bool
 	loading bool // a request is in flight
 	again   bool // reload when it is back (snapshots came meanwhile)
+	// self is the panel's own context (OnMount): every answer is
+	// dispatched through it, since a dispatch from an element that a
+	// re-render replaced (a button, the dashboard's snapshot update) is
+	// dropped, and the panel would then wait forever.
+	self app.Context
 }
 
 // NewCALPanel returns the panel of a project.
@@ -51,6 +56,7 @@ func (c *CALPanel) OnMount(ctx app.Context) {
 	}
 	c.client = NewClient()
 	c.mounted = true
+	c.self = ctx
 	c.load(ctx)
 }
 
@@ -73,10 +79,10 @@ func (c *CALPanel) load(ctx app.Context) {
 		return
 	}
 	c.loading = true
-	cl, project := c.client, c.Project
-	ctx.Async(func() {
+	cl, project, self := c.client, c.Project, c.self
+	self.Async(func() {
 		pools, err := cl.CALPools(context.Background(), project)
-		ctx.Dispatch(func(ctx app.Context) {
+		self.Dispatch(func(ctx app.Context) {
 			c.loading = false
 			if c.again && c.mounted {
 				c.again = false
@@ -100,7 +106,7 @@ func (c *CALPanel) poll(ctx app.Context) {
 		return
 	}
 	c.polling = true
-	ctx.After(2*time.Second, func(ctx app.Context) {
+	c.self.After(2*time.Second, func(ctx app.Context) {
 		c.polling = false
 		if c.mounted {
 			c.load(ctx)
@@ -125,16 +131,16 @@ func (c *CALPanel) waiting() bool {
 
 // act stops or extends a query, then reloads.
 func (c *CALPanel) act(ctx app.Context, q api.CALQueryStatus, extend bool) {
-	cl, project := c.client, c.Project
+	cl, project, self := c.client, c.Project, c.self
 	c.busy = true
-	ctx.Async(func() {
+	self.Async(func() {
 		var err error
 		if extend {
 			_, err = cl.ExtendCALQuery(context.Background(), project, q.PoolID, q.QueryID, CALExtendStep)
 		} else {
 			_, err = cl.StopCALQuery(context.Background(), project, q.PoolID, q.QueryID)
 		}
-		ctx.Dispatch(func(ctx app.Context) {
+		self.Dispatch(func(ctx app.Context) {
 			c.busy = false
 			switch {
 			case err != nil:
@@ -154,7 +160,7 @@ func (c *CALPanel) Render() app.UI {
 	if len(c.pools) == 0 && c.message == "" {
 		return app.Section().ID("cal").Hidden(true)
 	}
-	return app.Section().ID("cal").Aria("label", "Active learning").Body(
+	return app.Section().ID("cal").Aria("label", "Active learning").DataSet("loading", c.loading).Body(
 		app.H2().Text("Active learning"),
 		app.If(c.message != "", func() app.UI { return app.P().ID("cal-message").Class("notice").Role("status").Text(c.message) }),
 		app.Range(c.pools).Slice(func(i int) app.UI { return c.renderPool(c.pools[i]) }),

@@ -37,6 +37,7 @@ func (s *Server) routes() {
 	th := taskHandlers{svc: svc.Judging}
 	jh := judgeHandlers{svc: svc.Judging}
 	ph := poolHandlers{research: rh, st: st, log: s.log}
+	calh := calHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
 	sh := setupHandlers{research: rh, st: st, importSt: st, jobs: svc.Jobs, encoders: svc.Encoders,
 		maxUpload: s.cfg.UploadLimit(), uploadRoot: s.cfg.UploadRoot(), maxLine: s.cfg.LineLimit(), log: s.log}
 
@@ -77,6 +78,9 @@ func (s *Server) routes() {
 	e.POST("/api/projects/:project/pools/preview", ph.preview, researcher...)
 	e.POST("/api/projects/:project/pools", ph.publish, researcher...)
 	e.GET("/api/projects/:project/queries", ph.queries, researcher...)
+	e.GET("/api/projects/:project/cal", calh.list, researcher...)
+	e.POST("/api/projects/:project/pools/:pool/cal/:query/stop", calh.stop, researcher...)
+	e.POST("/api/projects/:project/pools/:pool/cal/:query/extend", calh.extend, researcher...)
 	e.PUT("/api/queries/:id/expression", ph.setExpression, researcher...)
 	e.GET("/api/queries/:id/decompose", ph.decompose, researcher...)
 	e.POST("/api/projects/:project/decompose", ph.decomposeAll, researcher...)

@@ -118,7 +118,7 @@ func (d *DerivedPanel) pool(ctx app.Context, e app.Event) {
 func (d *DerivedPanel) Render() app.UI {
 	v := d.data
 	return app.Section().ID("derived").Aria("label", "Derived qrels").DataSet("loaded", d.loaded).
-		DataSet("relevant", v.Relevant).DataSet("unknown", v.Unknown).Body(
+		DataSet("relevant", v.Relevant).DataSet("unknown", v.Unknown).DataSet("judged", v.Constraint.Judged).Body(
 		app.H2().Text("Derived qrels (constraint judgments)"),
 		app.P().ID("derived-summary").Role("status").Textf(
 			"%d constraint items, %d decided by consensus (%d judgments); %d shared constraints with %d labels. Derived: %d relevant, %d not relevant, %d unknown.",

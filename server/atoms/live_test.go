@@ -182,7 +182,7 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	sort.Strings(lines)
-	want := []string{"q1\t0\td1\t0\tderived", "q1\t0\td2\t1\tderived", "q1\t0\td3\t0\tderived", "q2\t0\td5\t1\tderived", "q2\t0\td6\t1\tderived"}
+	want := []string{"q1 0 d1 0 derived", "q1 0 d2 1 derived", "q1 0 d3 0 derived", "q2 0 d5 1 derived", "q2 0 d6 1 derived"}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("qrels-consensus --qrels derived:\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}

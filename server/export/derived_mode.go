@@ -24,7 +24,7 @@ import (
 //     exists.
 //
 // Every qrel of a derived or both export says where it comes from:
-// qrels-consensus gets a fifth column (direct, derived, both = known both
+// qrels-consensus gets a fifth column (space-separated like the four) (direct, derived, both = known both
 // ways and agreeing, direct-conflict = direct disagrees with derived, the
 // direct label is written), quest-judged a metadata field "qrels_source"
 // (document → source, with "answer" for an imported answer not judged)
@@ -76,7 +76,7 @@ func consensusQrelsMode(ctx context.Context, st *store.Store, projectID int64, m
 	write := func(q, d string, grade int, src string) error {
 		c.Qrels++
 		c.Lines++
-		_, err := fmt.Fprintf(w, "%s\t0\t%s\t%d\t%s\n", q, d, grade, src)
+		_, err := fmt.Fprintf(w, "%s 0 %s %d %s\n", q, d, grade, src)
 		return err
 	}
 	if mode == api.QrelsBoth {

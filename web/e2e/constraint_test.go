@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"boolpool/web/api"
 )
 
 // constraintTruth is what the fixture's documents (by title) say about
@@ -163,6 +165,44 @@ func TestConstraintJudgingDerivedQrelsLive(t *testing.T) {
 	if withEvidence != 24 {
 		t.Errorf("%d constraint judgments with sentence 1 as evidence, want 24", withEvidence)
 	}
+
+	// A direct relevance judgment that the constraint labels contradict
+	// (d1 satisfies "birds of Colombia", so it cannot be relevant to q1)
+	// is flagged with its logical reason on the dashboard and in the
+	// adjudication queue.
+	// annotator1 (whose sign-in page leased the first relevance items)
+	// judges q1/d1.
+	a1 := dashLogin(t, e.url, "annotator1")
+	var q api.Queue
+	if st := a1.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 {
+		t.Fatalf("queue: status %d", st)
+	}
+	var d1 int64
+	for _, task := range q.Tasks {
+		if task.Document != nil && task.Document.ExtID == "d1" {
+			d1 = task.ItemID
+		}
+	}
+	if d1 == 0 {
+		t.Fatalf("q1/d1 is not in annotator1's queue: %+v", q.Tasks)
+	}
+	var jr api.JudgmentResponse
+	if st := a1.do("POST", "/api/judgments", api.JudgmentRequest{ClientID: "00000000-0000-4000-8000-000000013001", AuthorID: a1.id, ItemID: d1,
+		Kind: api.KindRelevance, Relevance: ptr(3), Evidence: api.EvidencePartial}, &jr); st != 201 {
+		t.Fatalf("relevance judgment: status %d", st)
+	}
+	r.waitJS("flag on the dashboard", `document.querySelector('#derived #consistency-flags[data-count="1"] .flag[data-doc="d1"][data-query="q1"]') &&
+		document.querySelector("#derived #consistency-flags .reason").textContent.startsWith("judged relevant to")`, 20*time.Second)
+	r.waitJS("conflict counted", `document.querySelector("#derived-q1 td:nth-of-type(6)").textContent === "1"`, 5*time.Second)
+	r.shot("constraint-06-dashboard-flag")
+	r.do("adjudication queue", chromedp.Navigate(r.url+"/adjudicate/fixture"),
+		chromedp.WaitVisible(chromedp.CSS(`#adjudication[data-wasm="1"] #consistency .flag[data-doc="d1"]`)))
+	reason := eval[string](r, `document.querySelector("#consistency .flag .reason").textContent`)
+	t.Logf("adjudication queue flag: %s", reason)
+	if !strings.Contains(reason, "constraint judgments say not relevant") {
+		t.Errorf("flag reason %q does not give the logical reason", reason)
+	}
+	r.shot("constraint-07-adjudication-flag")
 
 	// The admin downloads the consensus qrels with derived qrels, marked.
 	r.logout()

@@ -123,6 +123,15 @@ func (d *DerivedPanel) Render() app.UI {
 		app.P().ID("derived-summary").Role("status").Textf(
 			"%d constraint items, %d decided by consensus (%d judgments); %d shared constraints with %d labels. Derived: %d relevant, %d not relevant, %d unknown.",
 			v.Constraint.Items, v.Constraint.Judged, v.Constraint.Judgments, v.Atoms, v.AtomLabels, v.Relevant, v.NonRelevant, v.Unknown),
+		app.If(v.Constraint.MultiRated > 0, func() app.UI {
+			kappa := "κ undefined"
+			if v.Constraint.Kappa != nil {
+				kappa = fmt.Sprintf("Fleiss' κ %.2f over %d items", *v.Constraint.Kappa, v.Constraint.KappaItems)
+			}
+			return app.P().ID("constraint-agreement").DataSet("multi", v.Constraint.MultiRated).Textf(
+				"Agreement: %.0f%% of the %d constraint items with two or more votes are unanimous; %s.",
+				100*v.Constraint.Unanimous, v.Constraint.MultiRated, kappa)
+		}),
 		app.Div().Class("actions").Body(
 			app.Button().Type("button").ID("pool-constraints").Disabled(d.pooling).
 				Text("Pool constraint items from the pooled documents").OnClick(d.pool),

@@ -3,8 +3,11 @@ package atoms
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 
+	"boolpool/server/agreement"
 	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
@@ -266,7 +269,51 @@ func Summary(ctx context.Context, st *store.Store, projectID int64) (api.Derived
 		return out, err
 	}
 	out.Constraint = api.ConstraintCounts{Items: items, Judged: judged, Judgments: judgments}
+	votes, err := st.ConstraintVotes(ctx, projectID)
+	if err != nil {
+		return out, err
+	}
+	constraintAgreement(&out.Constraint, votes)
 	return out, nil
+}
+
+// constraintAgreement fills in the raters' agreement on constraint items
+// (votes: item → answers).
+func constraintAgreement(c *api.ConstraintCounts, votes map[int64][]string) {
+	cat := map[string]int{api.SatisfiedYes: 0, api.SatisfiedNo: 1, api.SatisfiedUnsure: 2}
+	byN := map[int][][]int{} // votes per item → category counts
+	unanimous := 0
+	for _, vs := range votes {
+		if len(vs) < 2 {
+			continue
+		}
+		c.MultiRated++
+		row := make([]int, 3)
+		for _, v := range vs {
+			if i, ok := cat[v]; ok {
+				row[i]++
+			}
+		}
+		if slices.Max(row) == len(vs) {
+			unanimous++
+		}
+		byN[len(vs)] = append(byN[len(vs)], row)
+	}
+	if c.MultiRated == 0 {
+		return
+	}
+	c.Unanimous = float64(unanimous) / float64(c.MultiRated)
+	best := 0
+	for n, rows := range byN {
+		if len(rows) > len(byN[best]) || (len(rows) == len(byN[best]) && n > best) {
+			best = n
+		}
+	}
+	k := agreement.FleissKappaCounts(byN[best])
+	c.KappaItems = len(byN[best])
+	if !math.IsNaN(k) && !math.IsInf(k, 0) {
+		c.Kappa = &k
+	}
 }
 
 // DirectLabels are the project's direct (majority consensus) labels:

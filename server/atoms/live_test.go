@@ -15,6 +15,7 @@ import (
 	"boolpool/server/export"
 	"boolpool/server/judging"
 	"boolpool/server/judging/judgingtest"
+	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
 )
@@ -175,6 +176,10 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 	if end.Constraint.Judgments != 24 || end.Constraint.Judged != 12 {
 		t.Errorf("constraint counts %+v, want 24 judgments, 12 labelled", end.Constraint)
 	}
+	// 11 of the 12 doubly judged items are unanimous.
+	if c := end.Constraint; c.MultiRated != 12 || c.Unanimous < 0.916 || c.Unanimous > 0.917 || c.Kappa == nil || c.KappaItems != 12 {
+		t.Errorf("constraint agreement %+v, want 12 items, 11/12 unanimous and a κ", c)
+	}
 
 	var buf bytes.Buffer
 	if _, err := export.Write(ctx, st, p, "qrels-consensus", &buf, export.Options{Qrels: api.QrelsDerived}); err != nil {
@@ -216,5 +221,73 @@ func TestDecideConstraint(t *testing.T) {
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%v: %q %v, want %q %v", tc.votes, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestConstraintGoldItems: imported atom labels become gold constraint
+// items, leased by the project's gold rate, and a wrong answer counts
+// against the rater's gold record (the gold accuracy check).
+func TestConstraintGoldItems(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 1)
+	p := fx.Project.ID
+	if _, err := st.Pool().Exec(ctx, `UPDATE projects SET gold_rate = 1 WHERE id = $1`, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := atoms.Sync(ctx, st, p); err != nil {
+		t.Fatal(err)
+	}
+	links, err := st.AtomLinks(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var comedy int64
+	for _, l := range links {
+		if l.AtomText == "comedy films" {
+			comedy = l.AtomID
+		}
+	}
+	if err := st.SetAtomLabels(ctx, p, []store.AtomLabel{{AtomID: comedy, DocExtID: "d5", Label: "yes"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := atoms.Pool(ctx, st, p, api.ConstraintPoolRequest{Gold: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The labelled pair is no candidate; it is the one gold item.
+	if res.Gold != 1 || res.Created != 12 || res.Candidates != 11 {
+		t.Fatalf("pool with gold: %+v, want 11 candidates + 1 gold", res)
+	}
+	cons := consensus.NewService(st, nil)
+	t.Cleanup(cons.Close)
+	svc := judging.New(st, cons, nil)
+	r := judging.Rater{ID: fx.Users["annotator1"].ID, Role: api.RoleAnnotator}
+	q, err := svc.Queue(ctx, r, fx.Project.Name, api.QueueRequest{Kind: api.KindConstraint, N: 1})
+	if err != nil || len(q.Tasks) != 1 {
+		t.Fatalf("queue: %+v %v", q, err)
+	}
+	tk := q.Tasks[0]
+	if tk.Constraint == nil || tk.Constraint.Text != "comedy films" || tk.Document.ExtID != "d5" {
+		t.Fatalf("first task %+v is not the gold item", tk)
+	}
+	if _, err := svc.Submit(ctx, r, api.JudgmentRequest{ClientID: "6b2d0c3e-6b7d-4e2f-8a9b-000000000001", AuthorID: r.ID, ItemID: tk.ItemID,
+		Kind: api.KindConstraint, Constraint: &api.ConstraintAnswer{Satisfied: "no"}}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := st.GoldRecordOf(ctx, p, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Judged != 1 || g.Correct != 0 {
+		t.Errorf("gold record %+v, want 1 judged, 0 correct", g)
+	}
+	// The gold answer stays the pair's label.
+	labels, err := st.AtomLabels(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(labels) != 1 || labels[0].Label != "yes" || labels[0].Source != "import" {
+		t.Errorf("labels after a wrong gold answer: %+v, want the imported yes only", labels)
 	}
 }

@@ -54,6 +54,8 @@ var routeAccess = map[string]access{
 	"POST /api/items/:id/adjudication":            researcher,
 	"GET /api/projects/:project/quality":          researcher,
 	"PUT /api/projects/:project/quality":          researcher,
+	"POST /api/projects/:project/constraints":     researcher,
+	"GET /api/projects/:project/derived":          researcher,
 	"GET /api/projects/:project/runs":             researcher,
 	"POST /api/projects/:project/pools/preview":   researcher,
 	"POST /api/projects/:project/pools":           researcher,

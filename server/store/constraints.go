@@ -84,15 +84,16 @@ func (s *Store) InsertConstraintItems(ctx context.Context, projectID int64, item
 
 // SetConstraintLabel writes the consensus label of a constraint item as
 // its (atom, document) label with source 'consensus'; label "" removes a
-// consensus label (an imported one is kept). changed reports whether the
-// stored label changed.
+// consensus label (an imported one is kept). A gold item writes nothing:
+// its label is the reference answer it was made from. changed reports
+// whether the stored label changed.
 func (s *Store) SetConstraintLabel(ctx context.Context, itemID int64, label string) (changed bool, err error) {
 	var tagRows int64
 	switch label {
 	case "yes", "no", "unsure":
 		tag, err := s.pool.Exec(ctx, `INSERT INTO atom_labels (atom_id, doc_ext_id, label, source)
 			SELECT i.atom_id, d.ext_id, $2, 'consensus' FROM items i JOIN documents d ON d.id = i.document_id
-			WHERE i.id = $1 AND i.kind = 'constraint' AND i.atom_id IS NOT NULL
+			WHERE i.id = $1 AND i.kind = 'constraint' AND i.atom_id IS NOT NULL AND NOT i.is_gold
 			ON CONFLICT (atom_id, doc_ext_id) DO UPDATE SET label = EXCLUDED.label, source = 'consensus', updated_at = now()
 			WHERE atom_labels.label <> EXCLUDED.label OR atom_labels.source <> 'consensus'`, itemID, label)
 		if err != nil {
@@ -101,7 +102,7 @@ func (s *Store) SetConstraintLabel(ctx context.Context, itemID int64, label stri
 		tagRows = tag.RowsAffected()
 	case "":
 		tag, err := s.pool.Exec(ctx, `DELETE FROM atom_labels l USING items i, documents d
-			WHERE i.id = $1 AND i.kind = 'constraint' AND d.id = i.document_id
+			WHERE i.id = $1 AND i.kind = 'constraint' AND NOT i.is_gold AND d.id = i.document_id
 			AND l.atom_id = i.atom_id AND l.doc_ext_id = d.ext_id AND l.source = 'consensus'`, itemID)
 		if err != nil {
 			return false, fmt.Errorf("store: constraint label of item %d: %w", itemID, err)

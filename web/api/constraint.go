@@ -83,9 +83,18 @@ type DerivedQrels struct {
 	Unknown     int               `json:"unknown"`
 }
 
-// ConstraintCounts counts a project's constraint items and judgments.
+// ConstraintCounts counts a project's constraint items and judgments, with
+// the raters' agreement on them.
 type ConstraintCounts struct {
 	Items     int `json:"items"`
 	Judged    int `json:"judged"` // items with a consensus label
 	Judgments int `json:"judgments"`
+	// Agreement over items with two or more votes: Unanimous is the share
+	// whose votes all agree; Kappa is Fleiss' κ (yes / no / unsure) over
+	// the KappaItems items with the most common number of votes (nil when
+	// undefined).
+	MultiRated int      `json:"multi_rated"`
+	Unanimous  float64  `json:"unanimous"`
+	Kappa      *float64 `json:"kappa,omitempty"`
+	KappaItems int      `json:"kappa_items"`
 }

@@ -291,3 +291,36 @@ func TestConstraintGoldItems(t *testing.T) {
 		t.Errorf("labels after a wrong gold answer: %+v, want the imported yes only", labels)
 	}
 }
+
+// TestConstraintItemsFollowMerge: merging atoms moves the merged atom's
+// constraint items (and so their future consensus labels) to the atom
+// kept.
+func TestConstraintItemsFollowMerge(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 1)
+	p := fx.Project.ID
+	if _, err := atoms.Pool(ctx, st, p, api.ConstraintPoolRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	links, err := st.AtomLinks(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int64{}
+	for _, l := range links {
+		ids[l.AtomText] = l.AtomID
+	}
+	into, from := ids["comedy films"], ids["birds of Colombia"]
+	if _, err := st.MergeAtoms(ctx, 0, p, into, from); err != nil {
+		t.Fatal(err)
+	}
+	var n, orphans int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FILTER (WHERE atom_id = $2), count(*) FILTER (WHERE atom_id IS NULL)
+		FROM items WHERE project_id = $1 AND kind = 'constraint'`, p, into).Scan(&n, &orphans); err != nil {
+		t.Fatal(err)
+	}
+	if n != 6 || orphans != 0 {
+		t.Errorf("after the merge: %d items of the kept atom (want 2 + 4), %d without an atom (want 0)", n, orphans)
+	}
+}

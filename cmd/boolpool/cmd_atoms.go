@@ -111,7 +111,7 @@ func runAtoms(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintf(stdout, "%d candidate (atom, document) pairs: %d constraint items created (%d gold)\n", res.Candidates, res.Created, res.Gold)
 	case "derived":
-		sum, err := atoms.Summary(ctx, st, p.ID)
+		sum, err := atoms.Summary(ctx, st, p.ID, true)
 		if err != nil {
 			return err
 		}

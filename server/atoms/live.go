@@ -181,17 +181,23 @@ func goldPairs(ctx context.Context, st *store.Store, projectID int64, n int) ([]
 	return out, nil
 }
 
-// Summary syncs the project's atoms, brings the constraint consensus up to
-// date with every stored constraint judgment, and returns each query's
-// derived qrels counts beside its direct consensus labels, with the
-// consistency flags.
-func Summary(ctx context.Context, st *store.Store, projectID int64) (api.DerivedQrels, error) {
+// Summary syncs the project's atoms and returns each query's derived
+// qrels counts beside its direct consensus labels, with the consistency
+// flags. It reads the atom labels as the write path left them (a
+// constraint judgment updates its label before its request returns); with
+// repair, consensus.SyncConstraints first
+// recomputes every constraint item's label from the stored judgments (one
+// statement per item: the CLI and the exports repair, the dashboard's
+// two-second reloads do not).
+func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool) (api.DerivedQrels, error) {
 	out := api.DerivedQrels{Queries: []api.DerivedQuery{}, Flags: []api.ConsistencyFlag{}}
 	if _, err := Sync(ctx, st, projectID); err != nil {
 		return out, err
 	}
-	if _, err := consensus.SyncConstraints(ctx, st, projectID); err != nil {
-		return out, err
+	if repair {
+		if _, err := consensus.SyncConstraints(ctx, st, projectID); err != nil {
+			return out, err
+		}
 	}
 	qs, err := LoadQueries(ctx, st, projectID)
 	if err != nil {

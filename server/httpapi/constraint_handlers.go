@@ -41,7 +41,7 @@ func (h constraintHandlers) derived(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := atoms.Summary(c.Request().Context(), h.st, p.ID)
+	out, err := atoms.Summary(c.Request().Context(), h.st, p.ID, false)
 	if err != nil {
 		return err
 	}

@@ -79,6 +79,8 @@ var routeAccess = map[string]access{
 	"GET /api/projects/:project/exports/:format":                admin,
 	"GET /web/*":                                                public,
 	"HEAD /web/*":                                               public,
+	"POST /api/projects/:project/constraints":                   researcher,
+	"GET /api/projects/:project/derived":                        researcher,
 }
 
 // catch-all routes (unknown API paths, app pages) are public by design.

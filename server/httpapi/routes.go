@@ -35,6 +35,7 @@ func (s *Server) routes() {
 	ah := authHandlers{svc: svc.Auth, users: st}
 	ch := crowdHandlers{svc: svc.Auth, st: st, research: rh}
 	th := taskHandlers{svc: svc.Judging}
+	kh := constraintHandlers{research: rh, st: st}
 	jh := judgeHandlers{svc: svc.Judging}
 	ph := poolHandlers{research: rh, st: st, log: s.log}
 	calh := calHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
@@ -71,6 +72,8 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/adjudication", rh.queue, researcher...)
 	e.GET("/api/projects/:project/progress/queries", rh.incompleteQueries, researcher...)
 	e.GET("/api/projects/:project/quality", rh.quality, researcher...)
+	e.POST("/api/projects/:project/constraints", kh.pool, researcher...)
+	e.GET("/api/projects/:project/derived", kh.derived, researcher...)
 	e.PUT("/api/projects/:project/quality", rh.setQuality, researcher...)
 	e.GET("/api/items/:id/adjudication", rh.adjudicationItem, researcher...)
 	e.POST("/api/items/:id/adjudication", rh.adjudicate, researcher...)

@@ -132,6 +132,7 @@ func run(ctx context.Context, env *bench.Env, sizes []int) ([]bench.Row, error) 
 		}
 		pts = append(pts, p)
 		rows = append(rows, rs...)
+		printMatrix(env.Progress, pts) // so far, in case a larger size is cut short
 		return nil
 	}
 	if !env.Quick { // --quick: the synthetic sizes only (a smoke test)
@@ -151,7 +152,6 @@ func run(ctx context.Context, env *bench.Env, sizes []int) ([]bench.Row, error) 
 		}
 		_ = os.Remove(path)
 	}
-	printMatrix(env.Progress, pts)
 	return append(rows, growthRows(pts)...), nil
 }
 
@@ -283,6 +283,11 @@ func pipeline(ctx context.Context, env *bench.Env, enc *encoders.ONNXEncoder, us
 		return pt, nil, err
 	}
 	pt.cost["disk"] = float64(diskAfter-diskBefore) / (1 << 20)
+	// The encoder's HNSW index spans every project: drop this size's
+	// vectors so that the next size's build covers that size alone.
+	if _, err := env.Store.DeleteProjectVectors(ctx, proj.ID, rep.Encoder); err != nil {
+		return pt, nil, err
+	}
 	fmt.Fprintf(env.Progress, "scale: %s done in %s (%d docs, %d terms, %d items published)\n", label, time.Since(start).Round(time.Second), ix.NumDocs(), ix.NumTerms(), pub.Items)
 	pt.label = fmt.Sprintf("%s: %d docs, %d terms", label, ix.NumDocs(), ix.NumTerms())
 	return pt, nil, nil

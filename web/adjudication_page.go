@@ -245,26 +245,19 @@ func (p *AdjudicationPage) submit(ctx app.Context) {
 // relevanceName is a grade's label ("2 likely relevant").
 func relevanceName(r int) string {
 	if r >= 0 && r < len(relevanceLabels) {
-		return fmt.Sprintf("%d %s", r, strings.ToLower(relevanceLabels[r]))
+		return strconv.Itoa(r) + " " + strings.ToLower(relevanceLabels[r])
 	}
 	return strconv.Itoa(r)
 }
 
 // Render draws the page.
 func (p *AdjudicationPage) Render() app.UI {
-	root := app.Div().ID("adjudication").Class("page").DataSet("state", p.state).DataSet("item", p.selected).DataSet("total", p.queue.Total)
-	if p.mounted {
-		root = root.DataSet("wasm", "1")
-	}
 	it := p.current()
-	return root.Body(
-		NewNavBar().Me(p.me).Active("adjudication").Project(p.project),
-		app.Main().Body(
-			app.Div().Class("page-title").Body(
-				app.H1().Textf("Adjudication · %s", p.project),
-				app.A().Href("/dashboard/"+p.project).Text("Dashboard"),
-			),
-			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
+	return NewPage("adjudication").State(p.state).Data("item", p.selected).Data("total", p.queue.Total).ClientSide(p.mounted).
+		Nav(p.me, "adjudication", p.project).
+		Title("Adjudication · "+p.project, app.A().Href("/dashboard/"+p.project).Text("Dashboard")).
+		After(NewKeymapDialog().Open(p.showKeys).Keys(adjudicationKeys)).
+		Content(
 			app.If(p.message != "", func() app.UI {
 				return app.P().ID("adjudication-message").Class("notice").Role("status").Text(p.message)
 			}),
@@ -281,9 +274,7 @@ func (p *AdjudicationPage) Render() app.UI {
 					app.If(it != nil, func() app.UI { return p.renderItem(*it) }),
 				)
 			}),
-		),
-		NewKeymapDialog().Open(p.showKeys).Keys(adjudicationKeys),
-	)
+		)
 }
 
 // renderPager says which part of the queue is listed ("Items 1–50 of

@@ -205,10 +205,7 @@ func (p *AdminPage) renderUser(u api.UserView) app.UI {
 
 // Render draws the page.
 func (p *AdminPage) Render() app.UI {
-	root := app.Div().ID("admin").Class("page").DataSet("state", p.state)
-	if p.mounted {
-		root = root.DataSet("wasm", "1")
-	}
+	page := NewPage("admin").State(p.state).ClientSide(p.mounted).Nav(p.me, "admin", "").Title("Accounts")
 	input := func(id, label, typ, value string, set func(string)) app.UI {
 		return app.Div().Class("field").Body(
 			app.Label().For(id).Text(label),
@@ -217,46 +214,40 @@ func (p *AdminPage) Render() app.UI {
 	}
 	if (p.state != stateReady && p.state != stateEmpty) || p.me.Role != api.RoleAdmin {
 		// Loading, refused (not an admin) or failed: no forms to offer.
-		msg := p.message
 		if p.state == stateLoading {
-			msg = "Loading…"
-		} else if p.state != stateError || msg == "" {
+			return page // the frame says "Loading…"
+		}
+		msg := p.message
+		if p.state != stateError || msg == "" {
 			msg = "This page is for admins only."
 		}
-		return root.Body(
-			NewNavBar().Me(p.me).Active("admin"),
-			app.Main().Body(app.H1().Text("Accounts"), app.P().ID("admin-message").Class("notice").Role("status").Text(msg)),
-		)
+		return page.Content(app.P().ID("admin-message").Class("notice").Role("status").Text(msg))
 	}
-	return root.Body(
-		NewNavBar().Me(p.me).Active("admin"),
-		app.Main().Body(
-			app.H1().Text("Accounts"),
-			app.Table().ID("users").Body(
-				app.Caption().Text("Change a role, disable an account or edit its projects (comma-separated), then Save. The last enabled admin cannot be demoted or disabled."),
-				app.THead().Body(app.Tr().Body(app.Th().Text("User"), app.Th().Text("Role"), app.Th().Text("Disabled"),
-					app.Th().Text("Projects"), app.Th().Text("Save"))),
-				app.TBody().Body(app.Range(p.users).Slice(func(i int) app.UI { return p.renderUser(p.users[i]) })),
-			),
-			liveNotice("admin-message", p.message),
-			app.Form().ID("new-user").OnSubmit(p.create).Body(
-				app.H2().Text("New account"),
-				input("new-username", "Username", "text", p.form.Username, func(v string) { p.form.Username = v }),
-				input("new-password", "Password (8+ characters)", "password", p.form.Password, func(v string) { p.form.Password = v }),
-				input("new-project", "Project (optional)", "text", p.form.Project, func(v string) { p.form.Project = v }),
-				app.Div().Class("field").Body(
-					app.Label().For("new-role").Text("Role"),
-					app.Select().ID("new-role").OnChange(func(ctx app.Context, e app.Event) { p.form.Role = ctx.JSSrc().Get("value").String() }).Body(
-						app.Option().Value(api.RoleAnnotator).Selected(p.form.Role == api.RoleAnnotator).Text("annotator"),
-						app.Option().Value(api.RoleResearcher).Selected(p.form.Role == api.RoleResearcher).Text("researcher"),
-						app.Option().Value(api.RoleAdmin).Selected(p.form.Role == api.RoleAdmin).Text("admin"),
-					),
-				),
-				app.Button().Type("submit").Class("primary").Text("Create account"),
-				liveNotice("new-user-message", p.formMsg),
-			),
-			NewExportPanel().Projects(p.projects()),
+	return page.Content(
+		app.Table().ID("users").Body(
+			app.Caption().Text("Change a role, disable an account or edit its projects (comma-separated), then Save. The last enabled admin cannot be demoted or disabled."),
+			app.THead().Body(app.Tr().Body(app.Th().Text("User"), app.Th().Text("Role"), app.Th().Text("Disabled"),
+				app.Th().Text("Projects"), app.Th().Text("Save"))),
+			app.TBody().Body(app.Range(p.users).Slice(func(i int) app.UI { return p.renderUser(p.users[i]) })),
 		),
+		liveNotice("admin-message", p.message),
+		app.Form().ID("new-user").OnSubmit(p.create).Body(
+			app.H2().Text("New account"),
+			input("new-username", "Username", "text", p.form.Username, func(v string) { p.form.Username = v }),
+			input("new-password", "Password (8+ characters)", "password", p.form.Password, func(v string) { p.form.Password = v }),
+			input("new-project", "Project (optional)", "text", p.form.Project, func(v string) { p.form.Project = v }),
+			app.Div().Class("field").Body(
+				app.Label().For("new-role").Text("Role"),
+				app.Select().ID("new-role").OnChange(func(ctx app.Context, e app.Event) { p.form.Role = ctx.JSSrc().Get("value").String() }).Body(
+					app.Option().Value(api.RoleAnnotator).Selected(p.form.Role == api.RoleAnnotator).Text("annotator"),
+					app.Option().Value(api.RoleResearcher).Selected(p.form.Role == api.RoleResearcher).Text("researcher"),
+					app.Option().Value(api.RoleAdmin).Selected(p.form.Role == api.RoleAdmin).Text("admin"),
+				),
+			),
+			app.Button().Type("submit").Class("primary").Text("Create account"),
+			liveNotice("new-user-message", p.formMsg),
+		),
+		NewExportPanel().Projects(p.projects()),
 	)
 }
 

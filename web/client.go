@@ -1,12 +1,10 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -50,10 +48,15 @@ func StatusOf(err error) int {
 // session's CSRF token and sends it on every state-changing request.
 type Client struct {
 	base string
-	http *http.Client
 	mu   sync.Mutex
 	csrf string
 }
+
+// requestTimeout bounds one request, answer included.
+const requestTimeout = 20 * time.Second
+
+// maxAnswerBytes bounds an answer body the client reads.
+const maxAnswerBytes = 8 << 20
 
 // NewClient returns a client for the page's own origin.
 func NewClient() *Client {
@@ -62,7 +65,7 @@ func NewClient() *Client {
 		u := app.Window().URL()
 		base = u.Scheme + "://" + u.Host
 	}
-	return &Client{base: base, http: &http.Client{Timeout: 20 * time.Second}}
+	return &Client{base: base}
 }
 
 func (c *Client) setCSRF(t string) {
@@ -72,38 +75,27 @@ func (c *Client) setCSRF(t string) {
 }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
+	var body []byte
+	header := [][2]string{{"Accept", "application/json"}}
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
 			return fmt.Errorf("encode request: %w", err)
 		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "application/json")
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
+		body = b
+		header = append(header, [2]string{"Content-Type", "application/json"})
 	}
 	if method != http.MethodGet {
 		c.mu.Lock()
-		req.Header.Set(api.CSRFHeader, c.csrf)
+		header = append(header, [2]string{api.CSRFHeader, c.csrf})
 		c.mu.Unlock()
 	}
-	res, err := c.http.Do(req)
+	status, data, err := send(ctx, method, c.base+path, header, body)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w: %v", method, path, ErrNetwork, err)
 	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
-	if err != nil {
-		return fmt.Errorf("%s %s: %w: %v", method, path, ErrNetwork, err)
-	}
-	if res.StatusCode >= 400 {
-		ae := &APIError{Status: res.StatusCode}
+	if status >= 400 {
+		ae := &APIError{Status: status}
 		_ = json.Unmarshal(data, &ae.Problem)
 		return ae
 	}

@@ -87,47 +87,38 @@ func (p *DashboardPage) apply(s api.LiveSnapshot) {
 
 // Render draws the page.
 func (p *DashboardPage) Render() app.UI {
-	root := app.Div().ID("dashboard").Class("page").DataSet("state", p.state).DataSet("live", p.live).
-		DataSet("version", p.snap.Version)
-	if p.mounted {
-		root = root.DataSet("wasm", "1")
-	}
 	s := p.snap
-	return root.Body(
-		NewNavBar().Me(p.me).Active("dashboard").Project(p.project),
-		app.Main().Body(
-			app.Div().Class("page-title").Body(
-				app.H1().Textf("Dashboard · %s", p.project),
-				app.Span().ID("live-status").Class("chip").Role("status").Aria("live", "polite").Text(liveLabel(p.live)),
-				app.A().Href("/adjudicate/"+p.project).Textf("Adjudication queue (%d)", s.Consensus.Queue),
-			),
-			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
-			app.If(p.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(p.message) }),
-			app.If(p.loaded, func() app.UI {
-				return app.Div().Class("dashboard-body").Body(
-					p.renderProgress(),
-					app.If(s.Consensus.Items == 0, func() app.UI {
-						return app.P().ID("no-judgments").Class("notice").Role("status").
-							Text("No judgments yet: numbers appear here as soon as annotators judge.")
-					}),
-					app.If(s.Consensus.Items > 0, func() app.UI {
-						return app.Div().Body(
-							p.renderConsensus(),
-							NewAgreementCards().Agreement(s.Agreement),
-							app.Div().Class("columns").Body(
-								NewConfusionTable().Matrix(s.Agreement.Confusion),
-								NewAnnotatorTable().Rows(s.Annotators),
-							),
-							p.renderQuality(),
-							NewLeaderboard().Runs(s.Leaderboard).Bootstrap(s.Bootstrap),
-							p.renderTemplates(),
-							p.renderContradictions(),
-							p.renderComposition(),
-						)
-					}),
-				)
-			}),
-		),
+	return NewPage("dashboard").State(p.state).Data("live", p.live).Data("version", p.snap.Version).ClientSide(p.mounted).
+		Nav(p.me, "dashboard", p.project).
+		Title("Dashboard · "+p.project,
+			app.Span().ID("live-status").Class("chip").Role("status").Aria("live", "polite").Text(liveLabel(p.live)),
+			app.A().Href("/adjudicate/"+p.project).Textf("Adjudication queue (%d)", s.Consensus.Queue),
+		).Content(
+		app.If(p.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(p.message) }),
+		app.If(p.loaded, func() app.UI {
+			return app.Div().Class("dashboard-body").Body(
+				p.renderProgress(),
+				app.If(s.Consensus.Items == 0, func() app.UI {
+					return app.P().ID("no-judgments").Class("notice").Role("status").
+						Text("No judgments yet: numbers appear here as soon as annotators judge.")
+				}),
+				app.If(s.Consensus.Items > 0, func() app.UI {
+					return app.Div().Body(
+						p.renderConsensus(),
+						NewAgreementCards().Agreement(s.Agreement),
+						app.Div().Class("columns").Body(
+							NewConfusionTable().Matrix(s.Agreement.Confusion),
+							NewAnnotatorTable().Rows(s.Annotators),
+						),
+						p.renderQuality(),
+						NewLeaderboard().Runs(s.Leaderboard).Bootstrap(s.Bootstrap),
+						p.renderTemplates(),
+						p.renderContradictions(),
+						p.renderComposition(),
+					)
+				}),
+			)
+		}),
 	)
 }
 

@@ -57,22 +57,28 @@ type taskFeed struct {
 	// revisiting is the item brought back from it to correct (0 if none).
 	history    []HistoryEntry
 	revisiting int64
-	seenFor    int64 // the user whose first visit was checked
-	state      string
-	errMsg     string
-	sync       SyncState
-	pending    int
-	rejected   int
-	refused    []OutboxEntry // the judgments the server refused, named in the header
-	orphans    []OutboxEntry // judgments kept aside without an author (v1 outbox)
-	lastSave   time.Time
-	started    time.Time
-	clock      activeClock
-	wake       chan struct{}
-	cancel     context.CancelFunc
-	release    []func()
-	onChange   func(ctx app.Context) // called when the current task may have changed
-	navved     bool
+	// shownHistory is what the history panel lists: the history until
+	// the item after a submit is on screen (afterShown), then the new one.
+	shownHistory []HistoryEntry
+	seenFor      int64 // the user whose first visit was checked
+	state        string
+	errMsg       string
+	sync         SyncState
+	pending      int
+	rejected     int
+	refused      []OutboxEntry // the judgments the server refused, named in the header
+	orphans      []OutboxEntry // judgments kept aside without an author (v1 outbox)
+	lastSave     time.Time
+	started      time.Time
+	clock        activeClock
+	wake         chan struct{}
+	cancel       context.CancelFunc
+	release      []func()
+	onChange     func(ctx app.Context) // called when the current task may have changed
+	// page is the page's context: work scheduled from an event runs in it,
+	// since an event's element (the skip form) may be gone by then.
+	page   app.Context
+	navved bool
 	// retryLoad is set when the first load failed for lack of network; the
 	// sync loop tries again.
 	retryLoad bool
@@ -118,6 +124,7 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 		return
 	}
 	f.client = NewClient()
+	f.page = ctx
 	// Until /api/me answers, the outbox is the last signed-in user's (an
 	// offline reload still shows it); load switches it to the session's.
 	f.storage = ctx.LocalStorage()
@@ -418,6 +425,7 @@ func (f *taskFeed) firstVisit() bool {
 func (f *taskFeed) useHistory() {
 	if f.me.UserID != 0 && f.storage != nil {
 		f.history = LoadHistory(f.storage, f.me.UserID, f.kind)
+		f.shownHistory = f.history
 	}
 }
 
@@ -570,10 +578,13 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 		f.revisiting = 0
 	}
 	f.history = PushHistory(f.history, HistoryEntry{Req: req, Item: item, At: time.Now()})
-	// Written after the next item is on screen: the judgment itself is
-	// already safe in the outbox.
+	// Stored and listed after the next item is on screen: the judgment
+	// itself is already safe in the outbox.
 	st, user, kind, hs := f.storage, f.me.UserID, f.kind, f.history
-	ctx.Defer(func(app.Context) { SaveHistory(st, user, kind, hs) })
+	f.afterShown(func(app.Context) {
+		SaveHistory(st, user, kind, hs)
+		f.shownHistory = hs
+	})
 	f.counts()
 	if f.sync != SyncOffline {
 		f.sync = SyncPending
@@ -594,6 +605,26 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	}
 	f.changed(ctx)
 	return nil
+}
+
+// afterShown runs fn on the UI goroutine, in the page's context, once the
+// current update is on screen: ctx.Defer runs after the update but in the
+// same browser task, before the page is shown, so it schedules fn as a new
+// task (setTimeout) from there. Work that the next item need not wait for
+// (browser storage writes, the history panel) then does not delay it.
+func (f *taskFeed) afterShown(fn func(ctx app.Context)) {
+	if !app.IsClient || f.client == nil { // not mounted
+		return
+	}
+	f.page.Defer(func(ctx app.Context) {
+		var cb app.Func
+		cb = app.FuncOf(func(app.Value, []app.Value) any {
+			cb.Release()
+			ctx.Dispatch(fn)
+			return nil
+		})
+		app.Window().Call("setTimeout", cb, 0)
+	})
 }
 
 // retryNow is the status badge's "retry now".

@@ -439,7 +439,7 @@ func (p *JudgePage) send(ctx app.Context, t api.Task, req api.JudgmentRequest) {
 		return
 	}
 	drafts, id := p.userDrafts(), t.ItemID
-	ctx.Defer(func(app.Context) { drafts.Delete(id) })
+	p.afterShown(func(app.Context) { drafts.Delete(id) })
 	delete(p.prefill, t.ItemID)
 	p.message, p.skipOpen = "", false
 	if next, ok := p.current(); ok {
@@ -558,7 +558,7 @@ func (p *JudgePage) Render() app.UI {
 		p.header("Relevance"),
 		app.Main().Body(p.body(p.renderTask)),
 		app.If(p.state != stateReady && len(p.history) > 0, func() app.UI {
-			return NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting)
+			return NewHistoryPanel().Entries(p.shownHistory).Revisiting(p.revisiting)
 		}),
 		NewKeymapDialog().Open(p.showKeys).Keys(judgeKeys),
 		NewInstructionsPanel().Open(p.showHelp).Kind(api.KindRelevance).Instructions(p.instructions),
@@ -580,7 +580,7 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 			app.Ol().Class("atoms").Aria("label", "Constraints").Body(
 				app.Range(t.Query.Atoms).Slice(func(i int) app.UI { return p.renderAtom(t, i) }),
 			),
-			NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting),
+			NewHistoryPanel().Entries(p.shownHistory).Revisiting(p.revisiting),
 		),
 		app.Section().Class("doc-panel").Aria("label", "Document").Body(
 			app.If(t.Document != nil, func() app.UI { return p.renderDocument(t) }).

@@ -140,27 +140,17 @@ func (p *PoolBuilderPage) doPublish(ctx app.Context, e app.Event) {
 
 // Render draws the page.
 func (p *PoolBuilderPage) Render() app.UI {
-	root := app.Div().ID("poolbuilder").Class("page").DataSet("state", p.state).DataSet("previewed", p.preview != nil).
-		DataSet("published", p.published != nil)
-	if p.mounted {
-		root = root.DataSet("wasm", "1")
-	}
-	return root.Body(
-		NewNavBar().Me(p.me).Active("pools").Project(p.project),
-		app.Main().Body(
-			app.Div().Class("page-title").Body(
-				app.H1().Textf("Pool builder · %s", p.project),
-				app.A().Href("/queries/"+p.project).Text("Query expressions"),
-			),
-			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
+	return NewPage("poolbuilder").State(p.state).Data("previewed", p.preview != nil).Data("published", p.published != nil).
+		ClientSide(p.mounted).Nav(p.me, "pools", p.project).
+		Title("Pool builder · "+p.project, app.A().Href("/queries/"+p.project).Text("Query expressions")).
+		Content(
 			// Always present (empty when there is nothing to say): a live
 			// region is announced when its text changes, and the form
 			// after it keeps its place in the tree.
 			liveNotice("pool-message", p.message),
 			app.If(len(p.runs) > 0, func() app.UI { return p.renderForm() }),
 			app.If(p.preview != nil, func() app.UI { return p.renderPreview(*p.preview) }),
-		),
-	)
+		)
 }
 
 func (p *PoolBuilderPage) renderForm() app.UI {

@@ -214,47 +214,39 @@ func (p *QueriesPage) send(ctx app.Context, force bool) {
 
 // Render draws the page.
 func (p *QueriesPage) Render() app.UI {
-	root := app.Div().ID("queries").Class("page").DataSet("state", p.state).DataSet("query", p.selected)
-	if p.mounted {
-		root = root.DataSet("wasm", "1")
-	}
-	return root.Body(
-		NewNavBar().Me(p.me).Active("queries").Project(p.project),
-		app.Main().Body(
-			app.Div().Class("page-title").Body(
-				app.H1().Textf("Query expressions · %s", p.project),
-				app.A().Href("/pools/"+p.project).Text("Pool builder"),
-				app.If(len(p.queries) > 0, func() app.UI {
-					return app.Button().Type("button").ID("decompose-all").Disabled(p.busy).
-						Title("Store the rule-based decomposer's expression for every query that has none (audited; corrections are kept)").
-						Text("Decompose all missing").OnClick(p.decomposeAll)
-				}),
-			),
-			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
-			liveNotice("queries-message", p.message),
-			app.If(p.current() != nil, func() app.UI { return p.renderEditor(*p.current()) }),
+	return NewPage("queries").State(p.state).Data("query", p.selected).ClientSide(p.mounted).
+		Nav(p.me, "queries", p.project).
+		Title("Query expressions · "+p.project,
+			app.A().Href("/pools/"+p.project).Text("Pool builder"),
 			app.If(len(p.queries) > 0, func() app.UI {
-				return app.Section().Aria("label", "Queries").Body(
-					app.Table().ID("query-list").Body(
-						app.THead().Body(app.Tr().Body(
-							app.Th().Scope("col").Text("Query"), app.Th().Scope("col").Text("Text"),
-							app.Th().Scope("col").Text("Expression"), app.Th().Scope("col").Text("Template"), app.Th().Text(""),
-						)),
-						app.TBody().Body(app.Range(p.queries).Slice(func(i int) app.UI {
-							q := p.queries[i]
-							return app.Tr().DataSet("query", q.ExtID).Body(
-								app.Th().Scope("row").Text(q.ExtID),
-								app.Td().Text(q.Text),
-								app.Td().Class("expression").Text(printed(q)),
-								app.Td().Text(q.Template),
-								app.Td().Body(app.Button().Type("button").Class("edit").DataSet("query", q.ExtID).
-									DataSet("qid", q.ID).Text("Edit").OnClick(p.editRow)),
-							)
-						})),
-					),
-				)
+				return app.Button().Type("button").ID("decompose-all").Disabled(p.busy).
+					Title("Store the rule-based decomposer's expression for every query that has none (audited; corrections are kept)").
+					Text("Decompose all missing").OnClick(p.decomposeAll)
 			}),
-		),
+		).Content(
+		liveNotice("queries-message", p.message),
+		app.If(p.current() != nil, func() app.UI { return p.renderEditor(*p.current()) }),
+		app.If(len(p.queries) > 0, func() app.UI {
+			return app.Section().Aria("label", "Queries").Body(
+				app.Table().ID("query-list").Body(
+					app.THead().Body(app.Tr().Body(
+						app.Th().Scope("col").Text("Query"), app.Th().Scope("col").Text("Text"),
+						app.Th().Scope("col").Text("Expression"), app.Th().Scope("col").Text("Template"), app.Th().Text(""),
+					)),
+					app.TBody().Body(app.Range(p.queries).Slice(func(i int) app.UI {
+						q := p.queries[i]
+						return app.Tr().DataSet("query", q.ExtID).Body(
+							app.Th().Scope("row").Text(q.ExtID),
+							app.Td().Text(q.Text),
+							app.Td().Class("expression").Text(printed(q)),
+							app.Td().Text(q.Template),
+							app.Td().Body(app.Button().Type("button").Class("edit").DataSet("query", q.ExtID).
+								DataSet("qid", q.ID).Text("Edit").OnClick(p.editRow)),
+						)
+					})),
+				),
+			)
+		}),
 	)
 }
 

@@ -74,18 +74,9 @@ func pageState(ctx app.Context, err error, empty bool) (string, string) {
 
 // Render draws the page.
 func (p *ResearcherPage) Render() app.UI {
-	root := app.Div().ID("researcher").Class("page").DataSet("state", p.state)
-	if p.mounted {
-		root = root.DataSet("wasm", "1")
-	}
-	return root.Body(
-		NewNavBar().Me(p.me).Active("researcher"),
-		app.Main().Body(
-			app.Div().Class("page-title").Body(
-				app.H1().Text("Projects"),
-				app.A().Href("/setup").ID("setup-link").Text("Set up a project: create, import, run encoders and retrieval"),
-			),
-			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
+	return NewPage("researcher").State(p.state).ClientSide(p.mounted).Nav(p.me, "researcher", "").
+		Title("Projects", app.A().Href("/setup").ID("setup-link").Text("Set up a project: create, import, run encoders and retrieval")).
+		Content(
 			app.If(p.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(p.message) }),
 			app.If(p.state == stateReady, func() app.UI {
 				return app.Table().ID("project-stats").Body(
@@ -103,6 +94,5 @@ func (p *ResearcherPage) Render() app.UI {
 					})),
 				)
 			}),
-		),
-	)
+		)
 }

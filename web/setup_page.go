@@ -333,25 +333,20 @@ func parseParams(s string) (map[string]string, error) {
 
 // Render draws the page.
 func (p *SetupPage) Render() app.UI {
-	root := app.Div().ID("setup").Class("page").DataSet("state", p.state).DataSet("project", p.project)
-	if p.mounted {
-		root = root.DataSet("wasm", "1")
+	title := "Project setup"
+	if p.project != "" {
+		title += " · " + p.project
 	}
-	return root.Body(
-		NewNavBar().Me(p.me).Active("setup").Project(p.project),
-		app.Main().Body(
-			app.Div().Class("page-title").Body(
-				app.H1().Text(map[bool]string{true: "Project setup", false: "Project setup · " + p.project}[p.project == ""]),
-				app.If(p.project != "", func() app.UI { return app.A().Href("/setup").Text("All projects") }),
-			),
-			app.If(p.state == stateLoading, func() app.UI { return app.P().Class("notice").Text("Loading…") }),
+	return NewPage("setup").State(p.state).Data("project", p.project).ClientSide(p.mounted).
+		Nav(p.me, "setup", p.project).
+		Title(title, app.If(p.project != "", func() app.UI { return app.A().Href("/setup").Text("All projects") })).
+		Content(
 			app.If(p.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(p.message) }),
 			app.If(p.state == stateReady && p.project == "", func() app.UI { return p.renderProjects() }),
 			app.If(p.state == stateReady && p.project != "", func() app.UI {
 				return app.Div().Body(p.renderCounts(), p.renderImport(), p.renderJobForms(), p.renderJobs(), &CrowdPanel{Project: p.project})
 			}),
-		),
-	)
+		)
 }
 
 func (p *SetupPage) renderProjects() app.UI {

@@ -221,7 +221,7 @@ func TestHistoryGoesBackAndCorrects(t *testing.T) {
 	if j.Relevance == nil || *j.Relevance != 3 || j.Evidence == nil || *j.Evidence != api.EvidenceComplete || j.Supersedes == nil {
 		t.Errorf("the correction of item %s: relevance %v evidence %v supersedes %v; want 3, complete, superseding the first", a, j.Relevance, j.Evidence, j.Supersedes)
 	}
-	e.waitJS("history shows the correction", fmt.Sprintf(`document.querySelector('#history li[data-item="%s"]').textContent.includes("3 definitely relevant")`, a), 5*time.Second)
+	e.waitJS("history shows the correction", fmt.Sprintf(`document.querySelector('#history li[data-item="%s"]')?.textContent.includes("3 definitely relevant")`, a), 5*time.Second)
 	e.shot("judge-history-corrected")
 }
 
@@ -320,7 +320,7 @@ func TestSkipWithReasonAndUndo(t *testing.T) {
 	if j := latestJudgment(t, e.st, id, a1); j.SkipReason != "the document is in German" {
 		t.Errorf("skip reason stored: %q", j.SkipReason)
 	}
-	e.waitJS("history shows the skip", fmt.Sprintf(`document.querySelector('#history li[data-item="%s"]').textContent.includes("skipped: the document is in German")`, item), 5*time.Second)
+	e.waitJS("history shows the skip", fmt.Sprintf(`document.querySelector('#history li[data-item="%s"]')?.textContent.includes("skipped: the document is in German")`, item), 5*time.Second)
 	e.shot("judge-skipped")
 	// Undo: back to the skipped item and judge it.
 	e.key("\b")

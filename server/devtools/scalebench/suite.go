@@ -122,16 +122,14 @@ func run(ctx context.Context, env *bench.Env, sizes []int) ([]bench.Row, error) 
 		return nil, err
 	}
 
-	var rows []bench.Row
 	var pts []point
 	measure := func(label, docs string, n int) error {
 		fmt.Fprintf(env.Progress, "scale: %s (%d documents) …\n", label, n)
-		p, rs, err := pipeline(ctx, env, enc, user.ID, label, docs, queries, n)
+		p, err := pipeline(ctx, env, enc, user.ID, label, docs, queries, n)
 		if err != nil {
 			return fmt.Errorf("scale %s: %w", label, err)
 		}
 		pts = append(pts, p)
-		rows = append(rows, rs...)
 		printMatrix(env.Progress, pts) // so far, in case a larger size is cut short
 		return nil
 	}
@@ -152,7 +150,7 @@ func run(ctx context.Context, env *bench.Env, sizes []int) ([]bench.Row, error) 
 		}
 		_ = os.Remove(path)
 	}
-	return append(rows, growthRows(pts)...), nil
+	return growthRows(pts), nil
 }
 
 // printMatrix writes the compact table (one line per cost, one column per
@@ -193,15 +191,15 @@ func allMetrics() []metric {
 
 // pipeline runs one corpus through setup and retrieval in a project of
 // its own and returns its measurements.
-func pipeline(ctx context.Context, env *bench.Env, enc *encoders.ONNXEncoder, userID int64, label, docs, queries string, n int) (point, []bench.Row, error) {
+func pipeline(ctx context.Context, env *bench.Env, enc *encoders.ONNXEncoder, userID int64, label, docs, queries string, n int) (point, error) {
 	pt := point{label: label, n: n, cost: map[string]float64{}}
 	proj, err := env.Store.EnsureProject(ctx, fmt.Sprintf("scale-%d", n))
 	if err != nil {
-		return pt, nil, err
+		return pt, err
 	}
 	diskBefore, err := databaseSize(ctx, env.Store)
 	if err != nil {
-		return pt, nil, err
+		return pt, err
 	}
 	runtime.GC()
 	sampler := startRSS(ctx, env.Store)
@@ -209,34 +207,34 @@ func pipeline(ctx context.Context, env *bench.Env, enc *encoders.ONNXEncoder, us
 
 	start := time.Now()
 	if _, err := ingest.Files(ctx, env.Store, proj.ID, "quest", []string{docs, queries}, ingest.Options{}); err != nil {
-		return pt, nil, err
+		return pt, err
 	}
 	pt.cost["import"] = time.Since(start).Seconds()
 
 	t := time.Now()
 	ix, err := retrieval.BuildLexical(ctx, env.Store, proj.ID, lexical.DefaultParams(), env.Log)
 	if err != nil {
-		return pt, nil, err
+		return pt, err
 	}
 	pt.cost["lexical"] = time.Since(t).Seconds()
 
 	rep, err := embedjob.Dense(ctx, env.Store, enc, embedjob.Options{ProjectID: proj.ID, Batch: 512, Log: env.Log})
 	if err != nil {
-		return pt, nil, err
+		return pt, err
 	}
 	pt.cost["encode"], pt.cost["hnsw"] = rep.DocumentTime.Seconds(), rep.IndexTime.Seconds()
 	pt.cost["e2e"] = time.Since(start).Seconds()
 
 	qs, err := retrieval.LoadQueries(ctx, env.Store, proj.ID, "")
 	if err != nil {
-		return pt, nil, err
+		return pt, err
 	}
 	deps := retrieval.Deps{Lexical: ix, Dense: &retrieval.Dense{Encoder: enc, Vectors: &retrieval.PgVectors{Store: env.Store, ProjectID: proj.ID, Encoder: rep.Encoder}}}
 	var runNames []string
 	for _, name := range methods {
 		m, err := retrieval.New(name, nil, deps)
 		if err != nil {
-			return pt, nil, err
+			return pt, err
 		}
 		ms := make([]float64, 0, len(qs))
 		res := make(map[string][]retrieval.Result, len(qs))
@@ -244,7 +242,7 @@ func pipeline(ctx context.Context, env *bench.Env, enc *encoders.ONNXEncoder, us
 			t := time.Now()
 			rs, err := m.Retrieve(ctx, q, depth)
 			if err != nil {
-				return pt, nil, fmt.Errorf("%s on %s: %w", name, q.ID, err)
+				return pt, fmt.Errorf("%s on %s: %w", name, q.ID, err)
 			}
 			ms = append(ms, float64(time.Since(t).Microseconds())/1000)
 			res[q.ID] = rs[:min(poolDepth, len(rs))]
@@ -253,7 +251,7 @@ func pipeline(ctx context.Context, env *bench.Env, enc *encoders.ONNXEncoder, us
 		pt.cost["p50 "+name], pt.cost["p95 "+name] = p50, p95
 		if name == "bm25" || name == "dense-vanilla" {
 			if _, err := retrieval.SaveRun(ctx, env.Store, proj.ID, name, name, nil, qs, res); err != nil {
-				return pt, nil, err
+				return pt, err
 			}
 			runNames = append(runNames, name)
 		}
@@ -262,17 +260,17 @@ func pipeline(ctx context.Context, env *bench.Env, enc *encoders.ONNXEncoder, us
 	t = time.Now()
 	pr, err := pooling.Create(ctx, env.Store, proj.ID, pooling.Spec{Name: "scale", Runs: runNames, Depth: poolDepth, Strategy: pooling.Depth}, env.Log)
 	if err != nil {
-		return pt, nil, err
+		return pt, err
 	}
 	pub, err := env.Store.PublishPool(ctx, pr.PoolID, userID, 0)
 	if err != nil {
-		return pt, nil, err
+		return pt, err
 	}
 	pt.cost["pool"] = time.Since(t).Seconds()
 
 	t = time.Now()
 	if _, err := live.LoadData(ctx, env.Store, proj.ID); err != nil {
-		return pt, nil, err
+		return pt, err
 	}
 	pt.cost["live"] = float64(time.Since(t).Microseconds()) / 1000
 
@@ -280,17 +278,17 @@ func pipeline(ctx context.Context, env *bench.Env, enc *encoders.ONNXEncoder, us
 	pt.cost["rss_server"], pt.cost["rss_pg"] = server, pg
 	diskAfter, err := databaseSize(ctx, env.Store)
 	if err != nil {
-		return pt, nil, err
+		return pt, err
 	}
 	pt.cost["disk"] = float64(diskAfter-diskBefore) / (1 << 20)
 	// The encoder's HNSW index spans every project: drop this size's
 	// vectors so that the next size's build covers that size alone.
 	if _, err := env.Store.DeleteProjectVectors(ctx, proj.ID, rep.Encoder); err != nil {
-		return pt, nil, err
+		return pt, err
 	}
 	fmt.Fprintf(env.Progress, "scale: %s done in %s (%d docs, %d terms, %d items published)\n", label, time.Since(start).Round(time.Second), ix.NumDocs(), ix.NumTerms(), pub.Items)
 	pt.label = fmt.Sprintf("%s: %d docs, %d terms", label, ix.NumDocs(), ix.NumTerms())
-	return pt, nil, nil
+	return pt, nil
 }
 
 // growthRows is the table: one row per metric and size, the first size

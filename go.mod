@@ -17,7 +17,6 @@ require (
 	github.com/yalue/onnxruntime_go v1.27.0
 	golang.org/x/crypto v0.58.0
 	golang.org/x/text v0.43.0
-	golang.org/x/time v0.8.0
 	google.golang.org/protobuf v1.36.10
 )
 
@@ -42,4 +41,5 @@ require (
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/time v0.8.0 // indirect
 )

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,11 +18,13 @@ import (
 	"boolpool/server/devtools/bench"
 	"boolpool/server/devtools/calbench"
 	"boolpool/server/devtools/retrievalbench"
+	"boolpool/server/devtools/scalebench"
 	"boolpool/server/store"
 )
 
-// benchSuites lists every suite 'boolpool bench' knows, in run order.
-func benchSuites() []bench.Suite {
+// benchSuites lists every suite 'boolpool bench' knows, in run order. The
+// scale suite (scaleSizes documents) runs only when named.
+func benchSuites(scaleSizes []int) []bench.Suite {
 	return []bench.Suite{
 		bench.IngestSuite(),
 		bench.UploadsSuite(),
@@ -36,6 +39,7 @@ func benchSuites() []bench.Suite {
 		bench.LiveSuite(),
 		bench.WebSuite(),
 		bench.QualitySuite(),
+		scalebench.Suite(scaleSizes),
 	}
 }
 
@@ -47,8 +51,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	repeats := fs.Int("repeats", 5, "repeats per measurement (medians are reported)")
 	quick := fs.Bool("quick", false, "one repeat and smaller inputs (smoke test)")
 	shared := fs.String("shared-data", os.Getenv("BOOLPOOL_SHARED_DATA"), "the shared data directory (enables full-corpus suites)")
+	sizes := fs.String("scale-sizes", "100000,300000,1000000", "corpus sizes (documents) of the scale suite, comma-separated")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	var scaleSizes []int
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1000 {
+			return fmt.Errorf("%w: --scale-sizes: %q is not a size of at least 1000 documents", errUsage, f)
+		}
+		scaleSizes = append(scaleSizes, n)
 	}
 	if *dbURL == "" {
 		return fmt.Errorf("%w: no database: set DATABASE_URL or pass --database-url", errUsage)
@@ -83,8 +96,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	start := time.Now()
 	var rows []bench.Row
 	var failed []string
-	for _, s := range benchSuites() {
-		if len(want) > 0 && !want[s.Name] {
+	for _, s := range benchSuites(scaleSizes) {
+		if len(want) > 0 && !want[s.Name] || len(want) == 0 && s.Name == scalebench.Name {
 			continue
 		}
 		fmt.Fprintf(stderr, "bench: %s …\n", s.Name)

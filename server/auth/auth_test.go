@@ -1,8 +1,12 @@
 package auth
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"boolpool/server/store/storetest"
 )
 
 func TestPasswordHash(t *testing.T) {
@@ -38,17 +42,38 @@ func TestPasswordHash(t *testing.T) {
 	}
 }
 
-func TestRateLimiter(t *testing.T) {
-	r := NewRateLimiter(3)
-	for i := 0; i < 3; i++ {
-		if !r.Allow("a") {
-			t.Fatalf("attempt %d refused", i+1)
+// TestRateLimiterAcrossServers: two limiters on one database (two servers)
+// share one limit per key; other keys and scopes are not limited by it.
+func TestRateLimiterAcrossServers(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	a, b := NewRateLimiter(st, "login-address", 3), NewRateLimiter(st, "login-address", 3)
+	for i, r := range []*RateLimiter{a, b, a} {
+		if ok, err := r.Allow(ctx, "10.0.0.1"); err != nil || !ok {
+			t.Fatalf("attempt %d refused (err %v)", i+1, err)
 		}
 	}
-	if r.Allow("a") {
-		t.Error("4th attempt within a minute allowed")
+	for i, r := range []*RateLimiter{a, b} {
+		if ok, err := r.Allow(ctx, "10.0.0.1"); err != nil || ok {
+			t.Errorf("server %d: 4th attempt within a minute allowed (err %v)", i, err)
+		}
 	}
-	if !r.Allow("b") {
-		t.Error("another address is limited too")
+	if ok, err := b.Allow(ctx, "10.0.0.2"); err != nil || !ok {
+		t.Errorf("another address is limited too (err %v)", err)
+	}
+	if ok, err := NewRateLimiter(st, "crowd-entry", 3).Allow(ctx, "10.0.0.1"); err != nil || !ok {
+		t.Errorf("another scope is limited too (err %v)", err)
+	}
+	// A fully refilled key is swept; a limited one stays.
+	fast := NewRateLimiter(st, "fast", 60_000) // refills within a millisecond
+	if ok, err := fast.Allow(ctx, "k"); err != nil || !ok {
+		t.Fatalf("fast: %v %v", ok, err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if n, err := st.DeleteIdleRateLimits(ctx); err != nil || n != 1 {
+		t.Fatalf("swept %d keys (err %v), want the refilled one", n, err)
+	}
+	if ok, err := a.Allow(ctx, "10.0.0.1"); err != nil || ok {
+		t.Errorf("the sweep forgot a limited address (err %v)", err)
 	}
 }

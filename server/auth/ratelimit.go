@@ -1,52 +1,51 @@
 package auth
 
 import (
+	"context"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
-// RateLimiter allows perMinute events per key (a client address) with a
-// burst of the same size. Idle keys are forgotten.
+// RateStore keeps rate limits in the database, so every server on it
+// shares them.
+type RateStore interface {
+	AllowRate(ctx context.Context, scope, key string, every time.Duration, burst int) (bool, error)
+	DeleteIdleRateLimits(ctx context.Context) (int64, error)
+}
+
+// RateLimiter allows perMinute events per key (a client address or an
+// account name) with a burst of the same size, counted in the database:
+// two servers behind one balancer give an address perMinute attempts, not
+// twice that. Each event is one indexed upsert; keys idle long enough to
+// be fully refilled are swept at most once a minute per process.
 type RateLimiter struct {
-	mu        sync.Mutex
+	st        RateStore
+	scope     string
 	perMinute int
-	keys      map[string]*limiterEntry
+
+	mu        sync.Mutex
 	lastSweep time.Time
 }
 
-type limiterEntry struct {
-	lim  *rate.Limiter
-	seen time.Time
-}
-
-// NewRateLimiter returns a limiter of perMinute events per key.
-func NewRateLimiter(perMinute int) *RateLimiter {
+// NewRateLimiter returns a limiter of perMinute events per key in scope.
+func NewRateLimiter(st RateStore, scope string, perMinute int) *RateLimiter {
 	if perMinute < 1 {
 		perMinute = 1
 	}
-	return &RateLimiter{perMinute: perMinute, keys: map[string]*limiterEntry{}}
+	return &RateLimiter{st: st, scope: scope, perMinute: perMinute}
 }
 
 // Allow reports whether one more event for key is allowed now.
-func (r *RateLimiter) Allow(key string) bool {
-	now := time.Now()
+func (r *RateLimiter) Allow(ctx context.Context, key string) (bool, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if now.Sub(r.lastSweep) > 5*time.Minute {
-		for k, e := range r.keys {
-			if now.Sub(e.seen) > 5*time.Minute {
-				delete(r.keys, k)
-			}
-		}
-		r.lastSweep = now
+	sweep := time.Since(r.lastSweep) > time.Minute
+	if sweep {
+		r.lastSweep = time.Now()
 	}
-	e, ok := r.keys[key]
-	if !ok {
-		e = &limiterEntry{lim: rate.NewLimiter(rate.Every(time.Minute/time.Duration(r.perMinute)), r.perMinute)}
-		r.keys[key] = e
+	r.mu.Unlock()
+	if sweep {
+		// A failed sweep only leaves refilled rows behind.
+		_, _ = r.st.DeleteIdleRateLimits(ctx)
 	}
-	e.seen = now
-	return e.lim.AllowN(now, 1)
+	return r.st.AllowRate(ctx, r.scope, key, time.Minute/time.Duration(r.perMinute), r.perMinute)
 }

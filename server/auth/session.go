@@ -26,6 +26,7 @@ type Store interface {
 	DeleteExpiredSessions(ctx context.Context) (int64, error)
 	CrowdSettingsByName(ctx context.Context, name string) (store.CrowdSettings, error)
 	EnterCrowd(ctx context.Context, e store.CrowdEntry) (store.User, bool, error)
+	RateStore
 }
 
 // Options configure the service.
@@ -78,9 +79,9 @@ func New(st Store, opts Options, log *slog.Logger) *Service {
 	dummy, _ := HashPassword("not a real password", DefaultHashParams)
 	return &Service{
 		st: st, opts: opts, log: log, dummyHash: dummy,
-		limiter:  NewRateLimiter(opts.LoginPerMinute),
-		accounts: NewRateLimiter(opts.AccountLoginPerMinute),
-		entries:  NewRateLimiter(3 * opts.LoginPerMinute),
+		limiter:  NewRateLimiter(st, "login-address", opts.LoginPerMinute),
+		accounts: NewRateLimiter(st, "login-account", opts.AccountLoginPerMinute),
+		entries:  NewRateLimiter(st, "crowd-entry", 3*opts.LoginPerMinute),
 		hashes:   make(chan struct{}, opts.MaxConcurrentHashes),
 	}
 }
@@ -99,7 +100,9 @@ type Login struct {
 // the account is unknown, has no password (crowd accounts) or is disabled,
 // so neither the answer nor its timing tells them apart.
 func (s *Service) Login(ctx context.Context, username, password, clientKey string) (Login, error) {
-	if !s.limiter.Allow(clientKey) {
+	if ok, err := s.limiter.Allow(ctx, clientKey); err != nil {
+		return Login{}, err
+	} else if !ok {
 		return Login{}, fmt.Errorf("auth: login attempts from %s: %w", clientKey, apperr.ErrRateLimited)
 	}
 	username = strings.TrimSpace(username)
@@ -112,7 +115,9 @@ func (s *Service) Login(ctx context.Context, username, password, clientKey strin
 	if len(username) > 256 || len(password) > 1024 {
 		return Login{}, fmt.Errorf("auth: wrong username or password: %w", apperr.ErrUnauthorized)
 	}
-	if !s.accounts.Allow(strings.ToLower(username)) {
+	if ok, err := s.accounts.Allow(ctx, strings.ToLower(username)); err != nil {
+		return Login{}, err
+	} else if !ok {
 		return Login{}, fmt.Errorf("auth: too many sign-in attempts for this account; wait a minute: %w", apperr.ErrRateLimited)
 	}
 	bad := fmt.Errorf("auth: wrong username or password: %w", apperr.ErrUnauthorized)
@@ -156,7 +161,9 @@ var ErrNoEntry = fmt.Errorf("auth: this study link is not valid (it may have bee
 // CrowdLink checks a project's entry link (project name and key) and
 // returns the project's crowd settings. Rate limited per client address.
 func (s *Service) CrowdLink(ctx context.Context, project, key, clientKey string) (store.CrowdSettings, error) {
-	if !s.entries.Allow(clientKey) {
+	if ok, err := s.entries.Allow(ctx, clientKey); err != nil {
+		return store.CrowdSettings{}, err
+	} else if !ok {
 		return store.CrowdSettings{}, fmt.Errorf("auth: entries from %s: %w", clientKey, apperr.ErrRateLimited)
 	}
 	cs, err := s.st.CrowdSettingsByName(ctx, project)

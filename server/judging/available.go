@@ -34,7 +34,10 @@ type openEntry struct {
 
 // openCache shares recent OpenItems counts between raters: a count at most
 // the TTL old is reused, and callers arriving while one is made wait for
-// it (one count for all of them). It never serves an older count: a total
+// it (one count for all of them). Each server keeps its own: with several
+// servers on one database every count is still at most the TTL old (read
+// from the database, which all of them write), at the cost of one count per
+// server per TTL. It never serves an older count: a total
 // counted from an old count of open items and a fresh count of the rater's
 // own would be off by every item filled in between.
 type openCache struct {
@@ -96,51 +99,6 @@ func (c *openCache) refresh(ctx context.Context, k openKey, done chan struct{}, 
 	c.mu.Unlock()
 }
 
-type availKey struct {
-	project, user int64
-	kind          string
-}
-
-type availEntry struct {
-	total int       // the rater's done + skipped + leased + available items when counted
-	used  time.Time // their last request
-}
-
-// availableCache holds each rater's progress total while they work.
-type availableCache struct {
-	mu   sync.Mutex
-	idle time.Duration
-	m    map[availKey]availEntry
-}
-
-func newAvailableCache(idle time.Duration) *availableCache {
-	return &availableCache{idle: idle, m: map[availKey]availEntry{}}
-}
-
-// get returns the rater's total unless they were away longer than idle.
-func (c *availableCache) get(k availKey, now time.Time) (availEntry, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[k]
-	if !ok || now.Sub(e.used) > c.idle {
-		return availEntry{}, false
-	}
-	return e, true
-}
-
-func (c *availableCache) put(k availKey, e availEntry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) > 100_000 {
-		for kk, old := range c.m {
-			if e.used.Sub(old.used) > c.idle {
-				delete(c.m, kk)
-			}
-		}
-	}
-	c.m[k] = e
-}
-
 // available returns how many items the rater can still get, as the rest
 // of a total held while they work: total − mine, where mine is their done,
 // skipped and leased items. The total is counted (mine + open items they
@@ -148,13 +106,15 @@ func (c *availableCache) put(k availKey, e availEntry) {
 // their queue runs dry (dry: the end is exact) and when mine outgrows it
 // (gold items are not among the open items); in between it stays put,
 // whatever other raters do, so the bar's total does not move from item to
-// item.
+// item. The total is held in the database, so a rater whose requests reach
+// several servers sees one total.
 func (s *Service) available(ctx context.Context, lp store.LeaseParams, mine int, dry bool) (int, error) {
-	k := availKey{lp.ProjectID, lp.UserID, lp.Kind}
-	now := time.Now()
-	if e, ok := s.avail.get(k, now); ok && !dry && mine <= e.total {
-		s.avail.put(k, availEntry{total: e.total, used: now})
-		return e.total - mine, nil
+	total, held, err := s.st.HeldTotal(ctx, lp.ProjectID, lp.UserID, lp.Kind, totalIdle)
+	if err != nil {
+		return 0, err
+	}
+	if held && !dry && mine <= total {
+		return total - mine, nil
 	}
 	open, err := s.open.get(ctx, openKey{lp.ProjectID, lp.Kind, lp.Raters}, func(ctx context.Context) (int, error) {
 		return s.st.OpenItems(ctx, lp.ProjectID, lp.Kind, lp.Raters)
@@ -167,6 +127,8 @@ func (s *Service) available(ctx context.Context, lp store.LeaseParams, mine int,
 		return 0, err
 	}
 	n := max(0, open-theirs)
-	s.avail.put(k, availEntry{total: mine + n, used: now})
+	if err := s.st.HoldTotal(ctx, lp.ProjectID, lp.UserID, lp.Kind, mine+n); err != nil {
+		return 0, err
+	}
 	return n, nil
 }

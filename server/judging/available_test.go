@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"boolpool/server/store"
+	"boolpool/server/store/storetest"
+	"boolpool/web/api"
 )
 
 // testClock is a clock that moves only when the test moves it.
@@ -89,9 +91,9 @@ func TestOpenCacheCountsOnceAndNeverServesStale(t *testing.T) {
 	}
 }
 
-// countStore is the part of the store the progress total reads.
+// countStore is a real store whose open-item counts the test sets.
 type countStore struct {
-	Store
+	*store.Store
 	open, theirs int
 }
 
@@ -104,13 +106,26 @@ func (s *countStore) RaterOpenItems(context.Context, store.LeaseParams) (int, er
 // put from item to item, whatever other raters do, and is counted again
 // when the rater's queue runs dry or their own items outgrow it (issue 17:
 // 2284 → 2287 → 2300).
+//
+// The total is held in the database: a second server (another Service on
+// the same database) shows the rater the same total.
 func TestProgressTotalHeldWhileRaterWorks(t *testing.T) {
-	st := &countStore{open: 100, theirs: 0}
-	s := &Service{st: st, avail: newAvailableCache(totalIdle), open: newOpenCache(0)}
-	lp := store.LeaseParams{ProjectID: 1, UserID: 7, Kind: "relevance", Raters: 3}
+	ctx := context.Background()
+	db := storetest.New(t)
+	p, err := db.EnsureProject(ctx, "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := db.CreateUser(ctx, store.NewUser{Username: "rater", Role: api.RoleAnnotator})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &countStore{Store: db, open: 100, theirs: 0}
+	servers := [2]*Service{{st: st, open: newOpenCache(0)}, {st: st, open: newOpenCache(0)}}
+	lp := store.LeaseParams{ProjectID: p.ID, UserID: u.ID, Kind: "relevance", Raters: 3}
 	total := func(mine int, dry bool) int {
 		t.Helper()
-		n, err := s.available(context.Background(), lp, mine, dry)
+		n, err := servers[mine%2].available(ctx, lp, mine, dry)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,6 +27,8 @@ type Store interface {
 	LeaseTasks(ctx context.Context, p store.LeaseParams) ([]store.Assignment, []store.TaskData, store.RaterProgress, error)
 	OpenItems(ctx context.Context, projectID int64, kind string, raters int) (int, error)
 	RaterOpenItems(ctx context.Context, p store.LeaseParams) (int, error)
+	HeldTotal(ctx context.Context, projectID, userID int64, kind string, idle time.Duration) (int, bool, error)
+	HoldTotal(ctx context.Context, projectID, userID int64, kind string, total int) error
 	AssignedTask(ctx context.Context, itemID, userID int64) (store.TaskData, *store.Assignment, error)
 	SaveJudgment(ctx context.Context, n store.NewJudgment) (store.Judgment, bool, error)
 	CurrentJudgments(ctx context.Context, itemID int64) ([]store.Judgment, error)
@@ -60,11 +62,10 @@ type Rater struct {
 
 // Service implements the rater workflow.
 type Service struct {
-	st    Store
-	obs   Observer // nil: nobody is told
-	log   *slog.Logger
-	avail *availableCache
-	open  *openCache
+	st   Store
+	obs  Observer // nil: nobody is told
+	log  *slog.Logger
+	open *openCache
 }
 
 // New builds the service. obs (may be nil) is told about every stored
@@ -73,7 +74,7 @@ func New(st Store, obs Observer, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{st: st, obs: obs, log: log, avail: newAvailableCache(totalIdle), open: newOpenCache(openTTL)}
+	return &Service{st: st, obs: obs, log: log, open: newOpenCache(openTTL)}
 }
 
 // MaxQueue is the most tasks one queue request leases: the current task, a

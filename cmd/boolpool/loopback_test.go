@@ -1,0 +1,357 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"boolpool/encoders"
+	"boolpool/server/jobs"
+	"boolpool/server/judging/judgingtest"
+	"boolpool/server/store"
+	"boolpool/web/api"
+)
+
+// TestHelperServeProcess is not a test: TestLoopbackTwoServersOneWorker
+// runs the test binary as `boolpool serve` processes through it.
+func TestHelperServeProcess(t *testing.T) {
+	args := os.Getenv("BOOLPOOL_HELPER_SERVE_ARGS")
+	if args == "" {
+		t.Skip("runs only as a helper process")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runServe(ctx, strings.Fields(args), os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// startServeProcess starts `boolpool serve args…` as a process of its own
+// on a free loopback address and waits for /readyz; it returns the base URL.
+func startServeProcess(t *testing.T, cache string, args ...string) string {
+	t.Helper()
+	addr := freeAddr(t)
+	args = append([]string{"--addr", addr, "--static", t.TempDir(), "--log-level", "warn"}, args...)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServeProcess$")
+	cmd.Env = append(os.Environ(), "BOOLPOOL_HELPER_SERVE_ARGS="+strings.Join(args, " "), "BOOLPOOL_CACHE="+cache)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("serve process %s output:\n%s", addr, out.String())
+		}
+	})
+	base := "http://" + addr
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if res, err := http.Get(base + "/readyz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return base
+			}
+		}
+		select {
+		case <-exited:
+			t.Fatalf("serve %s ended before it was ready:\n%s", addr, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve %s: not ready within 60s", addr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// lbUser is a signed-in client of one server.
+type lbUser struct {
+	t          *testing.T
+	base, csrf string
+	id         int64
+	c          *http.Client
+}
+
+func lbLogin(t *testing.T, base, name string) *lbUser {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	u := &lbUser{t: t, base: base, c: &http.Client{Jar: jar}}
+	var me api.Me
+	if st := u.do("POST", "/api/auth/login", api.LoginRequest{Username: name, Password: judgingtest.Password}, &me); st != 200 {
+		t.Fatalf("login %s at %s: status %d", name, base, st)
+	}
+	u.csrf, u.id = me.CSRFToken, me.UserID
+	return u
+}
+
+func (u *lbUser) do(method, path string, in, out any) int {
+	u.t.Helper()
+	var body io.Reader
+	if in != nil {
+		b, _ := json.Marshal(in)
+		body = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, u.base+path, body)
+	req.Header.Set("Content-Type", "application/json")
+	if u.csrf != "" {
+		req.Header.Set(api.CSRFHeader, u.csrf)
+	}
+	res, err := u.c.Do(req)
+	if err != nil {
+		u.t.Fatalf("%s %s%s: %v", method, u.base, path, err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	if out != nil && res.StatusCode < 300 {
+		if err := json.Unmarshal(data, out); err != nil {
+			u.t.Fatalf("%s %s: decode %q: %v", method, path, data, err)
+		}
+	}
+	return res.StatusCode
+}
+
+// dashboard follows a live dashboard's SSE stream and keeps its latest
+// snapshot.
+type dashboard struct {
+	mu     sync.Mutex
+	last   api.LiveSnapshot
+	n      int
+	closed bool
+}
+
+func (u *lbUser) dashboard(path string) *dashboard {
+	u.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	u.t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", u.base+path, nil)
+	res, err := u.c.Do(req)
+	if err != nil {
+		u.t.Fatalf("subscribe: %v", err)
+	}
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		u.t.Fatalf("subscribe %s: status %d", u.base, res.StatusCode)
+	}
+	d := &dashboard{}
+	done := make(chan struct{})
+	u.t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		event := ""
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				event = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: ") && event == "snapshot":
+				var snap api.LiveSnapshot
+				if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &snap) == nil {
+					d.mu.Lock()
+					d.last, d.n = snap, d.n+1
+					d.mu.Unlock()
+				}
+			case line == "":
+				event = ""
+			}
+		}
+		d.mu.Lock()
+		d.closed = true
+		d.mu.Unlock()
+	}()
+	return d
+}
+
+// waitFor waits until the latest snapshot satisfies ok.
+func (d *dashboard) waitFor(t *testing.T, what string, limit time.Duration, ok func(api.LiveSnapshot) bool) api.LiveSnapshot {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		d.mu.Lock()
+		last, n, closed := d.last, d.n, d.closed
+		d.mu.Unlock()
+		if n > 0 && ok(last) {
+			return last
+		}
+		if closed {
+			t.Fatalf("dashboard stream closed while waiting for %s", what)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no snapshot with %s within %v; last %+v", what, limit, last.Progress)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestLoopbackTwoServersOneWorker is issue 15's loopback run: two `serve
+// --workers 0` processes and one `worker` process on one database;
+// annotators spread across both servers with a dashboard (SSE) on each;
+// an encode job (lexical encoder, one document per committed batch)
+// started through the first server; the worker SIGKILLed mid-job and
+// another started: the job completes once, every document encoded once,
+// and both dashboards show every judgment and the adjudication.
+func TestLoopbackTwoServersOneWorker(t *testing.T) {
+	cache := os.Getenv("BOOLPOOL_CACHE")
+	if cache == "" {
+		cache = filepath.Join("..", "..", ".cache")
+	}
+	if _, err := os.Stat(filepath.Join(cache, "models", "minilm-fp16", "tokenizer.json")); err != nil {
+		t.Skipf("skipping: %v (run scripts/fetch-models.sh)", err)
+	}
+	cache, err := filepath.Abs(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if testing.Short() {
+		t.Skip("waits for River's rescuer (about 20 s)")
+	}
+	ctx := context.Background()
+	url, st := migratedDB(t)
+	fx := judgingtest.New(t, st, 1)
+	const docs = 600
+	if _, err := st.Import(ctx, fx.Project.ID, func(im *store.Importer) error {
+		for i := range docs {
+			if err := im.Document(ctx, store.DocumentIn{ExtID: fmt.Sprint("x", i), Title: fmt.Sprint("Extra ", i),
+				Body: fmt.Sprintf("Text number %d about condors, coffee and the Andes.", i)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	total := docs + len(fx.Documents)
+
+	serveArgs := []string{"--database-url", url, "--workers", "0"}
+	servers := [2]string{startServeProcess(t, cache, serveArgs...), startServeProcess(t, cache, serveArgs...)}
+	workerArgs := []string{"--database-url", url, "--queues", jobs.QueueEncode + "," + jobs.QueueDefault, "--rescue-after", "2s", "--log-level", "warn"}
+	first := startWorkerProcess(t, cache, workerArgs...)
+
+	var dash [2]*dashboard
+	for i, base := range servers {
+		dash[i] = lbLogin(t, base, "researcher").dashboard("/api/projects/fixture/live")
+		dash[i].waitFor(t, "the first snapshot", 20*time.Second, func(api.LiveSnapshot) bool { return true })
+	}
+	researcher := lbLogin(t, servers[0], "researcher")
+	var job api.JobView
+	if code := researcher.do("POST", "/api/projects/fixture/jobs", api.JobRequest{Kind: api.JobKindEncode,
+		Params: json.RawMessage(`{"encoder": "lexical", "batch": 1, "skip_queries": true}`)}, &job); code != 201 && code != 200 && code != 202 {
+		t.Fatalf("start the encode job: status %d", code)
+	}
+
+	// Annotators judge while the job runs: annotator1 and annotator3 on
+	// the first server, annotator2 on the second.
+	judged, judgedItems := 0, []int64(nil)
+	for i, who := range []struct {
+		name   string
+		server int
+	}{{"annotator1", 0}, {"annotator2", 1}, {"annotator3", 0}} {
+		u := lbLogin(t, servers[who.server], who.name)
+		var q api.Queue
+		if code := u.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 2}, &q); code != 200 {
+			t.Fatalf("%s queue: status %d", who.name, code)
+		}
+		for k, task := range q.Tasks {
+			rel := (i + k) % 4
+			req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 3000+judged), AuthorID: u.id,
+				ItemID: task.ItemID, Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceComplete, TimeSpentMs: 1000}
+			var res api.JudgmentResponse
+			if code := u.do("POST", "/api/judgments", req, &res); code != 201 {
+				t.Fatalf("%s judges item %d: status %d", who.name, task.ItemID, code)
+			}
+			judged++
+			judgedItems = append(judgedItems, task.ItemID)
+		}
+	}
+	if judged < 4 {
+		t.Fatalf("only %d judgments made", judged)
+	}
+
+	running := waitJobState(t, st, job.ID, 60*time.Second, func(j store.Job) bool {
+		return j.Finished() || (j.Phase == "encoding documents" && j.Done >= 20)
+	})
+	if running.Finished() {
+		t.Fatalf("the job ended before the worker could be killed: %+v", running)
+	}
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+	enc, err := st.EncoderByName(ctx, encoders.LexicalName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := st.CountEncoderVectors(ctx, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if committed == 0 || committed >= total {
+		t.Fatalf("after the kill: %d of %d documents committed", committed, total)
+	}
+	t.Logf("killed the worker with %d of %d documents committed", committed, total)
+
+	// An adjudication on the second server while the job is stalled.
+	adjItem := judgedItems[0] // a judged item: the consensus counts stay at judged
+	adjRel := 3
+	if code := lbLogin(t, servers[1], "researcher").do("POST", fmt.Sprintf("/api/items/%d/adjudication", adjItem),
+		api.AdjudicationRequest{Relevance: &adjRel, Note: "loopback"}, nil); code != 200 && code != 201 {
+		t.Fatalf("adjudicate item %d on the second server: status %d", adjItem, code)
+	}
+
+	restarted := time.Now()
+	startWorkerProcess(t, cache, workerArgs...)
+	done := waitJobState(t, st, job.ID, 120*time.Second, store.Job.Finished)
+	if done.State != store.JobDone {
+		t.Fatalf("job %+v", done)
+	}
+	t.Logf("job done %v after the second worker started", time.Since(restarted).Round(time.Second))
+	n, err := st.CountEncoderVectors(ctx, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != total {
+		t.Fatalf("%d vectors, want %d (every document once)", n, total)
+	}
+	var runs, attempt int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*), max(attempt) FROM river_job WHERE args @> jsonb_build_object('job_id', $1::bigint)`, job.ID).Scan(&runs, &attempt); err != nil {
+		t.Fatal(err)
+	}
+	if runs != 1 || attempt != 2 {
+		t.Fatalf("%d River entries for the job, attempt %d; want one entry completed at attempt 2", runs, attempt)
+	}
+
+	// Both dashboards see every judgment and the adjudication.
+	for i, d := range dash {
+		snap := d.waitFor(t, fmt.Sprintf("all %d judgments", judged), 20*time.Second, func(s api.LiveSnapshot) bool {
+			return s.Progress.Judged == judged && s.Consensus.Items == judged && s.Consensus.Adjudicated == 1
+		})
+		t.Logf("server %d dashboard: %d judged, consensus over %d items, %d adjudicated", i, snap.Progress.Judged, snap.Consensus.Items, snap.Consensus.Adjudicated)
+	}
+}

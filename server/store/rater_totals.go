@@ -1,0 +1,36 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// HeldTotal returns the progress total held for a rater's kind of work
+// and marks it used now, unless they were away longer than idle (then
+// ok is false and the caller counts it again).
+func (s *Store) HeldTotal(ctx context.Context, projectID, userID int64, kind string, idle time.Duration) (total int, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, `UPDATE rater_totals SET used_at = now()
+		WHERE project_id = $1 AND user_id = $2 AND kind = $3 AND used_at > now() - $4::interval
+		RETURNING total`, projectID, userID, kind, idle).Scan(&total)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("store: held total: %w", err)
+	}
+	return total, true, nil
+}
+
+// HoldTotal stores a rater's newly counted progress total.
+func (s *Store) HoldTotal(ctx context.Context, projectID, userID int64, kind string, total int) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO rater_totals (project_id, user_id, kind, total) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (project_id, user_id, kind) DO UPDATE SET total = EXCLUDED.total, used_at = now()`, projectID, userID, kind, total)
+	if err != nil {
+		return fmt.Errorf("store: hold total: %w", err)
+	}
+	return nil
+}

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"boolpool/encoders"
+	"boolpool/internal/judgingtest"
 	"boolpool/server/jobs"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/server/store"
 	"boolpool/web/api"
 )

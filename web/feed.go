@@ -24,8 +24,14 @@ const (
 )
 
 // preload is how many tasks a page keeps leased: the current one and the
-// next ones, so "submit and next" never waits for the network.
-const preload = 3
+// next ones, so "submit and next" never waits for the network. Every submit
+// asks for a refill, and its answer (which waits for the server, busy with
+// the judgments being sent) must come back before the tasks ahead are used
+// up: with 3 (two ahead), two quick submits during one slow answer emptied
+// the page, which then showed "Loading…" until the answer came (issue 17).
+// Crowd participants still hold at most api.CrowdLeaseCap: the server caps
+// their requests.
+const preload = 4
 
 // maxQueue is the server's limit on one queue request (judging.MaxQueue).
 const maxQueue = 10

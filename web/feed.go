@@ -24,14 +24,8 @@ const (
 )
 
 // preload is how many tasks a page keeps leased: the current one and the
-// next ones, so "submit and next" never waits for the network. Every submit
-// asks for a refill, and its answer (which waits for the server, busy with
-// the judgments being sent) must come back before the tasks ahead are used
-// up: with 3 (two ahead), two quick submits during one slow answer emptied
-// the page, which then showed "Loading…" until the answer came (issue 17).
-// Crowd participants still hold at most api.CrowdLeaseCap: the server caps
-// their requests.
-const preload = 4
+// next ones, so "submit and next" never waits for the network.
+const preload = 3
 
 // maxQueue is the server's limit on one queue request (judging.MaxQueue).
 const maxQueue = 10
@@ -89,6 +83,13 @@ type taskFeed struct {
 	// sync loop tries again.
 	retryLoad bool
 	loadTries int
+	// refilling is set while a refill's queue request is out; refillAgain
+	// asks for another when it answers, if the submits meanwhile left fewer
+	// than preload tasks. One request at a time: each answer carries every
+	// live lease with its document, and decoding it takes the page's one
+	// thread; overlapping refills also wait on each other's lease renewals
+	// in the database (issue 17).
+	refilling, refillAgain bool
 }
 
 func (f *taskFeed) changed(ctx app.Context) {
@@ -414,6 +415,11 @@ func (f *taskFeed) refill(ctx app.Context) {
 	if f.itemID > 0 {
 		return
 	}
+	if f.refilling {
+		f.refillAgain = true
+		return
+	}
+	f.refilling = true
 	cl, project, kind := f.client, f.project, f.kind
 	n := preload + f.outbox.Pending()
 	if n > maxQueue {
@@ -422,6 +428,8 @@ func (f *taskFeed) refill(ctx app.Context) {
 	ctx.Async(func() {
 		q, err := cl.Queue(context.Background(), project, kind, n)
 		ctx.Dispatch(func(ctx app.Context) {
+			again := f.refillAgain
+			f.refilling, f.refillAgain = false, false
 			if err != nil {
 				if errors.Is(err, ErrNetwork) {
 					f.sync = SyncOffline
@@ -438,6 +446,9 @@ func (f *taskFeed) refill(ctx app.Context) {
 			}
 			f.paused = q.PauseReason
 			f.setTasks(ctx, q.Tasks)
+			if again && len(f.tasks) < preload {
+				f.refill(ctx)
+			}
 		})
 	})
 }

@@ -123,6 +123,8 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	kneeRho := fs.Float64("cal-knee-rho", pooling.DefaultCALKnee().Rho, "cal: knee stopping rule's slope-ratio threshold")
 	kneeMin := fs.Int("cal-knee-min", pooling.DefaultCALKnee().MinRank, "cal: never stop a query before this many judgments")
 	kneeAdjust := fs.Bool("cal-knee-adjust", pooling.DefaultCALKnee().Adjust, "cal: lower the threshold by min(relevant found, 150) (the paper: --cal-knee-rho 156 --cal-knee-min 150 --cal-knee-adjust)")
+	effortPerRel := fs.Float64("cal-effort", pooling.DefaultCALKnee().EffortPerRel, "cal: also stop a query after this many judgments per relevant found plus --cal-effort-base (0: off)")
+	effortBase := fs.Int("cal-effort-base", pooling.DefaultCALKnee().EffortBase, "cal: the effort cap's base (judgments a query gets with nothing found)")
 	calMax := fs.Int("cal-max", 1000, "cal: at most this many judgments per query")
 	calSeedRuns := fs.Int("cal-seed-runs", 0, "cal: judge the top N of the fused runs before the first training round")
 	asJSON := fs.Bool("json", false, "print the JSON contract instead of the table")
@@ -134,8 +136,8 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	if *project == "" || *runs == "" {
 		return fmt.Errorf("%w: --project and --runs are required", errUsage)
 	}
-	if *depth < 1 || *budget < 0 || *calMax < 1 || *calSeedRuns < 0 {
-		return fmt.Errorf("%w: --depth, --cal-max must be positive and --budget, --cal-seed-runs not negative", errUsage)
+	if *depth < 1 || *budget < 0 || *calMax < 1 || *calSeedRuns < 0 || *effortPerRel < 0 || *effortBase < 0 {
+		return fmt.Errorf("%w: --depth, --cal-max must be positive and --budget, --cal-seed-runs, --cal-effort, --cal-effort-base not negative", errUsage)
 	}
 	var lv []float64
 	for _, s := range splitList(*levels) {
@@ -167,7 +169,7 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	start := time.Now()
 	spec := pooling.GoldSpec{Runs: splitList(*runs), Depth: *depth, Split: *split, Strategies: names, Levels: lv, Budget: *budget,
 		Bandit: pooling.BanditOptions{Discount: *discount}, Qrels: rel,
-		CAL: pooling.CALSim{Knee: cal.KneeOptions{MinRank: *kneeMin, Rho: *kneeRho, Adjust: *kneeAdjust}, MaxPerQuery: *calMax, SeedRuns: *calSeedRuns}}
+		CAL: pooling.CALSim{Knee: cal.KneeOptions{MinRank: *kneeMin, Rho: *kneeRho, Adjust: *kneeAdjust, EffortPerRel: *effortPerRel, EffortBase: *effortBase}, MaxPerQuery: *calMax, SeedRuns: *calSeedRuns}}
 	sum, err := pooling.SimulateGoldProject(ctx, st, p.ID, spec, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return err

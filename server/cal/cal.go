@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // Options configure the active learner.
@@ -14,11 +15,27 @@ type Options struct {
 	// round's training set as provisional non-relevant examples (AutoTAR:
 	// 100), drawn afresh each round.
 	Negatives int
-	Train     TrainOptions
+	// PriorWeight > 0 adds the prior ranking (the fusion of the query's
+	// runs) as one more feature: a document at rank r (from 0) of the prior
+	// has the value PriorWeight · PriorDepth / (PriorDepth + r), others 0,
+	// and the query pseudo-document PriorWeight; the classifier learns how
+	// much to trust the runs. 0: the prior only serves while nothing
+	// relevant is known.
+	PriorWeight float64
+	PriorDepth  float64
+	// QueryParts reads the query text as QUEST's templates write it: the
+	// part after "that are not" / "but not" is dropped (it names what the
+	// answers are not), and alternatives joined by "or" become one
+	// pseudo-document each. Off: the whole text is one pseudo-document.
+	QueryParts bool
+	Train      TrainOptions
 }
 
-// DefaultOptions: 100 provisional negatives, DefaultTrainOptions.
-func DefaultOptions() Options { return Options{Negatives: 100, Train: DefaultTrainOptions()} }
+// DefaultOptions: 100 provisional negatives, the prior as a feature of
+// weight 0.5, DefaultTrainOptions.
+func DefaultOptions() Options {
+	return Options{Negatives: 100, PriorWeight: 0.5, PriorDepth: 100, Train: DefaultTrainOptions()}
+}
 
 // Engine ranks a corpus for one query at a time. It is immutable and safe
 // for concurrent use.
@@ -65,10 +82,7 @@ func (e *Engine) NextBatch(ctx context.Context, r Request) ([]string, error) {
 		}
 		judged[d] = rel
 	}
-	var pseudo Vec
-	if r.Query != "" {
-		pseudo = e.f.Vectorize(r.Query)
-	}
+	pseudo := e.pseudoDocs(r.Query)
 	docs, err := e.next(ctx, pseudo, judged, r.Prior, r.Size, r.Round)
 	if err != nil {
 		return nil, err
@@ -81,7 +95,7 @@ func (e *Engine) NextBatch(ctx context.Context, r Request) ([]string, error) {
 }
 
 // next is NextBatch on document numbers.
-func (e *Engine) next(ctx context.Context, pseudo Vec, judged map[uint32]bool, prior []string, size, round int) ([]uint32, error) {
+func (e *Engine) next(ctx context.Context, pseudo []Vec, judged map[uint32]bool, prior []string, size, round int) ([]uint32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -91,9 +105,7 @@ func (e *Engine) next(ctx context.Context, pseudo Vec, judged map[uint32]bool, p
 		return nil, nil
 	}
 	var pos, neg []Vec
-	if len(pseudo.Idx) > 0 {
-		pos = append(pos, pseudo)
-	}
+	pos = append(pos, pseudo...)
 	keys := make([]uint32, 0, len(judged))
 	for d := range judged {
 		keys = append(keys, d)
@@ -110,25 +122,111 @@ func (e *Engine) next(ctx context.Context, pseudo Vec, judged map[uint32]bool, p
 		return e.fromPrior(judged, prior, size, round), nil
 	}
 	rng := rand.New(rand.NewPCG(e.opt.Train.Seed, uint64(round)+1))
+	var provisional []uint32
 	for k, tries := 0, 0; k < e.opt.Negatives && tries < 10*e.opt.Negatives; tries++ {
 		d := uint32(rng.IntN(n))
 		if _, ok := judged[d]; !ok {
 			neg = append(neg, e.f.Row(d))
+			provisional = append(provisional, d)
 			k++
 		}
 	}
 	if len(neg) == 0 {
 		return e.fromPrior(judged, prior, size, round), nil
 	}
+	dim := e.f.Dim()
+	var pv map[uint32]float64
+	if e.opt.PriorWeight > 0 && len(prior) > 0 {
+		pv = e.priorValues(prior)
+		// pos and neg are in the order they were built: the pseudo-document,
+		// then the judged documents ascending, then the provisional negatives.
+		pi, ni := len(pseudo), 0
+		for i := range pseudo {
+			pos[i] = withExtra(pos[i], uint32(dim), e.opt.PriorWeight)
+		}
+		add := func(vs []Vec, i int, d uint32) {
+			if v, ok := pv[d]; ok {
+				vs[i] = withExtra(vs[i], uint32(dim), v)
+			}
+		}
+		for _, d := range keys {
+			if judged[d] {
+				add(pos, pi, d)
+				pi++
+			} else {
+				add(neg, ni, d)
+				ni++
+			}
+		}
+		for _, d := range provisional {
+			add(neg, ni, d)
+			ni++
+		}
+		dim++
+	}
 	to := e.opt.Train
 	to.Seed = e.opt.Train.Seed ^ uint64(round)*0x2545f4914f6cdd1d
-	m, err := Train(e.f.Dim(), pos, neg, to)
+	m, err := Train(dim, pos, neg, to)
 	if err != nil {
 		return nil, err
 	}
 	scores := make([]float64, n)
 	m.ScoreAll(e.f, scores)
+	if pv != nil {
+		w := m.W[dim-1]
+		for d, v := range pv {
+			scores[d] += w * v
+		}
+	}
 	return topUnjudged(scores, judged, size), nil
+}
+
+// pseudoDocs are the relevant pseudo-documents of a query text (none for
+// an empty text or one without an indexed term).
+func (e *Engine) pseudoDocs(query string) []Vec {
+	parts := []string{query}
+	if e.opt.QueryParts {
+		q := strings.ToLower(query)
+		for _, neg := range []string{" that are not ", " but not "} {
+			if i := strings.Index(q, neg); i >= 0 {
+				q = q[:i]
+			}
+		}
+		parts = strings.Split(q, " or ")
+	}
+	var out []Vec
+	for _, p := range parts {
+		if v := e.f.Vectorize(p); len(v.Idx) > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// priorValues maps the prior's documents to their feature value.
+func (e *Engine) priorValues(prior []string) map[uint32]float64 {
+	pv := make(map[uint32]float64, len(prior))
+	depth := max(e.opt.PriorDepth, 1)
+	r := 0
+	for _, id := range prior {
+		if d, ok := e.f.DocNum(id); ok {
+			if _, dup := pv[d]; !dup {
+				pv[d] = e.opt.PriorWeight * depth / (depth + float64(r))
+				r++
+			}
+		}
+	}
+	return pv
+}
+
+// withExtra is x with one more feature (column c, above all of x's).
+func withExtra(x Vec, c uint32, v float64) Vec {
+	idx := make([]uint32, len(x.Idx)+1)
+	val := make([]float32, len(x.Val)+1)
+	copy(idx, x.Idx)
+	copy(val, x.Val)
+	idx[len(x.Idx)], val[len(x.Val)] = c, float32(v)
+	return Vec{Idx: idx, Val: val}
 }
 
 // fromPrior serves the prior's unjudged documents, then random ones.

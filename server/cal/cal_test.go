@@ -177,3 +177,102 @@ func TestSessionFindsAll(t *testing.T) {
 		}
 	}
 }
+
+// TestNameKeys: words split at letter/digit boundaries, the family prefixes
+// and the character n-grams of a package name.
+func TestNameKeys(t *testing.T) {
+	var keys []string
+	nameKeys("XEmacs21-mule-canna", func(k string) { keys = append(keys, k) })
+	for _, want := range []string{"p1:xemacs21", "p2:xemacs21-mule", "w:xemacs", "w:21", "w:mule", "w:canna", "c:^xe", "c:^xem", "c:nna$", "c:s21-"} {
+		if !slices.Contains(keys, want) {
+			t.Errorf("keys of XEmacs21-mule-canna lack %q: %v", want, keys)
+		}
+	}
+	if slices.Contains(keys, "p2:xemacs21-mule-canna") {
+		t.Errorf("p2 must be the first two parts only: %v", keys)
+	}
+}
+
+// TestNameFeatures: with a name block, documents whose names share a part
+// share features, and rows keep norm 1 with the block's share.
+func TestNameFeatures(t *testing.T) {
+	docs := []lexical.Doc{
+		{ExtID: "fp-units-gfx", Title: "fp-units-gfx", Body: "graphics units"},
+		{ExtID: "fp-units-net", Title: "fp-units-net", Body: "network units"},
+		{ExtID: "vim", Title: "vim", Body: "editor"},
+		{ExtID: "emacs", Title: "emacs", Body: "editor"},
+	}
+	ix, err := lexical.Build(context.Background(), docs, lexical.DefaultParams(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := FromIndexWith(ix, FeatureOptions{NameWeight: 0.6, NameBits: 12})
+	if f.Dim() != ix.NumTerms()+1<<12 {
+		t.Fatalf("dim %d", f.Dim())
+	}
+	a, b := f.Row(0), f.Row(1)
+	var dot, textNorm, nameNorm float64
+	bw := map[uint32]float32{}
+	for i, c := range b.Idx {
+		bw[c] = b.Val[i]
+	}
+	for i, c := range a.Idx {
+		dot += float64(a.Val[i] * bw[c])
+		if int(c) < ix.NumTerms() {
+			textNorm += float64(a.Val[i] * a.Val[i])
+		} else {
+			nameNorm += float64(a.Val[i] * a.Val[i])
+		}
+	}
+	if math.Abs(nameNorm-0.36) > 1e-5 || math.Abs(textNorm-0.64) > 1e-5 {
+		t.Fatalf("block norms² %.4f (name) %.4f (text), want 0.36 and 0.64", nameNorm, textNorm)
+	}
+	if dot <= 0.1 {
+		t.Fatalf("fp-units-gfx · fp-units-net = %.3f: the shared name parts must count", dot)
+	}
+	if !slices.IsSorted(a.Idx) {
+		t.Fatalf("row columns not ascending: %v", a.Idx)
+	}
+}
+
+// TestPseudoDocs: with QueryParts, the negated part is dropped and each
+// alternative is a pseudo-document of its own.
+func TestPseudoDocs(t *testing.T) {
+	f := fixture(t)
+	e := NewEngine(f, Options{QueryParts: true, Negatives: 3, Train: DefaultTrainOptions()})
+	p := e.pseudoDocs("red fruit or fast car that are not heavy trucks")
+	if len(p) != 2 {
+		t.Fatalf("%d pseudo-documents, want 2", len(p))
+	}
+	truck, _ := f.ix.Term("truck")
+	for _, v := range p {
+		if slices.Contains(v.Idx, uint32(truck)) {
+			t.Fatalf("negated term kept: %v", v)
+		}
+	}
+	whole := NewEngine(f, Options{Negatives: 3, Train: DefaultTrainOptions()}).pseudoDocs("red fruit or fast car that are not heavy trucks")
+	if len(whole) != 1 || !slices.Contains(whole[0].Idx, uint32(truck)) {
+		t.Fatalf("without QueryParts the whole text is one pseudo-document: %v", whole)
+	}
+}
+
+// TestPriorFeature: the prior ranking as a feature lifts a document the
+// runs rank high although its text shares nothing with the relevant ones.
+func TestPriorFeature(t *testing.T) {
+	f := fixture(t)
+	ctx := context.Background()
+	labels := map[string]bool{"apple": true, "pear": true, "car": false, "truck": false}
+	prior := []string{"apple", "pear", "bike"}
+	rank := func(w float64) int {
+		e := NewEngine(f, Options{Negatives: 0, PriorWeight: w, PriorDepth: 1, Train: DefaultTrainOptions()})
+		b, err := e.NextBatch(ctx, Request{Query: "sweet fruit", Labels: labels, Prior: prior, Size: 5, Round: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Index(b, "bike")
+	}
+	without, with := rank(0), rank(1)
+	if with >= without {
+		t.Fatalf("bike at %d with the prior feature, %d without: the prior must lift it", with, without)
+	}
+}

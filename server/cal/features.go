@@ -20,6 +20,8 @@ package cal
 import (
 	"math"
 	"sort"
+	"strings"
+	"unicode"
 
 	"boolpool/server/lexical"
 )
@@ -30,21 +32,72 @@ type Vec struct {
 	Val []float32
 }
 
-// Features is the document-major tf–idf matrix of a corpus: row d holds
-// (1 + ln tf) · ln(N / df) for every term of document d, L2-normalised (BMI's
-// features). Terms in every document weigh 0 and are dropped.
+// Features is the document-major feature matrix of a corpus. Row d holds
+// BMI's tf–idf of the document's title + text, (1 + ln tf) · ln(N / df) for
+// every term (terms in every document weigh 0 and are dropped), and, when
+// FeatureOptions.NameWeight > 0, a second block of hashed features of the
+// document's name (its external id; see nameKeys) weighted the same way.
+// Each block is L2-normalised and scaled so that the row has norm 1 with
+// the name block's share NameWeight² of it.
 type Features struct {
 	ix     *lexical.Index
 	rowPtr []int // len N+1
 	cols   []uint32
 	vals   []float32
-	idf    []float64
+	idf    []float64 // text terms
+	dim    int
 }
 
-// FromIndex builds the features of every document of ix.
-func FromIndex(ix *lexical.Index) *Features {
+// FeatureOptions configure the features.
+type FeatureOptions struct {
+	// NameWeight is the norm of the name block in a row (0: text only; at
+	// most 1).
+	NameWeight float64
+	// NameBits is log2 of the hashed name feature space (default 18).
+	NameBits int
+}
+
+// DefaultFeatureOptions: name block of norm 0.5, 2^18 hashed name features.
+func DefaultFeatureOptions() FeatureOptions { return FeatureOptions{NameWeight: 0, NameBits: 18} }
+
+// FromIndex builds the features of every document of ix with
+// DefaultFeatureOptions.
+func FromIndex(ix *lexical.Index) *Features { return FromIndexWith(ix, DefaultFeatureOptions()) }
+
+// FromIndexWith builds the features of every document of ix.
+func FromIndexWith(ix *lexical.Index, opt FeatureOptions) *Features {
 	n, nt := ix.NumDocs(), ix.NumTerms()
-	f := &Features{ix: ix, rowPtr: make([]int, n+1), idf: make([]float64, nt)}
+	alpha := min(max(opt.NameWeight, 0), 1)
+	if opt.NameBits <= 0 {
+		opt.NameBits = 18
+	}
+	// Name block: hashed keys per document, their df.
+	var names [][]nameCount
+	var nameIDF []float64
+	if alpha > 0 {
+		names = make([][]nameCount, n)
+		df := make([]int32, 1<<opt.NameBits)
+		mask := uint64(1)<<opt.NameBits - 1
+		for d := 0; d < n; d++ {
+			counts := map[uint32]int{}
+			nameKeys(ix.DocID(uint32(d)), func(k string) { counts[uint32(hashKey(k)&mask)]++ })
+			row := make([]nameCount, 0, len(counts))
+			for c, k := range counts {
+				row = append(row, nameCount{c, k})
+				df[c]++
+			}
+			sort.Slice(row, func(i, j int) bool { return row[i].col < row[j].col })
+			names[d] = row
+		}
+		nameIDF = make([]float64, len(df))
+		for c, x := range df {
+			// df 1: a name part no other document shares teaches nothing.
+			if x > 1 && int(x) < n {
+				nameIDF[c] = math.Log(float64(n) / float64(x))
+			}
+		}
+	}
+	f := &Features{ix: ix, rowPtr: make([]int, n+1), idf: make([]float64, nt), dim: nt + len(nameIDF)}
 	for t := 0; t < nt; t++ {
 		docs, _ := ix.Postings(lexical.TermID(t))
 		if df := len(docs); df > 0 && df < n {
@@ -55,6 +108,15 @@ func FromIndex(ix *lexical.Index) *Features {
 		}
 		for _, d := range docs {
 			f.rowPtr[d+1]++
+		}
+	}
+	textLen := make([]int, n)
+	for d := 0; d < n; d++ {
+		textLen[d] = f.rowPtr[d+1]
+		for _, nc := range namesOf(names, d) {
+			if nameIDF[nc.col] > 0 {
+				f.rowPtr[d+1]++
+			}
 		}
 	}
 	for d := 0; d < n; d++ {
@@ -77,9 +139,93 @@ func FromIndex(ix *lexical.Index) *Features {
 		}
 	}
 	for d := 0; d < n; d++ {
-		normalize(f.vals[f.rowPtr[d]:f.rowPtr[d+1]])
+		j := next[d]
+		for _, nc := range namesOf(names, d) {
+			if w := nameIDF[nc.col]; w > 0 {
+				f.cols[j] = uint32(nt) + nc.col
+				f.vals[j] = float32((1 + math.Log(float64(nc.n))) * w)
+				j++
+			}
+		}
+		lo, mid, hi := f.rowPtr[d], f.rowPtr[d]+textLen[d], f.rowPtr[d+1]
+		text, name := f.vals[lo:mid], f.vals[mid:hi]
+		normalize(text)
+		normalize(name)
+		if len(name) > 0 && len(text) > 0 {
+			scale(text, math.Sqrt(1-alpha*alpha))
+			scale(name, alpha)
+		}
 	}
 	return f
+}
+
+type nameCount struct {
+	col uint32
+	n   int
+}
+
+func namesOf(names [][]nameCount, d int) []nameCount {
+	if names == nil {
+		return nil
+	}
+	return names[d]
+}
+
+// nameKeys calls emit with the name features of a document name (package
+// names such as "xemacs21-mule-canna-wnn", "fp-units-gfx", "aspell-ar",
+// "libgadu-dev"): every word of the lower-cased name split on anything
+// that is not a letter or digit and again between letters and digits
+// ("xemacs", "21"), the name's first one and two dash-separated parts (its
+// family: "xemacs21", "xemacs21-mule"), and the character 3- and 4-grams
+// of "^name$".
+func nameKeys(name string, emit func(string)) {
+	name = strings.ToLower(name)
+	parts := strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' || r == ' ' })
+	if len(parts) > 1 {
+		emit("p1:" + parts[0])
+	}
+	if len(parts) > 2 {
+		emit("p2:" + parts[0] + "-" + parts[1])
+	}
+	start, kind := -1, 0
+	for i, r := range name + " " {
+		k := 0
+		if unicode.IsLetter(r) {
+			k = 1
+		} else if unicode.IsDigit(r) {
+			k = 2
+		}
+		if k != kind && start >= 0 {
+			emit("w:" + name[start:i])
+			start = -1
+		}
+		if k != 0 && start < 0 {
+			start = i
+		}
+		kind = k
+	}
+	s := []rune("^" + name + "$")
+	for n := 3; n <= 4; n++ {
+		for i := 0; i+n <= len(s); i++ {
+			emit("c:" + string(s[i:i+n]))
+		}
+	}
+}
+
+// hashKey is FNV-1a.
+func hashKey(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+func scale(v []float32, c float64) {
+	for i := range v {
+		v[i] = float32(float64(v[i]) * c)
+	}
 }
 
 func normalize(v []float32) {
@@ -99,8 +245,9 @@ func normalize(v []float32) {
 // NumDocs is the number of documents.
 func (f *Features) NumDocs() int { return len(f.rowPtr) - 1 }
 
-// Dim is the feature dimension (the vocabulary size).
-func (f *Features) Dim() int { return len(f.idf) }
+// Dim is the feature dimension (the vocabulary size, plus the hashed name
+// space when names are featured).
+func (f *Features) Dim() int { return f.dim }
 
 // NNZ is the number of stored weights.
 func (f *Features) NNZ() int { return len(f.cols) }

@@ -9,7 +9,7 @@ import (
 // Batches grow 1, 2, 3, …, B + ceil(B/10). Not safe for concurrent use.
 type Session struct {
 	e      *Engine
-	pseudo Vec
+	pseudo []Vec
 	prior  []string
 	judged map[uint32]bool
 	rels   []bool // judgments in review order
@@ -21,10 +21,7 @@ type Session struct {
 // pseudo-document; may be empty) with an optional prior ranking (e.g. the
 // fusion of the query's runs), served while nothing relevant is known.
 func (e *Engine) NewSession(query string, prior []string) *Session {
-	s := &Session{e: e, prior: prior, judged: map[uint32]bool{}}
-	if query != "" {
-		s.pseudo = e.f.Vectorize(query)
-	}
+	s := &Session{e: e, prior: prior, judged: map[uint32]bool{}, pseudo: e.pseudoDocs(query)}
 	return s
 }
 

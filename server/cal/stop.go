@@ -14,6 +14,12 @@ type KneeOptions struct {
 	// Adjust lowers the threshold by min(relevant found, 150), as the paper
 	// does (so with 150 or more found it is Rho − 150 = 6).
 	Adjust bool
+	// EffortPerRel > 0 adds an effort cap: the rule also fires once s ≥
+	// EffortPerRel · R + EffortBase (R relevant found in s judgments), so
+	// a query that keeps yielding nothing is let go (with R = 0 after
+	// EffortBase judgments). Not part of the paper's rule.
+	EffortPerRel float64
+	EffortBase   int
 }
 
 // PaperKnee is the knee method as Cormack & Grossman (2016) state it: stop
@@ -51,6 +57,15 @@ type Estimate struct {
 // over as many judgments again as were made: R / (R + rate · s), i.e. the
 // recall if doubling the effort would find that many more.
 func Knee(rels []bool, opt KneeOptions) Status {
+	st := knee(rels, opt)
+	if opt.EffortPerRel > 0 && !st.Fired && float64(st.Judged) >= opt.EffortPerRel*float64(st.Found)+float64(opt.EffortBase) {
+		st.Fired = true
+		st.Estimate.Basis += fmt.Sprintf("; stopped by the effort cap (%d judgments >= %g per relevant found + %d)", st.Judged, opt.EffortPerRel, opt.EffortBase)
+	}
+	return st
+}
+
+func knee(rels []bool, opt KneeOptions) Status {
 	s := len(rels)
 	cum := make([]int, s+1)
 	for i, r := range rels {

@@ -41,6 +41,18 @@ func TestKnee(t *testing.T) {
 	if st := Knee(curve(0, 500), KneeOptions{MinRank: 1, Rho: 0}); st.Fired || st.Estimate.Recall != 0 {
 		t.Fatalf("no relevant: %+v", st)
 	}
+	// The effort cap: 20 per relevant + 50. Nothing found: fires at 50,
+	// not at 49; 2 found (as 2 relevant then misses): fires at 90.
+	ec := KneeOptions{MinRank: 1000, Rho: 6, EffortPerRel: 20, EffortBase: 50}
+	if Knee(curve(0, 49), ec).Fired || !Knee(curve(0, 50), ec).Fired {
+		t.Fatal("effort cap with nothing found should fire first at 50")
+	}
+	if Knee(curve(2, 87), ec).Fired {
+		t.Fatal("effort cap fired at 89 with 2 found")
+	}
+	if st := Knee(curve(2, 88), ec); !st.Fired || !strings.Contains(st.Estimate.Basis, "effort cap") {
+		t.Fatalf("effort cap at 90 with 2 found: %+v", st)
+	}
 	// A straight line (constant precision) has no knee.
 	alt := make([]bool, 200)
 	for i := range alt {

@@ -14,6 +14,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"boolpool/server/cal"
@@ -107,13 +108,26 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 	took := time.Since(t0)
 	rows = append(rows, bench.Row{Suite: suite, Name: fmt.Sprintf("simulation against ALL val gold (%d queries, %d relevant pairs)", sum.Queries, sum.Gold),
 		Value: took.Seconds(), Unit: "s",
-		Note: fmt.Sprintf("depth-%d pools of %d lexical runs; cal: knee ρ >= %g from rank %d, at most 1000 per query; queries interleaved one judgment per turn",
-			poolDepth, len(runMethods), spec.CAL.Knee.Rho, spec.CAL.Knee.MinRank)})
+		Note: fmt.Sprintf("depth-%d pools of %d lexical runs; cal: the fused runs as a feature, knee ρ >= %g from rank %d or %g judgments per relevant found + %d, at most 1000 per query; queries interleaved one judgment per turn",
+			poolDepth, len(runMethods), spec.CAL.Knee.Rho, spec.CAL.Knee.MinRank, spec.CAL.Knee.EffortPerRel, spec.CAL.Knee.EffortBase)})
 	for _, name := range sum.Order {
 		r := sum.Strategies[name]
 		rows = append(rows, bench.Row{Suite: suite, Name: fmt.Sprintf("%s: recall of all gold at its end", name), Value: r.Recall, Unit: "share",
 			Note: fmt.Sprintf("%d judgments, %d found (%.1f judgments per relevant)", r.Judgments, r.Found, float64(r.Judgments)/float64(max(r.Found, 1)))})
 	}
+	// cal at the pools' effort: the budget is what docid judged (its whole
+	// pools), cal's stopping rule ignored.
+	budget := sum.Strategies[pooling.DocID].Judgments
+	bspec := spec
+	bspec.Strategies, bspec.Budget = []string{pooling.CAL}, budget
+	bsum, err := pooling.SimulateGoldProject(ctx, env.Store, p.ID, bspec, env.Log)
+	if err != nil {
+		return nil, err
+	}
+	br := bsum.Strategies[pooling.CAL]
+	rows = append(rows, bench.Row{Suite: suite, Name: "cal: recall of all gold at the pools' size (--budget = docid's judgments, no stopping rule)", Value: br.Recall, Unit: "share",
+		Note: fmt.Sprintf("%d judgments, %d found (%.1f judgments per relevant); the pool strategies: %.3f; judgments to %s", br.Judgments, br.Found,
+			float64(br.Judgments)/float64(max(br.Found, 1)), sum.Strategies[pooling.DocID].Recall, levelList(br))})
 	for _, l := range levels {
 		key := pooling.LevelKey(l)
 		need := int(math.Ceil(l*float64(sum.Gold) - 1e-9))
@@ -139,7 +153,8 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 }
 
 // roundTimes reviews queries with the gold as the oracle for 50 judgments
-// each, then times one more round (train + score the corpus + pick 20)
+// each, then times one more round (train with the prior as a feature +
+// score the corpus + pick 20)
 // against one exact BM25 query of the same text, alternately.
 func roundTimes(ctx context.Context, env *bench.Env, e *cal.Engine, ix *lexical.Index, queries []retrieval.Query, rel map[string]map[string]bool) (bench.Row, error) {
 	n := 20
@@ -151,8 +166,14 @@ func roundTimes(ctx context.Context, env *bench.Env, e *cal.Engine, ix *lexical.
 	for i, q := range queries[:min(n, len(queries))] {
 		labels := map[string]bool{}
 		var err error
+		// The prior, a feature of every round: the query's BM25 top 600
+		// (the size of the fusion of the six depth-100 runs).
+		var prior []string
+		for _, h := range ix.Search(ix.QueryVector(a, q.Text), 600) {
+			prior = append(prior, ix.DocID(h.Doc))
+		}
 		// 50 judgments of AutoTAR's first rounds, labelled by the gold.
-		s := e.NewSession(q.Text, nil)
+		s := e.NewSession(q.Text, prior)
 		for len(labels) < 50 {
 			var b []string
 			if b, err = s.Next(ctx); err != nil {
@@ -167,7 +188,7 @@ func roundTimes(ctx context.Context, env *bench.Env, e *cal.Engine, ix *lexical.
 			}
 		}
 		t0 := time.Now()
-		if _, err := e.NextBatch(ctx, cal.Request{Query: q.Text, Labels: labels, Size: 20, Round: i}); err != nil {
+		if _, err := e.NextBatch(ctx, cal.Request{Query: q.Text, Labels: labels, Prior: prior, Size: 20, Round: i}); err != nil {
 			return bench.Row{}, err
 		}
 		t1 := time.Now()
@@ -181,4 +202,17 @@ func roundTimes(ctx context.Context, env *bench.Env, e *cal.Engine, ix *lexical.
 		Value: c, Unit: "ms", Note: fmt.Sprintf("after 50 judgments; p95 %.1f ms", bench.Percentile(roundMs, 95))}
 	row = row.WithRef("one exact BM25 query (top 1000)", r)
 	return row.WithTarget("<= 500 ms", c <= 500), nil
+}
+
+// levelList is "25%: n, 40%: n, …" of a result ("–": never reached).
+func levelList(r pooling.GoldResult) string {
+	var out []string
+	for _, l := range levels {
+		v := "–"
+		if n := r.JudgmentsTo[pooling.LevelKey(l)]; n != nil {
+			v = fmt.Sprint(*n)
+		}
+		out = append(out, fmt.Sprintf("%.0f%%: %s", 100*l, v))
+	}
+	return strings.Join(out, ", ")
 }

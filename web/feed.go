@@ -83,13 +83,6 @@ type taskFeed struct {
 	// sync loop tries again.
 	retryLoad bool
 	loadTries int
-	// refilling is set while a refill's queue request is out; refillAgain
-	// asks for another when it answers, if the submits meanwhile left fewer
-	// than preload tasks. One request at a time: each answer carries every
-	// live lease with its document, and decoding it takes the page's one
-	// thread; overlapping refills also wait on each other's lease renewals
-	// in the database (issue 17).
-	refilling, refillAgain bool
 }
 
 func (f *taskFeed) changed(ctx app.Context) {
@@ -415,11 +408,6 @@ func (f *taskFeed) refill(ctx app.Context) {
 	if f.itemID > 0 {
 		return
 	}
-	if f.refilling {
-		f.refillAgain = true
-		return
-	}
-	f.refilling = true
 	cl, project, kind := f.client, f.project, f.kind
 	n := preload + f.outbox.Pending()
 	if n > maxQueue {
@@ -428,8 +416,6 @@ func (f *taskFeed) refill(ctx app.Context) {
 	ctx.Async(func() {
 		q, err := cl.Queue(context.Background(), project, kind, n)
 		ctx.Dispatch(func(ctx app.Context) {
-			again := f.refillAgain
-			f.refilling, f.refillAgain = false, false
 			if err != nil {
 				if errors.Is(err, ErrNetwork) {
 					f.sync = SyncOffline
@@ -446,9 +432,6 @@ func (f *taskFeed) refill(ctx app.Context) {
 			}
 			f.paused = q.PauseReason
 			f.setTasks(ctx, q.Tasks)
-			if again && len(f.tasks) < preload {
-				f.refill(ctx)
-			}
 		})
 	})
 }

@@ -274,6 +274,7 @@ func (p *AdjudicationPage) Render() app.UI {
 					app.If(it != nil, func() app.UI { return p.renderItem(*it) }),
 				)
 			}),
+			app.If(p.mounted && p.project != "", func() app.UI { return NewConsistencyPanel().Project(p.project) }),
 		)
 }
 

@@ -98,6 +98,8 @@ func (p *DashboardPage) Render() app.UI {
 		app.If(p.loaded, func() app.UI {
 			return app.Div().Class("dashboard-body").Body(
 				p.renderProgress(),
+				NewCALPanel(p.project, p.snap.Version), // cal_panel.go
+				NewDerivedPanel().Project(p.project),
 				app.If(s.Consensus.Items == 0, func() app.UI {
 					return app.P().ID("no-judgments").Class("notice").Role("status").
 						Text("No judgments yet: numbers appear here as soon as annotators judge.")

@@ -30,6 +30,7 @@ type ExportPanel struct {
 	project   string
 	snapshots []api.ExportSnapshot
 	message   string
+	qrels     string // qrels-consensus, quest-judged: "" (direct), derived or both
 }
 
 // NewExportPanel returns an empty panel.
@@ -83,6 +84,16 @@ func (x *ExportPanel) Render() app.UI {
 						return app.Option().Value(x.Iprojects[i]).Selected(x.Iprojects[i] == project).Text(x.Iprojects[i])
 					})),
 				),
+				app.Div().Class("field").Body(
+					app.Label().For("export-qrels").Text("Qrels of the consensus and QUEST-judged downloads"),
+					app.Select().ID("export-qrels").OnChange(func(ctx app.Context, e app.Event) {
+						x.qrels = ctx.JSSrc().Get("value").String()
+					}).Body(
+						app.Option().Value("").Selected(x.qrels == "").Text("Direct (relevance judgments)"),
+						app.Option().Value(api.QrelsDerived).Selected(x.qrels == api.QrelsDerived).Text("Derived (from constraint judgments), marked"),
+						app.Option().Value(api.QrelsBoth).Selected(x.qrels == api.QrelsBoth).Text("Both: direct, else derived, each marked"),
+					),
+				),
 				app.Ul().Class("downloads").Body(app.Range(exportFormats).Slice(func(i int) app.UI {
 					f := exportFormats[i]
 					// A non-empty download attribute: go-app's router lets
@@ -90,7 +101,7 @@ func (x *ExportPanel) Render() app.UI {
 					// browser saves the file the server names.
 					return app.Li().Body(
 						app.A().Class("button").ID("export-"+f.format).DataSet("format", f.format).
-							Href(exportURL(project, f.format)).Attr("download", project+"-"+f.format).Text("Download " + f.label),
+							Href(x.url(project, f.format)).Attr("download", project+"-"+f.format).Text("Download " + f.label),
 					)
 				})),
 				app.Button().Type("button").ID("list-exports").Text("Show recorded exports").OnClick(x.loadSnapshots),
@@ -109,6 +120,15 @@ func (x *ExportPanel) Render() app.UI {
 			)
 		}),
 	)
+}
+
+// url is a download's address, with the qrels mode where it applies.
+func (x *ExportPanel) url(project, format string) string {
+	u := exportURL(project, format)
+	if x.qrels != "" && (format == "qrels-consensus" || format == "quest-judged") {
+		u += "?qrels=" + x.qrels
+	}
+	return u
 }
 
 // countsText prints an export's counts in key order.

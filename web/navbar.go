@@ -54,6 +54,7 @@ func (n *NavBar) Render() app.UI {
 						link("/judge/"+project, "Relevance", api.KindRelevance),
 						link("/paraphrase/"+project, "Paraphrase", api.KindParaphrase),
 						link("/validate/"+project, "Validate", api.KindValidation),
+						link("/constraint/"+project, "Constraints", api.KindConstraint),
 					)
 				})
 			}),

@@ -27,7 +27,8 @@ type PoolBuilderPage struct {
 	depth     int
 	strategy  string
 	probes    bool
-	raters    int // 0 = keep the project's
+	raters    int       // 0 = keep the project's
+	cal       calChoice // strategy cal (cal_fields.go)
 	preview   *api.PoolPreview
 	published *api.PoolPublished
 	state     string
@@ -74,6 +75,9 @@ func (p *PoolBuilderPage) OnMount(ctx app.Context) {
 // spec is the pool the form describes; runs in the listed order.
 func (p *PoolBuilderPage) spec() api.PoolSpec {
 	s := api.PoolSpec{Name: strings.TrimSpace(p.name), Depth: p.depth, Strategy: p.strategy, Probes: p.probes, RatersPerItem: p.raters}
+	if p.strategy == api.StrategyCAL {
+		p.cal.fill(&s)
+	}
 	for _, r := range p.runs {
 		if p.chosen[r.Name] {
 			s.Runs = append(s.Runs, r.Name)
@@ -199,8 +203,10 @@ func (p *PoolBuilderPage) renderForm() app.UI {
 					app.Option().Value(api.StrategyDepth).Selected(p.strategy == api.StrategyDepth).Text("depth — every document in the top k"),
 					app.Option().Value(api.StrategyMTF).Selected(p.strategy == api.StrategyMTF).Text("mtf — move-to-front priority"),
 					app.Option().Value(api.StrategyBandit).Selected(p.strategy == api.StrategyBandit).Text("bandit — adaptive priority"),
+					app.Option().Value(api.StrategyCAL).Selected(p.strategy == api.StrategyCAL).Text("cal — active learning over the whole corpus, growing as judgments arrive"),
 				),
 			),
+			app.If(p.strategy == api.StrategyCAL, func() app.UI { return p.cal.render(p.changed) }),
 			app.Div().Class("field").Body(
 				app.Input().ID("pool-probes").Type("checkbox").Checked(p.probes).
 					OnChange(func(ctx app.Context, e app.Event) { p.probes = ctx.JSSrc().Get("checked").Bool(); p.changed() }),
@@ -235,6 +241,7 @@ func (p *PoolBuilderPage) renderPreview(pv api.PoolPreview) app.UI {
 		app.H2().Text("Composition"),
 		app.P().ID("pool-totals").Textf("%d items over %d queries · %d carry a probe label, %d found only by probes",
 			c.Items, c.Queries, c.ProbeItems, c.ProbeOnly),
+		app.If(pv.Strategy == api.StrategyCAL, func() app.UI { return calOrigins(c) }),
 		app.Table().ID("pool-composition").Body(
 			app.THead().Body(app.Tr().Body(
 				app.Th().Scope("col").Text("Run"), app.Th().Scope("col").Text("Items"), app.Th().Scope("col").Text("Unique"),

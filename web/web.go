@@ -19,6 +19,7 @@ func Routes() {
 	app.RouteWithRegexp(`^/item/[0-9]+$`, func() app.Composer { return NewJudgePage() })
 	app.RouteWithRegexp(`^/paraphrase/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewParaphrasePage() })
 	app.RouteWithRegexp(`^/validate/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewValidationPage() })
+	app.RouteWithRegexp(`^/constraint/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewConstraintPage() })
 	app.Route("/researcher", func() app.Composer { return NewResearcherPage() })
 	app.Route("/admin", func() app.Composer { return NewAdminPage() })
 	app.Route("/setup", func() app.Composer { return NewSetupPage() })

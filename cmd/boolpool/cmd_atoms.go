@@ -11,6 +11,7 @@ import (
 
 	"boolpool/server/atoms"
 	"boolpool/server/store"
+	"boolpool/web/api"
 )
 
 // runAtoms manages a project's shared constraints (issue 13):
@@ -22,8 +23,10 @@ import (
 //	atoms labels    --file FILE (atom text<TAB>document<TAB>0|1|unsure): store atom labels
 //	atoms variants  generate every query's Boolean variants as variant queries
 //	atoms check     cross-query consistency flags (direct consensus vs atoms)
+//	atoms pool      create constraint items: [--run NAME,... --depth K] [--limit N] [--gold N]
+//	atoms derived   per query derived relevant / non-relevant / unknown counts
 func runAtoms(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const usage = "usage: boolpool atoms sync|list|merge|split|labels|variants|check --project P [...]"
+	const usage = "usage: boolpool atoms sync|list|merge|split|labels|variants|check|pool|derived --project P [...]"
 	if len(args) == 0 {
 		return fmt.Errorf("%w: %s", errUsage, usage)
 	}
@@ -38,6 +41,10 @@ func runAtoms(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	newKey := fs.String("key", "", "split: the new atom's key (default: KEY (2), (3), …)")
 	newText := fs.String("text", "", "split: the new atom's display text (default: the first moved use's text)")
 	file := fs.String("file", "", "labels: atom labels `FILE` (atom text<TAB>document<TAB>0|1|unsure; .gz allowed)")
+	runs := fs.String("run", "", "pool: comma-separated run `names` whose top --depth documents give the (atom, document) pairs (default: the pooled relevance items' documents)")
+	depth := fs.Int("depth", 20, "pool: documents per query and run")
+	limit := fs.Int("limit", 1000, "pool: most constraint items to create")
+	gold := fs.Int("gold", 0, "pool: this many imported atom labels become gold constraint items")
 	if err := parseFlags(fs, rest); err != nil {
 		return err
 	}
@@ -91,6 +98,33 @@ func runAtoms(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", f.Doc, f.Query, f.Other, f.Reason)
 		}
 		fmt.Fprintf(stderr, "%d inconsistencies\n", len(flags))
+	case "pool":
+		req := api.ConstraintPoolRequest{Depth: *depth, Limit: *limit, Gold: *gold}
+		for _, r := range strings.Split(*runs, ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				req.Runs = append(req.Runs, r)
+			}
+		}
+		res, err := atoms.Pool(ctx, st, p.ID, req)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%d candidate (atom, document) pairs: %d constraint items created (%d gold)\n", res.Candidates, res.Created, res.Gold)
+	case "derived":
+		sum, err := atoms.Summary(ctx, st, p.ID, true)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "query\trelevant\tnon-relevant\tunknown\tdirect\tconflicts\texpression")
+		for _, q := range sum.Queries {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\n", q.QueryExtID, q.Relevant, q.NonRelevant, q.Unknown, q.Direct, q.Conflicts, q.Expression)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%d constraint items, %d with a consensus label, %d judgments; %d consistency flags\n",
+			sum.Constraint.Items, sum.Constraint.Judged, sum.Constraint.Judgments, len(sum.Flags))
 	default:
 		return fmt.Errorf("%w: unknown atoms subcommand %q; %s", errUsage, sub, usage)
 	}

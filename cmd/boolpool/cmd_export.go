@@ -18,6 +18,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "", "output format")
 	out := fs.String("out", "", "output file (directory for beir); standard output when omitted")
 	run := fs.String("run", "", "trec-run: name of the run to export")
+	qrels := fs.String("qrels", "direct", "qrels-consensus, quest-judged: direct | derived (from constraint judgments / atom labels) | both; derived labels are marked (5th column / metadata qrels_source)")
 	cons := fs.String("consensus", "majority", "qrels-consensus, quest-judged: majority | dawid-skene (reliability-weighted)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -43,11 +44,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case export.MultiFile(*format):
 		c, err = export.WriteDir(ctx, st, p.ID, *format, *out)
 	case *out == "":
-		snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, stdout, export.Options{Run: *run, Consensus: *cons}, "", 0)
+		snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, stdout, export.Options{Run: *run, Consensus: *cons, Qrels: *qrels}, "", 0)
 		c = snap.Counts
 	default:
 		c, err = writeAtomically(*out, func(w io.Writer) (export.Counts, error) {
-			snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, w, export.Options{Run: *run, Consensus: *cons}, "", 0)
+			snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, w, export.Options{Run: *run, Consensus: *cons, Qrels: *qrels}, "", 0)
 			return snap.Counts, err
 		})
 	}

@@ -28,12 +28,16 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if sub, ok := subcommand(args, map[string]runFunc{"simulate": runPoolSimulate, "negatives": runPoolNegatives}); ok {
 		return sub(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit [--probes]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
+	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit|cal [--probes] [--cal-batch N --cal-stop knee|paper-knee|none --cal-max N --cal-seed-runs N]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
 	depth := fs.Int("depth", 10, "pool depth k per run")
-	strategy := fs.String("strategy", pooling.Depth, "judging order: depth (rank order), mtf (Move-to-Front) or bandit (MaxMean bandit)")
+	strategy := fs.String("strategy", pooling.Depth, "judging order: depth (rank order), mtf (Move-to-Front), bandit (MaxMean bandit) or cal (continuous active learning over the whole corpus, growing as judgments arrive)")
+	calBatch := fs.Int("cal-batch", pooling.DefaultCALBatch, "strategy cal: the first batch per query (then B + ceil(B/10))")
+	calStop := fs.String("cal-stop", pooling.CALStopKnee, "strategy cal: stopping rule knee (the simulation's: ρ ≥ 6 from 100 judgments, or 20 judgments per relevant found + 50), paper-knee or none")
+	calMax := fs.Int("cal-max", pooling.DefaultCALMax, "strategy cal: judgments per query at most")
+	calSeedRuns := fs.Int("cal-seed-runs", 0, "strategy cal: the first batch starts with the top N of the runs' reciprocal-rank fusion")
 	probes := fs.Bool("probes", false, "add the logic probes: BM25 top documents of each negated atom and each atom of an AND")
 	probeDepth := fs.Int("probe-depth", 10, "documents per probe")
 	split := fs.String("split", "", "only this split's queries")
@@ -61,7 +65,8 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer st.Close()
 	start := time.Now()
 	rep, err := pooling.Create(ctx, st, p.ID, pooling.Spec{Name: *name, Runs: splitList(*runs), Depth: *depth, Strategy: *strategy,
-		Probes: *probes, ProbeDepth: *probeDepth, Split: *split, JudgedK: ks, JudgedRuns: splitList(*judgedRuns)}, slog.New(slog.NewTextHandler(stderr, nil)))
+		Probes: *probes, ProbeDepth: *probeDepth, Split: *split, JudgedK: ks, JudgedRuns: splitList(*judgedRuns),
+		CAL: pooling.CALParams{Batch: *calBatch, Stop: *calStop, Max: *calMax, SeedRuns: *calSeedRuns}}, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return err
 	}
@@ -72,6 +77,10 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	c := rep.Composition
 	fmt.Fprintf(stdout, "pool %q (id %d): %d items over %d queries (%.1f per query); %d carry a probe label, %d found only by probes\n\n",
 		rep.Name, rep.PoolID, c.Items, c.Queries, float64(c.Items)/float64(max(c.Queries, 1)), c.ProbeItems, c.ProbeOnly)
+	if rep.Strategy == pooling.CAL {
+		fmt.Fprintf(stdout, "cal: first batches hold %d items a chosen run has within depth %d and %d found by active learning alone; publish the pool and the next batches follow the judgments\n\n",
+			c.FromRuns, rep.Depth, c.FromCAL)
+	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "run\tcontributed\tunique")
 	for _, k := range ks {

@@ -16,6 +16,7 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/embedjob"
 	"boolpool/server/jobs"
+	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
 	"boolpool/web/api"
@@ -31,6 +32,7 @@ func jobKinds(st *store.Store, log *slog.Logger, cacheDir, device string) map[st
 		api.JobKindRetrieve: jobs.Retrieve(st, log, denseOpener(st, log, cacheDir)),
 		api.JobKindEncode:   encodeKind(st, log, cacheDir, device),
 		api.JobKindIndex:    jobs.Index(st, log),
+		pooling.CALJobKind:  jobs.CALBatch(pooling.NewCALGrower(st, log)),
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/judging"
 	"boolpool/server/live"
+	"boolpool/server/pooling"
 	"boolpool/server/store"
 )
 
@@ -28,6 +29,8 @@ func buildServices(cfg config.Config, st *store.Store, jc *jobs.Client, encoderN
 	// (through the relay) those of the other servers on the database.
 	relay := live.NewRelay(st, cons, dashboards, log)
 	cons.Subscribe(relay)
+	// A judged batch of a live cal pool queues the query's next batch.
+	cons.Subscribe(pooling.NewCALTrigger(st, jc, log))
 	svc = httpapi.Services{
 		Store: st,
 		Auth: auth.New(st, auth.Options{

@@ -38,6 +38,9 @@ type Options struct {
 	// labels: "majority" (the default, the stored consensus) or
 	// "dawid-skene" (reliability-weighted, consensus.DawidSkeneDecisions).
 	Consensus string
+	// Qrels is which labels qrels-consensus and quest-judged export:
+	// direct ("" too), derived or both (derived_mode.go).
+	Qrels string
 	// ZipRoot is the directory inside the zip of a multi-file format
 	// (WriteSnapshot), e.g. "birds-beir".
 	ZipRoot string
@@ -63,6 +66,9 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 	if !consensus.ValidMethod(opt.Consensus) {
 		return c, fmt.Errorf("export: unknown consensus %q (want majority or dawid-skene)", opt.Consensus)
 	}
+	if !ValidQrels(opt.Qrels) {
+		return c, fmt.Errorf("export: unknown qrels %q (want direct, derived or both)", opt.Qrels)
+	}
 	switch format {
 	case "quest":
 		c, err = questQueries(ctx, st, projectID, bw)
@@ -77,9 +83,13 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 	case "csv":
 		c, err = judgmentsCSV(ctx, st, projectID, bw)
 	case "qrels-consensus":
-		c, err = consensusQrels(ctx, st, projectID, opt.Consensus, bw)
+		if opt.Qrels == api.QrelsDerived || opt.Qrels == api.QrelsBoth {
+			c, err = consensusQrelsMode(ctx, st, projectID, opt.Consensus, opt.Qrels, bw)
+		} else {
+			c, err = consensusQrels(ctx, st, projectID, opt.Consensus, bw)
+		}
 	case "quest-judged":
-		c, err = questJudged(ctx, st, projectID, opt.Consensus, bw)
+		c, err = questJudged(ctx, st, projectID, opt.Consensus, opt.Qrels, bw)
 	case "boolq":
 		c, err = boolqQueries(ctx, st, projectID, bw)
 	case "nevir":

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/server/atoms"
 	"boolpool/server/consensus"
 	"boolpool/server/judging"
 	"boolpool/server/store"
@@ -71,10 +72,32 @@ type judgedDoc struct {
 	attributes []json.RawMessage // per rater, atom index → sentence ids
 }
 
-func questJudged(ctx context.Context, st *store.Store, projectID int64, method string, w *bufio.Writer) (Counts, error) {
+func questJudged(ctx context.Context, st *store.Store, projectID int64, method, mode string, w *bufio.Writer) (Counts, error) {
 	var c Counts
 	if err := consensus.Current(ctx, st, projectID); err != nil {
 		return c, err
+	}
+	var derived map[string][]atoms.Qrel
+	if mode == api.QrelsDerived || mode == api.QrelsBoth {
+		var err error
+		if derived, _, err = derivedSet(ctx, st, projectID, method); err != nil {
+			return c, err
+		}
+	}
+	// line writes one query, with the derived labels in a derived or both
+	// export.
+	line := func(q store.Query, docs []string, md json.RawMessage) error {
+		if derived != nil {
+			imported := map[string]bool{}
+			for _, d := range q.AnswerDocs {
+				imported[d] = true
+			}
+			var err error
+			if docs, md, err = withDerived(mode, docs, md, derived[q.ExtID], imported); err != nil {
+				return fmt.Errorf("export: query %s: %w", q.ExtID, err)
+			}
+		}
+		return writeQuestLine(w, &c, q, docs, md)
 	}
 	byQuery := map[int64][]*judgedDoc{}
 	needText := map[int64]bool{}
@@ -130,7 +153,7 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, method s
 		}
 		docs := byQuery[q.ID]
 		if len(docs) == 0 {
-			return writeQuestLine(w, &c, q, q.AnswerDocs, q.Metadata)
+			return line(q, q.AnswerDocs, q.Metadata)
 		}
 		answer := judgedAnswer(q.AnswerDocs, verdict[q.ExtID])
 		order := map[string]int{}
@@ -173,7 +196,7 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, method s
 		if err != nil {
 			return fmt.Errorf("export: query %s metadata: %w", q.ExtID, err)
 		}
-		return writeQuestLine(w, &c, q, answer, md)
+		return line(q, answer, md)
 	})
 	return c, err
 }

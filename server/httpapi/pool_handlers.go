@@ -58,7 +58,8 @@ func (h poolHandlers) runs(c echo.Context) error {
 // validates it against the project's runs, as for `boolpool pool`.
 func poolSpec(req api.PoolSpec) (pooling.Spec, error) {
 	spec := pooling.Spec{Name: strings.TrimSpace(req.Name), Runs: req.Runs, Depth: req.Depth, Strategy: req.Strategy,
-		Probes: req.Probes, ProbeDepth: req.ProbeDepth, Split: req.Split, JudgedK: req.JudgedK}
+		Probes: req.Probes, ProbeDepth: req.ProbeDepth, Split: req.Split, JudgedK: req.JudgedK,
+		CAL: pooling.CALParams{Batch: req.CALBatch, Stop: req.CALStop, Max: req.CALMax, SeedRuns: req.CALSeedRuns}}
 	if spec.Name == "" {
 		spec.Name = "pool " + time.Now().UTC().Format("2006-01-02 15:04:05")
 	}
@@ -72,7 +73,7 @@ func previewOf(rep pooling.Report) api.PoolPreview {
 	comp := rep.Composition
 	out := api.PoolPreview{Name: rep.Name, Strategy: rep.Strategy, Depth: rep.Depth, Items: comp.Items, JudgedAtK: rep.JudgedAtK,
 		Composition: api.PoolComposition{Queries: comp.Queries, Items: comp.Items, ProbeItems: comp.ProbeItems, ProbeOnly: comp.ProbeOnly,
-			Runs: make([]api.PoolRunStats, len(comp.Runs)), Overlap: comp.Overlap}}
+			Runs: make([]api.PoolRunStats, len(comp.Runs)), Overlap: comp.Overlap, FromRuns: comp.FromRuns, FromCAL: comp.FromCAL}}
 	for i, r := range comp.Runs {
 		out.Composition.Runs[i] = api.PoolRunStats{Run: r.Run, Contributed: r.Contributed, Unique: r.Unique}
 	}

@@ -361,6 +361,10 @@ func (h researchHandlers) download(c echo.Context) error {
 	if method != "" && method != api.ConsensusMajority && method != api.ConsensusDawidSkene {
 		return apperr.Invalidf("consensus", "must be majority or dawid-skene")
 	}
+	qrels := c.QueryParam("qrels")
+	if !export.ValidQrels(qrels) {
+		return apperr.Invalidf("qrels", "must be direct, derived or both")
+	}
 	ss, _ := auth.CurrentSession(c)
 	id := api.NewUUID()
 	w := c.Response()
@@ -371,7 +375,7 @@ func (h researchHandlers) download(c echo.Context) error {
 	w.Header().Set(echo.HeaderContentType, contentType)
 	w.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s-%s.%s"`, p.Name, format, id[:8], ext))
 	w.Header().Set("X-Export-Id", id)
-	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, export.Options{Run: c.QueryParam("run"), Consensus: method, ZipRoot: p.Name + "-" + format}, id, ss.User.ID)
+	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, export.Options{Run: c.QueryParam("run"), Consensus: method, Qrels: qrels, ZipRoot: p.Name + "-" + format}, id, ss.User.ID)
 	if err != nil {
 		if !w.Committed {
 			w.Header().Del(echo.HeaderContentDisposition)

@@ -35,8 +35,10 @@ func (s *Server) routes() {
 	ah := authHandlers{svc: svc.Auth, users: st}
 	ch := crowdHandlers{svc: svc.Auth, st: st, research: rh}
 	th := taskHandlers{svc: svc.Judging}
+	kh := constraintHandlers{research: rh, st: st}
 	jh := judgeHandlers{svc: svc.Judging}
 	ph := poolHandlers{research: rh, st: st, log: s.log}
+	calh := calHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
 	sh := setupHandlers{research: rh, st: st, importSt: st, jobs: svc.Jobs, encoders: svc.Encoders,
 		maxUpload: s.cfg.UploadLimit(), uploadRoot: s.cfg.UploadRoot(), maxLine: s.cfg.LineLimit(), log: s.log}
 
@@ -70,6 +72,8 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/adjudication", rh.queue, researcher...)
 	e.GET("/api/projects/:project/progress/queries", rh.incompleteQueries, researcher...)
 	e.GET("/api/projects/:project/quality", rh.quality, researcher...)
+	e.POST("/api/projects/:project/constraints", kh.pool, researcher...)
+	e.GET("/api/projects/:project/derived", kh.derived, researcher...)
 	e.PUT("/api/projects/:project/quality", rh.setQuality, researcher...)
 	e.GET("/api/items/:id/adjudication", rh.adjudicationItem, researcher...)
 	e.POST("/api/items/:id/adjudication", rh.adjudicate, researcher...)
@@ -77,6 +81,9 @@ func (s *Server) routes() {
 	e.POST("/api/projects/:project/pools/preview", ph.preview, researcher...)
 	e.POST("/api/projects/:project/pools", ph.publish, researcher...)
 	e.GET("/api/projects/:project/queries", ph.queries, researcher...)
+	e.GET("/api/projects/:project/cal", calh.list, researcher...)
+	e.POST("/api/projects/:project/pools/:pool/cal/:query/stop", calh.stop, researcher...)
+	e.POST("/api/projects/:project/pools/:pool/cal/:query/extend", calh.extend, researcher...)
 	e.PUT("/api/queries/:id/expression", ph.setExpression, researcher...)
 	e.GET("/api/queries/:id/decompose", ph.decompose, researcher...)
 	e.POST("/api/projects/:project/decompose", ph.decomposeAll, researcher...)

@@ -12,6 +12,7 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/judging"
 	"boolpool/server/live"
+	"boolpool/server/pooling"
 	"boolpool/server/store"
 )
 
@@ -25,6 +26,7 @@ func newServices(t testing.TB, cfg config.Config, st *store.Store, log *slog.Log
 	dashboards := live.NewService(st, live.NewHub(16), 250*time.Millisecond, log)
 	relay := live.NewRelay(st, cons, dashboards, log)
 	cons.Subscribe(relay)
+	cons.Subscribe(pooling.NewCALTrigger(st, jc, log)) // as services.go
 	t.Cleanup(func() {
 		cons.Close()
 		dashboards.Close()

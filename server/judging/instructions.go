@@ -14,6 +14,14 @@ func DefaultInstructions(kind string) api.Instructions {
 				{Query: "Birds of Venezuela but not Birds of Colombia", Label: "Birds of Venezuela and Colombia", Explanation: "Changes the meaning: the NOT is lost.", Good: false},
 			},
 		}
+	case api.KindConstraint:
+		return api.Instructions{
+			Text: "One constraint, one document: does the document satisfy the constraint? Press y (yes), n (no) or u (unsure: the text does not say). Before answering, click (or mark with space) the sentences that show it: for a yes the supporting sentences, for a no the sentences that show the opposite. Judge only what the document says; your answer is reused by every query with this constraint.",
+			Examples: []api.Example{
+				{Query: "Birds of the Venezuelan Andes", Document: "It is endemic to the Venezuelan Andes.", Label: "yes (that sentence as evidence)", Explanation: "The sentence states the constraint.", Good: true},
+				{Query: "birds of Colombia", Document: "The Andean tyrannulet is a small passerine bird.", Label: "no", Explanation: "Wrong: nothing says it is absent from Colombia: answer unsure.", Good: false},
+			},
+		}
 	case api.KindValidation:
 		return api.Instructions{
 			Text: "Compare the paraphrase with the original query. Is it fluent English? Does it mean the same (same constraints, same and/or/not)? Would a person naturally ask it?",

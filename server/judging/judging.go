@@ -42,6 +42,13 @@ type Observer interface {
 	JudgmentSaved(ctx context.Context, projectID, itemID int64)
 }
 
+// ConstraintObserver is told about every newly stored constraint judgment
+// (consensus.Service implements it: the item's majority becomes its atom
+// label, from which the query qrels are derived).
+type ConstraintObserver interface {
+	ConstraintJudged(ctx context.Context, projectID, itemID int64)
+}
+
 // Rater is the signed-in user doing the work.
 type Rater struct {
 	ID   int64
@@ -107,7 +114,7 @@ func ratersFor(p store.Project, kind string) int {
 }
 
 func validKind(k string) bool {
-	return k == api.KindRelevance || k == api.KindParaphrase || k == api.KindValidation
+	return k == api.KindRelevance || k == api.KindParaphrase || k == api.KindValidation || k == api.KindConstraint
 }
 
 func leaseParams(p store.Project, r Rater, kind string, n int) store.LeaseParams {
@@ -125,7 +132,7 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 		req.Kind = api.KindRelevance
 	}
 	if !validKind(req.Kind) {
-		return api.Queue{}, apperr.Invalidf("kind", "must be relevance, paraphrase or validation")
+		return api.Queue{}, apperr.Invalidf("kind", "must be relevance, paraphrase, validation or constraint")
 	}
 	if req.N == 0 {
 		req.N = 2
@@ -241,6 +248,13 @@ func taskView(p store.Project, a store.Assignment, td store.TaskData) (api.Task,
 		}
 		t.Paraphrase = pl.Paraphrase
 	}
+	if it.Kind == api.KindConstraint {
+		var pl store.ConstraintPayload
+		if err := json.Unmarshal(it.Payload, &pl); err != nil {
+			return api.Task{}, fmt.Errorf("judging: item %d payload: %w", it.ID, err)
+		}
+		t.Constraint = &api.ConstraintView{AtomID: pl.AtomID, Text: pl.Constraint}
+	}
 	return t, nil
 }
 
@@ -273,7 +287,7 @@ func (s *Service) Instructions(ctx context.Context, r Rater, project, kind strin
 		kind = api.KindRelevance
 	}
 	if !validKind(kind) {
-		return api.Instructions{}, apperr.Invalidf("kind", "must be relevance, paraphrase or validation")
+		return api.Instructions{}, apperr.Invalidf("kind", "must be relevance, paraphrase, validation or constraint")
 	}
 	p, err := s.project(ctx, r, project)
 	if err != nil {

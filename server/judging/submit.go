@@ -63,6 +63,8 @@ func (s *Service) Submit(ctx context.Context, r Rater, req api.JudgmentRequest) 
 			err = paraphrase(it, r, req, &n)
 		case api.KindValidation:
 			err = validation(req, &n)
+		case api.KindConstraint:
+			err = constraint(td, req, &n)
 		}
 		if err != nil {
 			return api.JudgmentResponse{}, err
@@ -76,6 +78,10 @@ func (s *Service) Submit(ctx context.Context, r Rater, req api.JudgmentRequest) 
 		// Committed: the consensus (and through it the live dashboards
 		// and the qrels export) follows.
 		s.obs.JudgmentSaved(ctx, n.ProjectID, n.ItemID)
+	}
+	if co, ok := s.obs.(ConstraintObserver); ok && inserted && it.Kind == api.KindConstraint {
+		// Committed: the atom label (and the derived qrels) follow.
+		co.ConstraintJudged(ctx, n.ProjectID, n.ItemID)
 	}
 	if inserted && it.Kind == api.KindValidation {
 		// The verdict is derived data: if this fails, the next validation
@@ -181,6 +187,41 @@ func Contradiction(e *boolexpr.Expr, nAtoms, relevance int, attrs []api.Attribut
 		}
 	}
 	return e.Contradicts(relevance >= 2, truths)
+}
+
+// constraint checks a constraint judgment: yes / no / unsure and the
+// sentences given as evidence (supporting a yes, counter-evidence for a
+// no), stored in the payload as api.ConstraintAnswer.
+func constraint(td store.TaskData, req api.JudgmentRequest, n *store.NewJudgment) error {
+	a := req.Constraint
+	if a == nil {
+		return apperr.Invalidf("constraint", "required ({satisfied: yes|no|unsure, sentences: [...]})")
+	}
+	if !oneOf(a.Satisfied, api.SatisfiedYes, api.SatisfiedNo, api.SatisfiedUnsure) {
+		return apperr.Invalidf("constraint.satisfied", "must be yes, no or unsure")
+	}
+	nSentences := 0
+	if td.Document != nil {
+		nSentences = len(DocumentView(*td.Document).Sentences)
+	}
+	sents := make([]int, 0, len(a.Sentences))
+	have := map[int]bool{}
+	for _, sid := range a.Sentences {
+		if sid < 0 || sid >= nSentences {
+			return apperr.Invalidf("constraint.sentences", "sentence %d is not in the document (it has %d)", sid, nSentences)
+		}
+		if !have[sid] {
+			have[sid] = true
+			sents = append(sents, sid)
+		}
+	}
+	sort.Ints(sents)
+	var err error
+	n.Payload, err = json.Marshal(api.ConstraintAnswer{Satisfied: a.Satisfied, Sentences: sents})
+	if err != nil {
+		return fmt.Errorf("judging: encode constraint answer: %w", err)
+	}
+	return nil
 }
 
 func paraphrase(it store.Item, r Rater, req api.JudgmentRequest, n *store.NewJudgment) error {

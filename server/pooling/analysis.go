@@ -23,6 +23,10 @@ type Composition struct {
 	ProbeOnly  int        `json:"probe_only_items"` // items no run found
 	Runs       []RunStats `json:"runs"`
 	Overlap    [][]int    `json:"overlap"`
+	// Cal pools: items a chosen run has within the depth, and items only
+	// active learning found.
+	FromRuns int `json:"from_runs,omitempty"`
+	FromCAL  int `json:"from_cal,omitempty"`
 }
 
 // Compose computes a pool's composition; runNames fixes the row order.
@@ -40,13 +44,19 @@ func Compose(items []Item, runNames []string) Composition {
 		if it.Probe != "" {
 			c.ProbeItems++
 		}
+		switch it.Origin {
+		case OriginCAL:
+			c.FromCAL++
+		case OriginRuns:
+			c.FromRuns++
+		}
 		var found []int
 		for r := range it.Sources {
 			if i, ok := idx[r]; ok {
 				found = append(found, i)
 			}
 		}
-		if len(found) == 0 {
+		if len(found) == 0 && it.Origin != OriginCAL {
 			c.ProbeOnly++
 		}
 		if len(found) == 1 && it.Probe == "" {

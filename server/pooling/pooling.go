@@ -46,6 +46,8 @@ type Item struct {
 	Priority int            `json:"priority"` // judging order within the query, 0 first
 	Sources  map[string]int `json:"sources"`  // run name → rank (1-based) within the depth
 	Probe    string         `json:"probe,omitempty"`
+	Origin   string         `json:"origin,omitempty"` // cal pools: "runs" (a run has it within the depth) or "cal"
+	Round    int            `json:"round,omitempty"`  // cal pools: the batch that served it
 }
 
 // Options configure a pool.

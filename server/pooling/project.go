@@ -25,6 +25,8 @@ type Spec struct {
 	// JudgedRuns are further stored runs whose Judged@k against the pool is
 	// reported (runs that did not contribute to it).
 	JudgedRuns []string `json:"judged_runs,omitempty"`
+	// CAL configures strategy cal (live continuous active learning).
+	CAL CALParams `json:"cal,omitempty"`
 }
 
 // Report is what building a pool produced.
@@ -75,12 +77,24 @@ func Create(ctx context.Context, st *store.Store, projectID int64, spec Spec, lo
 	var rows []store.PoolItemIn
 	for _, qp := range pool {
 		for _, it := range qp.items {
-			rows = append(rows, store.PoolItemIn{QueryID: qp.query.RowID, DocExtID: it.DocID, Priority: it.Priority, Sources: it.Sources, Probe: it.Probe})
+			rows = append(rows, store.PoolItemIn{QueryID: qp.query.RowID, DocExtID: it.DocID, Priority: it.Priority, Sources: it.Sources, Probe: it.Probe,
+				Origin: it.Origin, Round: it.Round})
 		}
 	}
 	params, _ := json.Marshal(spec)
 	id, err := st.SavePool(ctx, projectID, spec.Name, spec.Strategy, spec.Depth, params, rows)
 	if err != nil {
+		return Report{}, err
+	}
+	// A cal pool's queries start at round 0; any other pool has none (a
+	// draft of the same name may have been a cal pool).
+	var qs []store.CALQueryIn
+	if spec.Strategy == CAL {
+		for _, qp := range pool {
+			qs = append(qs, store.CALQueryIn{QueryID: qp.query.RowID, BatchSize: spec.CAL.Batch})
+		}
+	}
+	if err := st.SaveCALQueries(ctx, id, qs); err != nil {
 		return Report{}, err
 	}
 	extra, err := loadRuns(ctx, st, projectID, spec.JudgedRuns)
@@ -105,6 +119,10 @@ func buildPool(ctx context.Context, st *store.Store, projectID int64, spec Spec,
 	runs, err := loadRuns(ctx, st, projectID, spec.Runs)
 	if err != nil {
 		return nil, nil, err
+	}
+	if spec.Strategy == CAL {
+		pool, err := calFirst(ctx, st, projectID, spec, NewCALEngines(st, log))
+		return runs, pool, err
 	}
 	queries, err := retrieval.LoadQueries(ctx, st, projectID, spec.Split)
 	if err != nil {

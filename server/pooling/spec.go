@@ -54,8 +54,13 @@ func Check(ctx context.Context, st *store.Store, projectID int64, spec Spec) (Sp
 	}
 	switch spec.Strategy {
 	case Depth, MTF, Bandit:
+		spec.CAL = CALParams{}
+	case CAL:
+		if spec, err = checkCAL(spec); err != nil {
+			return spec, err
+		}
 	default:
-		return spec, apperr.Invalidf("strategy", "must be %s, %s or %s", Depth, MTF, Bandit)
+		return spec, apperr.Invalidf("strategy", "must be %s, %s, %s or %s", Depth, MTF, Bandit, CAL)
 	}
 	if spec.ProbeDepth < 0 || spec.ProbeDepth > MaxDepth {
 		return spec, apperr.Invalidf("probe_depth", "must be between 0 and %d", MaxDepth)

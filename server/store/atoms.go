@@ -126,6 +126,12 @@ func (s *Store) MergeAtoms(ctx context.Context, userID, projectID, into, from in
 		if _, err := tx.Exec(ctx, `UPDATE query_atoms SET atom_id = $1 WHERE atom_id = $2`, into, from); err != nil {
 			return fmt.Errorf("store: merge atom uses: %w", err)
 		}
+		// Constraint items follow (migration 0081), except where into has
+		// an item of the same document (its label was merged above).
+		if _, err := tx.Exec(ctx, `UPDATE items i SET atom_id = $1 WHERE i.atom_id = $2 AND i.kind = 'constraint'
+			AND NOT EXISTS (SELECT 1 FROM items o WHERE o.atom_id = $1 AND o.kind = 'constraint' AND o.document_id = i.document_id)`, into, from); err != nil {
+			return fmt.Errorf("store: merge atom items: %w", err)
+		}
 		if _, err := tx.Exec(ctx, `DELETE FROM atoms WHERE id = $1`, from); err != nil {
 			return fmt.Errorf("store: merge atoms: %w", err)
 		}

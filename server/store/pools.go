@@ -29,6 +29,8 @@ type PoolItemIn struct {
 	Priority int
 	Sources  map[string]int
 	Probe    string
+	Origin   string // "runs" (default) or "cal"
+	Round    int    // the cal batch that served it (0: the first)
 }
 
 // SavePool creates the pool called name, or replaces a draft one with the
@@ -68,10 +70,14 @@ func (s *Store) SavePool(ctx context.Context, projectID int64, name, strategy st
 			if src == nil {
 				src = map[string]int{}
 			}
-			rows[i] = []any{id, it.QueryID, it.DocExtID, it.Priority, src, it.Probe}
+			origin := it.Origin
+			if origin == "" {
+				origin = "runs"
+			}
+			rows[i] = []any{id, it.QueryID, it.DocExtID, it.Priority, src, it.Probe, origin, it.Round}
 		}
 		_, err = tx.CopyFrom(ctx, pgx.Identifier{"pool_items"},
-			[]string{"pool_id", "query_id", "doc_ext_id", "priority", "sources", "probe"}, pgx.CopyFromRows(rows))
+			[]string{"pool_id", "query_id", "doc_ext_id", "priority", "sources", "probe", "origin", "round"}, pgx.CopyFromRows(rows))
 		return err
 	})
 	if err != nil {
@@ -99,11 +105,13 @@ type PoolItem struct {
 	Priority   int
 	Sources    map[string]int
 	Probe      string
+	Origin     string // "runs" or "cal"
+	Round      int
 }
 
 // PoolItems returns a pool's items in query import order, then priority.
 func (s *Store) PoolItems(ctx context.Context, poolID int64) ([]PoolItem, error) {
-	rows, err := s.pool.Query(ctx, `SELECT q.ext_id, i.doc_ext_id, i.priority, i.sources, i.probe
+	rows, err := s.pool.Query(ctx, `SELECT q.ext_id, i.doc_ext_id, i.priority, i.sources, i.probe, i.origin, i.round
 		FROM pool_items i JOIN queries q ON q.id = i.query_id
 		WHERE i.pool_id = $1 ORDER BY q.seq, q.id, i.priority, i.doc_ext_id`, poolID)
 	if err != nil {
@@ -111,7 +119,7 @@ func (s *Store) PoolItems(ctx context.Context, poolID int64) ([]PoolItem, error)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PoolItem, error) {
 		var it PoolItem
-		err := r.Scan(&it.QueryExtID, &it.DocExtID, &it.Priority, &it.Sources, &it.Probe)
+		err := r.Scan(&it.QueryExtID, &it.DocExtID, &it.Priority, &it.Sources, &it.Probe, &it.Origin, &it.Round)
 		return it, err
 	})
 	if err != nil {

@@ -87,11 +87,21 @@ const goldGrade = `CASE WHEN jsonb_typeof(i.gold_answer) = 'number' THEN (i.gold
 // GoldRecordOf returns one annotator's gold record in a project.
 func (s *Store) GoldRecordOf(ctx context.Context, projectID, userID int64) (GoldRecord, error) {
 	var g GoldRecord
-	err := s.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE (relevance >= 2) = (gold >= 2)) FROM (
-			SELECT c.relevance, `+goldGrade+` AS gold
+	// Constraint gold items (issue 13) count too: right when the answer
+	// (yes / no / unsure) is the gold one.
+	err := s.pool.QueryRow(ctx, `WITH rel AS (
+			SELECT count(*) AS judged, count(*) FILTER (WHERE (relevance >= 2) = (gold >= 2)) AS correct FROM (
+				SELECT c.relevance, `+goldGrade+` AS gold
+				FROM current_judgments c JOIN items i ON i.id = c.item_id
+				WHERE c.user_id = $2 AND c.project_id = $1 AND c.item_kind = 'relevance' AND i.is_gold
+			) gold WHERE relevance IS NOT NULL AND gold BETWEEN 0 AND 3
+		), con AS (
+			SELECT count(*) AS judged, count(*) FILTER (WHERE c.payload->>'satisfied' = i.gold_answer->>'satisfied') AS correct
 			FROM current_judgments c JOIN items i ON i.id = c.item_id
-			WHERE c.user_id = $2 AND c.project_id = $1 AND c.item_kind = 'relevance' AND i.is_gold
-		) gold WHERE relevance IS NOT NULL AND gold BETWEEN 0 AND 3`, projectID, userID).Scan(&g.Judged, &g.Correct)
+			WHERE c.user_id = $2 AND c.project_id = $1 AND c.item_kind = 'constraint' AND i.is_gold
+			AND i.gold_answer->>'satisfied' IS NOT NULL
+		)
+		SELECT rel.judged + con.judged, rel.correct + con.correct FROM rel, con`, projectID, userID).Scan(&g.Judged, &g.Correct)
 	if err != nil {
 		return g, fmt.Errorf("store: gold record: %w", err)
 	}

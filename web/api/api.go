@@ -84,14 +84,15 @@ type DocumentView struct {
 
 // Task is one leased item for the signed-in rater.
 type Task struct {
-	AssignmentID   int64         `json:"assignment_id"`
-	ItemID         int64         `json:"item_id"`
-	Kind           string        `json:"kind"`
-	Project        string        `json:"project"`
-	Query          QueryView     `json:"query"`
-	Document       *DocumentView `json:"document,omitempty"`
-	Paraphrase     string        `json:"paraphrase,omitempty"` // validation: the text to validate
-	LeaseExpiresAt time.Time     `json:"lease_expires_at"`
+	AssignmentID   int64           `json:"assignment_id"`
+	ItemID         int64           `json:"item_id"`
+	Kind           string          `json:"kind"`
+	Project        string          `json:"project"`
+	Query          QueryView       `json:"query"`
+	Document       *DocumentView   `json:"document,omitempty"`
+	Paraphrase     string          `json:"paraphrase,omitempty"` // validation: the text to validate
+	Constraint     *ConstraintView `json:"constraint,omitempty"` // constraint: the atom asked about
+	LeaseExpiresAt time.Time       `json:"lease_expires_at"`
 }
 
 // Progress counts a rater's work in one project and task kind.
@@ -176,6 +177,7 @@ type JudgmentRequest struct {
 	Attributions []Attribution     `json:"attributions,omitempty"`
 	Paraphrase   *ParaphraseAnswer `json:"paraphrase,omitempty"`
 	Validation   *ValidationAnswer `json:"validation,omitempty"`
+	Constraint   *ConstraintAnswer `json:"constraint,omitempty"`
 	Comment      string            `json:"comment,omitempty"`
 	SkipReason   string            `json:"skip_reason,omitempty"`
 	TimeSpentMs  int64             `json:"time_spent_ms"`

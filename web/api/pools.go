@@ -38,6 +38,13 @@ type PoolSpec struct {
 	Split         string   `json:"split,omitempty"`
 	JudgedK       []int    `json:"judged_k,omitempty"`
 	RatersPerItem int      `json:"raters_per_item,omitempty"` // 0 = keep the project's
+	// Strategy cal: the first batch per query, the stopping rule (knee,
+	// paper-knee, none), the judgments per query at most, and how many of
+	// the runs' fused top documents start the first batch (0 = defaults).
+	CALBatch    int    `json:"cal_batch,omitempty"`
+	CALStop     string `json:"cal_stop,omitempty"`
+	CALMax      int    `json:"cal_max,omitempty"`
+	CALSeedRuns int    `json:"cal_seed_runs,omitempty"`
 }
 
 // PoolRunStats is one run's share of a pool.
@@ -56,6 +63,8 @@ type PoolComposition struct {
 	ProbeOnly  int            `json:"probe_only_items"`
 	Runs       []PoolRunStats `json:"runs"`
 	Overlap    [][]int        `json:"overlap"`
+	FromRuns   int            `json:"from_runs,omitempty"` // cal pools: items a chosen run has within the depth
+	FromCAL    int            `json:"from_cal,omitempty"`  // cal pools: items active learning alone found
 }
 
 // PoolPreview is what a pool would contain. Items is the number of

@@ -29,6 +29,7 @@ import (
 	"boolpool/server/judging"
 	"boolpool/server/judging/judgingtest"
 	"boolpool/server/live"
+	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
@@ -148,7 +149,8 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	// The services as cmd/boolpool/services.go builds them, with a job
 	// client of the retrieve kind and a worker (without the encoders, whose
 	// dense methods these tests do not run).
-	jc, err := jobs.New(st, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil)},
+	jc, err := jobs.New(st, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil),
+		pooling.CALJobKind: jobs.CALBatch(pooling.NewCALGrower(st, log))},
 		jobs.Config{Concurrency: 1, Test: true})
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +161,7 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	cons := consensus.NewService(st, log)
 	dashboards := live.NewService(st, live.NewHub(16), 250*time.Millisecond, log)
 	cons.Subscribe(live.NewRelay(st, cons, dashboards, log))
+	cons.Subscribe(pooling.NewCALTrigger(st, jc, log))
 	h := httpapi.New(cfg, httpapi.Services{
 		Store:     st,
 		Auth:      auth.New(st, auth.Options{SessionTTL: cfg.SessionTTL, LoginPerMinute: cfg.LoginPerMinute}, log),

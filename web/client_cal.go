@@ -1,0 +1,42 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"boolpool/web/api"
+)
+
+// CALPools lists a project's cal pools with the state of every query
+// (researchers).
+func (c *Client) CALPools(ctx context.Context, project string) ([]api.CALPool, error) {
+	var out []api.CALPool
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/cal", nil, &out)
+	return out, err
+}
+
+func calQueryPath(project string, poolID, queryID int64, action string) string {
+	return fmt.Sprintf("/api/projects/%s/pools/%d/cal/%d/%s", url.PathEscape(project), poolID, queryID, action)
+}
+
+// StopCALQuery ends the review of one query of a cal pool.
+func (c *Client) StopCALQuery(ctx context.Context, project string, poolID, queryID int64) (api.CALQueryStatus, error) {
+	if err := c.ensureCSRF(ctx); err != nil {
+		return api.CALQueryStatus{}, err
+	}
+	var out api.CALQueryStatus
+	err := c.do(ctx, http.MethodPost, calQueryPath(project, poolID, queryID, "stop"), nil, &out)
+	return out, err
+}
+
+// ExtendCALQuery lets the review of one query go on for n more judgments.
+func (c *Client) ExtendCALQuery(ctx context.Context, project string, poolID, queryID int64, n int) (api.CALQueryStatus, error) {
+	if err := c.ensureCSRF(ctx); err != nil {
+		return api.CALQueryStatus{}, err
+	}
+	var out api.CALQueryStatus
+	err := c.do(ctx, http.MethodPost, calQueryPath(project, poolID, queryID, "extend"), api.CALExtendRequest{Judgments: n}, &out)
+	return out, err
+}

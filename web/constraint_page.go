@@ -1,0 +1,245 @@
+package web
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/web/api"
+)
+
+// constraintKeys is the constraint judging page's keymap: three answer
+// keys, each of which submits at once with the marked sentences.
+var constraintKeys = []KeyHelp{
+	{"y n u", "the document satisfies the constraint: yes / no / unsure (submits with the marked sentences and goes to the next item)"},
+	{"j k", "next / previous sentence"},
+	{"space", "mark or unmark the sentence as evidence (supporting for yes, counter-evidence for no); a click does the same"},
+	{"i", "show or hide the instructions"},
+	{"?", "show or hide this list"},
+	{"Esc", "close dialogs"},
+}
+
+// constraintOptions are the three answers, in key order.
+var constraintOptions = []struct{ key, value, label string }{
+	{"y", api.SatisfiedYes, "Yes, it satisfies the constraint"},
+	{"n", api.SatisfiedNo, "No, it does not"},
+	{"u", api.SatisfiedUnsure, "Unsure: the text does not say"},
+}
+
+// ConstraintPage is the compact judging mode for constraint items
+// (/constraint/<project>, issue 13): one constraint, the document, three
+// keys. The answer is reused by every query that shares the constraint:
+// the consensus of r raters becomes the (atom, document) label from which
+// the queries' qrels are derived.
+type ConstraintPage struct {
+	app.Compo
+	taskFeed
+
+	marked       map[int]bool // sentence ids marked as evidence
+	cursor       int
+	message      string
+	showKeys     bool
+	showHelp     bool
+	instructions api.Instructions
+	shownItem    int64
+}
+
+// NewConstraintPage returns the page.
+func NewConstraintPage() *ConstraintPage { return &ConstraintPage{marked: map[int]bool{}} }
+
+// OnNav sets the page up from /constraint/<project>.
+func (p *ConstraintPage) OnNav(ctx app.Context) {
+	p.onChange = p.syncForm
+	p.nav(ctx, api.KindConstraint)
+	ctx.Page().SetTitle("Constraints · boolpool")
+}
+
+// OnMount starts the client side.
+func (p *ConstraintPage) OnMount(ctx app.Context) { p.mount(ctx, p.onKey) }
+
+// OnDismount stops the client side.
+func (p *ConstraintPage) OnDismount() { p.dismount() }
+
+func (p *ConstraintPage) syncForm(ctx app.Context) {
+	if p.firstVisit() && !p.showHelp {
+		p.showHelp = true
+		loadInstructions(ctx, p.client, p.project, api.KindConstraint, &p.instructions, true)
+	}
+	if t, ok := p.current(); ok && t.ItemID != p.shownItem {
+		p.shownItem = t.ItemID
+		p.marked, p.cursor, p.message = map[int]bool{}, 0, ""
+	}
+}
+
+func (p *ConstraintPage) onKey(ctx app.Context, key string, ev app.Value) bool {
+	switch key {
+	case "?":
+		p.showKeys = !p.showKeys
+		return true
+	case "Escape":
+		p.showKeys, p.showHelp = false, false
+		return true
+	case "i":
+		p.showHelp = !p.showHelp
+		loadInstructions(ctx, p.client, p.project, api.KindConstraint, &p.instructions, p.showHelp)
+		return true
+	}
+	t, ok := p.current()
+	if !ok {
+		return false
+	}
+	p.syncForm(ctx)
+	nSent := 0
+	if t.Document != nil {
+		nSent = len(t.Document.Sentences)
+	}
+	switch key {
+	case "y", "n", "u":
+		for _, o := range constraintOptions {
+			if o.key == key {
+				p.answer(ctx, t, o.value)
+			}
+		}
+	case "j":
+		if p.cursor < nSent-1 {
+			p.cursor++
+		}
+		p.scrollToCursor(ctx)
+	case "k":
+		if p.cursor > 0 {
+			p.cursor--
+		}
+		p.scrollToCursor(ctx)
+	case " ":
+		if p.cursor < nSent {
+			p.marked[p.cursor] = !p.marked[p.cursor]
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// answer submits the judgment of t with the marked sentences and moves on.
+func (p *ConstraintPage) answer(ctx app.Context, t api.Task, satisfied string) {
+	sents := []int{}
+	for s, on := range p.marked {
+		if on {
+			sents = append(sents, s)
+		}
+	}
+	sort.Ints(sents)
+	req := api.JudgmentRequest{ItemID: t.ItemID, Kind: api.KindConstraint,
+		Constraint: &api.ConstraintAnswer{Satisfied: satisfied, Sentences: sents}}
+	if err := p.taskFeed.submit(ctx, req); err != nil {
+		p.message = "Could not keep the judgment in this browser: " + err.Error()
+		return
+	}
+	p.syncForm(ctx)
+}
+
+func (p *ConstraintPage) scrollToCursor(ctx app.Context) {
+	id := fmt.Sprintf("s-%d", p.cursor)
+	ctx.Defer(func(app.Context) {
+		if el := app.Window().GetElementByID(id); el.Truthy() {
+			el.Call("scrollIntoView", map[string]any{"block": "nearest"})
+		}
+	})
+}
+
+// clickSentence marks or unmarks the clicked sentence (read from
+// data-sentence at event time: go-app keeps a row's first closure).
+func (p *ConstraintPage) clickSentence(ctx app.Context, e app.Event) {
+	t, ok := p.current()
+	if !ok || t.Document == nil {
+		return
+	}
+	i, err := strconv.Atoi(eventData(ctx, "sentence"))
+	if err != nil || i < 0 || i >= len(t.Document.Sentences) {
+		return
+	}
+	p.cursor = i
+	p.marked[i] = !p.marked[i]
+}
+
+// Render draws the page.
+func (p *ConstraintPage) Render() app.UI {
+	return p.root(app.Div().ID("constraint").Class("page", "judge", "constraint")).Body(
+		p.header("Constraints"),
+		app.Main().Body(p.body(p.renderTask)),
+		NewKeymapDialog().Open(p.showKeys).Keys(constraintKeys),
+		NewInstructionsPanel().Open(p.showHelp).Kind(api.KindConstraint).Instructions(p.instructions),
+	)
+}
+
+func (p *ConstraintPage) renderTask(t api.Task) app.UI {
+	text := ""
+	if t.Constraint != nil {
+		text = t.Constraint.Text
+	}
+	return app.Div().Class("task", "simple-task").Body(
+		app.Section().Class("query-panel").Aria("label", "Constraint").Body(
+			app.P().ID("item-id").Class("item-id").Textf("Item %d", t.ItemID),
+			app.H2().Text("Does this document satisfy the constraint?"),
+			app.P().ID("constraint-text").Class("query", "constraint-text").Body(app.Mark().Class("atom", "atom-0").Text(text)),
+			app.P().Class("hint").Text("Your answer counts for every query with this constraint. Mark the sentences that show it (click, or j/k and space), then press y, n or u."),
+		),
+		app.Section().Class("doc-panel").Aria("label", "Document").Body(
+			app.If(t.Document != nil, func() app.UI { return p.renderDocument(t) }).
+				Else(func() app.UI { return app.P().Class("notice").Text("This item has no document.") }),
+		),
+		app.Section().Class("labels-panel").Aria("label", "Your answer").Body(
+			app.FieldSet().Class("constraint-answer").Body(
+				app.Legend().Text("Answer (y / n / u)"),
+				app.Range(constraintOptions).Slice(func(i int) app.UI {
+					o := constraintOptions[i]
+					return choice("answer", o.key, o.label, false, func(ctx app.Context, e app.Event) {
+						// The task is read at click time (go-app keeps a
+						// row's first closure).
+						if cur, ok := p.current(); ok {
+							p.answer(ctx, cur, o.value)
+						}
+					})
+				}),
+			),
+			app.P().ID("evidence-count").Textf("%d sentence(s) marked as evidence", p.markedCount()),
+			app.If(p.message != "", func() app.UI { return app.P().ID("form-message").Class("error").Role("alert").Text(p.message) }),
+			app.Button().Type("button").ID("show-keys").Class("link").Text("Keyboard shortcuts (?)").
+				OnClick(func(ctx app.Context, e app.Event) { p.showKeys = !p.showKeys }),
+		),
+	)
+}
+
+func (p *ConstraintPage) markedCount() int {
+	n := 0
+	for _, on := range p.marked {
+		if on {
+			n++
+		}
+	}
+	return n
+}
+
+func (p *ConstraintPage) renderDocument(t api.Task) app.UI {
+	d := t.Document
+	return app.Div().Body(
+		app.H2().ID("doc-title").Text(d.Title),
+		app.Ol().ID("sentences").Class("sentences").Aria("label", "Sentences; j and k move, space marks as evidence").Body(
+			app.Range(d.Sentences).Slice(func(i int) app.UI {
+				cls := []string{"sentence"}
+				if i == p.cursor {
+					cls = append(cls, "cursor")
+				}
+				if p.marked[i] {
+					cls = append(cls, "marked")
+				}
+				return app.Li().ID("s-%d", i).Class(cls...).DataSet("sentence", i).Aria("selected", p.marked[i]).
+					OnClick(p.clickSentence).Body(
+					app.Span().Class("sentence-text").Text(d.Sentences[i]),
+				)
+			}),
+		),
+	)
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"boolpool/server/atompool"
 	"boolpool/server/atoms"
 	"boolpool/server/store"
 	"boolpool/web/api"
@@ -90,7 +91,7 @@ func runAtoms(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintf(stdout, "%d variant queries written\n", n)
 	case "check":
-		flags, err := atoms.ProjectInconsistencies(ctx, st, p.ID)
+		flags, err := atompool.ProjectInconsistencies(ctx, st, p.ID)
 		if err != nil {
 			return err
 		}
@@ -105,13 +106,13 @@ func runAtoms(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				req.Runs = append(req.Runs, r)
 			}
 		}
-		res, err := atoms.Pool(ctx, st, p.ID, req)
+		res, err := atompool.Pool(ctx, st, p.ID, req)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%d candidate (atom, document) pairs: %d constraint items created (%d gold)\n", res.Candidates, res.Created, res.Gold)
 	case "derived":
-		sum, err := atoms.Summary(ctx, st, p.ID, true)
+		sum, err := atompool.Summary(ctx, st, p.ID, true)
 		if err != nil {
 			return err
 		}

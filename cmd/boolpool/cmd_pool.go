@@ -1,7 +1,7 @@
 package main
 
 import (
-	"boolpool/server/atoms"
+	"boolpool/server/atompool"
 	"context"
 	"errors"
 	"fmt"
@@ -157,7 +157,7 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 		lv = append(lv, f)
 	}
 	names := splitList(*strategies)
-	if len(names) == 1 && names[0] == atoms.StrategyAtoms { // issue 13, cmd_pool_atoms.go
+	if len(names) == 1 && names[0] == atompool.StrategyAtoms { // issue 13, cmd_pool_atoms.go
 		return runPoolSimulateAtoms(ctx, *db, *project, splitList(*runs), *depth, *split, *atomQrels, *budget, lv, *asJSON, stdout, stderr)
 	}
 	if err := pooling.CheckStrategies(names); err != nil {

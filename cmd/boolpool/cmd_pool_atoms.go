@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/server/atompool"
 	"boolpool/server/atoms"
 )
 
@@ -45,7 +46,7 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, runs []string
 	}
 	defer st.Close()
 	start := time.Now()
-	res, err := atoms.SimulateProject(ctx, st, p.ID, runs, depth, split, oracle, budget)
+	res, err := atompool.SimulateProject(ctx, st, p.ID, runs, depth, split, oracle, budget)
 	if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, runs []string
 	}
 	if asJSON {
 		return jsonOut(stdout, map[string]any{"queries": res.Queries, "gold": res.Gold, "strategies": map[string]any{
-			atoms.StrategyAtoms: map[string]any{"judgments": len(res.Steps), "found": found, "recall": res.Recall(), "judgments_to": to}}})
+			atompool.StrategyAtoms: map[string]any{"judgments": len(res.Steps), "found": found, "recall": res.Recall(), "judgments_to": to}}})
 	}
 	fmt.Fprintf(stdout, "atoms: %d queries, %d gold pairs; %d atom judgments, %d found (recall %.3f)\n", res.Queries, res.Gold, len(res.Steps), found, res.Recall())
 	for _, l := range levels {

@@ -30,7 +30,7 @@ func buildServices(cfg config.Config, st *store.Store, jc *jobs.Client, encoderN
 	relay := live.NewRelay(st, cons, dashboards, log)
 	cons.Subscribe(relay)
 	// A judged batch of a live cal pool queues the query's next batch.
-	cons.Subscribe(pooling.NewCALTrigger(st, jc, log))
+	cons.Subscribe(consensus.ItemListener(pooling.NewCALTrigger(st, jc, log).ItemChanged))
 	svc = httpapi.Services{
 		Store: st,
 		Auth: auth.New(st, auth.Options{

@@ -123,7 +123,7 @@ func TestImportRules(t *testing.T) {
 	}
 	// The rules must have something to hold: the request path, the dev
 	// tooling and the fixtures are where the rules expect them.
-	for _, rel := range []string{httpapi, devtools + "/bench", "server/store/storetest", "server/judging/judgingtest"} {
+	for _, rel := range []string{httpapi, devtools + "/bench", "server/store/storetest", "internal/judgingtest"} {
 		if !has(rel) {
 			t.Fatalf("no package %s/%s: the rules name packages that moved", module, rel)
 		}

@@ -1,12 +1,9 @@
-package atoms
+package atoms_test
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/json"
+	"boolpool/internal/debquesttest"
+	"boolpool/server/atoms"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -56,7 +53,7 @@ func TestVariantsEveryTemplate(t *testing.T) {
 	for _, tmpl := range boolexpr.Templates() {
 		n, _ := boolexpr.TemplateAtoms(tmpl)
 		e, _ := boolexpr.FromTemplate(tmpl, n)
-		vs, err := Variants(e, texts[:n])
+		vs, err := atoms.Variants(e, texts[:n])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +68,7 @@ func TestVariantsEveryTemplate(t *testing.T) {
 			t.Errorf("%q variants:\n got %q\nwant %q", tmpl, got, want[tmpl])
 		}
 	}
-	if _, err := Variants(boolexpr.And(boolexpr.Atom(0), boolexpr.Atom(2)), texts); err == nil {
+	if _, err := atoms.Variants(boolexpr.And(boolexpr.Atom(0), boolexpr.Atom(2)), texts); err == nil {
 		t.Error("an expression skipping atom 1 was accepted")
 	}
 }
@@ -79,7 +76,7 @@ func TestVariantsEveryTemplate(t *testing.T) {
 // setAlgebra returns the documents of e by boolexpr's set evaluation over
 // the oracle's atom sets (a reference independent of Derive's per-document
 // three-valued evaluation).
-func setAlgebra(t *testing.T, e *boolexpr.Expr, keys []string, o Oracle) []string {
+func setAlgebra(t *testing.T, e *boolexpr.Expr, keys []string, o atoms.Oracle) []string {
 	t.Helper()
 	sets := make([]map[string]bool, len(keys))
 	for i, k := range keys {
@@ -106,9 +103,9 @@ func sortedSet(s map[string]bool) []string {
 
 // derivedRelevant returns the documents whose derived label is True, over
 // every document labelled for one of q's atoms (closed world).
-func derivedRelevant(t *testing.T, q Query, l Labels) []string {
+func derivedRelevant(t *testing.T, q atoms.Query, l atoms.Labels) []string {
 	t.Helper()
-	qr, err := DeriveQrels(q, l, nil, true)
+	qr, err := atoms.DeriveQrels(q, l, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +125,7 @@ func derivedRelevant(t *testing.T, q Query, l Labels) []string {
 // variants get derived qrels equal to the set algebra, and a few are
 // checked by hand.
 func TestVariantsDerivedQrelsFixture(t *testing.T) {
-	o, err := ReadOracle(strings.NewReader(strings.Join([]string{
+	o, err := atoms.ReadOracle(strings.NewReader(strings.Join([]string{
 		"Board games\tchess\t1", "Board games\tgo\t1", "Board games\txvier\t1", "Board games\tpoker\t0",
 		"Xlib programs\txvier\t1", "Xlib programs\txterm\t1", "Xlib programs\tgo\t1",
 		"editors\txterm\t1", "editors\tvim\t1", "editors\tgo\t1",
@@ -151,16 +148,16 @@ func TestVariantsDerivedQrelsFixture(t *testing.T) {
 	for _, tmpl := range boolexpr.Templates() {
 		n, _ := boolexpr.TemplateAtoms(tmpl)
 		e, _ := boolexpr.FromTemplate(tmpl, n)
-		src := Query{ID: tmpl, Expr: e, Atoms: keys[:n]}
+		src := atoms.Query{ID: tmpl, Expr: e, Atoms: keys[:n]}
 		if got, want := derivedRelevant(t, src, l), setAlgebra(t, e, keys[:n], o); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%q: derived %v, set algebra %v", tmpl, got, want)
 		}
-		vs, err := Variants(e, keys[:n])
+		vs, err := atoms.Variants(e, keys[:n])
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, v := range vs {
-			q := Query{ID: tmpl + "/" + v.Code(), Expr: v.Expr, Atoms: keys[:n]}
+			q := atoms.Query{ID: tmpl + "/" + v.Code(), Expr: v.Expr, Atoms: keys[:n]}
 			got, want := derivedRelevant(t, q, l), setAlgebra(t, v.Expr, keys[:n], o)
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s: derived %v, set algebra %v", q.ID, got, want)
@@ -178,77 +175,11 @@ func TestVariantsDerivedQrelsFixture(t *testing.T) {
 	}
 }
 
-// debquestVal reads DebQUEST val queries (as Query with atom keys, their
-// phrases and gold) and the val atom oracle from BOOLPOOL_SHARED_DATA.
-type valQuery struct {
-	Query
-	Texts []string
-	Gold  []string
-}
-
-func loadDebQUESTVal(t testing.TB) ([]valQuery, Oracle) {
-	t.Helper()
-	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
-	if dir == "" {
-		t.Skip("BOOLPOOL_SHARED_DATA not set; skipping the DebQUEST val test")
-	}
-	f, err := os.Open(filepath.Join(dir, "debquest", "atom-qrels-val.tsv.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := ReadOracle(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qf, err := os.Open(filepath.Join(dir, "debquest", "val.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer qf.Close()
-	var qs []valQuery
-	sc := bufio.NewScanner(qf)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for n := 0; sc.Scan(); n++ {
-		var line struct {
-			Query    string   `json:"query"`
-			Docs     []string `json:"docs"`
-			Metadata struct {
-				Template    string   `json:"template"`
-				AtomPhrases []string `json:"atom_phrases"`
-				Expression  string   `json:"expression"`
-			} `json:"metadata"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatalf("val line %d: %v", n+1, err)
-		}
-		e, err := boolexpr.Parse(line.Metadata.Expression)
-		if err != nil {
-			t.Fatalf("val line %d: %v", n+1, err)
-		}
-		keys := make([]string, len(line.Metadata.AtomPhrases))
-		for i, p := range line.Metadata.AtomPhrases {
-			keys[i] = Normalise(p)
-		}
-		gold := append([]string(nil), line.Docs...)
-		sort.Strings(gold)
-		qs = append(qs, valQuery{Query: Query{ID: fmt.Sprintf("val-%03d", n), Expr: e, Atoms: keys}, Texts: line.Metadata.AtomPhrases, Gold: gold})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return qs, o
-}
-
 // TestVariantsDebQUESTVal generates the variants of every DebQUEST val
 // query and checks that their derived qrels (and the source's) equal the
 // set algebra over the atom oracle, and the sources' equal the gold.
 func TestVariantsDebQUESTVal(t *testing.T) {
-	qs, o := loadDebQUESTVal(t)
+	qs, o := debquesttest.LoadVal(t)
 	if len(qs) != 238 {
 		t.Fatalf("%d val queries, want 238", len(qs))
 	}
@@ -263,7 +194,7 @@ func TestVariantsDebQUESTVal(t *testing.T) {
 		if got := derivedRelevant(t, q.Query, l); fmt.Sprint(got) != fmt.Sprint(q.Gold) {
 			t.Errorf("%s: derived %v, gold %v", q.ID, got, q.Gold)
 		}
-		vs, err := Variants(q.Expr, q.Texts)
+		vs, err := atoms.Variants(q.Expr, q.Texts)
 		if err != nil {
 			t.Fatalf("%s: %v", q.ID, err)
 		}
@@ -271,7 +202,7 @@ func TestVariantsDebQUESTVal(t *testing.T) {
 			withVariants++
 		}
 		for _, v := range vs {
-			vq := Query{ID: q.ID + "~" + v.Code(), Expr: v.Expr, Atoms: q.Atoms}
+			vq := atoms.Query{ID: q.ID + "~" + v.Code(), Expr: v.Expr, Atoms: q.Atoms}
 			got, want := derivedRelevant(t, vq, l), setAlgebra(t, v.Expr, q.Atoms, o)
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s: derived %d docs, set algebra %d", vq.ID, len(got), len(want))

@@ -56,6 +56,15 @@ type Listener interface {
 	ConsensusChanged(ctx context.Context, projectID, itemID int64, ref Refreshed)
 }
 
+// ItemListener adapts a function told only which item changed (it reads
+// what it needs itself) to a Listener.
+type ItemListener func(ctx context.Context, projectID, itemID int64)
+
+// ConsensusChanged implements Listener.
+func (f ItemListener) ConsensusChanged(ctx context.Context, projectID, itemID int64, _ Refreshed) {
+	f(ctx, projectID, itemID)
+}
+
 var _ judging.Observer = (*Service)(nil)
 
 // job is one reported item change, or (flush != nil) a marker that the

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/consensus"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/export"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"

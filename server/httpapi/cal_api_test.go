@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"

@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"boolpool/server/atoms"
+	"boolpool/server/atompool"
 	"boolpool/server/store"
 	"boolpool/web/api"
 )
@@ -27,7 +27,7 @@ func (h constraintHandlers) pool(c echo.Context) error {
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	res, err := atoms.Pool(c.Request().Context(), h.st, p.ID, req)
+	res, err := atompool.Pool(c.Request().Context(), h.st, p.ID, req)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (h constraintHandlers) derived(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := atoms.Summary(c.Request().Context(), h.st, p.ID, false)
+	out, err := atompool.Summary(c.Request().Context(), h.st, p.ID, false)
 	if err != nil {
 		return err
 	}

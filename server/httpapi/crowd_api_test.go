@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/server/judging/judgingtest"
+	"boolpool/internal/judgingtest"
 	"boolpool/web/api"
 )
 

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
 )

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/boolexpr"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/web/api"
 )
 

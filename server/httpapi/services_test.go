@@ -26,7 +26,7 @@ func newServices(t testing.TB, cfg config.Config, st *store.Store, log *slog.Log
 	dashboards := live.NewService(st, live.NewHub(16), 250*time.Millisecond, log)
 	relay := live.NewRelay(st, cons, dashboards, log)
 	cons.Subscribe(relay)
-	cons.Subscribe(pooling.NewCALTrigger(st, jc, log)) // as services.go
+	cons.Subscribe(consensus.ItemListener(pooling.NewCALTrigger(st, jc, log).ItemChanged)) // as services.go
 	t.Cleanup(func() {
 		cons.Close()
 		dashboards.Close()

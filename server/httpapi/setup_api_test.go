@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
 )

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/consensus"
 	"boolpool/server/jobs"
 	"boolpool/server/judging"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
@@ -45,7 +45,7 @@ func TestCALBatchGrowsOnJudgments(t *testing.T) {
 	grower := pooling.NewCALGrower(st, log)
 	jc := newClient(t, st, map[string]jobs.Kind{pooling.CALJobKind: jobs.CALBatch(grower)}, 1)
 	cons := consensus.NewService(st, log)
-	cons.Subscribe(pooling.NewCALTrigger(st, jc, log))
+	cons.Subscribe(consensus.ItemListener(pooling.NewCALTrigger(st, jc, log).ItemChanged))
 	t.Cleanup(cons.Close)
 	js := judging.New(st, cons, log)
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/judging"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"

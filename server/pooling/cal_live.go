@@ -10,7 +10,6 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/cal"
-	"boolpool/server/consensus"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
 )
@@ -457,10 +456,10 @@ func NewCALTrigger(st *store.Store, jobs Submitter, log *slog.Logger) *CALTrigge
 	return &CALTrigger{st: st, jobs: jobs, log: log}
 }
 
-var _ consensus.Listener = (*CALTrigger)(nil)
-
-// ConsensusChanged implements consensus.Listener.
-func (t *CALTrigger) ConsensusChanged(ctx context.Context, projectID, itemID int64, _ consensus.Refreshed) {
+// ItemChanged queues the next batch of every cal pool query whose current
+// batch the item's new consensus completed. It is a consensus listener
+// (cmd/boolpool/services.go subscribes it with consensus.ItemListener).
+func (t *CALTrigger) ItemChanged(ctx context.Context, projectID, itemID int64) {
 	due, err := t.st.CALDueForItem(ctx, itemID)
 	if err != nil {
 		t.log.Error("cal: due batches", "item", itemID, "err", err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/server/judging/judgingtest"
+	"boolpool/internal/judgingtest"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 )

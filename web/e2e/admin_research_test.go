@@ -12,7 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"boolpool/server/judging/judgingtest"
+	"boolpool/internal/judgingtest"
 	"boolpool/web/api"
 )
 

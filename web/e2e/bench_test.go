@@ -12,8 +12,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/httpapi"
-	"boolpool/server/judging/judgingtest"
 )
 
 // BenchmarkWasmSize reports the size of app.wasm raw, gzip (best) and

@@ -18,7 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"boolpool/server/judging/judgingtest"
+	"boolpool/internal/judgingtest"
 	"boolpool/server/store"
 	"boolpool/web/api"
 )

@@ -21,13 +21,13 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/auth"
 	"boolpool/server/config"
 	"boolpool/server/consensus"
 	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
 	"boolpool/server/judging"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/server/live"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
@@ -161,7 +161,7 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	cons := consensus.NewService(st, log)
 	dashboards := live.NewService(st, live.NewHub(16), 250*time.Millisecond, log)
 	cons.Subscribe(live.NewRelay(st, cons, dashboards, log))
-	cons.Subscribe(pooling.NewCALTrigger(st, jc, log))
+	cons.Subscribe(consensus.ItemListener(pooling.NewCALTrigger(st, jc, log).ItemChanged))
 	h := httpapi.New(cfg, httpapi.Services{
 		Store:     st,
 		Auth:      auth.New(st, auth.Options{SessionTTL: cfg.SessionTTL, LoginPerMinute: cfg.LoginPerMinute}, log),

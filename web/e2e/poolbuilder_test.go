@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/boolexpr"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/web/api"
 )
 

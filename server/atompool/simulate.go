@@ -1,6 +1,7 @@
-package atoms
+package atompool
 
 import (
+	"boolpool/server/atoms"
 	"fmt"
 	"math"
 
@@ -13,13 +14,13 @@ const StrategyAtoms = "atoms"
 
 // SimInput is a constraint-pooling simulation.
 type SimInput struct {
-	Queries []Query // expressions over shared atom keys
+	Queries []atoms.Query // expressions over shared atom keys
 	// Runs rank documents per query id; AtomRuns per atom key (e.g. the
 	// atom text retrieved on its own). Both are cut at Depth.
 	Runs     []pooling.Run
 	AtomRuns map[string][]string
 	Depth    int
-	Oracle   Oracle                     // atom key → satisfying documents
+	Oracle   atoms.Oracle               // atom key → satisfying documents
 	Gold     map[string]map[string]bool // query id → gold documents; nil = the oracle's set algebra
 	Budget   int                        // maximum judgments; 0 = until the candidates run out
 	// Ranker, when set, re-ranks an atom's candidates from the documents
@@ -82,10 +83,10 @@ type Step struct {
 
 // SimResult is a simulation's outcome.
 type SimResult struct {
-	Queries int    `json:"queries"`
-	Gold    int    `json:"gold"` // all query-level gold pairs
-	Steps   []Step `json:"-"`
-	Labels  Labels `json:"-"` // the atom labels given, at the end
+	Queries int          `json:"queries"`
+	Gold    int          `json:"gold"` // all query-level gold pairs
+	Steps   []Step       `json:"-"`
+	Labels  atoms.Labels `json:"-"` // the atom labels given, at the end
 }
 
 // JudgmentsTo returns the judgments needed to reach share of all gold, and
@@ -109,7 +110,7 @@ func (r SimResult) Recall() float64 {
 }
 
 // GoldFromOracle computes every query's gold set by set algebra.
-func GoldFromOracle(qs []Query, o Oracle) (map[string]map[string]bool, error) {
+func GoldFromOracle(qs []atoms.Query, o atoms.Oracle) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}
 	for _, q := range qs {
 		if err := q.Validate(); err != nil {
@@ -140,7 +141,7 @@ func cut(l []string, depth int) []string {
 
 // newCursor returns a query's candidate walk: its runs, then the lists of
 // its positive (not negated) atoms, each cut at depth.
-func newCursor(q Query, in SimInput, lists map[string][]string) *cursor {
+func newCursor(q atoms.Query, in SimInput, lists map[string][]string) *cursor {
 	c := &cursor{seen: map[string]bool{}}
 	add := func(l []string, key string) {
 		c.lists = append(c.lists, l)
@@ -207,7 +208,7 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 		}
 		curs[i] = newCursor(q, in, lists)
 	}
-	labels := Labels{}
+	labels := atoms.Labels{}
 	res.Labels = labels
 	yes, judged := map[string]int{}, map[string]int{}
 	positives, refreshed := map[string][]string{}, map[string]int{}
@@ -230,7 +231,7 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 				pending[qi] = append(pending[qi], doc)
 			}
 			key := [2]string{q.ID, doc}
-			if !counted[key] && gold[q.ID][doc] && Derive(q, labels, doc, false) == boolexpr.True {
+			if !counted[key] && gold[q.ID][doc] && atoms.Derive(q, labels, doc, false) == boolexpr.True {
 				counted[key] = true
 				found++
 			}
@@ -260,7 +261,7 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 				continue
 			}
 		}
-		for Derive(q, labels, d, false) == boolexpr.Unknown {
+		for atoms.Derive(q, labels, d, false) == boolexpr.Unknown {
 			if in.Budget > 0 && len(res.Steps) >= in.Budget {
 				return res, nil
 			}
@@ -275,7 +276,7 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 func refreshDue(n, last, every int) bool { return n <= 10 || n-last >= every }
 
 // positiveUse reports whether q uses atom key outside a NOT.
-func positiveUse(q Query, key string) bool {
+func positiveUse(q atoms.Query, key string) bool {
 	for i, k := range q.Atoms {
 		if k == key && !q.Expr.Negated(i) {
 			return true
@@ -287,7 +288,7 @@ func positiveUse(q Query, key string) bool {
 // nextAtom picks the unjudged atom of q on doc most likely to decide the
 // expression: the probability that, once judged, the expression is no
 // longer Unknown. Ties go to the lower index.
-func nextAtom(q Query, l Labels, doc string, pYes func(string) float64) int {
+func nextAtom(q atoms.Query, l atoms.Labels, doc string, pYes func(string) float64) int {
 	vals := make([]boolexpr.Truth, len(q.Atoms))
 	for i, k := range q.Atoms {
 		vals[i], _ = l.Get(k, doc)

@@ -1,6 +1,7 @@
-package atoms
+package atompool
 
 import (
+	"boolpool/server/atoms"
 	"context"
 	"fmt"
 	"math"
@@ -49,7 +50,7 @@ func Pool(ctx context.Context, st *store.Store, projectID int64, req api.Constra
 	if req.Depth == 0 {
 		req.Depth = 20
 	}
-	if _, err := Sync(ctx, st, projectID); err != nil {
+	if _, err := atoms.Sync(ctx, st, projectID); err != nil {
 		return res, err
 	}
 	var pairs []store.ConstraintPair
@@ -191,7 +192,7 @@ func goldPairs(ctx context.Context, st *store.Store, projectID int64, n int) ([]
 // two-second reloads do not).
 func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool) (api.DerivedQrels, error) {
 	out := api.DerivedQrels{Queries: []api.DerivedQuery{}, Flags: []api.ConsistencyFlag{}}
-	if _, err := Sync(ctx, st, projectID); err != nil {
+	if _, err := atoms.Sync(ctx, st, projectID); err != nil {
 		return out, err
 	}
 	if repair {
@@ -199,11 +200,11 @@ func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool)
 			return out, err
 		}
 	}
-	qs, err := LoadQueries(ctx, st, projectID)
+	qs, err := atoms.LoadQueries(ctx, st, projectID)
 	if err != nil {
 		return out, err
 	}
-	labels, err := LoadLabels(ctx, st, projectID)
+	labels, err := atoms.LoadLabels(ctx, st, projectID)
 	if err != nil {
 		return out, err
 	}
@@ -237,7 +238,7 @@ func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool)
 		out.AtomLabels += len(docs)
 	}
 	for _, q := range qs {
-		qr, err := DeriveQrels(q, labels, direct[q.ID], false)
+		qr, err := atoms.DeriveQrels(q, labels, direct[q.ID], false)
 		if err != nil {
 			return out, err
 		}
@@ -251,7 +252,7 @@ func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool)
 			default:
 				dq.Unknown++
 			}
-			if r.Source != Derived {
+			if r.Source != atoms.Derived {
 				dq.Direct++
 			}
 			if r.Conflict {
@@ -263,7 +264,7 @@ func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool)
 		out.Unknown += dq.Unknown
 		out.Queries = append(out.Queries, dq)
 	}
-	flags, err := Inconsistencies(qs, texts, atomTexts, labels, direct)
+	flags, err := atoms.Inconsistencies(qs, texts, atomTexts, labels, direct)
 	if err != nil {
 		return out, err
 	}
@@ -343,7 +344,7 @@ func DirectLabels(ctx context.Context, st *store.Store, projectID int64) (map[st
 }
 
 // exprText is the query's expression with atom texts for indices.
-func exprText(q Query, atomTexts map[string]string) string {
+func exprText(q atoms.Query, atomTexts map[string]string) string {
 	names := make([]string, len(q.Atoms))
 	for i, k := range q.Atoms {
 		names[i] = atomTexts[k]

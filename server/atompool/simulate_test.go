@@ -1,6 +1,8 @@
-package atoms
+package atompool
 
 import (
+	"boolpool/internal/debquesttest"
+	"boolpool/server/atoms"
 	"bufio"
 	"compress/gzip"
 	"context"
@@ -26,9 +28,9 @@ func TestSimulateAtomsFixture(t *testing.T) {
 	and, _ := boolexpr.FromTemplate(boolexpr.TemplateAnd2, 2)
 	single, _ := boolexpr.FromTemplate(boolexpr.TemplateSingle, 1)
 	in := SimInput{
-		Queries: []Query{{ID: "q1", Expr: and, Atoms: []string{"a", "b"}}, {ID: "q2", Expr: single, Atoms: []string{"a"}}},
+		Queries: []atoms.Query{{ID: "q1", Expr: and, Atoms: []string{"a", "b"}}, {ID: "q2", Expr: single, Atoms: []string{"a"}}},
 		Runs:    []pooling.Run{{Name: "r", Lists: map[string][]string{"q1": {"d1", "d2", "d3"}, "q2": {"d2", "d1", "d3"}}}},
-		Oracle:  Oracle{"a": {"d1": true, "d3": true}, "b": {"d1": true, "d2": true}},
+		Oracle:  atoms.Oracle{"a": {"d1": true, "d3": true}, "b": {"d1": true, "d2": true}},
 	}
 	res, err := SimulateAtoms(in)
 	if err != nil {
@@ -85,7 +87,7 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a BM25 index of the DebQUEST corpus")
 	}
-	vqs, o := loadDebQUESTVal(t)
+	vqs, o := debquesttest.LoadVal(t)
 	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
 	f, err := os.Open(filepath.Join(dir, "debquest", "documents.jsonl.gz"))
 	if err != nil {
@@ -133,10 +135,10 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 	drun := pooling.Run{Name: "dense", Lists: map[string][]string{}}
 	atomRuns := map[string][]string{}
 	atomTexts, queryTexts := map[string]string{}, map[string]string{}
-	qs := make([]Query, len(vqs))
+	qs := make([]atoms.Query, len(vqs))
 	for i, q := range vqs {
 		qs[i] = q.Query
-		text, _ := Render(templateOf(t, q.Expr), slotsOf(q.Expr), q.Texts)
+		text, _ := atoms.Render(templateOf(t, q.Expr), slotsOf(q.Expr), q.Texts)
 		run.Lists[q.ID] = search(text)
 		if dense != nil {
 			drun.Lists[q.ID] = dense.rank(t, text, nil, depth)
@@ -192,7 +194,7 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 		c := byT[tm]
 		for d := range gold[q.ID] {
 			c[1]++
-			if Derive(q, res.Labels, d, false) == boolexpr.True {
+			if atoms.Derive(q, res.Labels, d, false) == boolexpr.True {
 				c[0]++
 			}
 		}

@@ -1,6 +1,8 @@
-package atoms_test
+package atompool_test
 
 import (
+	"boolpool/server/atompool"
+	"boolpool/server/atoms"
 	"bytes"
 	"context"
 	"errors"
@@ -9,12 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/server/apperr"
-	"boolpool/server/atoms"
 	"boolpool/server/consensus"
 	"boolpool/server/export"
 	"boolpool/server/judging"
-	"boolpool/server/judging/judgingtest"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
@@ -56,10 +57,10 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 	p := fx.Project.ID
 
 	var inv *apperr.Invalid
-	if _, err := atoms.Pool(ctx, st, p, api.ConstraintPoolRequest{Limit: -1}); !errors.As(err, &inv) || inv.Field != "limit" {
+	if _, err := atompool.Pool(ctx, st, p, api.ConstraintPoolRequest{Limit: -1}); !errors.As(err, &inv) || inv.Field != "limit" {
 		t.Fatalf("negative limit: %v, want invalid", err)
 	}
-	res, err := atoms.Pool(ctx, st, p, api.ConstraintPoolRequest{})
+	res, err := atompool.Pool(ctx, st, p, api.ConstraintPoolRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +68,10 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 	if res.Candidates != 12 || res.Created != 12 {
 		t.Fatalf("pool: %+v, want 12 candidates and items", res)
 	}
-	if again, err := atoms.Pool(ctx, st, p, api.ConstraintPoolRequest{}); err != nil || again.Created != 0 || again.Candidates != 0 {
+	if again, err := atompool.Pool(ctx, st, p, api.ConstraintPoolRequest{}); err != nil || again.Created != 0 || again.Candidates != 0 {
 		t.Fatalf("second pool: %+v %v, want nothing new", again, err)
 	}
-	sum, err := atoms.Summary(ctx, st, p, false)
+	sum, err := atompool.Summary(ctx, st, p, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 		t.Fatalf("annotator1 judged %d, want 6", n)
 	}
 	cons.Flush()
-	mid, err := atoms.Summary(ctx, st, p, false)
+	mid, err := atompool.Summary(ctx, st, p, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 	if _, err := st.Pool().Exec(ctx, `DELETE FROM atom_labels WHERE doc_ext_id = 'd6'`); err != nil {
 		t.Fatal(err)
 	}
-	end, err := atoms.Summary(ctx, st, p, true)
+	end, err := atompool.Summary(ctx, st, p, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestConstraintGoldItems(t *testing.T) {
 	if err := st.SetAtomLabels(ctx, p, []store.AtomLabel{{AtomID: comedy, DocExtID: "d5", Label: "yes"}}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := atoms.Pool(ctx, st, p, api.ConstraintPoolRequest{Gold: 5})
+	res, err := atompool.Pool(ctx, st, p, api.ConstraintPoolRequest{Gold: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +306,7 @@ func TestConstraintItemsFollowMerge(t *testing.T) {
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 1)
 	p := fx.Project.ID
-	if _, err := atoms.Pool(ctx, st, p, api.ConstraintPoolRequest{}); err != nil {
+	if _, err := atompool.Pool(ctx, st, p, api.ConstraintPoolRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	links, err := st.AtomLinks(ctx, p)

@@ -146,45 +146,6 @@ func (c *Client) Item(ctx context.Context, id int64) (api.Task, error) {
 	return t, err
 }
 
-// Submit sends one judgment; it never sends one whose author is not the
-// session's user (ErrOtherAccount; the server refuses it too). After a reload while offline the page may not
-// know the session's CSRF token yet, and a token can go stale when the user
-// signs in again in another tab: both are fixed by asking /api/me and trying
-// once more, never by giving up on the judgment.
-func (c *Client) Submit(ctx context.Context, req api.JudgmentRequest) (api.JudgmentResponse, error) {
-	c.mu.Lock()
-	known := c.csrf != ""
-	c.mu.Unlock()
-	if !known {
-		me, err := c.Me(ctx)
-		if err != nil {
-			return api.JudgmentResponse{}, err
-		}
-		if me.UserID != req.AuthorID {
-			return api.JudgmentResponse{}, fmt.Errorf("judgment by user %d, session of %s: %w", req.AuthorID, me.Username, ErrOtherAccount)
-		}
-	}
-	var res api.JudgmentResponse
-	err := c.do(ctx, http.MethodPost, "/api/judgments", req, &res)
-	if isCSRFError(err) {
-		me, merr := c.Me(ctx)
-		if merr != nil {
-			return res, merr
-		}
-		if me.UserID != req.AuthorID {
-			return res, fmt.Errorf("judgment by user %d, session of %s: %w", req.AuthorID, me.Username, ErrOtherAccount)
-		}
-		err = c.do(ctx, http.MethodPost, "/api/judgments", req, &res)
-	}
-	return res, err
-}
-
-// isCSRFError reports a 403 caused by a missing or stale CSRF token.
-func isCSRFError(err error) bool {
-	var ae *APIError
-	return errors.As(err, &ae) && ae.Status == http.StatusForbidden && strings.Contains(ae.Problem.Detail, api.CSRFHeader)
-}
-
 // Instructions fetches a project's instructions for a task kind.
 func (c *Client) Instructions(ctx context.Context, project, kind string) (api.Instructions, error) {
 	var in api.Instructions

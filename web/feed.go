@@ -215,66 +215,6 @@ func isTyping(ev app.Value) bool {
 	return false
 }
 
-func (f *taskFeed) poke() {
-	select {
-	case f.wake <- struct{}{}:
-	default:
-	}
-}
-
-// syncLoop flushes the outbox whenever poked and once a second.
-func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-loopCtx.Done():
-			return
-		case <-t.C:
-		case <-f.wake:
-		}
-		ctx.Dispatch(func(ctx app.Context) {
-			if f.retryLoad {
-				f.loadTries++
-				if f.loadTries%3 == 0 {
-					f.retryLoad = false
-					f.load(ctx)
-				}
-			}
-		})
-		if f.outbox.Pending() == 0 {
-			continue
-		}
-		res := f.outbox.Flush(loopCtx, func(c context.Context, req api.JudgmentRequest) error {
-			_, err := f.client.Submit(c, req)
-			return err
-		}, time.Now)
-		ctx.Dispatch(func(ctx app.Context) {
-			wasOffline := f.sync == SyncOffline
-			f.sync = res.State
-			f.counts()
-			for _, e := range f.refused {
-				// A refused item may be opened again to correct it.
-				delete(f.judged, e.Req.ItemID)
-				delete(f.submitted, e.Req.ItemID)
-			}
-			if res.Sent > 0 {
-				// Not counted here: shownProgress counts the judgments the
-				// last queue answer did not (adding them here counted some
-				// twice: "10 done" with 9 judged, issue 17).
-				f.lastSave = time.Now()
-			}
-			switch {
-			case f.retryLoad && res.Sent > 0:
-				f.retryLoad = false
-				f.load(ctx)
-			case (wasOffline || res.Sent > 0) && len(f.tasks) < preload && f.itemID == 0:
-				f.refill(ctx)
-			}
-		})
-	}
-}
-
 // load resolves the user, then leases tasks (or opens the one item).
 func (f *taskFeed) load(ctx app.Context) {
 	cl := f.client
@@ -560,18 +500,10 @@ func describe(t api.Task) string {
 	return s
 }
 
-// submit queues a judgment durably, moves to the next task at once, and
-// lets the sync loop send it.
-func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
-	req.ClientID = api.NewUUID()
-	req.TimeSpentMs = f.clock.take(time.Now()).Milliseconds()
-	item := ""
-	if len(f.tasks) > 0 && f.tasks[0].ItemID == req.ItemID {
-		item = describe(f.tasks[0])
-	}
-	if err := f.outbox.Add(req, item, time.Now()); err != nil {
-		return err
-	}
+// next records a judgment just queued in the outbox (taskFeed.submit) as
+// done here and shows the next task at once, leasing more in the
+// background when few are left.
+func (f *taskFeed) next(ctx app.Context, req api.JudgmentRequest, item string) {
 	f.judged[req.ItemID] = true
 	f.submitted[req.ItemID] = true
 	if f.revisiting == req.ItemID {
@@ -585,14 +517,9 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 		SaveHistory(st, user, kind, hs)
 		f.shownHistory = hs
 	})
-	f.counts()
-	if f.sync != SyncOffline {
-		f.sync = SyncPending
-	}
 	f.tasks = f.tasks[1:]
 	f.started = time.Now()
 	f.clock.reset(f.started)
-	f.poke()
 	if len(f.tasks) == 0 {
 		if f.itemID > 0 {
 			f.state = stateEmpty
@@ -604,7 +531,6 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 		f.refill(ctx)
 	}
 	f.changed(ctx)
-	return nil
 }
 
 // afterShown runs fn on the UI goroutine, in the page's context, once the

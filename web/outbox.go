@@ -1,12 +1,22 @@
 package web
 
+// The way of a judgment out of the browser, in this file: the judging
+// pages hand it to taskFeed.submit, which queues it durably in the account's
+// Outbox (Add) before the next task is shown; the feed's sync loop sends
+// what is due (Outbox.Flush → Client.Submit: POST /api/judgments) and
+// retries with backoff until the server acknowledges it.
+
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"boolpool/web/api"
 )
@@ -36,6 +46,87 @@ type Storage interface {
 	Set(k string, v any) error
 	Get(k string, v any) error
 	Del(k string)
+}
+
+// submit queues a judgment durably, moves to the next task at once
+// (taskFeed.next), and lets the sync loop send it.
+func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
+	req.ClientID = api.NewUUID()
+	req.TimeSpentMs = f.clock.take(time.Now()).Milliseconds()
+	item := ""
+	if len(f.tasks) > 0 && f.tasks[0].ItemID == req.ItemID {
+		item = describe(f.tasks[0])
+	}
+	if err := f.outbox.Add(req, item, time.Now()); err != nil {
+		return err
+	}
+	f.counts()
+	if f.sync != SyncOffline {
+		f.sync = SyncPending
+	}
+	f.poke()
+	f.next(ctx, req, item)
+	return nil
+}
+
+func (f *taskFeed) poke() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// syncLoop flushes the outbox whenever poked and once a second.
+func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-loopCtx.Done():
+			return
+		case <-t.C:
+		case <-f.wake:
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			if f.retryLoad {
+				f.loadTries++
+				if f.loadTries%3 == 0 {
+					f.retryLoad = false
+					f.load(ctx)
+				}
+			}
+		})
+		if f.outbox.Pending() == 0 {
+			continue
+		}
+		res := f.outbox.Flush(loopCtx, func(c context.Context, req api.JudgmentRequest) error {
+			_, err := f.client.Submit(c, req)
+			return err
+		}, time.Now)
+		ctx.Dispatch(func(ctx app.Context) {
+			wasOffline := f.sync == SyncOffline
+			f.sync = res.State
+			f.counts()
+			for _, e := range f.refused {
+				// A refused item may be opened again to correct it.
+				delete(f.judged, e.Req.ItemID)
+				delete(f.submitted, e.Req.ItemID)
+			}
+			if res.Sent > 0 {
+				// Not counted here: shownProgress counts the judgments the
+				// last queue answer did not (adding them here counted some
+				// twice: "10 done" with 9 judged, issue 17).
+				f.lastSave = time.Now()
+			}
+			switch {
+			case f.retryLoad && res.Sent > 0:
+				f.retryLoad = false
+				f.load(ctx)
+			case (wasOffline || res.Sent > 0) && len(f.tasks) < preload && f.itemID == 0:
+				f.refill(ctx)
+			}
+		})
+	}
 }
 
 // OutboxEntry is one judgment waiting to be acknowledged by the server.
@@ -301,6 +392,45 @@ func (o *Outbox) Flush(ctx context.Context, send func(context.Context, api.Judgm
 		res.State = SyncSaved
 	}
 	return res
+}
+
+// Submit sends one judgment; it never sends one whose author is not the
+// session's user (ErrOtherAccount; the server refuses it too). After a reload while offline the page may not
+// know the session's CSRF token yet, and a token can go stale when the user
+// signs in again in another tab: both are fixed by asking /api/me and trying
+// once more, never by giving up on the judgment.
+func (c *Client) Submit(ctx context.Context, req api.JudgmentRequest) (api.JudgmentResponse, error) {
+	c.mu.Lock()
+	known := c.csrf != ""
+	c.mu.Unlock()
+	if !known {
+		me, err := c.Me(ctx)
+		if err != nil {
+			return api.JudgmentResponse{}, err
+		}
+		if me.UserID != req.AuthorID {
+			return api.JudgmentResponse{}, fmt.Errorf("judgment by user %d, session of %s: %w", req.AuthorID, me.Username, ErrOtherAccount)
+		}
+	}
+	var res api.JudgmentResponse
+	err := c.do(ctx, http.MethodPost, "/api/judgments", req, &res)
+	if isCSRFError(err) {
+		me, merr := c.Me(ctx)
+		if merr != nil {
+			return res, merr
+		}
+		if me.UserID != req.AuthorID {
+			return res, fmt.Errorf("judgment by user %d, session of %s: %w", req.AuthorID, me.Username, ErrOtherAccount)
+		}
+		err = c.do(ctx, http.MethodPost, "/api/judgments", req, &res)
+	}
+	return res, err
+}
+
+// isCSRFError reports a 403 caused by a missing or stale CSRF token.
+func isCSRFError(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusForbidden && strings.Contains(ae.Problem.Detail, api.CSRFHeader)
 }
 
 func (o *Outbox) nextDue(now time.Time) (OutboxEntry, bool) {

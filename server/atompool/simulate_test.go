@@ -87,6 +87,11 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a BM25 index of the DebQUEST corpus")
 	}
+	if raceDetector {
+		// A measurement over the whole corpus: 6 minutes under -race on
+		// 2 cores (TestSimulateAtomsFixture covers the code with -race).
+		t.Skip("a measurement; run without -race: go test ./server/atompool -run TestConstraintPoolingDebQUESTVal")
+	}
 	vqs, o := debquesttest.LoadVal(t)
 	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
 	f, err := os.Open(filepath.Join(dir, "debquest", "documents.jsonl.gz"))

@@ -1,0 +1,5 @@
+//go:build !race
+
+package atompool
+
+const raceDetector = false

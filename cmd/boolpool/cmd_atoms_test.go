@@ -2,29 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"boolpool/server/store/storetest"
 )
 
 // TestAtomsCLI: import two QUEST queries sharing an atom, sync, store atom
 // labels, generate variants, export the derived qrels marked as such, and
 // merge / split atoms.
 func TestAtomsCLI(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	cli := newCLITest(t) // a fresh migrated database and a temporary directory
+	ctx, db, write := cli.ctx, cli.db, cli.write
 	queries := write("q.jsonl", `{"query": "board games that are also Xlib programs", "docs": ["xvier"], "original_query": "<mark>board games</mark> that are also <mark>Xlib programs</mark>", "scores": null, "metadata": {"template": "_ that are also _"}}
 {"query": "Board games", "docs": ["chess", "xvier"], "original_query": "<mark>Board games</mark>", "scores": null, "metadata": {"template": "_"}}
 {"query": "X11 programs", "docs": ["xterm"], "original_query": "<mark>X11 programs</mark>", "scores": null, "metadata": {"template": "_"}}

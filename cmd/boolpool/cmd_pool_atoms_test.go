@@ -2,29 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"boolpool/server/store/storetest"
 )
 
 // TestPoolSimulateAtomsCLI: `pool simulate --strategies atoms --atom-qrels
 // FILE --json` on a tiny project with a BM25 run finds the one gold pair.
 func TestPoolSimulateAtomsCLI(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	cli := newCLITest(t) // a fresh migrated database and a temporary directory
+	ctx, db, write := cli.ctx, cli.db, cli.write
 	docs := write("docs.jsonl", `{"title": "redapple", "text": "red apple fruit"}
 {"title": "greenapple", "text": "green apple fruit"}
 {"title": "cherry", "text": "red cherry fruit"}

@@ -2,30 +2,17 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"boolpool/server/store/storetest"
 )
 
 // TestPoolCALCLI: `boolpool pool --strategy cal` builds a cal pool whose
 // first batch holds cal.batch documents per query, each with its origin
 // and round, and bad cal parameters are usage errors naming the field.
 func TestPoolCALCLI(t *testing.T) {
-	ctx := context.Background()
-	db := storetest.URL(t)
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	cli := newCLITest(t) // a fresh migrated database and a temporary directory
+	ctx, db, write := cli.ctx, cli.db, cli.write
 	docs := write("docs.jsonl", `{"title": "redapple", "text": "red apple fruit"}
 {"title": "greenapple", "text": "green apple fruit"}
 {"title": "cherry", "text": "red cherry fruit"}

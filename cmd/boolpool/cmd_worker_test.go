@@ -196,29 +196,7 @@ func TestWorkerKilledMidEncode(t *testing.T) {
 	}
 	args := []string{"--database-url", url, "--queues", jobs.QueueEncode, "--rescue-after", "2s", "--log-level", "warn"}
 	first := startWorkerProcess(t, cache, args...)
-	running := waitJobState(t, st, j.ID, 60*time.Second, func(j store.Job) bool {
-		return j.Finished() || (j.Phase == "encoding documents" && j.Done >= 20)
-	})
-	if running.Finished() {
-		t.Fatalf("the job ended before the worker could be killed: %+v", running)
-	}
-	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = first.Wait()
-	killedAt, _ := st.JobByID(ctx, j.ID)
-	enc, err := st.EncoderByName(ctx, encoders.LexicalName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committed, err := st.CountEncoderVectors(ctx, enc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if killedAt.State != store.JobRunning || committed == 0 || committed >= docs {
-		t.Fatalf("after the kill: job %s, %d of %d documents committed", killedAt.State, committed, docs)
-	}
-
+	killedAt, committed := killWorkerMidEncode(t, st, first, j.ID, docs)
 	t.Logf("killed the worker with %d of %d documents committed", committed, docs)
 	restarted := time.Now()
 	startWorkerProcess(t, cache, args...)
@@ -231,6 +209,10 @@ func TestWorkerKilledMidEncode(t *testing.T) {
 	t.Logf("done %v after the restart", time.Since(restarted).Round(time.Second))
 	var rep embedjob.Report
 	if err := json.Unmarshal(done.Result, &rep); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := st.EncoderByName(ctx, encoders.LexicalName)
+	if err != nil {
 		t.Fatal(err)
 	}
 	total, err := st.CountEncoderVectors(ctx, enc)
@@ -249,4 +231,38 @@ func TestWorkerKilledMidEncode(t *testing.T) {
 	if state != "completed" && state != "running" || attempt != 2 {
 		t.Fatalf("River entry %s attempt %d, want completed at attempt 2", state, attempt)
 	}
+}
+
+// killWorkerMidEncode waits until the worker process w has encoded some of
+// the job's total documents, SIGKILLs it, and returns the job as the kill
+// left it and the vectors committed by then (checked: some, not all).
+func killWorkerMidEncode(t *testing.T, st *store.Store, w *exec.Cmd, jobID int64, total int) (store.Job, int) {
+	t.Helper()
+	running := waitJobState(t, st, jobID, 60*time.Second, func(j store.Job) bool {
+		return j.Finished() || (j.Phase == "encoding documents" && j.Done >= 20)
+	})
+	if running.Finished() {
+		t.Fatalf("the job ended before the worker could be killed: %+v", running)
+	}
+	if err := w.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Wait()
+	ctx := context.Background()
+	killedAt, err := st.JobByID(ctx, jobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := st.EncoderByName(ctx, encoders.LexicalName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := st.CountEncoderVectors(ctx, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if killedAt.State != store.JobRunning || committed == 0 || committed >= total {
+		t.Fatalf("after the kill: job %s, %d of %d documents committed", killedAt.State, committed, total)
+	}
+	return killedAt, committed
 }

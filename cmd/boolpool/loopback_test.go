@@ -294,27 +294,7 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 		t.Fatalf("only %d judgments made", judged)
 	}
 
-	running := waitJobState(t, st, job.ID, 60*time.Second, func(j store.Job) bool {
-		return j.Finished() || (j.Phase == "encoding documents" && j.Done >= 20)
-	})
-	if running.Finished() {
-		t.Fatalf("the job ended before the worker could be killed: %+v", running)
-	}
-	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = first.Wait()
-	enc, err := st.EncoderByName(ctx, encoders.LexicalName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committed, err := st.CountEncoderVectors(ctx, enc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if committed == 0 || committed >= total {
-		t.Fatalf("after the kill: %d of %d documents committed", committed, total)
-	}
+	_, committed := killWorkerMidEncode(t, st, first, job.ID, total)
 	t.Logf("killed the worker with %d of %d documents committed", committed, total)
 
 	// An adjudication on the second server while the job is stalled.
@@ -332,6 +312,10 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 		t.Fatalf("job %+v", done)
 	}
 	t.Logf("job done %v after the second worker started", time.Since(restarted).Round(time.Second))
+	enc, err := st.EncoderByName(ctx, encoders.LexicalName)
+	if err != nil {
+		t.Fatal(err)
+	}
 	n, err := st.CountEncoderVectors(ctx, enc)
 	if err != nil {
 		t.Fatal(err)

@@ -99,7 +99,10 @@ listen_addresses = '127.0.0.1'
 port = $PORT
 unix_socket_directories = '$SOCK'
 max_connections = 300
-shared_buffers = 256MB
+shared_buffers = 512MB
+# bulk loads (imports, vectors, HNSW builds) checkpoint less often
+max_wal_size = 4GB
+checkpoint_timeout = 15min
 fsync = on
 synchronous_commit = on
 CONF

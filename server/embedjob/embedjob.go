@@ -21,9 +21,10 @@
 //     Query texts likewise carry a text hash (query_embeddings.text_hash).
 //   - Resumable. The ids of the documents to embed are listed once; they
 //     are then read in id order, Batch at a time, encoded and written in
-//     one transaction per batch (COPY; see store.WriteEmbeddings). An
-//     interrupted run loses at most the batch in flight; running it again
-//     continues with the documents still missing.
+//     one transaction per batch (COPY; see store.WriteEmbeddings), the
+//     next batch read and encoded while the previous one is written. An
+//     interrupted run loses at most the batches in flight (three); running
+//     it again continues with the documents still missing.
 //   - Index. After the documents of a dense encoder are stored, its cosine
 //     HNSW index is created if missing (store.BuildHNSW: EnsureHNSW's index,
 //     built with enough maintenance_work_mem for the graph) and the table
@@ -377,13 +378,65 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 		}
 		return err
 	}
-	for start := 0; start < len(ids); start += opt.Batch {
-		if ctx.Err() != nil {
-			return fail(nil)
+
+	// Two stages overlap: a reader goroutine fetches and encodes batch i+1
+	// while this goroutine writes batch i, so Postgres's COPY and the
+	// encoder use both cores. Batches are written in id order, one
+	// transaction each, so an interruption still loses at most the batches
+	// in flight. The reader is owned here: stopRead ends it and the wait
+	// below joins it on every return.
+	readCtx, stopRead := context.WithCancel(ctx)
+	batches := make(chan encodedBatch, 1)
+	var readErr error
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer close(batches)
+		readErr = readBatches(readCtx, st, src, enc, ids, opt.Batch, batches)
+	}()
+	defer func() {
+		stopRead()
+		for range batches { // unblock a reader waiting to send
 		}
-		docs, err := st.DocumentsToEmbed(ctx, enc, ids[start:min(start+opt.Batch, len(ids))])
-		if err != nil {
+		<-readDone
+	}()
+
+	for b := range batches {
+		if _, err := st.WriteEmbeddings(ctx, enc, b.rows); err != nil {
 			return fail(err)
+		}
+		rep.Encoded += len(b.rows)
+		bar.Add(len(b.rows))
+		if opt.AfterBatch != nil {
+			opt.AfterBatch(rep.Encoded, stale)
+		}
+	}
+	<-readDone
+	if readErr != nil {
+		return fail(readErr)
+	}
+	if ctx.Err() != nil {
+		return fail(nil)
+	}
+	return nil
+}
+
+// encodedBatch is one batch of document vectors ready to be written.
+type encodedBatch struct {
+	rows []store.DocumentVector
+}
+
+// readBatches fetches the documents of ids in id order, batch at a time,
+// encodes them and sends the vectors on out, until all are sent, ctx ends
+// or an error occurs (returned).
+func readBatches(ctx context.Context, st *store.Store, src source, enc store.EncoderInfo, ids []int64, batch int, out chan<- encodedBatch) error {
+	for start := 0; start < len(ids); start += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		docs, err := st.DocumentsToEmbed(ctx, enc, ids[start:min(start+batch, len(ids))])
+		if err != nil {
+			return err
 		}
 		if len(docs) == 0 {
 			continue
@@ -394,7 +447,7 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 		}
 		vecs, err := src.docs(ctx, texts)
 		if err != nil {
-			return fail(fmt.Errorf("embedjob: encode documents with %s: %w", enc.Name, err))
+			return fmt.Errorf("embedjob: encode documents with %s: %w", enc.Name, err)
 		}
 		if len(vecs) != len(docs) {
 			return fmt.Errorf("embedjob: encoder %s returned %d vectors for %d texts", enc.Name, len(vecs), len(docs))
@@ -403,13 +456,10 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 		for i, d := range docs {
 			rows[i] = store.DocumentVector{DocumentID: d.ID, ContentHash: d.ContentHash, Dense: vecs[i].dense, Sparse: vecs[i].sparse, New: !d.Stored}
 		}
-		if _, err := st.WriteEmbeddings(ctx, enc, rows); err != nil {
-			return fail(err)
-		}
-		rep.Encoded += len(docs)
-		bar.Add(len(docs))
-		if opt.AfterBatch != nil {
-			opt.AfterBatch(rep.Encoded, stale)
+		select {
+		case out <- encodedBatch{rows: rows}:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 	return nil

@@ -29,6 +29,27 @@ const (
 	devtools = "server/devtools"
 )
 
+// depRule forbids a package (module-relative path) to depend, directly or
+// through others, on any of the listed packages or those below them
+// (module-relative, or a full import path outside the module).
+type depRule struct {
+	from      string
+	forbidden []string
+	why       string
+}
+
+// depRules is the layering of ARCHITECTURE.md: the HTTP layer reaches
+// neither the encoders (cgo) nor the dev tooling, and the judgment flow
+// runs one way, judging → consensus → live/export, wired by cmd/boolpool
+// rather than by imports.
+var depRules = []depRule{
+	{httpapi, []string{encoders, devtools, "github.com/yalue/onnxruntime_go"}, "the request path links neither the encoders nor the dev tooling"},
+	{"server/judging", []string{"server/consensus", "server/live", "server/export", httpapi}, "the judgment flow runs one way: judging → consensus → live/export"},
+	{"server/consensus", []string{"server/live", "server/export", httpapi}, "the judgment flow runs one way: consensus → live/export"},
+	{"server/export", []string{"server/live", httpapi}, "export reads the store, not the live state"},
+	{"server/live", []string{"server/export", httpapi}, "live subscribes to consensus; it does not export"},
+}
+
 // within reports whether path is dir or a package below it.
 func within(path, dir string) bool { return path == dir || strings.HasPrefix(path, dir+"/") }
 
@@ -51,10 +72,16 @@ func check(module string, pkgs []pkg) []string {
 		if !ok {
 			continue
 		}
-		if from == httpapi {
+		for _, rule := range depRules {
+			if from != rule.from {
+				continue
+			}
 			for _, d := range p.Deps {
-				if r, ok := rel(d); ok && (within(r, encoders) || within(r, devtools)) {
-					bad = append(bad, fmt.Sprintf("%s depends on %s (the request path links neither the encoders nor the dev tooling)", p.ImportPath, d))
+				r, inModule := rel(d)
+				for _, f := range rule.forbidden {
+					if (inModule && within(r, f)) || within(d, f) {
+						bad = append(bad, fmt.Sprintf("%s depends on %s (%s)", p.ImportPath, d, rule.why))
+					}
 				}
 			}
 		}
@@ -112,8 +139,8 @@ func listModule(t *testing.T) (module string, pkgs []pkg) {
 	return module, pkgs
 }
 
-// TestImportRules: server/httpapi depends on neither boolpool/encoders nor
-// server/devtools (directly or through another package), no package but
+// TestImportRules: every depRules entry holds (the request path without
+// the encoders and dev tooling, the judgment flow one way), no package but
 // cmd/ and the dev tooling itself imports server/devtools, and no non-test
 // file imports a test fixture package (a module package named *test).
 func TestImportRules(t *testing.T) {
@@ -123,7 +150,11 @@ func TestImportRules(t *testing.T) {
 	}
 	// The rules must have something to hold: the request path, the dev
 	// tooling and the fixtures are where the rules expect them.
-	for _, rel := range []string{httpapi, devtools + "/bench", "server/store/storetest", "internal/judgingtest"} {
+	names := []string{devtools + "/bench", "server/store/storetest", "internal/judgingtest"}
+	for _, r := range depRules {
+		names = append(names, r.from)
+	}
+	for _, rel := range names {
 		if !has(rel) {
 			t.Fatalf("no package %s/%s: the rules name packages that moved", module, rel)
 		}
@@ -161,6 +192,15 @@ func TestCheckCatchesViolations(t *testing.T) {
 		{"a domain package imports the dev tooling", []pkg{
 			{ImportPath: m + "/server/live", Imports: []string{m + "/server/devtools/synth"}},
 		}, "example/server/live imports example/server/devtools/synth"},
+		{"judging on consensus (the flow run backwards)", []pkg{
+			{ImportPath: m + "/server/judging", Deps: []string{m + "/server/store", m + "/server/consensus"}},
+		}, "example/server/judging depends on example/server/consensus"},
+		{"httpapi on onnxruntime_go, outside the module", []pkg{
+			{ImportPath: m + "/server/httpapi", Deps: []string{"github.com/yalue/onnxruntime_go"}},
+		}, "depends on github.com/yalue/onnxruntime_go"},
+		{"live on export", []pkg{
+			{ImportPath: m + "/server/live", Deps: []string{m + "/server/export"}},
+		}, "example/server/live depends on example/server/export"},
 		{"a fixture imported from a non-test file", []pkg{
 			{ImportPath: m + "/server/devtools/retrievalbench", Imports: []string{m + "/server/judging/judgingtest"}},
 		}, "imports the test fixture example/server/judging/judgingtest"},

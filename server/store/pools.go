@@ -37,53 +37,61 @@ type PoolItemIn struct {
 // same name, with its items, in one transaction. A published pool is never
 // replaced (ErrConflict): judging may have started on it.
 func (s *Store) SavePool(ctx context.Context, projectID int64, name, strategy string, depth int, params json.RawMessage, items []PoolItemIn) (int64, error) {
-	if params == nil {
-		params = json.RawMessage(`{}`)
-	}
 	var id int64
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var status string
-		err := tx.QueryRow(ctx, `SELECT id, status FROM pools WHERE project_id = $1 AND name = $2 FOR UPDATE`, projectID, name).Scan(&id, &status)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			err = tx.QueryRow(ctx, `INSERT INTO pools (project_id, name, strategy, depth, params) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-				projectID, name, strategy, depth, params).Scan(&id)
-			if err != nil {
-				return err
-			}
-		case err != nil:
-			return err
-		case status != "draft":
-			return fmt.Errorf("pool %q is %s: %w", name, status, ErrConflict)
-		default:
-			if _, err := tx.Exec(ctx, `UPDATE pools SET strategy = $2, depth = $3, params = $4, created_at = now() WHERE id = $1`,
-				id, strategy, depth, params); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `DELETE FROM pool_items WHERE pool_id = $1`, id); err != nil {
-				return err
-			}
-		}
-		rows := make([][]any, len(items))
-		for i, it := range items {
-			src := it.Sources
-			if src == nil {
-				src = map[string]int{}
-			}
-			origin := it.Origin
-			if origin == "" {
-				origin = "runs"
-			}
-			rows[i] = []any{id, it.QueryID, it.DocExtID, it.Priority, src, it.Probe, origin, it.Round}
-		}
-		_, err = tx.CopyFrom(ctx, pgx.Identifier{"pool_items"},
-			[]string{"pool_id", "query_id", "doc_ext_id", "priority", "sources", "probe", "origin", "round"}, pgx.CopyFromRows(rows))
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		id, err = savePool(ctx, tx, projectID, name, strategy, depth, params, items)
 		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: save pool %q: %w", name, err)
 	}
 	return id, nil
+}
+
+// savePool is SavePool in the caller's transaction.
+func savePool(ctx context.Context, tx pgx.Tx, projectID int64, name, strategy string, depth int, params json.RawMessage, items []PoolItemIn) (int64, error) {
+	if params == nil {
+		params = json.RawMessage(`{}`)
+	}
+	var id int64
+	var status string
+	err := tx.QueryRow(ctx, `SELECT id, status FROM pools WHERE project_id = $1 AND name = $2 FOR UPDATE`, projectID, name).Scan(&id, &status)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		err = tx.QueryRow(ctx, `INSERT INTO pools (project_id, name, strategy, depth, params) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+			projectID, name, strategy, depth, params).Scan(&id)
+		if err != nil {
+			return 0, err
+		}
+	case err != nil:
+		return 0, err
+	case status != "draft":
+		return 0, fmt.Errorf("pool %q is %s: %w", name, status, ErrConflict)
+	default:
+		if _, err := tx.Exec(ctx, `UPDATE pools SET strategy = $2, depth = $3, params = $4, created_at = now() WHERE id = $1`,
+			id, strategy, depth, params); err != nil {
+			return 0, err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM pool_items WHERE pool_id = $1`, id); err != nil {
+			return 0, err
+		}
+	}
+	rows := make([][]any, len(items))
+	for i, it := range items {
+		src := it.Sources
+		if src == nil {
+			src = map[string]int{}
+		}
+		origin := it.Origin
+		if origin == "" {
+			origin = "runs"
+		}
+		rows[i] = []any{id, it.QueryID, it.DocExtID, it.Priority, src, it.Probe, origin, it.Round}
+	}
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{"pool_items"},
+		[]string{"pool_id", "query_id", "doc_ext_id", "priority", "sources", "probe", "origin", "round"}, pgx.CopyFromRows(rows))
+	return id, err
 }
 
 // ListPools returns a project's pools by name.

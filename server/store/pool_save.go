@@ -62,9 +62,10 @@ func (s *Store) SaveNewPool(ctx context.Context, n NewPool) (SavedPool, error) {
 		out = SavedPool{}
 		// Lock the project row first (as SetRatersPerItem does): two saves
 		// of one project queue up, and the check below sees the other's
-		// pool.
+		// pool. NO KEY: rows that refer to the project (judgments, jobs)
+		// can still be written meanwhile.
 		var goldRate float64
-		err := tx.QueryRow(ctx, `SELECT gold_rate::float8, raters_per_item FROM projects WHERE id = $1 FOR UPDATE`, n.ProjectID).
+		err := tx.QueryRow(ctx, `SELECT gold_rate::float8, raters_per_item FROM projects WHERE id = $1 FOR NO KEY UPDATE`, n.ProjectID).
 			Scan(&goldRate, &out.RatersPerItem)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("project %d: %w", n.ProjectID, ErrNotFound)

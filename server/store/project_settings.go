@@ -18,7 +18,7 @@ func (s *Store) SetRatersPerItem(ctx context.Context, projectID, userID int64, n
 // setRatersPerItem is SetRatersPerItem in the caller's transaction.
 func setRatersPerItem(ctx context.Context, tx pgx.Tx, projectID, userID int64, n int) error {
 	var old int
-	err := tx.QueryRow(ctx, `SELECT raters_per_item FROM projects WHERE id = $1 FOR UPDATE`, projectID).Scan(&old)
+	err := tx.QueryRow(ctx, `SELECT raters_per_item FROM projects WHERE id = $1 FOR NO KEY UPDATE`, projectID).Scan(&old)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("store: project %d: %w", projectID, ErrNotFound)
 	}

@@ -211,6 +211,7 @@ func (p *PoolBuilderPage) cancelPublish(ctx app.Context, e app.Event) {
 // renderJob shows the publish job's progress while it runs.
 func (p *PoolBuilderPage) renderJob(j api.JobView) app.UI {
 	return app.Section().ID("pool-job").DataSet("job", j.ID).DataSet("state", j.State).Aria("label", "Publishing").Body(
+		app.H2().Textf("Publishing (job %d)", j.ID),
 		app.Div().Body(jobProgress(j)...),
 		app.Button().Type("button").ID("pool-job-cancel").Class("link").OnClick(p.cancelPublish).Text("Cancel"),
 	)

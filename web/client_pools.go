@@ -39,12 +39,13 @@ func (c *Client) PreviewPool(ctx context.Context, project string, spec api.PoolS
 	return out, err
 }
 
-// PublishPool saves a pool and publishes it as relevance items.
-func (c *Client) PublishPool(ctx context.Context, project string, spec api.PoolSpec) (api.PoolPublished, error) {
+// PublishPool queues the job that saves a pool and publishes it as
+// relevance items; follow it with Job (its result is an api.PoolPublished).
+func (c *Client) PublishPool(ctx context.Context, project string, spec api.PoolSpec) (api.JobView, error) {
 	if err := c.ensureCSRF(ctx); err != nil {
-		return api.PoolPublished{}, err
+		return api.JobView{}, err
 	}
-	var out api.PoolPublished
+	var out api.JobView
 	err := c.do(ctx, http.MethodPost, "/api/projects/"+url.PathEscape(project)+"/pools", spec, &out)
 	return out, err
 }

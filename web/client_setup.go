@@ -43,6 +43,13 @@ func (c *Client) Jobs(ctx context.Context, project string, limit int) ([]api.Job
 	return out, err
 }
 
+// Job reads one job (its state, progress and result).
+func (c *Client) Job(ctx context.Context, id int64) (api.JobView, error) {
+	var out api.JobView
+	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/jobs/%d", id), nil, &out)
+	return out, err
+}
+
 // StartJob queues a job.
 func (c *Client) StartJob(ctx context.Context, project string, req api.JobRequest) (api.JobView, error) {
 	if err := c.ensureCSRF(ctx); err != nil {

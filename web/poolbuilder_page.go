@@ -2,10 +2,12 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -17,6 +19,9 @@ import (
 // per item, previews the composition (items per run, unique, overlap,
 // Judged@k) and then publishes it as relevance items. Any change to the
 // choices discards the preview, so what is published is what was seen.
+// Publishing is a background job (kind pool): the page follows it, with
+// its progress and a Cancel button as on the setup page, and shows the
+// published pool when it is done.
 type PoolBuilderPage struct {
 	app.Compo
 	me        api.Me
@@ -31,6 +36,8 @@ type PoolBuilderPage struct {
 	cal       calChoice // strategy cal (cal_fields.go)
 	preview   *api.PoolPreview
 	published *api.PoolPublished
+	job       *api.JobView // the publish job being followed
+	gone      bool         // dismounted: stop following the job
 	state     string
 	message   string
 	busy      bool
@@ -54,7 +61,7 @@ func (p *PoolBuilderPage) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
-	p.mounted = true
+	p.mounted, p.gone = true, false
 	// Answers are dispatched in the page's context, not the form's: a
 	// dispatch from an element that a re-render replaced is dropped, and
 	// the preview would then never appear (busy forever).
@@ -71,6 +78,9 @@ func (p *PoolBuilderPage) OnMount(ctx app.Context) {
 			}
 		})
 }
+
+// OnDismount stops following the publish job.
+func (p *PoolBuilderPage) OnDismount() { p.gone = true }
 
 // spec is the pool the form describes; runs in the listed order.
 func (p *PoolBuilderPage) spec() api.PoolSpec {
@@ -129,17 +139,82 @@ func (p *PoolBuilderPage) doPublish(ctx app.Context, e app.Event) {
 	p.busy, p.message = true, ""
 	cl, project, page := p.client, p.project, p.page
 	ctx.Async(func() {
-		res, err := cl.PublishPool(context.Background(), project, s)
+		j, err := cl.PublishPool(context.Background(), project, s)
 		page.Dispatch(func(ctx app.Context) {
-			p.busy = false
 			if err != nil {
+				p.busy = false
 				p.message = "Publishing failed: " + err.Error()
 				return
 			}
-			p.published = &res
-			p.message = fmt.Sprintf("Published pool %d: %d new relevance items, %d raters per item.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
+			p.message = fmt.Sprintf("Publishing: job %d queued.", j.ID)
+			p.followed(ctx, j)
 		})
 	})
+}
+
+// followed takes in the publish job's latest state: while it is unfinished
+// the page asks again in half a second; once done it shows the published
+// pool (the job's result).
+func (p *PoolBuilderPage) followed(ctx app.Context, j api.JobView) {
+	p.job = &j
+	if !j.Finished() {
+		if p.gone {
+			return
+		}
+		cl, page := p.client, p.page
+		ctx.After(500*time.Millisecond, func(ctx app.Context) {
+			ctx.Async(func() {
+				next, err := cl.Job(context.Background(), j.ID)
+				page.Dispatch(func(ctx app.Context) {
+					if err != nil {
+						p.busy, p.job = false, nil
+						p.message = fmt.Sprintf("Could not follow job %d (see the setup page): %v", j.ID, err)
+						return
+					}
+					p.followed(ctx, next)
+				})
+			})
+		})
+		return
+	}
+	p.busy, p.job = false, nil
+	switch j.State {
+	case api.JobDone:
+		var res api.PoolPublished
+		if err := json.Unmarshal(j.Result, &res); err != nil {
+			p.message = fmt.Sprintf("Job %d is done, but its result is unreadable: %v", j.ID, err)
+			return
+		}
+		p.published = &res
+		p.message = fmt.Sprintf("Published pool %d: %d new relevance items, %d raters per item.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
+	case api.JobCancelled:
+		p.message = "Publishing cancelled: nothing was published."
+	default:
+		p.message = fmt.Sprintf("Publishing failed (job %d %s): %s", j.ID, j.State, j.Error)
+	}
+}
+
+// cancelPublish cancels the publish job; the page sees it end.
+func (p *PoolBuilderPage) cancelPublish(ctx app.Context, e app.Event) {
+	if p.job == nil {
+		return
+	}
+	cl, id, page := p.client, p.job.ID, p.page
+	ctx.Async(func() {
+		_, err := cl.CancelJob(context.Background(), id)
+		if err != nil {
+			page.Dispatch(func(ctx app.Context) { p.message = "Could not cancel the job: " + err.Error() })
+		}
+	})
+}
+
+// renderJob shows the publish job's progress while it runs.
+func (p *PoolBuilderPage) renderJob(j api.JobView) app.UI {
+	return app.Section().ID("pool-job").DataSet("job", j.ID).DataSet("state", j.State).Aria("label", "Publishing").Body(
+		app.H2().Textf("Publishing (job %d)", j.ID),
+		app.Div().Body(jobProgress(j)...),
+		app.Button().Type("button").ID("pool-job-cancel").Class("link").OnClick(p.cancelPublish).Text("Cancel"),
+	)
 }
 
 // Render draws the page.
@@ -153,6 +228,7 @@ func (p *PoolBuilderPage) Render() app.UI {
 			// after it keeps its place in the tree.
 			liveNotice("pool-message", p.message),
 			app.If(len(p.runs) > 0, func() app.UI { return p.renderForm() }),
+			app.If(p.job != nil, func() app.UI { return p.renderJob(*p.job) }),
 			app.If(p.preview != nil, func() app.UI { return p.renderPreview(*p.preview) }),
 		)
 }

@@ -592,13 +592,6 @@ func (p *SetupPage) renderJobs() app.UI {
 }
 
 func (p *SetupPage) renderJob(j api.JobView) app.UI {
-	pct := 0
-	if j.Total > 0 {
-		pct = int(j.Done * 100 / j.Total)
-	}
-	if j.State == api.JobDone {
-		pct = 100
-	}
 	started := ""
 	if j.StartedAt != nil {
 		started = j.StartedAt.Local().Format("15:04:05")
@@ -614,18 +607,31 @@ func (p *SetupPage) renderJob(j api.JobView) app.UI {
 			app.Span().Class("job-state "+j.State).Text(j.State),
 			app.If(j.Error != "", func() app.UI { return app.Div().Class("error").Role("alert").Text(j.Error) }),
 		),
-		app.Td().Body(
-			app.Div().Class("progress-track").Role("progressbar").Aria("label", fmt.Sprintf("Job %d", j.ID)).
-				Aria("valuemin", 0).Aria("valuemax", j.Total).Aria("valuenow", j.Done).
-				Body(app.Div().Class("progress-fill").Style("width", "%d%%", pct)),
-			app.Span().Class("progress-label").Text(jobProgressText(j)),
-		),
+		app.Td().Body(jobProgress(j)...),
 		app.Td().Class("num").Text(rate),
 		app.Td().Text(started),
 		app.Td().Body(app.If(!j.Finished(), func() app.UI {
 			return app.Button().Type("button").Class("link").DataSet("job", j.ID).Text("Cancel").OnClick(p.cancelRow)
 		})),
 	)
+}
+
+// jobProgress draws a job's progress: a bar of done/total and its phase
+// (the setup page's job list and the pool builder).
+func jobProgress(j api.JobView) []app.UI {
+	pct := 0
+	if j.Total > 0 {
+		pct = int(j.Done * 100 / j.Total)
+	}
+	if j.State == api.JobDone {
+		pct = 100
+	}
+	return []app.UI{
+		app.Div().Class("progress-track").Role("progressbar").Aria("label", fmt.Sprintf("Job %d", j.ID)).
+			Aria("valuemin", 0).Aria("valuemax", j.Total).Aria("valuenow", j.Done).
+			Body(app.Div().Class("progress-fill").Style("width", "%d%%", pct)),
+		app.Span().Class("progress-label").Text(jobProgressText(j)),
+	}
 }
 
 // jobWhat names what a job runs ("retrieve bm25", "encode minilm-static").
@@ -646,6 +652,10 @@ func jobWhat(j api.JobView) string {
 			return "index BM25 + HNSW " + ip.Encoder
 		}
 		return "index BM25"
+	case api.JobKindPool:
+		var ps api.PoolSpec
+		_ = json.Unmarshal(j.Params, &ps)
+		return "publish pool " + ps.Name
 	}
 	return j.Kind
 }

@@ -21,14 +21,16 @@ import (
 	"boolpool/server/trecfmt"
 )
 
-// runPool builds a judging pool from stored runs; `pool simulate` compares
+// runPool builds a judging pool from stored runs, in this process, through
+// pooling.Make, the function the pool builder's pool job runs (saved as a
+// draft, or with --publish published as the builder does); `pool simulate` compares
 // judging orders with known qrels; `pool negatives` writes the explicit
 // negatives of NOT queries from a membership file.
 func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if sub, ok := subcommand(args, map[string]runFunc{"simulate": runPoolSimulate, "negatives": runPoolNegatives}); ok {
 		return sub(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit|cal [--probes] [--cal-batch N --cal-stop knee|paper-knee|none --cal-max N --cal-seed-runs N]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
+	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit|cal [--probes] [--cal-batch N --cal-stop knee|paper-knee|none --cal-max N --cal-seed-runs N] [--publish]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
@@ -45,6 +47,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	judgedK := fs.String("judged-k", "10,20,100", "k values for the Judged@k report")
 	judgedRuns := fs.String("judged-runs", "", "further stored runs (not pooled) whose Judged@k against the pool is reported")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	publish := fs.Bool("publish", false, "publish the pool as relevance items, as the pool builder does (default: save a draft)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -64,12 +67,14 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer st.Close()
 	start := time.Now()
-	rep, err := pooling.Create(ctx, st, p.ID, pooling.Spec{Name: *name, Runs: splitList(*runs), Depth: *depth, Strategy: *strategy,
+	spec := pooling.Spec{Name: *name, Runs: splitList(*runs), Depth: *depth, Strategy: *strategy,
 		Probes: *probes, ProbeDepth: *probeDepth, Split: *split, JudgedK: ks, JudgedRuns: splitList(*judgedRuns),
-		CAL: pooling.CALParams{Batch: *calBatch, Stop: *calStop, Max: *calMax, SeedRuns: *calSeedRuns}}, slog.New(slog.NewTextHandler(stderr, nil)))
+		CAL: pooling.CALParams{Batch: *calBatch, Stop: *calStop, Max: *calMax, SeedRuns: *calSeedRuns}}
+	m, err := pooling.Make(ctx, st, p.ID, pooling.MakeRequest{Spec: spec, Publish: *publish}, slog.New(slog.NewTextHandler(stderr, nil)), nil)
 	if err != nil {
 		return err
 	}
+	rep := m.Report
 	fmt.Fprintf(stderr, "pool %s built in %s\n", rep.Name, time.Since(start).Round(time.Millisecond))
 	if *asJSON {
 		return jsonOut(stdout, rep)
@@ -77,6 +82,10 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	c := rep.Composition
 	fmt.Fprintf(stdout, "pool %q (id %d): %d items over %d queries (%.1f per query); %d carry a probe label, %d found only by probes\n\n",
 		rep.Name, rep.PoolID, c.Items, c.Queries, float64(c.Items)/float64(max(c.Queries, 1)), c.ProbeItems, c.ProbeOnly)
+	if m.Published {
+		fmt.Fprintf(stdout, "published: %d new relevance items (%d gold; %d entries without a stored document skipped), %d raters per item\n\n",
+			m.Publish.Items, m.Publish.Gold, m.Publish.NoDocText, m.RatersPerItem)
+	}
 	if rep.Strategy == pooling.CAL {
 		fmt.Fprintf(stdout, "cal: first batches hold %d items a chosen run has within depth %d and %d found by active learning alone; publish the pool and the next batches follow the judgments\n\n",
 			c.FromRuns, rep.Depth, c.FromCAL)

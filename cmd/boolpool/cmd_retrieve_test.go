@@ -68,8 +68,22 @@ func TestRetrievePoolCLI(t *testing.T) {
 	if code := run(ctx, []string{"pool", "--database-url", db, "--project", "p", "--runs", "strict,dn", "--depth", "3", "--strategy", "bandit", "--probes"}, &out, &errb); code != 0 {
 		t.Fatalf("pool: %s", errb.String())
 	}
-	if !strings.Contains(out.String(), "Judged@10") || !strings.Contains(out.String(), "overlap") {
+	if !strings.Contains(out.String(), "Judged@10") || !strings.Contains(out.String(), "overlap") || strings.Contains(out.String(), "published") {
 		t.Fatalf("pool report:\n%s", out.String())
+	}
+	// --publish publishes it as the pool builder's job does (pooling.Make);
+	// the draft of the same name is replaced by the published pool, which
+	// cannot be built again.
+	out.Reset()
+	if code := run(ctx, []string{"pool", "--database-url", db, "--project", "p", "--runs", "strict,dn", "--depth", "3", "--strategy", "bandit", "--probes", "--publish"}, &out, &errb); code != 0 {
+		t.Fatalf("pool --publish: %s", errb.String())
+	}
+	if !strings.Contains(out.String(), "published: ") || !strings.Contains(out.String(), "new relevance items") {
+		t.Fatalf("pool --publish report:\n%s", out.String())
+	}
+	errb.Reset()
+	if code := run(ctx, []string{"pool", "--database-url", db, "--project", "p", "--runs", "strict,dn", "--depth", "3", "--strategy", "bandit"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "published") {
+		t.Fatalf("pool over a published pool: exit %d: %s", code, errb.String())
 	}
 	out.Reset()
 	if code := run(ctx, []string{"pool", "simulate", "--database-url", db, "--project", "p", "--runs", "strict,dn", "--depth", "3"}, &out, &errb); code != 0 {

@@ -9,15 +9,15 @@ import (
 	"boolpool/server/store"
 )
 
-// runWorker runs background jobs (encode, retrieve) and nothing else: the
-// jobs web servers started (`boolpool serve`, with --workers 0 when only
-// workers should run them). Several workers, on several machines, may
+// runWorker runs background jobs (encode, retrieve, index, pool, cal-batch)
+// and nothing else: the jobs web servers started (`boolpool serve`, with
+// --workers 0 when only workers should run them). Several workers, on several machines, may
 // share one database; each takes jobs of its --queues.
 func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("worker", stderr, "usage: boolpool worker [--queues default,encode] [--concurrency 1] [--device cpu|cuda]\n\n"+
-		"Runs the background jobs that web servers queue (encoder and retrieval runs) until\n"+
-		"interrupted; on SIGINT/SIGTERM its running jobs go back to the queue and resume in the\n"+
-		"next worker. Encode jobs have their own queue: a machine with a GPU can run\n"+
+		"Runs the background jobs that web servers queue (encoder and retrieval runs, indexes,\n"+
+		"pools) until interrupted; on SIGINT/SIGTERM its running jobs go back to the queue and\n"+
+		"resume in the next worker. Encode jobs have their own queue: a machine with a GPU can run\n"+
 		"'boolpool worker --queues encode --device cuda'.")
 	db := dbFlag(fs)
 	var jf jobFlags

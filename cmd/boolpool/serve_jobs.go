@@ -23,15 +23,16 @@ import (
 )
 
 // jobKinds are the background job kinds of serve and worker: retrieve
-// (dense methods with their encoder opened here), encode and index, as
-// their commands do them. cacheDir is the encoders' cache ("" = the default);
-// device runs the dense encoders of encode jobs (encoders.DeviceCPU or
-// DeviceCUDA).
+// (dense methods with their encoder opened here), encode, index and pool,
+// as their commands do them, and cal-batch (a live cal pool's next batch).
+// cacheDir is the encoders' cache ("" = the default); device runs the dense
+// encoders of encode jobs (encoders.DeviceCPU or DeviceCUDA).
 func jobKinds(st *store.Store, log *slog.Logger, cacheDir, device string) map[string]jobs.Kind {
 	return map[string]jobs.Kind{
 		api.JobKindRetrieve: jobs.Retrieve(st, log, denseOpener(st, log, cacheDir)),
 		api.JobKindEncode:   encodeKind(st, log, cacheDir, device),
 		api.JobKindIndex:    jobs.Index(st, log),
+		api.JobKindPool:     jobs.Pool(st, log),
 		pooling.CALJobKind:  jobs.CALBatch(pooling.NewCALGrower(st, log)),
 	}
 }
@@ -53,7 +54,7 @@ type jobFlags struct {
 func (f *jobFlags) register(fs *flag.FlagSet, concurrencyFlag, concurrencyDoc string, concurrency int) {
 	fs.IntVar(&f.concurrency, concurrencyFlag, concurrency, concurrencyDoc)
 	fs.StringVar(&f.queues, "queues", os.Getenv("BOOLPOOL_QUEUES"), "comma-separated job queues to work: "+jobs.QueueDefault+
-		" (retrieval runs), "+jobs.QueueEncode+" (encoders); empty = both (env BOOLPOOL_QUEUES)")
+		" (retrieval runs, indexes, pools), "+jobs.QueueEncode+" (encoders); empty = both (env BOOLPOOL_QUEUES)")
 	fs.StringVar(&f.device, "device", encoders.DeviceCPU, "execution `device` of the dense encoders of encode jobs: cpu or cuda")
 	fs.DurationVar(&f.rescueAfter, "rescue-after", 2*time.Minute, "a running job whose worker has sent no heartbeat for this long (the worker died) is given to another worker")
 	fs.IntVar(&f.maxAttempts, "max-attempts", 5, "attempts of a job this process starts before it fails (a worker's shutdown does not use one up)")

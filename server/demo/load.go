@@ -185,13 +185,10 @@ func ensureWork(ctx context.Context, st *store.Store, p store.Project, log *slog
 			return 0, err
 		}
 	}
-	rep, err := pooling.Create(ctx, st, p.ID, pooling.Spec{Name: "demo-pool", Runs: demoRuns, Depth: 5,
-		Strategy: pooling.MTF, Probes: true, ProbeDepth: 2, JudgedK: []int{5}}, log)
-	if err != nil {
+	// Built and published as the pool builder's pool job does.
+	if _, err := pooling.Make(ctx, st, p.ID, pooling.MakeRequest{Spec: pooling.Spec{Name: "demo-pool", Runs: demoRuns, Depth: 5,
+		Strategy: pooling.MTF, Probes: true, ProbeDepth: 2, JudgedK: []int{5}}, Publish: true}, log, nil); err != nil {
 		return 0, fmt.Errorf("demo: pool: %w", err)
-	}
-	if _, err := st.PublishPool(ctx, rep.PoolID, 0, float64(p.GoldRate)); err != nil {
-		return 0, err
 	}
 	if _, err := st.CreateParaphraseTasks(ctx, p.ID, 20); err != nil {
 		return 0, err

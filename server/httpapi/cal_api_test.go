@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"boolpool/internal/judgingtest"
-	"boolpool/server/config"
-	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
@@ -70,26 +67,9 @@ func newCALEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, LoginPerMinute: 100, StaticDir: t.TempDir()}
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	jc, err := jobs.New(st, log, map[string]jobs.Kind{pooling.CALJobKind: jobs.CALBatch(pooling.NewCALGrower(st, log))},
-		jobs.Config{Concurrency: 1, Test: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := jc.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(httpapi.New(cfg, newServices(t, cfg, st, log, jc), log).Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := jc.Stop(sctx); err != nil {
-			t.Error(err)
-		}
-	})
-	return &env{t: t, st: st, fx: fx, srv: srv}
+	return serveWithJobs(t, st, fx, log, map[string]jobs.Kind{pooling.CALJobKind: jobs.CALBatch(pooling.NewCALGrower(st, log)),
+		api.JobKindPool: jobs.Pool(st, log)}, 1)
 }
 
 // judgeAll has each annotator judge every relevance task it is given until
@@ -147,10 +127,7 @@ func TestCALPoolLive(t *testing.T) {
 	e := newCALEnv(t)
 	res := e.login("researcher")
 	spec := api.PoolSpec{Name: "cal-live", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyCAL, CALBatch: 2, CALStop: "none", RatersPerItem: 3}
-	var pub api.PoolPublished
-	if st := res.do("POST", "/api/projects/fixture/pools", spec, &pub); st != 201 {
-		t.Fatalf("publish: %d", st)
-	}
+	pub := publishPool(t, res, "fixture", spec)
 	c := pub.Preview.Composition
 	if pub.Preview.Strategy != "cal" || c.Queries != 2 || c.Items != 4 || c.FromRuns+c.FromCAL != 4 {
 		t.Fatalf("published = %+v", pub)

@@ -4,20 +4,104 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"boolpool/internal/judgingtest"
 	"boolpool/server/boolexpr"
+	"boolpool/server/config"
+	"boolpool/server/httpapi"
+	"boolpool/server/jobs"
+	"boolpool/server/store"
+	"boolpool/server/store/storetest"
 	"boolpool/web/api"
 )
 
-func newPoolEnv(t *testing.T) *env {
+// newPoolEnv is the fixture (2 raters per item) with its two stored runs,
+// served with a job client running the pool kind (the publish endpoint's
+// jobs), as serve builds it.
+func newPoolEnv(t *testing.T) *env { return newPoolEnvWorkers(t, 1) }
+
+// newPoolEnvWorkers is newPoolEnv whose job client runs workers jobs at
+// once (0: none; the jobs stay queued).
+func newPoolEnvWorkers(t *testing.T, workers int) *env {
 	t.Helper()
-	e := newEnv(t, 2, nil)
-	if err := judgingtest.AddRuns(context.Background(), e.st, e.fx); err != nil {
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 2)
+	if err := judgingtest.AddRuns(context.Background(), st, fx); err != nil {
 		t.Fatal(err)
 	}
-	return e
+	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return serveWithJobs(t, st, fx, log, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, log)}, workers)
+}
+
+// serveWithJobs serves the fixture with a started job client of the kinds
+// (workers jobs at once); both stop when the test ends.
+func serveWithJobs(t *testing.T, st *store.Store, fx *judgingtest.Fixture, log *slog.Logger, kinds map[string]jobs.Kind, workers int) *env {
+	t.Helper()
+	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, MaxUploadBytes: 1 << 20, LoginPerMinute: 100, StaticDir: t.TempDir()}
+	jc, err := jobs.New(st, log, kinds, jobs.Config{Concurrency: workers, Test: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(cfg, newServices(t, cfg, st, log, jc), log).Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := jc.Stop(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return &env{t: t, st: st, fx: fx, srv: srv}
+}
+
+// publishPool publishes a pool through the pool builder's endpoint: a 202
+// with the queued job, then the job followed (GET /api/jobs/:id) until it
+// is done; it returns the job's result.
+func publishPool(t *testing.T, u *user, project string, spec api.PoolSpec) api.PoolPublished {
+	t.Helper()
+	var j api.JobView
+	var p api.Problem
+	if st := u.do("POST", "/api/projects/"+project+"/pools", spec, &j); st != http.StatusAccepted {
+		_ = u.do("POST", "/api/projects/"+project+"/pools", spec, &p)
+		t.Fatalf("publish: %d %+v", st, p)
+	}
+	if j.ID == 0 || j.Kind != api.JobKindPool || (j.State != api.JobQueued && j.State != api.JobRunning && j.State != api.JobDone) {
+		t.Fatalf("publish answered %+v", j)
+	}
+	j = followJob(t, u, j.ID)
+	var pub api.PoolPublished
+	if err := json.Unmarshal(j.Result, &pub); j.State != api.JobDone || err != nil {
+		t.Fatalf("pool job %+v result %s: %v", j, j.Result, err)
+	}
+	return pub
+}
+
+// followJob polls a job as the pool builder page does until it is final.
+func followJob(t *testing.T, u *user, id int64) api.JobView {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var j api.JobView
+		if st := u.do("GET", fmt.Sprintf("/api/jobs/%d", id), nil, &j); st != 200 {
+			t.Fatalf("job %d: %d", id, st)
+		}
+		if j.Finished() {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %d still %s (%s %d/%d)", id, j.State, j.Phase, j.Done, j.Total)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func TestPoolRunsList(t *testing.T) {
@@ -59,10 +143,7 @@ func TestPoolPreviewAndPublish(t *testing.T) {
 	}
 
 	spec.RatersPerItem = 3
-	var pub api.PoolPublished
-	if st := u.do("POST", "/api/projects/fixture/pools", spec, &pub); st != 201 {
-		t.Fatalf("publish: %d", st)
-	}
+	pub := publishPool(t, u, "fixture", spec)
 	// Four pairs are new; the other three already had items.
 	if pub.PoolID == 0 || pub.ItemsCreated != 4 || pub.RatersPerItem != 3 || pub.Preview.Items != 7 {
 		t.Errorf("published = %+v", pub)
@@ -83,8 +164,46 @@ func TestPoolPreviewAndPublish(t *testing.T) {
 		t.Errorf("pools = %+v %v", pools, err)
 	}
 	// The same name again: the published pool is never replaced.
-	if st := u.do("POST", "/api/projects/fixture/pools", spec, nil); st != 409 {
-		t.Errorf("republish: %d, want 409", st)
+	var prob api.Problem
+	if st := u.do("POST", "/api/projects/fixture/pools", spec, &prob); st != 409 || prob.Field != "name" {
+		t.Errorf("republish: %d %+v, want 409 on name", st, prob)
+	}
+	// The job is listed with the project's jobs (the setup page).
+	var js []api.JobView
+	if st := u.do("GET", "/api/projects/fixture/jobs", nil, &js); st != 200 || len(js) != 1 || js[0].Kind != api.JobKindPool || js[0].State != api.JobDone {
+		t.Errorf("jobs: %d %+v", st, js)
+	}
+}
+
+// TestPoolPublishQueued: the same spec published twice while its job waits
+// is one job (the second answer is that job), a pool without a name gets
+// one so its job's retries publish the same pool, and a queued publish is
+// cancelled like any job: nothing is published.
+func TestPoolPublishQueued(t *testing.T) {
+	e := newPoolEnvWorkers(t, 0)
+	u := e.login("researcher")
+	spec := api.PoolSpec{Name: "p1", Runs: []string{"bm25"}, Depth: 2, Strategy: api.StrategyDepth}
+	var first, again api.JobView
+	if st := u.do("POST", "/api/projects/fixture/pools", spec, &first); st != 202 || first.State != api.JobQueued {
+		t.Fatalf("publish: %d %+v", st, first)
+	}
+	if st := u.do("POST", "/api/projects/fixture/pools", spec, &again); st != 202 || again.ID != first.ID {
+		t.Fatalf("publish again: %d %+v, want job %d", st, again, first.ID)
+	}
+	var unnamed api.JobView
+	if st := u.do("POST", "/api/projects/fixture/pools", api.PoolSpec{Runs: []string{"dense"}, Depth: 1, Strategy: api.StrategyDepth}, &unnamed); st != 202 {
+		t.Fatalf("publish unnamed: %d", st)
+	}
+	var params api.PoolSpec
+	if err := json.Unmarshal(unnamed.Params, &params); err != nil || !strings.HasPrefix(params.Name, "pool ") {
+		t.Fatalf("unnamed pool's job params %s: %v", unnamed.Params, err)
+	}
+	var cancelled api.JobView
+	if st := u.do("POST", fmt.Sprintf("/api/jobs/%d/cancel", first.ID), nil, &cancelled); st != 200 || cancelled.State != api.JobCancelled {
+		t.Fatalf("cancel: %d %+v", st, cancelled)
+	}
+	if pools, err := e.st.ListPools(context.Background(), e.fx.Project.ID); err != nil || len(pools) != 0 {
+		t.Fatalf("pools after a cancelled publish: %+v %v", pools, err)
 	}
 }
 

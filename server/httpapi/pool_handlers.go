@@ -16,6 +16,7 @@ import (
 	"boolpool/server/auth"
 	"boolpool/server/boolexpr"
 	"boolpool/server/decompose"
+	"boolpool/server/jobs"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/web/api"
@@ -26,15 +27,18 @@ import (
 //
 //	GET  /api/projects/:project/runs           []api.RunSummary
 //	POST /api/projects/:project/pools/preview  api.PoolSpec → api.PoolPreview; nothing is saved
-//	POST /api/projects/:project/pools          api.PoolSpec → api.PoolPublished: sets the project's
-//	                                           raters per item (when given), saves the pool and
-//	                                           publishes it as relevance items
+//	POST /api/projects/:project/pools          api.PoolSpec → api.JobView (202): queues a pool job
+//	                                           (server/jobs.Pool) that saves the pool, sets the
+//	                                           project's raters per item (when given) and publishes
+//	                                           it as relevance items; its result is an
+//	                                           api.PoolPublished (GET /api/jobs/:id)
 //	GET  /api/projects/:project/queries        []api.QueryExpression
 //	PUT  /api/queries/:id/expression           api.ExpressionRequest → api.QueryExpression (audited)
 //	GET  /api/queries/:id/decompose            api.ExpressionSuggestion (the decomposer's reading)
 type poolHandlers struct {
 	research researchHandlers // project lookup and membership
 	st       *store.Store     // pooling reads runs from the store itself
+	jobs     *jobs.Client     // runs the pool jobs of publish (nil: none)
 	log      *slog.Logger
 }
 
@@ -54,87 +58,62 @@ func (h poolHandlers) runs(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// poolSpec translates a request; pooling.Check (in Preview and Create)
-// validates it against the project's runs, as for `boolpool pool`.
-func poolSpec(req api.PoolSpec) (pooling.Spec, error) {
-	spec := pooling.Spec{Name: strings.TrimSpace(req.Name), Runs: req.Runs, Depth: req.Depth, Strategy: req.Strategy,
-		Probes: req.Probes, ProbeDepth: req.ProbeDepth, Split: req.Split, JudgedK: req.JudgedK,
-		CAL: pooling.CALParams{Batch: req.CALBatch, Stop: req.CALStop, Max: req.CALMax, SeedRuns: req.CALSeedRuns}}
-	if spec.Name == "" {
-		spec.Name = "pool " + time.Now().UTC().Format("2006-01-02 15:04:05")
-	}
-	if req.RatersPerItem != 0 && (req.RatersPerItem < 1 || req.RatersPerItem > 20) {
-		return spec, apperr.Invalidf("raters_per_item", "must be between 1 and 20")
-	}
-	return spec, nil
-}
-
-func previewOf(rep pooling.Report) api.PoolPreview {
-	comp := rep.Composition
-	out := api.PoolPreview{Name: rep.Name, Strategy: rep.Strategy, Depth: rep.Depth, Items: comp.Items, JudgedAtK: rep.JudgedAtK,
-		Composition: api.PoolComposition{Queries: comp.Queries, Items: comp.Items, ProbeItems: comp.ProbeItems, ProbeOnly: comp.ProbeOnly,
-			Runs: make([]api.PoolRunStats, len(comp.Runs)), Overlap: comp.Overlap, FromRuns: comp.FromRuns, FromCAL: comp.FromCAL}}
-	for i, r := range comp.Runs {
-		out.Composition.Runs[i] = api.PoolRunStats{Run: r.Run, Contributed: r.Contributed, Unique: r.Unique}
-	}
-	return out
-}
-
-// projectSpec loads the path's project and the pool spec of the body.
-func (h poolHandlers) projectSpec(c echo.Context) (store.Project, api.PoolSpec, pooling.Spec, error) {
-	var req api.PoolSpec
+func (h poolHandlers) preview(c echo.Context) error {
 	p, err := h.research.project(c)
 	if err != nil {
-		return p, req, pooling.Spec{}, err
+		return err
 	}
+	var req api.PoolSpec
 	if err := bindJSON(c, &req); err != nil {
-		return p, req, pooling.Spec{}, err
+		return err
 	}
-	spec, err := poolSpec(req)
-	return p, req, spec, err
-}
-
-func (h poolHandlers) preview(c echo.Context) error {
-	p, _, spec, err := h.projectSpec(c)
+	spec, err := jobs.PoolSpec(req)
 	if err != nil {
 		return err
+	}
+	if spec.Name == "" {
+		spec.Name = defaultPoolName()
 	}
 	rep, err := pooling.Preview(c.Request().Context(), h.st, p.ID, spec, h.log)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, previewOf(rep))
+	return c.JSON(http.StatusOK, jobs.PoolPreview(rep))
 }
 
-// publish saves the pool (a draft), sets the raters per item and publishes
-// the pool. The three steps are separate transactions; each can be
-// repeated (a draft of the same name is replaced), so a failed request can
-// be sent again with the same name.
+// publish queues a pool job for the spec and answers with the job, which
+// the page follows (GET /api/jobs/:id) until the pool is published. The
+// spec is checked first (a 400 names the field; a published pool's name is
+// a 409); the same spec while its job is queued or running answers that
+// job. A pool without a name gets one now, so that the job's retries
+// publish the same pool.
 func (h poolHandlers) publish(c echo.Context) error {
-	p, req, spec, err := h.projectSpec(c)
+	p, err := h.research.project(c)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
+	var req api.PoolSpec
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	req.Name = strings.TrimSpace(req.Name)
+	if req.Name == "" {
+		req.Name = defaultPoolName()
+	}
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
 	ss, _ := auth.CurrentSession(c)
-	rep, err := pooling.Create(ctx, h.st, p.ID, spec, h.log)
+	j, err := h.jobs.Submit(c.Request().Context(), p.ID, api.JobKindPool, raw, ss.User.ID)
 	if err != nil {
 		return err
 	}
-	raters := p.RatersPerItem
-	if req.RatersPerItem != 0 {
-		if err := h.st.SetRatersPerItem(ctx, p.ID, ss.User.ID, req.RatersPerItem); err != nil {
-			return err
-		}
-		raters = req.RatersPerItem
-	}
-	res, err := h.st.PublishPool(ctx, rep.PoolID, ss.User.ID, float64(p.GoldRate))
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusCreated, api.PoolPublished{PoolID: rep.PoolID, ItemsCreated: res.Items, Gold: res.Gold,
-		NoDocText: res.NoDocText, RatersPerItem: raters, Preview: previewOf(rep)})
+	return c.JSON(http.StatusAccepted, jobView(j, p.Name))
 }
+
+// defaultPoolName names a pool the researcher left unnamed.
+func defaultPoolName() string { return "pool " + time.Now().UTC().Format("2006-01-02 15:04:05") }
 
 // queryExpression renders a stored query for the editor.
 func queryExpression(q store.Query) api.QueryExpression {

@@ -37,7 +37,7 @@ func (s *Server) routes() {
 	th := taskHandlers{svc: svc.Judging}
 	kh := constraintHandlers{research: rh, st: st}
 	jh := judgeHandlers{svc: svc.Judging}
-	ph := poolHandlers{research: rh, st: st, log: s.log}
+	ph := poolHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
 	calh := calHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
 	sh := setupHandlers{research: rh, st: st, importSt: st, jobs: svc.Jobs, encoders: svc.Encoders,
 		maxUpload: s.cfg.UploadLimit(), uploadRoot: s.cfg.UploadRoot(), maxLine: s.cfg.LineLimit(), log: s.log}

@@ -9,14 +9,11 @@ import (
 	"log/slog"
 	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"boolpool/internal/judgingtest"
-	"boolpool/server/config"
-	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
@@ -33,27 +30,8 @@ func newSetupEnvWorkers(t *testing.T, workers int) *env {
 	t.Helper()
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 2)
-	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, MaxUploadBytes: 1 << 20, LoginPerMinute: 100, StaticDir: t.TempDir()}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	jc, err := jobs.New(st, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil)},
-		jobs.Config{Concurrency: workers, Test: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := jc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	h := httpapi.New(cfg, newServices(t, cfg, st, log, jc), log)
-	srv := httptest.NewServer(h.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := jc.Stop(ctx); err != nil {
-			t.Error(err)
-		}
-	})
-	return &env{t: t, st: st, fx: fx, srv: srv}
+	return serveWithJobs(t, st, fx, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil)}, workers)
 }
 
 // upload posts files as multipart/form-data to the project's import route.

@@ -129,7 +129,7 @@ func (c *CALEngines) Get(ctx context.Context, projectID int64) (*cal.Engine, err
 // calFirst builds the first batch of every query of a cal pool (nothing is
 // saved): the run lists within the depth give the items' sources and the
 // fusion prior; the labels already known for the query seed the classifier.
-func calFirst(ctx context.Context, st *store.Store, projectID int64, spec Spec, engines *CALEngines) ([]queryPool, error) {
+func calFirst(ctx context.Context, st *store.Store, projectID int64, spec Spec, engines *CALEngines, built func(done, total int)) ([]queryPool, error) {
 	queries, err := retrieval.LoadQueries(ctx, st, projectID, spec.Split)
 	if err != nil {
 		return nil, err
@@ -139,7 +139,8 @@ func calFirst(ctx context.Context, st *store.Store, projectID int64, spec Spec, 
 		return nil, err
 	}
 	pool := make([]queryPool, 0, len(queries))
-	for _, q := range queries {
+	for i, q := range queries {
+		built(i, len(queries))
 		labels, err := knownLabels(ctx, st, e, q.RowID)
 		if err != nil {
 			return nil, err
@@ -154,6 +155,7 @@ func calFirst(ctx context.Context, st *store.Store, projectID int64, spec Spec, 
 		}
 		pool = append(pool, queryPool{query: q, items: calItems(q.ID, docs, spec.Runs, byRun, 0, 0)})
 	}
+	built(len(queries), len(queries))
 	return pool, nil
 }
 

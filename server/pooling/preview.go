@@ -15,7 +15,7 @@ func Preview(ctx context.Context, st *store.Store, projectID int64, spec Spec, l
 	if err != nil {
 		return Report{}, err
 	}
-	runs, pool, err := buildPool(ctx, st, projectID, spec, log)
+	runs, pool, err := buildPool(ctx, st, projectID, spec, log, nil)
 	if err != nil {
 		return Report{}, err
 	}

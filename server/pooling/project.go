@@ -61,49 +61,99 @@ func loadRuns(ctx context.Context, st *store.Store, projectID int64, names []str
 }
 
 // Create checks spec (Check), builds a pool from stored runs (plus, with Probes, the logic probes
-// from the project's lexical index), saves it and reports its composition
-// and the Judged@k of each run against it. Adaptive strategies start from
-// no judgments (their order is refined by calling Build again as judgments
-// arrive).
+// from the project's lexical index), saves it as a draft and reports its
+// composition and the Judged@k of each run against it. Adaptive strategies
+// start from no judgments (their order is refined by calling Build again as
+// judgments arrive). It is Make without publishing.
 func Create(ctx context.Context, st *store.Store, projectID int64, spec Spec, log *slog.Logger) (Report, error) {
-	spec, err := Check(ctx, st, projectID, spec)
-	if err != nil {
-		return Report{}, err
+	m, err := Make(ctx, st, projectID, MakeRequest{Spec: spec}, log, nil)
+	return m.Report, err
+}
+
+// MakeRequest asks Make for a pool.
+type MakeRequest struct {
+	Spec Spec
+	// Publish publishes the pool as relevance items (the pool builder's
+	// publish); without it the pool is saved as a draft (`boolpool pool`).
+	Publish bool
+	// RatersPerItem, with Publish, becomes the project's raters per item
+	// (0: unchanged).
+	RatersPerItem int
+	By            int64 // who publishes (the audit log; 0: a command)
+	// JobID is the background job running Make (0: none); a retry of the
+	// job finds the pool an earlier attempt published instead of
+	// publishing it twice.
+	JobID int64
+}
+
+// Made is what Make did.
+type Made struct {
+	Report
+	Published     bool
+	Publish       store.PublishResult // relevance items created (with Published)
+	RatersPerItem int                 // the project's raters per item after publishing
+	// Again: an earlier attempt of the same job had published the pool.
+	Again bool
+}
+
+// Progress hears how far Make is: the phase and done of total units
+// (queries while building). Nil: nobody listens.
+type Progress func(phase string, done, total int)
+
+// Make checks the request's spec (Check), builds the pool query by query,
+// and saves it, and with Publish publishes it, in one transaction
+// (store.SaveNewPool): either all of it is written or nothing. It is the
+// one way pools are made: the pool job (the pool builder's publish) and
+// `boolpool pool` call it. It returns when ctx ends.
+func Make(ctx context.Context, st *store.Store, projectID int64, o MakeRequest, log *slog.Logger, progress Progress) (Made, error) {
+	if progress == nil {
+		progress = func(string, int, int) {}
 	}
-	runs, pool, err := buildPool(ctx, st, projectID, spec, log)
+	spec, err := Check(ctx, st, projectID, o.Spec)
 	if err != nil {
-		return Report{}, err
+		return Made{}, err
 	}
-	var rows []store.PoolItemIn
+	progress("loading runs", 0, 0)
+	runs, pool, err := buildPool(ctx, st, projectID, spec, log, func(done, total int) { progress("building the pool", done, total) })
+	if err != nil {
+		return Made{}, err
+	}
+	n := store.NewPool{ProjectID: projectID, Name: spec.Name, Strategy: spec.Strategy, Depth: spec.Depth,
+		Publish: o.Publish, RatersPerItem: o.RatersPerItem, By: o.By, JobID: o.JobID}
 	for _, qp := range pool {
 		for _, it := range qp.items {
-			rows = append(rows, store.PoolItemIn{QueryID: qp.query.RowID, DocExtID: it.DocID, Priority: it.Priority, Sources: it.Sources, Probe: it.Probe,
+			n.Items = append(n.Items, store.PoolItemIn{QueryID: qp.query.RowID, DocExtID: it.DocID, Priority: it.Priority, Sources: it.Sources, Probe: it.Probe,
 				Origin: it.Origin, Round: it.Round})
 		}
 	}
-	params, _ := json.Marshal(spec)
-	id, err := st.SavePool(ctx, projectID, spec.Name, spec.Strategy, spec.Depth, params, rows)
-	if err != nil {
-		return Report{}, err
+	if n.Params, err = json.Marshal(spec); err != nil {
+		return Made{}, fmt.Errorf("pooling: %w", err)
 	}
 	// A cal pool's queries start at round 0; any other pool has none (a
 	// draft of the same name may have been a cal pool).
-	var qs []store.CALQueryIn
 	if spec.Strategy == CAL {
 		for _, qp := range pool {
-			qs = append(qs, store.CALQueryIn{QueryID: qp.query.RowID, BatchSize: spec.CAL.Batch})
+			n.CALQueries = append(n.CALQueries, store.CALQueryIn{QueryID: qp.query.RowID, BatchSize: spec.CAL.Batch})
 		}
-	}
-	if err := st.SaveCALQueries(ctx, id, qs); err != nil {
-		return Report{}, err
 	}
 	extra, err := loadRuns(ctx, st, projectID, spec.JudgedRuns)
 	if err != nil {
-		return Report{}, err
+		return Made{}, err
 	}
-	rep := poolReport(spec, pool, append(runs, extra...))
-	rep.PoolID = id
-	return rep, nil
+	phase := "saving the pool"
+	if o.Publish {
+		phase = "publishing the pool"
+	}
+	progress(phase, 0, len(n.Items))
+	saved, err := st.SaveNewPool(ctx, n)
+	if err != nil {
+		return Made{}, err
+	}
+	progress(phase, len(n.Items), len(n.Items))
+	m := Made{Report: poolReport(spec, pool, append(runs, extra...)), Published: saved.Published, Publish: saved.Publish,
+		RatersPerItem: saved.RatersPerItem, Again: saved.Again}
+	m.PoolID = saved.ID
+	return m, nil
 }
 
 // queryPool is the part of a pool built for one query.
@@ -115,13 +165,17 @@ type queryPool struct {
 // buildPool loads spec's runs and queries (and, with Probes, the lexical
 // index for the logic probes) and builds the pool's items query by query,
 // with no judgments yet; nothing is saved.
-func buildPool(ctx context.Context, st *store.Store, projectID int64, spec Spec, log *slog.Logger) ([]Run, []queryPool, error) {
+// built (nil: not heard) hears the queries done of the pool's queries.
+func buildPool(ctx context.Context, st *store.Store, projectID int64, spec Spec, log *slog.Logger, built func(done, total int)) ([]Run, []queryPool, error) {
+	if built == nil {
+		built = func(int, int) {}
+	}
 	runs, err := loadRuns(ctx, st, projectID, spec.Runs)
 	if err != nil {
 		return nil, nil, err
 	}
 	if spec.Strategy == CAL {
-		pool, err := calFirst(ctx, st, projectID, spec, NewCALEngines(st, log))
+		pool, err := calFirst(ctx, st, projectID, spec, NewCALEngines(st, log), built)
 		return runs, pool, err
 	}
 	queries, err := retrieval.LoadQueries(ctx, st, projectID, spec.Split)
@@ -135,7 +189,11 @@ func buildPool(ctx context.Context, st *store.Store, projectID int64, spec Spec,
 		}
 	}
 	pool := make([]queryPool, 0, len(queries))
-	for _, q := range queries {
+	for i, q := range queries {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		built(i, len(queries))
 		var probes []Probe
 		if ix != nil {
 			for _, p := range retrieval.LogicProbes(ix, q, spec.ProbeDepth) {
@@ -148,6 +206,7 @@ func buildPool(ctx context.Context, st *store.Store, projectID int64, spec Spec,
 		}
 		pool = append(pool, queryPool{query: q, items: items})
 	}
+	built(len(queries), len(queries))
 	return runs, pool, nil
 }
 

@@ -28,21 +28,23 @@ type CALQueryIn struct {
 // SaveCALQueries sets the cal state of a pool's queries (replacing any
 // earlier state of the pool: a draft saved again).
 func (s *Store) SaveCALQueries(ctx context.Context, poolID int64, qs []CALQueryIn) error {
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM cal_queries WHERE pool_id = $1`, poolID); err != nil {
-			return err
-		}
-		rows := make([][]any, len(qs))
-		for i, q := range qs {
-			rows[i] = []any{poolID, q.QueryID, 0, max(q.BatchSize, 1)}
-		}
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"cal_queries"}, []string{"pool_id", "query_id", "round", "batch_size"}, pgx.CopyFromRows(rows))
-		return err
-	})
-	if err != nil {
+	if err := s.InTx(ctx, func(tx pgx.Tx) error { return saveCALQueries(ctx, tx, poolID, qs) }); err != nil {
 		return fmt.Errorf("store: save cal queries of pool %d: %w", poolID, err)
 	}
 	return nil
+}
+
+// saveCALQueries is SaveCALQueries in the caller's transaction.
+func saveCALQueries(ctx context.Context, tx pgx.Tx, poolID int64, qs []CALQueryIn) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM cal_queries WHERE pool_id = $1`, poolID); err != nil {
+		return err
+	}
+	rows := make([][]any, len(qs))
+	for i, q := range qs {
+		rows[i] = []any{poolID, q.QueryID, 0, max(q.BatchSize, 1)}
+	}
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"cal_queries"}, []string{"pool_id", "query_id", "round", "batch_size"}, pgx.CopyFromRows(rows))
+	return err
 }
 
 // CALLabels returns the labels known for a query, from every pool: the

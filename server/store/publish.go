@@ -28,66 +28,84 @@ type PublishResult struct {
 func (s *Store) PublishPool(ctx context.Context, poolID, userID int64, goldRate float64) (PublishResult, error) {
 	var res PublishResult
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		var projectID int64
-		err := tx.QueryRow(ctx, `UPDATE pools SET status = 'published' WHERE id = $1 RETURNING project_id`, poolID).Scan(&projectID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("store: pool %d: %w", poolID, ErrNotFound)
-		}
-		if err != nil {
-			return fmt.Errorf("store: publish pool: %w", err)
-		}
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM pool_items pi JOIN queries q ON q.id = pi.query_id
-			WHERE pi.pool_id = $1 AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.project_id = q.project_id AND d.ext_id = pi.doc_ext_id)`,
-			poolID).Scan(&res.NoDocText); err != nil {
-			return fmt.Errorf("store: publish pool: %w", err)
-		}
-		// The gold choice hashes (query, document) so it is stable across
-		// re-publishing and independent of insertion order. $2 is cast:
-		// left to infer, Postgres types it integer from "$2 * 10000" and
-		// a rate of 0.1 became 0 (no gold item was ever created).
-		rows, err := tx.Query(ctx, `INSERT INTO items (project_id, kind, query_id, document_id, pool_id, priority, is_gold, gold_answer)
-			SELECT q.project_id, 'relevance', q.id, d.id, pi.pool_id, pi.priority,
-				g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2::float8 * 10000,
-				CASE WHEN g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2::float8 * 10000
-					THEN json_build_object('relevance', CASE WHEN r.doc_ext_id IS NULL THEN 0 ELSE 3 END)::jsonb END
-			FROM pool_items pi
-			JOIN queries q ON q.id = pi.query_id
-			JOIN documents d ON d.project_id = q.project_id AND d.ext_id = pi.doc_ext_id
-			CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM qrels WHERE query_id = q.id AND source = 'gold') AS has_gold) g
-			LEFT JOIN qrels r ON r.query_id = q.id AND r.doc_ext_id = pi.doc_ext_id AND r.source = 'gold' AND r.kind = 'positive'
-			WHERE pi.pool_id = $1
-			ORDER BY pi.query_id, pi.priority
-			ON CONFLICT (project_id, query_id, document_id) WHERE kind = 'relevance' DO NOTHING
-			RETURNING is_gold`, poolID, goldRate)
-		if err != nil {
-			return fmt.Errorf("store: publish pool: %w", err)
-		}
-		for rows.Next() {
-			var gold bool
-			if err := rows.Scan(&gold); err != nil {
-				rows.Close()
-				return fmt.Errorf("store: publish pool: %w", err)
-			}
-			res.Items++
-			if gold {
-				res.Gold++
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("store: publish pool: %w", err)
-		}
-		return audit(ctx, tx, userID, projectID, "pool.publish", "pool", fmt.Sprint(poolID), res)
+		var err error
+		res, err = publishPool(ctx, tx, poolID, userID, goldRate)
+		return err
 	})
-	if err == nil && res.Items >= 1000 {
-		// Thousands of new items at once leave the planner with stale
-		// statistics, and the leasing query then picks a plan ~100x slower
-		// until autovacuum catches up.
-		if _, aerr := s.pool.Exec(ctx, `ANALYZE items`); aerr != nil {
-			return res, fmt.Errorf("store: publish pool: analyze: %w", aerr)
+	if err != nil {
+		return res, err
+	}
+	return res, s.analyzeAfterPublish(ctx, res)
+}
+
+// analyzeAfterPublish refreshes the items table's statistics after a large
+// publish. Thousands of new items at once leave the planner with stale
+// statistics, and the leasing query then picks a plan ~100x slower until
+// autovacuum catches up.
+func (s *Store) analyzeAfterPublish(ctx context.Context, res PublishResult) error {
+	if res.Items < 1000 {
+		return nil
+	}
+	if _, err := s.pool.Exec(ctx, `ANALYZE items`); err != nil {
+		return fmt.Errorf("store: publish pool: analyze: %w", err)
+	}
+	return nil
+}
+
+// publishPool is PublishPool in the caller's transaction (without the
+// ANALYZE, which cannot run inside it).
+func publishPool(ctx context.Context, tx pgx.Tx, poolID, userID int64, goldRate float64) (PublishResult, error) {
+	var res PublishResult
+	var projectID int64
+	err := tx.QueryRow(ctx, `UPDATE pools SET status = 'published' WHERE id = $1 RETURNING project_id`, poolID).Scan(&projectID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return res, fmt.Errorf("store: pool %d: %w", poolID, ErrNotFound)
+	}
+	if err != nil {
+		return res, fmt.Errorf("store: publish pool: %w", err)
+	}
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM pool_items pi JOIN queries q ON q.id = pi.query_id
+		WHERE pi.pool_id = $1 AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.project_id = q.project_id AND d.ext_id = pi.doc_ext_id)`,
+		poolID).Scan(&res.NoDocText); err != nil {
+		return res, fmt.Errorf("store: publish pool: %w", err)
+	}
+	// The gold choice hashes (query, document) so it is stable across
+	// re-publishing and independent of insertion order. $2 is cast:
+	// left to infer, Postgres types it integer from "$2 * 10000" and
+	// a rate of 0.1 became 0 (no gold item was ever created).
+	rows, err := tx.Query(ctx, `INSERT INTO items (project_id, kind, query_id, document_id, pool_id, priority, is_gold, gold_answer)
+		SELECT q.project_id, 'relevance', q.id, d.id, pi.pool_id, pi.priority,
+			g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2::float8 * 10000,
+			CASE WHEN g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2::float8 * 10000
+				THEN json_build_object('relevance', CASE WHEN r.doc_ext_id IS NULL THEN 0 ELSE 3 END)::jsonb END
+		FROM pool_items pi
+		JOIN queries q ON q.id = pi.query_id
+		JOIN documents d ON d.project_id = q.project_id AND d.ext_id = pi.doc_ext_id
+		CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM qrels WHERE query_id = q.id AND source = 'gold') AS has_gold) g
+		LEFT JOIN qrels r ON r.query_id = q.id AND r.doc_ext_id = pi.doc_ext_id AND r.source = 'gold' AND r.kind = 'positive'
+		WHERE pi.pool_id = $1
+		ORDER BY pi.query_id, pi.priority
+		ON CONFLICT (project_id, query_id, document_id) WHERE kind = 'relevance' DO NOTHING
+		RETURNING is_gold`, poolID, goldRate)
+	if err != nil {
+		return res, fmt.Errorf("store: publish pool: %w", err)
+	}
+	for rows.Next() {
+		var gold bool
+		if err := rows.Scan(&gold); err != nil {
+			rows.Close()
+			return res, fmt.Errorf("store: publish pool: %w", err)
+		}
+		res.Items++
+		if gold {
+			res.Gold++
 		}
 	}
-	return res, err
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return res, fmt.Errorf("store: publish pool: %w", err)
+	}
+	return res, audit(ctx, tx, userID, projectID, "pool.publish", "pool", fmt.Sprint(poolID), res)
 }
 
 // CreateParaphraseTasks adds a stage-1 paraphrase item for each of the

@@ -6,7 +6,8 @@ import "encoding/json"
 //
 //	GET  /api/projects/:project/runs           []RunSummary
 //	POST /api/projects/:project/pools/preview  PoolSpec → PoolPreview (nothing saved)
-//	POST /api/projects/:project/pools          PoolSpec → PoolPublished (saved and published)
+//	POST /api/projects/:project/pools          PoolSpec → JobView (202): a pool job (JobKindPool) saves and
+//	                                           publishes the pool; its result is a PoolPublished
 //	GET  /api/projects/:project/queries        []QueryExpression
 //	PUT  /api/queries/:id/expression           ExpressionRequest → QueryExpression
 //	GET  /api/queries/:id/decompose            ExpressionSuggestion

@@ -25,6 +25,7 @@ const (
 	JobKindRetrieve = "retrieve"
 	JobKindEncode   = "encode"
 	JobKindIndex    = "index"
+	JobKindPool     = "pool" // params: PoolSpec (with a name); result: PoolPublished
 )
 
 // Job states (the jobs table's state column; the server's job runner

@@ -43,10 +43,21 @@ func TestCALDashboardTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := dashLogin(t, e.url, "researcher")
-	var pub api.PoolPublished
 	spec := api.PoolSpec{Name: "cal-dash", Runs: []string{"bm25", "dense"}, Depth: 1, Strategy: api.StrategyCAL, CALBatch: 2, CALStop: "none"}
-	if st := res.do("POST", "/api/projects/fixture/pools", spec, &pub); st != 201 {
+	var job api.JobView
+	if st := res.do("POST", "/api/projects/fixture/pools", spec, &job); st != 202 {
 		t.Fatalf("publish: %d", st)
+	}
+	// Publishing is a job: wait until it is done.
+	deadline := time.Now().Add(30 * time.Second)
+	for !job.Finished() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		if st := res.do("GET", fmt.Sprintf("/api/jobs/%d", job.ID), nil, &job); st != 200 {
+			t.Fatalf("publish job: %d", st)
+		}
+	}
+	if job.State != api.JobDone {
+		t.Fatalf("publish job: %+v", job)
 	}
 
 	e.login("researcher")

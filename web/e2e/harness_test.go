@@ -147,10 +147,10 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 1 << 20, LoginPerMinute: 1000, StaticDir: staticDir}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// The services as cmd/boolpool/services.go builds them, with a job
-	// client of the retrieve kind and a worker (without the encoders, whose
+	// client of the retrieve, pool and cal-batch kinds and a worker (without the encoders, whose
 	// dense methods these tests do not run).
 	jc, err := jobs.New(st, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil),
-		pooling.CALJobKind: jobs.CALBatch(pooling.NewCALGrower(st, log))},
+		api.JobKindPool: jobs.Pool(st, log), pooling.CALJobKind: jobs.CALBatch(pooling.NewCALGrower(st, log))},
 		jobs.Config{Concurrency: 1, Test: true})
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,9 @@ func (e *env) setInput(sel, value string) {
 }
 
 // TestPoolBuilderAndExpressionEditor: a researcher previews a pool over two
-// stored runs, publishes it, and an annotator's queue then holds its items;
+// stored runs, publishes it (a pool job the page follows until it is
+// done; a first publish, held up, shows its progress and is cancelled),
+// and an annotator's queue then holds its items;
 // the researcher corrects a query's expression in the editor and the stored
 // expression changes.
 func TestPoolBuilderAndExpressionEditor(t *testing.T) {
@@ -69,12 +71,43 @@ func TestPoolBuilderAndExpressionEditor(t *testing.T) {
 	if pools, err := e.st.ListPools(ctx, e.fx.Project.ID); err != nil || len(pools) != 0 {
 		t.Fatalf("the preview saved a pool: %+v %v", pools, err)
 	}
+	// A publish held up (another transaction holds the project row the
+	// job locks to publish) shows the job's progress; Cancel ends it and
+	// nothing is published.
+	tx, err := e.st.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM projects WHERE id = $1 FOR NO KEY UPDATE`, e.fx.Project.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.do("publish (held up)", chromedp.Click(chromedp.CSS(`#pool-publish`)))
+	e.waitJS("job progress", `(document.querySelector('#pool-job[data-state="running"] .progress-label') || {}).textContent === "publishing the pool: 0 / 7"`, 20*time.Second)
+	e.shot("pool-02-publishing-job")
+	e.do("cancel", chromedp.Click(chromedp.CSS(`#pool-job-cancel`)))
+	e.waitJS("cancelled", `document.querySelector("#pool-job") === null && document.querySelector("#pool-message").textContent === "Publishing cancelled: nothing was published."`, 20*time.Second)
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if pools, err := e.st.ListPools(ctx, e.fx.Project.ID); err != nil || len(pools) != 0 {
+		t.Fatalf("a cancelled publish saved a pool: %+v %v", pools, err)
+	}
+
 	e.do("publish", chromedp.Click(chromedp.CSS(`#pool-publish`)))
 	e.waitJS("published", `document.querySelector('#poolbuilder[data-published="true"]')`, 20*time.Second)
 	if msg := eval[string](e, `document.querySelector("#pool-message").textContent`); !strings.Contains(msg, "7 new relevance items, 2 raters per item") {
 		t.Errorf("message = %q", msg)
 	}
 	e.shot("pool-02-published")
+	// Published by a background job (kind pool), which the page followed.
+	if js, err := e.st.ListJobs(ctx, e.fx.Project.ID, 10); err != nil || len(js) != 2 || js[0].Kind != api.JobKindPool || js[0].State != api.JobDone ||
+		js[1].State != api.JobCancelled {
+		t.Errorf("jobs after publishing: %+v %v", js, err)
+	}
+	if eval[bool](e, `document.querySelector("#pool-job") === null && document.querySelector("#pool-publish").disabled`) != true {
+		t.Error("after publishing, the job's progress is still shown or publish is enabled again")
+	}
 	if st := ann.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 || len(q.Tasks) == 0 {
 		t.Fatalf("queue after publishing: %d, %d tasks", st, len(q.Tasks))
 	}

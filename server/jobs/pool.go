@@ -1,0 +1,118 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+
+	"boolpool/server/apperr"
+	"boolpool/server/pooling"
+	"boolpool/server/store"
+	"boolpool/web/api"
+)
+
+// Pool is the job kind of the pool builder's publish: its parameters are
+// the builder's api.PoolSpec (with a name), and it builds, saves and
+// publishes the pool (pooling.Make, as `boolpool pool` does) in one
+// transaction. Progress is queries built of the pool's queries; the result
+// is an api.PoolPublished. A retry after a failed attempt starts over (that
+// attempt wrote nothing); one whose earlier attempt had published the pool
+// reports that pool instead of publishing it twice. The spec is checked
+// when the job is submitted (pooling.Check, and no published pool of that
+// name yet), so a bad spec is a 4xx naming its field.
+func Pool(st *store.Store, log *slog.Logger) Kind {
+	return Kind{
+		Check: func(ctx context.Context, projectID int64, raw json.RawMessage) error {
+			_, spec, err := poolParams(raw)
+			if err != nil {
+				return err
+			}
+			if _, err := pooling.Check(ctx, st, projectID, spec); err != nil {
+				return err
+			}
+			return notPublished(ctx, st, projectID, spec.Name)
+		},
+		Run: func(ctx context.Context, a Attempt) (any, error) {
+			req, spec, err := poolParams(a.Job.Params)
+			if err != nil {
+				return nil, err
+			}
+			var by int64
+			if a.Job.CreatedBy != nil {
+				by = *a.Job.CreatedBy
+			}
+			m, err := pooling.Make(ctx, st, a.Job.ProjectID, pooling.MakeRequest{Spec: spec, Publish: true,
+				RatersPerItem: req.RatersPerItem, By: by, JobID: a.Job.ID}, log, pooling.Progress(a.Report))
+			if errors.Is(err, store.ErrConflict) {
+				// Published meanwhile by another job or command.
+				return nil, Permanent(err)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if m.Again {
+				log.Info("pool already published by an earlier attempt", "job", a.Job.ID, "pool", m.PoolID)
+			}
+			return PoolPublished(m), nil
+		},
+	}
+}
+
+// PoolSpec translates the pool builder's spec into the pooling package's;
+// pooling.Check then validates it against the project's runs.
+func PoolSpec(req api.PoolSpec) (pooling.Spec, error) {
+	spec := pooling.Spec{Name: strings.TrimSpace(req.Name), Runs: req.Runs, Depth: req.Depth, Strategy: req.Strategy,
+		Probes: req.Probes, ProbeDepth: req.ProbeDepth, Split: req.Split, JudgedK: req.JudgedK,
+		CAL: pooling.CALParams{Batch: req.CALBatch, Stop: req.CALStop, Max: req.CALMax, SeedRuns: req.CALSeedRuns}}
+	if req.RatersPerItem != 0 && (req.RatersPerItem < 1 || req.RatersPerItem > 20) {
+		return spec, apperr.Invalidf("raters_per_item", "must be between 1 and 20")
+	}
+	return spec, nil
+}
+
+// PoolPreview is the wire form of a pool's report.
+func PoolPreview(rep pooling.Report) api.PoolPreview {
+	comp := rep.Composition
+	out := api.PoolPreview{Name: rep.Name, Strategy: rep.Strategy, Depth: rep.Depth, Items: comp.Items, JudgedAtK: rep.JudgedAtK,
+		Composition: api.PoolComposition{Queries: comp.Queries, Items: comp.Items, ProbeItems: comp.ProbeItems, ProbeOnly: comp.ProbeOnly,
+			Runs: make([]api.PoolRunStats, len(comp.Runs)), Overlap: comp.Overlap, FromRuns: comp.FromRuns, FromCAL: comp.FromCAL}}
+	for i, r := range comp.Runs {
+		out.Composition.Runs[i] = api.PoolRunStats{Run: r.Run, Contributed: r.Contributed, Unique: r.Unique}
+	}
+	return out
+}
+
+// PoolPublished is the wire form of a published pool (a pool job's result).
+func PoolPublished(m pooling.Made) api.PoolPublished {
+	return api.PoolPublished{PoolID: m.PoolID, ItemsCreated: m.Publish.Items, Gold: m.Publish.Gold, NoDocText: m.Publish.NoDocText,
+		RatersPerItem: m.RatersPerItem, Preview: PoolPreview(m.Report)}
+}
+
+// poolParams decodes a pool job's parameters; the name is required (the
+// publish endpoint fills one in), so that a retry publishes the same pool.
+func poolParams(raw json.RawMessage) (api.PoolSpec, pooling.Spec, error) {
+	var req api.PoolSpec
+	if err := strictJSON(raw, &req); err != nil {
+		return req, pooling.Spec{}, err
+	}
+	spec, err := PoolSpec(req)
+	return req, spec, err
+}
+
+// notPublished refuses a pool name that a published pool of the project
+// has (a published pool is never replaced).
+func notPublished(ctx context.Context, st *store.Store, projectID int64, name string) error {
+	p, err := st.PoolByName(ctx, projectID, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if p.Status == "draft" {
+		return nil
+	}
+	return apperr.Refusedf(apperr.ErrConflict, "name", "pool %q is already %s; choose another name", apperr.Clip(name, 80), p.Status)
+}

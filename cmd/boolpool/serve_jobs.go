@@ -29,10 +29,11 @@ import (
 // DeviceCUDA).
 func jobKinds(st *store.Store, log *slog.Logger, cacheDir, device string) map[string]jobs.Kind {
 	return map[string]jobs.Kind{
-		api.JobKindRetrieve: jobs.Retrieve(st, log, denseOpener(st, log, cacheDir)),
-		api.JobKindEncode:   encodeKind(st, log, cacheDir, device),
-		api.JobKindIndex:    jobs.Index(st, log),
-		pooling.CALJobKind:  jobs.CALBatch(pooling.NewCALGrower(st, log)),
+		api.JobKindRetrieve:  jobs.Retrieve(st, log, denseOpener(st, log, cacheDir)),
+		api.JobKindEncode:    encodeKind(st, log, cacheDir, device),
+		api.JobKindIndex:     jobs.Index(st, log),
+		pooling.CALJobKind:   jobs.CALBatch(pooling.NewCALGrower(st, log)),
+		pooling.AtomsJobKind: jobs.AtomsBatch(st),
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"boolpool/server/apperr"
+	"boolpool/server/atompool"
 	"boolpool/server/auth"
 	"boolpool/server/boolexpr"
 	"boolpool/server/decompose"
@@ -59,7 +60,8 @@ func (h poolHandlers) runs(c echo.Context) error {
 func poolSpec(req api.PoolSpec) (pooling.Spec, error) {
 	spec := pooling.Spec{Name: strings.TrimSpace(req.Name), Runs: req.Runs, Depth: req.Depth, Strategy: req.Strategy,
 		Probes: req.Probes, ProbeDepth: req.ProbeDepth, Split: req.Split, JudgedK: req.JudgedK,
-		CAL: pooling.CALParams{Batch: req.CALBatch, Stop: req.CALStop, Max: req.CALMax, SeedRuns: req.CALSeedRuns}}
+		CAL:   pooling.CALParams{Batch: req.CALBatch, Stop: req.CALStop, Max: req.CALMax, SeedRuns: req.CALSeedRuns},
+		Atoms: pooling.AtomsParams{Batch: req.AtomsBatch, Max: req.AtomsMax}}
 	if spec.Name == "" {
 		spec.Name = "pool " + time.Now().UTC().Format("2006-01-02 15:04:05")
 	}
@@ -117,6 +119,10 @@ func (h poolHandlers) publish(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	ss, _ := auth.CurrentSession(c)
+	if spec.Strategy == pooling.Atoms {
+		// Live constraint pooling: constraint items, batch by batch.
+		return h.publishAtoms(c, p, req, spec, ss.User.ID)
+	}
 	rep, err := pooling.Create(ctx, h.st, p.ID, spec, h.log)
 	if err != nil {
 		return err
@@ -331,4 +337,23 @@ func (h poolHandlers) decompose(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, api.ExpressionSuggestion{Template: res.Template, Atoms: res.Atoms, Expression: res.Expression.String(), Tree: tree})
+}
+
+// publishAtoms publishes a live atoms pool: its first batch of constraint
+// items now, the next ones as they are labelled (atompool.CreateLive).
+// ItemsCreated counts constraint items.
+func (h poolHandlers) publishAtoms(c echo.Context, p store.Project, req api.PoolSpec, spec pooling.Spec, userID int64) error {
+	ctx := c.Request().Context()
+	raters := p.RatersPerItem
+	if req.RatersPerItem != 0 {
+		if err := h.st.SetRatersPerItem(ctx, p.ID, userID, req.RatersPerItem); err != nil {
+			return err
+		}
+		raters = req.RatersPerItem
+	}
+	rep, created, err := atompool.CreateLive(ctx, h.st, p.ID, spec, userID, float64(p.GoldRate), h.log)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, api.PoolPublished{PoolID: rep.PoolID, ItemsCreated: created, RatersPerItem: raters, Preview: previewOf(rep)})
 }

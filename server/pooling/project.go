@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"boolpool/server/apperr"
 	"boolpool/server/cal"
 	"boolpool/server/lexical"
 	"boolpool/server/retrieval"
@@ -27,6 +28,9 @@ type Spec struct {
 	JudgedRuns []string `json:"judged_runs,omitempty"`
 	// CAL configures strategy cal (live continuous active learning).
 	CAL CALParams `json:"cal,omitempty"`
+	// Atoms configures strategy atoms (live constraint pooling, created by
+	// atompool.CreateLive).
+	Atoms AtomsParams `json:"atoms,omitempty"`
 }
 
 // Report is what building a pool produced.
@@ -69,6 +73,9 @@ func Create(ctx context.Context, st *store.Store, projectID int64, spec Spec, lo
 	spec, err := Check(ctx, st, projectID, spec)
 	if err != nil {
 		return Report{}, err
+	}
+	if spec.Strategy == Atoms {
+		return Report{}, apperr.Invalidf("strategy", "a pool with strategy atoms publishes constraint items: atompool.CreateLive builds it")
 	}
 	runs, pool, err := buildPool(ctx, st, projectID, spec, log)
 	if err != nil {
@@ -142,7 +149,12 @@ func buildPool(ctx context.Context, st *store.Store, projectID int64, spec Spec,
 				probes = append(probes, Probe{Label: p.Label, Docs: p.Docs})
 			}
 		}
-		items, err := Build(q.ID, runs, probes, Options{Depth: spec.Depth, Strategy: spec.Strategy}, NoJudgments)
+		strategy := spec.Strategy
+		if strategy == Atoms {
+			// Previewed as its candidates: the runs' top depth, in rank order.
+			strategy = Depth
+		}
+		items, err := Build(q.ID, runs, probes, Options{Depth: spec.Depth, Strategy: strategy}, NoJudgments)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -16,6 +16,7 @@ const (
 	StrategyDepth  = "depth"
 	StrategyMTF    = "mtf"
 	StrategyBandit = "bandit"
+	StrategyAtoms  = "atoms" // live constraint pooling: constraint items in batches
 )
 
 // RunSummary is one stored run of a project.
@@ -45,6 +46,10 @@ type PoolSpec struct {
 	CALStop     string `json:"cal_stop,omitempty"`
 	CALMax      int    `json:"cal_max,omitempty"`
 	CALSeedRuns int    `json:"cal_seed_runs,omitempty"`
+	// Strategy atoms (live constraint pooling): constraint items per batch
+	// and in all (0 = defaults, 50 and 100000).
+	AtomsBatch int `json:"atoms_batch,omitempty"`
+	AtomsMax   int `json:"atoms_max,omitempty"`
 }
 
 // PoolRunStats is one run's share of a pool.

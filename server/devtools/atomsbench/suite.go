@@ -167,7 +167,7 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 		target.Value, target.Note = float64(n95), "no query-level strategy reaches 90%"
 	default:
 		target.Value, target.Unit = at.Recall(), "share (atoms never reach 95%)"
-		target.Note = "the pools' candidates bound every strategy"
+		target.Note = "the atoms' candidates are the pools (and documents found through shared atoms); cal ends at its stopping rule"
 	}
 	target = target.WithTarget("atoms@95% < best query-level@90%", ok95 && (best90 < 0 || n95 < best90))
 	return append(rows, target), nil

@@ -128,7 +128,7 @@ func Grow(ctx context.Context, st *store.Store, projectID int64, p AtomsJobParam
 		res.Stopped = fmt.Sprintf("cap: %d constraint items (atoms.max %d)", items, spec.Atoms.Max)
 		return res, nil
 	}
-	batch, err := NextBatch(ctx, st, projectID, spec.Runs, spec.Depth, min(spec.Atoms.Batch, spec.Atoms.Max-items))
+	batch, err := NextBatch(ctx, st, projectID, spec.Runs, spec.Depth, spec.Split, min(spec.Atoms.Batch, spec.Atoms.Max-items))
 	if err != nil {
 		return res, err
 	}
@@ -147,16 +147,37 @@ func Grow(ctx context.Context, st *store.Store, projectID int64, p AtomsJobParam
 }
 
 // NextBatch chooses up to n (atom, document) pairs to ask next over the
-// project's queries, their runs' top depth and the atom labels and
-// constraint items that exist (see the package comment on live constraint
-// pooling). Nothing is saved.
-func NextBatch(ctx context.Context, st *store.Store, projectID int64, runs []string, depth, n int) ([]store.NewConstraintItem, error) {
+// project's queries of split ("" = all; variants are left out: their
+// qrels come from the labels at no cost), their runs' top depth and the
+// atom labels and constraint items that exist (see the comment on live
+// constraint pooling above). Nothing is saved.
+func NextBatch(ctx context.Context, st *store.Store, projectID int64, runs []string, depth int, split string, n int) ([]store.NewConstraintItem, error) {
 	if _, err := atoms.Sync(ctx, st, projectID); err != nil {
 		return nil, err
 	}
-	qs, err := atoms.LoadQueries(ctx, st, projectID)
+	loaded, err := atoms.LoadQueries(ctx, st, projectID)
 	if err != nil {
 		return nil, err
+	}
+	inSplit, err := st.ListQueries(ctx, projectID, split)
+	if err != nil {
+		return nil, err
+	}
+	variants, err := st.VariantSources(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	pooled := map[string]bool{}
+	for _, q := range inSplit {
+		if _, v := variants[q.ID]; !v {
+			pooled[q.ExtID] = true
+		}
+	}
+	var qs []atoms.Query
+	for _, q := range loaded {
+		if pooled[q.ID] {
+			qs = append(qs, q)
+		}
 	}
 	labels, err := atoms.LoadLabels(ctx, st, projectID)
 	if err != nil {

@@ -87,7 +87,7 @@ type PoolPreview struct {
 // PoolPublished is a saved and published pool.
 type PoolPublished struct {
 	PoolID        int64       `json:"pool_id"`
-	ItemsCreated  int         `json:"items_created"`
+	ItemsCreated  int         `json:"items_created"` // relevance items; strategy atoms: the first batch's constraint items
 	Gold          int         `json:"gold"`
 	NoDocText     int         `json:"no_doc_text"` // entries skipped: document not stored
 	RatersPerItem int         `json:"raters_per_item"`

@@ -49,3 +49,25 @@ func calOrigins(c api.PoolComposition) app.UI {
 	return app.P().ID("pool-origins").Textf("First batches: %d items a chosen run has within the depth, %d found by active learning alone. "+
 		"Each query's next batch is added when its current one is judged; follow them on the dashboard.", c.FromRuns, c.FromCAL)
 }
+
+// renderAtomsFields draws strategy atoms' batch size; changed is called on
+// every edit.
+func renderAtomsFields(batch *int, changed func()) app.UI {
+	return app.Div().ID("pool-atoms").Body(
+		app.Div().Class("field").Body(
+			app.Label().For("pool-atoms-batch").Text("Constraint items per batch (empty: 50)"),
+			app.Input().ID("pool-atoms-batch").Type("number").Min(1).Max(10000).Value(map[bool]string{true: "", false: strconv.Itoa(*batch)}[*batch == 0]).
+				OnInput(func(ctx app.Context, e app.Event) {
+					*batch, _ = strconv.Atoi(ctx.JSSrc().Get("value").String())
+					changed()
+				}),
+		),
+	)
+}
+
+// atomsOrigins says what an atoms pool publishes.
+func atomsOrigins() app.UI {
+	return app.P().ID("pool-origins").Text("These are the candidates. Publishing creates constraint items (atom, document) in batches: " +
+		"for each query, the atom most likely to decide a candidate's label first, the next only if it leaves the label undecided, " +
+		"each label shared by every query using the atom. The next batch is added when the current one is labelled; follow the derived qrels on the dashboard.")
+}

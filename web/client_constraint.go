@@ -16,6 +16,14 @@ func (c *Client) Derived(ctx context.Context, project string) (api.DerivedQrels,
 	return out, err
 }
 
+// Leaderboard fetches the runs' measures over a qrels mode: direct,
+// derived or both (researchers).
+func (c *Client) Leaderboard(ctx context.Context, project, qrels string) (api.QrelsLeaderboard, error) {
+	var out api.QrelsLeaderboard
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/leaderboard?qrels="+url.QueryEscape(qrels), nil, &out)
+	return out, err
+}
+
 // PoolConstraints creates constraint items (researchers).
 func (c *Client) PoolConstraints(ctx context.Context, project string, req api.ConstraintPoolRequest) (api.ConstraintPoolResult, error) {
 	c.mu.Lock()

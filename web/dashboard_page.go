@@ -31,6 +31,7 @@ type DashboardPage struct {
 	// researcher asked for them all (the snapshot lists the first 200).
 	allQueries []api.QueryProgress
 	page       app.Context
+	qrels      qrelsBoard // the leaderboard's qrels mode (dashboard_qrels.go)
 }
 
 // NewDashboardPage returns the page.
@@ -69,6 +70,7 @@ func (p *DashboardPage) OnMount(ctx app.Context) {
 
 // OnDismount closes the event stream.
 func (p *DashboardPage) OnDismount() {
+	p.stopQrels()
 	p.feed.close()
 	p.feed = nil
 }
@@ -101,8 +103,11 @@ func (p *DashboardPage) Render() app.UI {
 				NewCALPanel(p.project, p.snap.Version), // cal_panel.go
 				NewDerivedPanel().Project(p.project),
 				app.If(s.Consensus.Items == 0, func() app.UI {
-					return app.P().ID("no-judgments").Class("notice").Role("status").
-						Text("No judgments yet: numbers appear here as soon as annotators judge.")
+					return app.Div().Body(
+						app.P().ID("no-judgments").Class("notice").Role("status").
+							Text("No judgments yet: numbers appear here as soon as annotators judge."),
+						p.renderLeaderboard(),
+					)
 				}),
 				app.If(s.Consensus.Items > 0, func() app.UI {
 					return app.Div().Body(
@@ -113,7 +118,7 @@ func (p *DashboardPage) Render() app.UI {
 							NewAnnotatorTable().Rows(s.Annotators),
 						),
 						p.renderQuality(),
-						NewLeaderboard().Runs(s.Leaderboard).Bootstrap(s.Bootstrap),
+						p.renderLeaderboard(),
 						p.renderTemplates(),
 						p.renderContradictions(),
 						p.renderComposition(),

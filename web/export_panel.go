@@ -30,7 +30,7 @@ type ExportPanel struct {
 	project   string
 	snapshots []api.ExportSnapshot
 	message   string
-	qrels     string // qrels-consensus, quest-judged: "" (direct), derived or both
+	qrels     string // qrels-consensus, quest-judged, beir: "" (direct), derived or both
 }
 
 // NewExportPanel returns an empty panel.
@@ -85,7 +85,7 @@ func (x *ExportPanel) Render() app.UI {
 					})),
 				),
 				app.Div().Class("field").Body(
-					app.Label().For("export-qrels").Text("Qrels of the consensus and QUEST-judged downloads"),
+					app.Label().For("export-qrels").Text("Qrels of the consensus, QUEST-judged and BEIR downloads"),
 					app.Select().ID("export-qrels").OnChange(func(ctx app.Context, e app.Event) {
 						x.qrels = ctx.JSSrc().Get("value").String()
 					}).Body(
@@ -125,7 +125,7 @@ func (x *ExportPanel) Render() app.UI {
 // url is a download's address, with the qrels mode where it applies.
 func (x *ExportPanel) url(project, format string) string {
 	u := exportURL(project, format)
-	if x.qrels != "" && (format == "qrels-consensus" || format == "quest-judged") {
+	if x.qrels != "" && (format == "qrels-consensus" || format == "quest-judged" || format == "beir") {
 		u += "?qrels=" + x.qrels
 	}
 	return u

@@ -38,12 +38,14 @@ type PoolBuilderPage struct {
 	published *api.PoolPublished
 	job       *api.JobView // the publish job being followed
 	gone      bool         // dismounted: stop following the job
-	state     string
-	message   string
-	busy      bool
-	mounted   bool
-	client    *Client
-	page      app.Context // the page's own context: see OnMount
+	// atomsBatch is strategy atoms' batch size (0: the server's default).
+	atomsBatch int
+	state      string
+	message    string
+	busy       bool
+	mounted    bool
+	client     *Client
+	page       app.Context // the page's own context: see OnMount
 }
 
 // NewPoolBuilderPage returns the page with a depth-20 pool chosen.
@@ -87,6 +89,9 @@ func (p *PoolBuilderPage) spec() api.PoolSpec {
 	s := api.PoolSpec{Name: strings.TrimSpace(p.name), Depth: p.depth, Strategy: p.strategy, Probes: p.probes, RatersPerItem: p.raters}
 	if p.strategy == api.StrategyCAL {
 		p.cal.fill(&s)
+	}
+	if p.strategy == api.StrategyAtoms {
+		s.AtomsBatch = p.atomsBatch
 	}
 	for _, r := range p.runs {
 		if p.chosen[r.Name] {
@@ -187,6 +192,9 @@ func (p *PoolBuilderPage) followed(ctx app.Context, j api.JobView) {
 		}
 		p.published = &res
 		p.message = fmt.Sprintf("Published pool %d: %d new relevance items, %d raters per item.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
+		if res.Preview.Strategy == api.StrategyAtoms {
+			p.message = fmt.Sprintf("Published pool %d: %d constraint items in its first batch, %d raters per item; the next batches follow the labels.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
+		}
 	case api.JobCancelled:
 		p.message = "Publishing cancelled: nothing was published."
 	default:
@@ -280,9 +288,11 @@ func (p *PoolBuilderPage) renderForm() app.UI {
 					app.Option().Value(api.StrategyMTF).Selected(p.strategy == api.StrategyMTF).Text("mtf — move-to-front priority"),
 					app.Option().Value(api.StrategyBandit).Selected(p.strategy == api.StrategyBandit).Text("bandit — adaptive priority"),
 					app.Option().Value(api.StrategyCAL).Selected(p.strategy == api.StrategyCAL).Text("cal — active learning over the whole corpus, growing as judgments arrive"),
+					app.Option().Value(api.StrategyAtoms).Selected(p.strategy == api.StrategyAtoms).Text("atoms — constraint items (atom, document) in batches, growing as they are labelled"),
 				),
 			),
 			app.If(p.strategy == api.StrategyCAL, func() app.UI { return p.cal.render(p.changed) }),
+			app.If(p.strategy == api.StrategyAtoms, func() app.UI { return renderAtomsFields(&p.atomsBatch, p.changed) }),
 			app.Div().Class("field").Body(
 				app.Input().ID("pool-probes").Type("checkbox").Checked(p.probes).
 					OnChange(func(ctx app.Context, e app.Event) { p.probes = ctx.JSSrc().Get("checked").Bool(); p.changed() }),
@@ -318,6 +328,7 @@ func (p *PoolBuilderPage) renderPreview(pv api.PoolPreview) app.UI {
 		app.P().ID("pool-totals").Textf("%d items over %d queries · %d carry a probe label, %d found only by probes",
 			c.Items, c.Queries, c.ProbeItems, c.ProbeOnly),
 		app.If(pv.Strategy == api.StrategyCAL, func() app.UI { return calOrigins(c) }),
+		app.If(pv.Strategy == api.StrategyAtoms, func() app.UI { return atomsOrigins() }),
 		app.Table().ID("pool-composition").Body(
 			app.THead().Body(app.Tr().Body(
 				app.Th().Scope("col").Text("Run"), app.Th().Scope("col").Text("Items"), app.Th().Scope("col").Text("Unique"),

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"boolpool/encoders"
+	"boolpool/server/devtools/atomsbench"
 	"boolpool/server/devtools/bench"
 	"boolpool/server/devtools/calbench"
 	"boolpool/server/devtools/retrievalbench"
@@ -33,6 +34,7 @@ func benchSuites(scaleSizes []int) []bench.Suite {
 		retrievalbench.NegationSuite(),
 		retrievalbench.RunStoreSuite(),
 		calbench.Suite(),
+		atomsbench.Suite(),
 		bench.LoadSuite(),
 		bench.CrashSuite(),
 		bench.LoginSuite(),

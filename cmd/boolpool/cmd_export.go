@@ -18,7 +18,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "", "output format")
 	out := fs.String("out", "", "output file (directory for beir); standard output when omitted")
 	run := fs.String("run", "", "trec-run: name of the run to export")
-	qrels := fs.String("qrels", "direct", "qrels-consensus, quest-judged: direct | derived (from constraint judgments / atom labels) | both; derived labels are marked (5th column / metadata qrels_source)")
+	qrels := fs.String("qrels", "direct", "qrels-consensus, quest-judged, beir: direct | derived (from constraint judgments / atom labels) | both; derived labels are marked (5th column / metadata qrels_source / beir sidecar qrels/test.source.tsv)")
 	cons := fs.String("consensus", "majority", "qrels-consensus, quest-judged: majority | dawid-skene (reliability-weighted)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -42,7 +42,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var snap export.Snapshot
 	switch {
 	case export.MultiFile(*format):
-		c, err = export.WriteDir(ctx, st, p.ID, *format, *out)
+		c, err = export.WriteDir(ctx, st, p.ID, *format, *out, export.Options{Consensus: *cons, Qrels: *qrels})
 	case *out == "":
 		snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, stdout, export.Options{Run: *run, Consensus: *cons, Qrels: *qrels}, "", 0)
 		c = snap.Counts

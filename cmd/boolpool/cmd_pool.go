@@ -30,16 +30,18 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if sub, ok := subcommand(args, map[string]runFunc{"simulate": runPoolSimulate, "negatives": runPoolNegatives}); ok {
 		return sub(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit|cal [--probes] [--cal-batch N --cal-stop knee|paper-knee|none --cal-max N --cal-seed-runs N] [--publish]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
+	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit|cal|atoms [--probes] [--cal-batch N --cal-stop knee|paper-knee|none --cal-max N --cal-seed-runs N] [--atoms-batch N --atoms-max N] [--publish]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
 	depth := fs.Int("depth", 10, "pool depth k per run")
-	strategy := fs.String("strategy", pooling.Depth, "judging order: depth (rank order), mtf (Move-to-Front), bandit (MaxMean bandit) or cal (continuous active learning over the whole corpus, growing as judgments arrive)")
+	strategy := fs.String("strategy", pooling.Depth, "judging order: depth (rank order), mtf (Move-to-Front), bandit (MaxMean bandit) cal (continuous active learning over the whole corpus, growing as judgments arrive) or atoms (constraint items in batches, published at once, growing as they are labelled)")
 	calBatch := fs.Int("cal-batch", pooling.DefaultCALBatch, "strategy cal: the first batch per query (then B + ceil(B/10))")
 	calStop := fs.String("cal-stop", pooling.CALStopKnee, "strategy cal: stopping rule knee (the simulation's: ρ ≥ 6 from 100 judgments, or 20 judgments per relevant found + 50), paper-knee or none")
 	calMax := fs.Int("cal-max", pooling.DefaultCALMax, "strategy cal: judgments per query at most")
 	calSeedRuns := fs.Int("cal-seed-runs", 0, "strategy cal: the first batch starts with the top N of the runs' reciprocal-rank fusion")
+	atomsBatch := fs.Int("atoms-batch", pooling.DefaultAtomsBatch, "strategy atoms: constraint items per batch")
+	atomsMax := fs.Int("atoms-max", pooling.DefaultAtomsMax, "strategy atoms: constraint items of the pool at most")
 	probes := fs.Bool("probes", false, "add the logic probes: BM25 top documents of each negated atom and each atom of an AND")
 	probeDepth := fs.Int("probe-depth", 10, "documents per probe")
 	split := fs.String("split", "", "only this split's queries")
@@ -69,13 +71,35 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	start := time.Now()
 	spec := pooling.Spec{Name: *name, Runs: splitList(*runs), Depth: *depth, Strategy: *strategy,
 		Probes: *probes, ProbeDepth: *probeDepth, Split: *split, JudgedK: ks, JudgedRuns: splitList(*judgedRuns),
-		CAL: pooling.CALParams{Batch: *calBatch, Stop: *calStop, Max: *calMax, SeedRuns: *calSeedRuns}}
-	m, err := pooling.Make(ctx, st, p.ID, pooling.MakeRequest{Spec: spec, Publish: *publish}, slog.New(slog.NewTextHandler(stderr, nil)), nil)
+		CAL:   pooling.CALParams{Batch: *calBatch, Stop: *calStop, Max: *calMax, SeedRuns: *calSeedRuns},
+		Atoms: pooling.AtomsParams{Batch: *atomsBatch, Max: *atomsMax}}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	var (
+		m       pooling.Made
+		created int
+	)
+	if *strategy == pooling.Atoms {
+		// Live constraint pooling: published at once with its first batch.
+		m.Report, created, err = atompool.CreateLive(ctx, st, p.ID, spec, 0, float64(p.GoldRate), log)
+	} else {
+		m, err = pooling.Make(ctx, st, p.ID, pooling.MakeRequest{Spec: spec, Publish: *publish}, log, nil)
+	}
+	rep := m.Report
 	if err != nil {
 		return err
 	}
-	rep := m.Report
 	fmt.Fprintf(stderr, "pool %s built in %s\n", rep.Name, time.Since(start).Round(time.Millisecond))
+	if rep.Strategy == pooling.Atoms {
+		if *asJSON {
+			return jsonOut(stdout, struct {
+				pooling.Report
+				ConstraintItems int `json:"constraint_items"`
+			}{rep, created})
+		}
+		fmt.Fprintf(stdout, "pool %q (id %d, strategy atoms): published with %d constraint items (first batch of at most %d) over the %d candidates of %d queries (the runs' top %d); each labelled batch queues the next (an atoms-batch job run by serve or worker)\n",
+			rep.Name, rep.PoolID, created, *atomsBatch, rep.Composition.Items, rep.Composition.Queries, rep.Depth)
+		return nil
+	}
 	if *asJSON {
 		return jsonOut(stdout, rep)
 	}

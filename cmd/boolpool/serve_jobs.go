@@ -24,16 +24,18 @@ import (
 
 // jobKinds are the background job kinds of serve and worker: retrieve
 // (dense methods with their encoder opened here), encode, index and pool,
-// as their commands do them, and cal-batch (a live cal pool's next batch).
+// as their commands do them, cal-batch (a live cal pool's next batch) and
+// atoms-batch (a live atoms pool's next batch of constraint items).
 // cacheDir is the encoders' cache ("" = the default); device runs the dense
 // encoders of encode jobs (encoders.DeviceCPU or DeviceCUDA).
 func jobKinds(st *store.Store, log *slog.Logger, cacheDir, device string) map[string]jobs.Kind {
 	return map[string]jobs.Kind{
-		api.JobKindRetrieve: jobs.Retrieve(st, log, denseOpener(st, log, cacheDir)),
-		api.JobKindEncode:   encodeKind(st, log, cacheDir, device),
-		api.JobKindIndex:    jobs.Index(st, log),
-		api.JobKindPool:     jobs.Pool(st, log),
-		pooling.CALJobKind:  jobs.CALBatch(pooling.NewCALGrower(st, log)),
+		api.JobKindRetrieve:  jobs.Retrieve(st, log, denseOpener(st, log, cacheDir)),
+		api.JobKindEncode:    encodeKind(st, log, cacheDir, device),
+		api.JobKindIndex:     jobs.Index(st, log),
+		api.JobKindPool:      jobs.Pool(st, log),
+		pooling.CALJobKind:   jobs.CALBatch(pooling.NewCALGrower(st, log)),
+		pooling.AtomsJobKind: jobs.AtomsBatch(st),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"boolpool/server/atompool"
 	"boolpool/server/auth"
 	"boolpool/server/config"
 	"boolpool/server/consensus"
@@ -31,6 +32,8 @@ func buildServices(cfg config.Config, st *store.Store, jc *jobs.Client, encoderN
 	cons.Subscribe(relay)
 	// A judged batch of a live cal pool queues the query's next batch.
 	cons.Subscribe(consensus.ItemListener(pooling.NewCALTrigger(st, jc, log).ItemChanged))
+	// A labelled batch of a live atoms pool queues its next batch.
+	cons.Subscribe(atompool.NewAtomsTrigger(st, jc, log))
 	svc = httpapi.Services{
 		Store: st,
 		Auth: auth.New(st, auth.Options{

@@ -38,8 +38,9 @@ type Options struct {
 	// labels: "majority" (the default, the stored consensus) or
 	// "dawid-skene" (reliability-weighted, consensus.DawidSkeneDecisions).
 	Consensus string
-	// Qrels is which labels qrels-consensus and quest-judged export:
-	// direct ("" too), derived or both (derived_mode.go).
+	// Qrels is which labels qrels-consensus, quest-judged and beir
+	// export: direct ("" too), derived or both (derived_mode.go,
+	// beir_derived.go).
 	Qrels string
 	// ZipRoot is the directory inside the zip of a multi-file format
 	// (WriteSnapshot), e.g. "birds-beir".
@@ -181,7 +182,7 @@ func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format
 	var c Counts
 	var err error
 	if MultiFile(format) {
-		c, err = WriteZip(ctx, st, projectID, format, opt.ZipRoot, ch)
+		c, err = WriteZip(ctx, st, projectID, format, opt, ch)
 	} else {
 		c, err = Write(ctx, st, projectID, format, ch, opt)
 	}
@@ -191,7 +192,7 @@ func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format
 	snap := Snapshot{ID: id, Format: format, Counts: c, Bytes: ch.n, SHA256: hex.EncodeToString(ch.h.Sum(nil))}
 	rec, err := st.RecordExportSnapshot(ctx, id, projectID, format, map[string]any{
 		"queries": c.Queries, "documents": c.Documents, "qrels": c.Qrels, "lines": c.Lines, "judgments": c.Judgments,
-		"bytes": snap.Bytes, "sha256": snap.SHA256, "run": opt.Run, "consensus": opt.Consensus,
+		"bytes": snap.Bytes, "sha256": snap.SHA256, "run": opt.Run, "consensus": opt.Consensus, "qrels_mode": opt.Qrels,
 	}, userID)
 	if err != nil {
 		return snap, err
@@ -201,35 +202,75 @@ func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format
 }
 
 // WriteDir exports a multi-file format into dir (created if needed).
-func WriteDir(ctx context.Context, st *store.Store, projectID int64, format, dir string) (Counts, error) {
+// opt.Qrels chooses BEIR's qrels (beir_derived.go); opt.Consensus the
+// direct labels' method when derived labels are combined with them.
+func WriteDir(ctx context.Context, st *store.Store, projectID int64, format, dir string, opt Options) (Counts, error) {
 	if format != "beir" {
 		return Counts{}, fmt.Errorf("export: %s is a single-file format", format)
+	}
+	files, err := beirFiles(opt)
+	if err != nil {
+		return Counts{}, err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
 		return Counts{}, fmt.Errorf("export: %w", err)
 	}
 	var total Counts
-	for _, f := range beirFiles {
+	for _, f := range files {
 		c, err := writeFile(filepath.Join(dir, filepath.FromSlash(f.path)), func(w *bufio.Writer) (Counts, error) { return f.fn(ctx, st, projectID, w) })
 		if err != nil {
 			return total, err
 		}
-		total.Documents += c.Documents
-		total.Queries += c.Queries
-		total.Qrels += c.Qrels
-		total.Lines += c.Lines
+		total.add(c)
 	}
 	return total, nil
 }
 
-// beirFiles are the files of a BEIR export, paths slash-separated.
-var beirFiles = []struct {
+// add sums the counts of one file of a multi-file export into c.
+func (c *Counts) add(o Counts) {
+	c.Documents += o.Documents
+	c.Queries += o.Queries
+	c.Qrels += o.Qrels
+	c.Lines += o.Lines
+}
+
+// beirFile is one file of a BEIR export, its path slash-separated.
+type beirFile struct {
 	path string
 	fn   func(context.Context, *store.Store, int64, *bufio.Writer) (Counts, error)
-}{
-	{"corpus.jsonl", beirCorpus},
-	{"queries.jsonl", beirQueries},
-	{"qrels/test.tsv", beirQrels},
+}
+
+// beirFiles are the files of a BEIR export: corpus, queries and the test
+// split's qrels; with qrels derived or both, the qrels come from
+// beirQrelsMode and a sidecar qrels/test.source.tsv says each qrel's
+// source (BEIR's qrels TSV has fixed columns).
+func beirFiles(opt Options) ([]beirFile, error) {
+	if !consensus.ValidMethod(opt.Consensus) {
+		return nil, fmt.Errorf("export: unknown consensus %q (want majority or dawid-skene)", opt.Consensus)
+	}
+	if !ValidQrels(opt.Qrels) {
+		return nil, fmt.Errorf("export: unknown qrels %q (want direct, derived or both)", opt.Qrels)
+	}
+	files := []beirFile{{"corpus.jsonl", beirCorpus}, {"queries.jsonl", beirQueries}}
+	if opt.Qrels == "" || opt.Qrels == api.QrelsDirect {
+		return append(files, beirFile{"qrels/test.tsv", beirQrels}), nil
+	}
+	// The qrels and their sources are computed once and written as two
+	// files; the sidecar's lines follow the qrels file's, one for one.
+	var rows []beirQrel
+	qrels := func(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
+		var err error
+		if rows, err = beirQrelsMode(ctx, st, projectID, opt.Consensus, opt.Qrels); err != nil {
+			return Counts{}, err
+		}
+		return writeBEIRQrels(w, rows, false)
+	}
+	sources := func(_ context.Context, _ *store.Store, _ int64, w *bufio.Writer) (Counts, error) {
+		c, err := writeBEIRQrels(w, rows, true)
+		c.Qrels = 0 // the same qrels, counted once
+		return c, err
+	}
+	return append(files, beirFile{"qrels/test.tsv", qrels}, beirFile{"qrels/" + BEIRSourceSidecar("test"), sources}), nil
 }
 
 // writeFile writes to a temporary file and renames it into place, so a

@@ -12,17 +12,22 @@ import (
 )
 
 // WriteZip streams a multi-file format (beir) to w as one zip archive
-// whose files sit under root/ (e.g. "birds-beir/corpus.jsonl"), the layout
+// whose files sit under opt.ZipRoot/ (e.g. "birds-beir/corpus.jsonl"), the layout
 // WriteDir writes. Zip entries carry their sizes after the data, so nothing
 // is buffered: the archive streams from the database like Write.
-func WriteZip(ctx context.Context, st *store.Store, projectID int64, format, root string, w io.Writer) (Counts, error) {
+func WriteZip(ctx context.Context, st *store.Store, projectID int64, format string, opt Options, w io.Writer) (Counts, error) {
 	if !MultiFile(format) {
 		return Counts{}, fmt.Errorf("export: %s is a single-file format", format)
 	}
+	files, err := beirFiles(opt)
+	if err != nil {
+		return Counts{}, err
+	}
+	root := opt.ZipRoot
 	zw := zip.NewWriter(w)
 	var total Counts
 	now := time.Now()
-	for _, f := range beirFiles {
+	for _, f := range files {
 		fw, err := zw.CreateHeader(&zip.FileHeader{Name: root + "/" + f.path, Method: zip.Deflate, Modified: now})
 		if err != nil {
 			return total, fmt.Errorf("export: zip %s: %w", f.path, err)
@@ -35,10 +40,7 @@ func WriteZip(ctx context.Context, st *store.Store, projectID int64, format, roo
 		if err != nil {
 			return total, fmt.Errorf("export: zip %s: %w", f.path, err)
 		}
-		total.Documents += c.Documents
-		total.Queries += c.Queries
-		total.Qrels += c.Qrels
-		total.Lines += c.Lines
+		total.add(c)
 	}
 	if err := zw.Close(); err != nil {
 		return total, fmt.Errorf("export: zip: %w", err)

@@ -81,6 +81,7 @@ var routeAccess = map[string]access{
 	"HEAD /web/*":                                               public,
 	"POST /api/projects/:project/constraints":                   researcher,
 	"GET /api/projects/:project/derived":                        researcher,
+	"GET /api/projects/:project/leaderboard":                    researcher,
 }
 
 // catch-all routes (unknown API paths, app pages) are public by design.

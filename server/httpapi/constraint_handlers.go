@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/server/apperr"
 	"boolpool/server/atompool"
 	"boolpool/server/store"
 	"boolpool/web/api"
@@ -46,4 +47,39 @@ func (h constraintHandlers) derived(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// leaderboard returns the runs' measures over a qrels mode (GET
+// /api/projects/:project/leaderboard?qrels=direct|derived|both): direct
+// is the live snapshot's own; derived and both are scored over the labels
+// atompool.QrelsLabels gives, as the constraint judgments stand now.
+func (h constraintHandlers) leaderboard(c echo.Context) error {
+	p, err := h.research.project(c)
+	if err != nil {
+		return err
+	}
+	mode := c.QueryParam("qrels")
+	switch mode {
+	case "":
+		mode = api.QrelsDirect
+	case api.QrelsDirect, api.QrelsDerived, api.QrelsBoth:
+	default:
+		return apperr.Invalidf("qrels", "must be direct, derived or both")
+	}
+	ctx := c.Request().Context()
+	var snap api.LiveSnapshot
+	if mode == api.QrelsDirect {
+		snap, err = h.research.live.Snapshot(ctx, p.ID, p.Name)
+	} else {
+		var labels map[string]map[string]int
+		if labels, err = atompool.QrelsLabels(ctx, h.st, p.ID, mode); err != nil {
+			return err
+		}
+		snap, err = h.research.live.SnapshotOver(ctx, p.ID, p.Name, labels)
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, api.QrelsLeaderboard{Qrels: mode, Labels: snap.Consensus.Items, Relevant: snap.Consensus.Relevant,
+		Leaderboard: snap.Leaderboard, Templates: snap.Templates, Operators: snap.Operators, Bootstrap: snap.Bootstrap})
 }

@@ -74,6 +74,7 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/quality", rh.quality, researcher...)
 	e.POST("/api/projects/:project/constraints", kh.pool, researcher...)
 	e.GET("/api/projects/:project/derived", kh.derived, researcher...)
+	e.GET("/api/projects/:project/leaderboard", kh.leaderboard, researcher...)
 	e.PUT("/api/projects/:project/quality", rh.setQuality, researcher...)
 	e.GET("/api/items/:id/adjudication", rh.adjudicationItem, researcher...)
 	e.POST("/api/items/:id/adjudication", rh.adjudicate, researcher...)

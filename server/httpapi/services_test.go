@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"boolpool/server/atompool"
 	"log/slog"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ func newServices(t testing.TB, cfg config.Config, st *store.Store, log *slog.Log
 	relay := live.NewRelay(st, cons, dashboards, log)
 	cons.Subscribe(relay)
 	cons.Subscribe(consensus.ItemListener(pooling.NewCALTrigger(st, jc, log).ItemChanged)) // as services.go
+	cons.Subscribe(atompool.NewAtomsTrigger(st, jc, log))
 	t.Cleanup(func() {
 		cons.Close()
 		dashboards.Close()

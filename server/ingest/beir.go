@@ -34,7 +34,13 @@ func importBEIR(ctx context.Context, st *store.Store, projectID int64, path stri
 		}
 		tsvs, _ := filepath.Glob(filepath.Join(path, "qrels", "*.tsv"))
 		sort.Strings(tsvs)
-		files = append(files, tsvs...)
+		for _, t := range tsvs {
+			// qrels/<split>.source.tsv is the export's sidecar naming each
+			// qrel's source (derived qrels, issue 13), not a split.
+			if !strings.HasSuffix(t, ".source.tsv") {
+				files = append(files, t)
+			}
+		}
 		if len(files) == 0 {
 			return nil, &LineError{File: path, Reason: "no corpus.jsonl, queries.jsonl or qrels/*.tsv in this directory"}
 		}

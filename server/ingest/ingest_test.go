@@ -229,7 +229,7 @@ func TestBEIRAndTRECRoundTrip(t *testing.T) {
 		t.Fatalf("results = %+v", res)
 	}
 	out := t.TempDir()
-	_, err = export.WriteDir(ctx, st, pid, "beir", out)
+	_, err = export.WriteDir(ctx, st, pid, "beir", out, export.Options{})
 	must(err)
 	got, _ := os.ReadFile(filepath.Join(out, "qrels", "test.tsv"))
 	if string(got) != qrels {

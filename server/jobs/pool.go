@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"boolpool/server/apperr"
+	"boolpool/server/atompool"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/web/api"
@@ -43,6 +44,9 @@ func Pool(st *store.Store, log *slog.Logger) Kind {
 			if a.Job.CreatedBy != nil {
 				by = *a.Job.CreatedBy
 			}
+			if spec.Strategy == pooling.Atoms {
+				return publishAtoms(ctx, st, a, req, spec, by, log)
+			}
 			m, err := pooling.Make(ctx, st, a.Job.ProjectID, pooling.MakeRequest{Spec: spec, Publish: true,
 				RatersPerItem: req.RatersPerItem, By: by, JobID: a.Job.ID}, log, pooling.Progress(a.Report))
 			if errors.Is(err, store.ErrConflict) {
@@ -60,12 +64,44 @@ func Pool(st *store.Store, log *slog.Logger) Kind {
 	}
 }
 
+// publishAtoms publishes a live atoms pool (constraint items: the first
+// batch now, the next ones as they are labelled; atompool.CreateLive).
+// ItemsCreated counts constraint items. A retry whose earlier attempt
+// published the pool reports it (the name was free when the job was
+// submitted).
+func publishAtoms(ctx context.Context, st *store.Store, a Attempt, req api.PoolSpec, spec pooling.Spec, by int64, log *slog.Logger) (any, error) {
+	if p, err := st.PoolByName(ctx, a.Job.ProjectID, spec.Name); err == nil && p.Status != "draft" {
+		log.Info("atoms pool already published by an earlier attempt", "job", a.Job.ID, "pool", p.ID)
+		return api.PoolPublished{PoolID: p.ID}, nil
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	proj, err := st.ProjectByID(ctx, a.Job.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	raters := proj.RatersPerItem
+	if req.RatersPerItem != 0 {
+		if err := st.SetRatersPerItem(ctx, proj.ID, by, req.RatersPerItem); err != nil {
+			return nil, err
+		}
+		raters = req.RatersPerItem
+	}
+	a.Report("publishing the pool", 0, 0)
+	rep, created, err := atompool.CreateLive(ctx, st, proj.ID, spec, by, float64(proj.GoldRate), log)
+	if err != nil {
+		return nil, err
+	}
+	return api.PoolPublished{PoolID: rep.PoolID, ItemsCreated: created, RatersPerItem: raters, Preview: PoolPreview(rep)}, nil
+}
+
 // PoolSpec translates the pool builder's spec into the pooling package's;
 // pooling.Check then validates it against the project's runs.
 func PoolSpec(req api.PoolSpec) (pooling.Spec, error) {
 	spec := pooling.Spec{Name: strings.TrimSpace(req.Name), Runs: req.Runs, Depth: req.Depth, Strategy: req.Strategy,
 		Probes: req.Probes, ProbeDepth: req.ProbeDepth, Split: req.Split, JudgedK: req.JudgedK,
-		CAL: pooling.CALParams{Batch: req.CALBatch, Stop: req.CALStop, Max: req.CALMax, SeedRuns: req.CALSeedRuns}}
+		CAL:   pooling.CALParams{Batch: req.CALBatch, Stop: req.CALStop, Max: req.CALMax, SeedRuns: req.CALSeedRuns},
+		Atoms: pooling.AtomsParams{Batch: req.AtomsBatch, Max: req.AtomsMax}}
 	if req.RatersPerItem != 0 && (req.RatersPerItem < 1 || req.RatersPerItem > 20) {
 		return spec, apperr.Invalidf("raters_per_item", "must be between 1 and 20")
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"boolpool/server/apperr"
 	"boolpool/server/cal"
 	"boolpool/server/lexical"
 	"boolpool/server/retrieval"
@@ -27,6 +28,9 @@ type Spec struct {
 	JudgedRuns []string `json:"judged_runs,omitempty"`
 	// CAL configures strategy cal (live continuous active learning).
 	CAL CALParams `json:"cal,omitempty"`
+	// Atoms configures strategy atoms (live constraint pooling, created by
+	// atompool.CreateLive).
+	Atoms AtomsParams `json:"atoms,omitempty"`
 }
 
 // Report is what building a pool produced.
@@ -108,6 +112,9 @@ type Progress func(phase string, done, total int)
 func Make(ctx context.Context, st *store.Store, projectID int64, o MakeRequest, log *slog.Logger, progress Progress) (Made, error) {
 	if progress == nil {
 		progress = func(string, int, int) {}
+	}
+	if o.Spec.Strategy == Atoms {
+		return Made{}, apperr.Invalidf("strategy", "a pool with strategy atoms publishes constraint items: atompool.CreateLive builds it")
 	}
 	spec, err := Check(ctx, st, projectID, o.Spec)
 	if err != nil {
@@ -200,7 +207,12 @@ func buildPool(ctx context.Context, st *store.Store, projectID int64, spec Spec,
 				probes = append(probes, Probe{Label: p.Label, Docs: p.Docs})
 			}
 		}
-		items, err := Build(q.ID, runs, probes, Options{Depth: spec.Depth, Strategy: spec.Strategy}, NoJudgments)
+		strategy := spec.Strategy
+		if strategy == Atoms {
+			// Previewed as its candidates: the runs' top depth, in rank order.
+			strategy = Depth
+		}
+		items, err := Build(q.ID, runs, probes, Options{Depth: spec.Depth, Strategy: strategy}, NoJudgments)
 		if err != nil {
 			return nil, nil, err
 		}

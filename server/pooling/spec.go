@@ -55,12 +55,18 @@ func Check(ctx context.Context, st *store.Store, projectID int64, spec Spec) (Sp
 	switch spec.Strategy {
 	case Depth, MTF, Bandit:
 		spec.CAL = CALParams{}
+		spec.Atoms = AtomsParams{}
+	case Atoms:
+		spec.CAL = CALParams{}
+		if spec, err = checkAtoms(spec); err != nil {
+			return spec, err
+		}
 	case CAL:
 		if spec, err = checkCAL(spec); err != nil {
 			return spec, err
 		}
 	default:
-		return spec, apperr.Invalidf("strategy", "must be %s, %s, %s or %s", Depth, MTF, Bandit, CAL)
+		return spec, apperr.Invalidf("strategy", "must be %s, %s, %s, %s or %s", Depth, MTF, Bandit, CAL, Atoms)
 	}
 	if spec.ProbeDepth < 0 || spec.ProbeDepth > MaxDepth {
 		return spec, apperr.Invalidf("probe_depth", "must be between 0 and %d", MaxDepth)

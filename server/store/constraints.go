@@ -21,6 +21,7 @@ type NewConstraintItem struct {
 	DocExtID string
 	Priority int
 	Gold     string
+	PoolID   int64 // the live atoms pool that asked for it (0 = none)
 }
 
 // ConstraintPayload is items.payload of a constraint item.
@@ -68,10 +69,14 @@ func (s *Store) InsertConstraintItems(ctx context.Context, projectID int64, item
 			if err != nil {
 				return fmt.Errorf("store: constraint item %d: %w", i, err)
 			}
-			tag, err := tx.Exec(ctx, `INSERT INTO items (project_id, kind, query_id, document_id, priority, payload, is_gold, gold_answer, atom_id)
-				VALUES ($1, 'constraint', $2, $3, $4, $5, $6, $7, $8)
+			var poolID *int64
+			if n.PoolID != 0 {
+				poolID = &n.PoolID
+			}
+			tag, err := tx.Exec(ctx, `INSERT INTO items (project_id, kind, query_id, document_id, priority, payload, is_gold, gold_answer, atom_id, pool_id)
+				VALUES ($1, 'constraint', $2, $3, $4, $5, $6, $7, $8, $9)
 				ON CONFLICT (project_id, atom_id, document_id) WHERE kind = 'constraint' DO NOTHING`,
-				projectID, *queryID, docID, n.Priority, payload, n.Gold != "", gold, n.AtomID)
+				projectID, *queryID, docID, n.Priority, payload, n.Gold != "", gold, n.AtomID, poolID)
 			if err != nil {
 				return fmt.Errorf("store: constraint item %d: %w", i, err)
 			}

@@ -98,3 +98,18 @@ type ConstraintCounts struct {
 	Kappa      *float64 `json:"kappa,omitempty"`
 	KappaItems int      `json:"kappa_items"`
 }
+
+// QrelsLeaderboard is the leaderboard over a qrels mode (GET
+// /api/projects/:project/leaderboard?qrels=direct|derived|both, issue 13):
+// the runs' measures over the relevance items' consensus (direct), the
+// labels derived from constraint judgments (derived), or direct labels and
+// derived ones where no direct label exists (both).
+type QrelsLeaderboard struct {
+	Qrels       string              `json:"qrels"`
+	Labels      int                 `json:"labels"`   // labelled (query, document) pairs scored
+	Relevant    int                 `json:"relevant"` // of them relevant
+	Leaderboard []RunScores         `json:"leaderboard"`
+	Templates   []Breakdown         `json:"templates"`
+	Operators   []Breakdown         `json:"operators"`
+	Bootstrap   BootstrapParameters `json:"bootstrap"`
+}

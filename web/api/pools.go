@@ -17,6 +17,7 @@ const (
 	StrategyDepth  = "depth"
 	StrategyMTF    = "mtf"
 	StrategyBandit = "bandit"
+	StrategyAtoms  = "atoms" // live constraint pooling: constraint items in batches
 )
 
 // RunSummary is one stored run of a project.
@@ -46,6 +47,10 @@ type PoolSpec struct {
 	CALStop     string `json:"cal_stop,omitempty"`
 	CALMax      int    `json:"cal_max,omitempty"`
 	CALSeedRuns int    `json:"cal_seed_runs,omitempty"`
+	// Strategy atoms (live constraint pooling): constraint items per batch
+	// and in all (0 = defaults, 50 and 100000).
+	AtomsBatch int `json:"atoms_batch,omitempty"`
+	AtomsMax   int `json:"atoms_max,omitempty"`
 }
 
 // PoolRunStats is one run's share of a pool.
@@ -83,7 +88,7 @@ type PoolPreview struct {
 // PoolPublished is a saved and published pool.
 type PoolPublished struct {
 	PoolID        int64       `json:"pool_id"`
-	ItemsCreated  int         `json:"items_created"`
+	ItemsCreated  int         `json:"items_created"` // relevance items; strategy atoms: the first batch's constraint items
 	Gold          int         `json:"gold"`
 	NoDocText     int         `json:"no_doc_text"` // entries skipped: document not stored
 	RatersPerItem int         `json:"raters_per_item"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"boolpool/internal/judgingtest"
 	"boolpool/web/api"
 )
 
@@ -52,6 +53,10 @@ func secondBrowser(t *testing.T, e *env) *env {
 func TestConstraintJudgingDerivedQrelsLive(t *testing.T) {
 	e := newEnv(t, 2)
 	r := secondBrowser(t, e)
+	// Two runs, for the leaderboard over derived qrels.
+	if err := judgingtest.AddRuns(context.Background(), e.st, e.fx); err != nil {
+		t.Fatal(err)
+	}
 
 	// The researcher opens the dashboard and pools constraint items.
 	r.login("researcher")
@@ -62,6 +67,12 @@ func TestConstraintJudgingDerivedQrelsLive(t *testing.T) {
 	r.waitJS("derived table lists both queries", `document.querySelector("#derived-q1") && document.querySelector("#derived-q2") &&
 		document.querySelector("#derived-summary").textContent.startsWith("12 constraint items, 0 decided")`, 15*time.Second)
 	r.shot("constraint-01-dashboard-pooled")
+	// The leaderboard over derived qrels, following the constraint
+	// judgments live (no labels yet).
+	r.do("leaderboard over derived qrels", chromedp.SetValue(chromedp.CSS(`#leaderboard-qrels`), "derived"))
+	eval[bool](r, `document.querySelector("#leaderboard-qrels").dispatchEvent(new Event("change", {bubbles: true}))`)
+	r.waitJS("derived leaderboard loaded", `!!document.querySelector('#leaderboard-view[data-qrels="derived"] #leaderboard-qrels-summary[data-labels="0"]')`, 15*time.Second)
+	bm25MRR := `(document.querySelector('#leaderboard-view tr[data-run="bm25"] td[data-measure="mrr@10"]') || {dataset: {}}).dataset.mean`
 
 	derived := func(q string) map[string]string {
 		return eval[map[string]string](r, `(() => { const d = (document.querySelector("#derived-`+q+`") || {dataset: {}}).dataset;
@@ -134,6 +145,9 @@ func TestConstraintJudgingDerivedQrelsLive(t *testing.T) {
 	r.waitJS("12 labels", `document.querySelector("#derived").dataset.judged === "12"`, 20*time.Second)
 	r.waitJS("q1 and q2 complete", `document.querySelector("#derived-q1").dataset.relevant === "1" && document.querySelector("#derived-q1").dataset.nonrelevant === "3" &&
 		document.querySelector("#derived-q2").dataset.relevant === "2"`, 20*time.Second)
+	// The derived leaderboard followed: 6 labels; bm25 ranks q1's d2 third
+	// and q2's d5 first, MRR@10 (1/3 + 1) / 2.
+	r.waitJS("derived leaderboard scored", `document.querySelector("#leaderboard-qrels-summary").dataset.labels === "6" && `+bm25MRR+` === "0.666667"`, 20*time.Second)
 
 	// annotator2 judges every item too, unsure about the Hoatzin and the
 	// Venezuelan Andes: that vote splits, the label is unsure and q1's d4
@@ -155,6 +169,7 @@ func TestConstraintJudgingDerivedQrelsLive(t *testing.T) {
 	}
 	r.waitJS("q1 d4 unknown after the split vote", `document.querySelector("#derived-q1").dataset.unknown === "1" &&
 		document.querySelector("#derived-q1").dataset.nonrelevant === "2" && document.querySelector("#derived-q1").dataset.relevant === "1"`, 20*time.Second)
+	r.waitJS("derived leaderboard after the split vote", `document.querySelector("#leaderboard-qrels-summary").dataset.labels === "5"`, 20*time.Second)
 	r.shot("constraint-05-dashboard-final")
 
 	// Every judgment kept its evidence sentence.

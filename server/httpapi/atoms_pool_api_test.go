@@ -1,0 +1,173 @@
+package httpapi_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"boolpool/internal/judgingtest"
+	"boolpool/server/atompool"
+	"boolpool/server/config"
+	"boolpool/server/httpapi"
+	"boolpool/server/jobs"
+	"boolpool/server/pooling"
+	"boolpool/server/store/storetest"
+	"boolpool/web/api"
+)
+
+// newAtomsEnv is the fixture (1 rater per item) with the two runs and a
+// job client running the atoms-batch kind, as serve builds it.
+func newAtomsEnv(t *testing.T) *env {
+	t.Helper()
+	ctx := context.Background()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 1)
+	if err := judgingtest.AddRuns(ctx, st, fx); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, LoginPerMinute: 100, StaticDir: t.TempDir()}
+	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	jc, err := jobs.New(st, log, map[string]jobs.Kind{pooling.AtomsJobKind: jobs.AtomsBatch(st)}, jobs.Config{Concurrency: 1, Test: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(cfg, newServices(t, cfg, st, log, jc), log).Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := jc.Stop(sctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return &env{t: t, st: st, fx: fx, srv: srv}
+}
+
+// TestAtomsPoolLive: a pool with strategy atoms publishes its first batch
+// of constraint items; an annotator judges them through the API; each
+// labelled batch queues an atoms-batch job (real River) that adds the next
+// one, chosen from the labels so far: one atom of a query per document at
+// a time (the one most likely to decide its expression), the next only
+// if the first leaves it undecided. The pool ends when every candidate's
+// derived label is known, with fewer constraint items than (atom,
+// candidate) pairs.
+func TestAtomsPoolLive(t *testing.T) {
+	e := newAtomsEnv(t)
+	ctx := context.Background()
+	r := e.login("researcher")
+	var problem api.Problem
+	if st := r.do("POST", "/api/projects/fixture/pools", api.PoolSpec{Name: "atoms", Runs: []string{"bm25"}, Depth: 3, Strategy: api.StrategyAtoms, AtomsBatch: -1}, &problem); st != 400 || problem.Field != "atoms.batch" {
+		t.Fatalf("a negative batch: %d %+v, want 400 naming atoms.batch", st, problem)
+	}
+	spec := api.PoolSpec{Name: "atoms", Runs: []string{"bm25", "dense"}, Depth: 3, Strategy: api.StrategyAtoms, AtomsBatch: 2}
+	var pub api.PoolPublished
+	if st := r.do("POST", "/api/projects/fixture/pools", spec, &pub); st != 201 {
+		t.Fatalf("publish: %d", st)
+	}
+	if pub.ItemsCreated != 2 || pub.Preview.Strategy != api.StrategyAtoms || pub.Preview.Composition.Queries != 2 {
+		t.Fatalf("published = %+v, want the first batch of 2 constraint items", pub)
+	}
+	poolID := pub.PoolID
+
+	a := e.login("annotator1")
+	answer := func(atom, doc string) string {
+		if v := fixtureTruth[atom][doc]; v != "" {
+			return v
+		}
+		return "no"
+	}
+	type pair struct{ atom, doc string }
+	var asked []pair
+	batchOf := map[pair]int{}
+	batches := 1
+	for n := 1; ; {
+		q := a.queue(api.KindConstraint, 10)
+		for _, tk := range q.Tasks {
+			asked = append(asked, pair{tk.Constraint.Text, tk.Document.ExtID})
+			batchOf[asked[len(asked)-1]] = batches
+			req := api.JudgmentRequest{ClientID: uuid(n), AuthorID: a.id, ItemID: tk.ItemID, Kind: api.KindConstraint,
+				Constraint: &api.ConstraintAnswer{Satisfied: answer(tk.Constraint.Text, tk.Document.ExtID)}}
+			n++
+			if st := a.do("POST", "/api/judgments", req, nil); st != 201 {
+				t.Fatalf("judgment: %d", st)
+			}
+		}
+		// The labelled batch queues a job; wait for it to finish and see
+		// whether it added a batch.
+		before, _, err := e.st.AtomPoolState(ctx, poolID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var open int
+			if err := e.st.Pool().QueryRow(ctx, `SELECT count(*) FROM jobs WHERE kind = $1 AND state IN ('queued', 'running')`, pooling.AtomsJobKind).Scan(&open); err != nil {
+				t.Fatal(err)
+			}
+			var done int
+			if err := e.st.Pool().QueryRow(ctx, `SELECT count(*) FROM jobs WHERE kind = $1 AND state = 'done'`, pooling.AtomsJobKind).Scan(&done); err != nil {
+				t.Fatal(err)
+			}
+			if open == 0 && done >= batches {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("batch %d: the atoms-batch job did not finish (%d open, %d done)", batches, open, done)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		after, pending, err := e.st.AtomPoolState(ctx, poolID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after == before {
+			if pending != 0 {
+				t.Fatalf("the pool stopped with %d items unlabelled", pending)
+			}
+			break
+		}
+		if after-before > 2 {
+			t.Fatalf("batch %d added %d items, more than the batch size 2", batches+1, after-before)
+		}
+		batches++
+		if batches > 20 {
+			t.Fatal("the pool never ends")
+		}
+	}
+	t.Logf("%d batches, %d constraint judgments: %v", batches, len(asked), asked)
+	queryOf := map[string]string{"Birds of the Venezuelan Andes": "q1", "birds of Colombia": "q1", "Films set in Paris": "q2", "comedy films": "q2"}
+	seen := map[pair]bool{}
+	perBatch := map[[3]any]int{}
+	for _, p := range asked {
+		if seen[p] {
+			t.Errorf("%v asked twice", p)
+		}
+		seen[p] = true
+		// One atom of a query per document and batch: the next one only
+		// once the first one's label is known (and leaves it undecided).
+		k := [3]any{batchOf[p], queryOf[p.atom], p.doc}
+		if perBatch[k]++; perBatch[k] > 1 {
+			t.Errorf("batch %d asks two atoms of %s about %s", batchOf[p], queryOf[p.atom], p.doc)
+		}
+	}
+	// Candidates: q1 d1 d2 d5 d6, q2 d1 d3 d5 d6: 16 (atom, document)
+	// pairs; a label that decides the expression spares the other atom.
+	if len(asked) >= 16 || batches < 4 {
+		t.Errorf("%d constraint judgments in %d batches, want fewer than 16 in at least 4", len(asked), batches)
+	}
+	sum, err := atompool.Summary(ctx, e.st, e.fx.Project.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range sum.Queries {
+		want := map[string]int{"q1": 1, "q2": 2}[q.QueryExtID]
+		if q.Relevant != want || q.Unknown != 0 || q.Relevant+q.NonRelevant != 4 {
+			t.Errorf("%s derived %+v, want %d relevant of 4 candidates, none unknown", q.QueryExtID, q, want)
+		}
+	}
+}

@@ -3,14 +3,11 @@ package httpapi_test
 import (
 	"context"
 	"log/slog"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"boolpool/internal/judgingtest"
 	"boolpool/server/atompool"
-	"boolpool/server/config"
-	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
 	"boolpool/server/pooling"
 	"boolpool/server/store/storetest"
@@ -18,7 +15,7 @@ import (
 )
 
 // newAtomsEnv is the fixture (1 rater per item) with the two runs and a
-// job client running the atoms-batch kind, as serve builds it.
+// job client running the pool and atoms-batch kinds, as serve builds it.
 func newAtomsEnv(t *testing.T) *env {
 	t.Helper()
 	ctx := context.Background()
@@ -27,25 +24,8 @@ func newAtomsEnv(t *testing.T) *env {
 	if err := judgingtest.AddRuns(ctx, st, fx); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, LoginPerMinute: 100, StaticDir: t.TempDir()}
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	jc, err := jobs.New(st, log, map[string]jobs.Kind{pooling.AtomsJobKind: jobs.AtomsBatch(st)}, jobs.Config{Concurrency: 1, Test: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := jc.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(httpapi.New(cfg, newServices(t, cfg, st, log, jc), log).Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := jc.Stop(sctx); err != nil {
-			t.Error(err)
-		}
-	})
-	return &env{t: t, st: st, fx: fx, srv: srv}
+	return serveWithJobs(t, st, fx, log, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, log), pooling.AtomsJobKind: jobs.AtomsBatch(st)}, 1)
 }
 
 // TestAtomsPoolLive: a pool with strategy atoms publishes its first batch
@@ -65,10 +45,7 @@ func TestAtomsPoolLive(t *testing.T) {
 		t.Fatalf("a negative batch: %d %+v, want 400 naming atoms.batch", st, problem)
 	}
 	spec := api.PoolSpec{Name: "atoms", Runs: []string{"bm25", "dense"}, Depth: 3, Strategy: api.StrategyAtoms, AtomsBatch: 2}
-	var pub api.PoolPublished
-	if st := r.do("POST", "/api/projects/fixture/pools", spec, &pub); st != 201 {
-		t.Fatalf("publish: %d", st)
-	}
+	pub := publishPool(t, r, "fixture", spec)
 	if pub.ItemsCreated != 2 || pub.Preview.Strategy != api.StrategyAtoms || pub.Preview.Composition.Queries != 2 {
 		t.Fatalf("published = %+v, want the first batch of 2 constraint items", pub)
 	}

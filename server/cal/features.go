@@ -18,6 +18,7 @@
 package cal
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -46,6 +47,13 @@ type Features struct {
 	vals   []float32
 	idf    []float64 // text terms
 	dim    int
+	// Dense block (FeatureOptions.Dense): the documents' L2-normalised
+	// embeddings, row-major (N × denseDim), stored in the rows as columns
+	// denseCol … denseCol+denseDim-1 with weight denseW.
+	dense    []float32
+	denseDim int
+	denseCol uint32
+	denseW   float64
 }
 
 // FeatureOptions configure the features.
@@ -55,6 +63,13 @@ type FeatureOptions struct {
 	NameWeight float64
 	// NameBits is log2 of the hashed name feature space (default 18).
 	NameBits int
+	// Dense, when set, holds every document's embedding (by document
+	// number, all of one dimension; e.g. the stored minilm-static vectors):
+	// each row gets the L2-normalised embedding as a dense block of norm
+	// DenseWeight, the lexical blocks sharing the rest (1 − DenseWeight²).
+	// It also enables the query-cosine feature (Options.QueryCosine).
+	Dense       [][]float32
+	DenseWeight float64
 }
 
 // DefaultFeatureOptions: name block of norm 0.5, 2^18 hashed name features.
@@ -62,10 +77,14 @@ func DefaultFeatureOptions() FeatureOptions { return FeatureOptions{NameWeight: 
 
 // FromIndex builds the features of every document of ix with
 // DefaultFeatureOptions.
-func FromIndex(ix *lexical.Index) *Features { return FromIndexWith(ix, DefaultFeatureOptions()) }
+func FromIndex(ix *lexical.Index) *Features {
+	f, _ := FromIndexWith(ix, DefaultFeatureOptions()) // no dense block: cannot fail
+	return f
+}
 
-// FromIndexWith builds the features of every document of ix.
-func FromIndexWith(ix *lexical.Index, opt FeatureOptions) *Features {
+// FromIndexWith builds the features of every document of ix; it fails only
+// on bad dense options.
+func FromIndexWith(ix *lexical.Index, opt FeatureOptions) (*Features, error) {
 	n, nt := ix.NumDocs(), ix.NumTerms()
 	alpha := min(max(opt.NameWeight, 0), 1)
 	if opt.NameBits <= 0 {
@@ -156,7 +175,104 @@ func FromIndexWith(ix *lexical.Index, opt FeatureOptions) *Features {
 			scale(name, alpha)
 		}
 	}
-	return f
+	if len(opt.Dense) > 0 {
+		if err := f.addDense(opt.Dense, opt.DenseWeight); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// addDense appends the dense block to every row (see FeatureOptions.Dense).
+func (f *Features) addDense(vecs [][]float32, w float64) error {
+	n := f.NumDocs()
+	if len(vecs) != n {
+		return fmt.Errorf("cal: %d dense vectors for %d documents", len(vecs), n)
+	}
+	if w <= 0 || w >= 1 {
+		return fmt.Errorf("cal: dense weight %g must be in (0, 1)", w)
+	}
+	dd := len(vecs[0])
+	if dd == 0 {
+		return fmt.Errorf("cal: empty dense vectors")
+	}
+	f.dense = make([]float32, n*dd)
+	for d, v := range vecs {
+		if len(v) != dd {
+			return fmt.Errorf("cal: dense vector of document %d has %d dimensions, want %d", d, len(v), dd)
+		}
+		row := f.dense[d*dd : (d+1)*dd]
+		copy(row, v)
+		normalize(row)
+	}
+	f.denseDim, f.denseCol, f.denseW = dd, uint32(f.dim), w
+	lex := math.Sqrt(1 - w*w)
+	rowPtr := make([]int, n+1)
+	cols := make([]uint32, 0, len(f.cols)+n*dd)
+	vals := make([]float32, 0, len(f.vals)+n*dd)
+	for d := 0; d < n; d++ {
+		lo, hi := f.rowPtr[d], f.rowPtr[d+1]
+		cols = append(cols, f.cols[lo:hi]...)
+		for _, x := range f.vals[lo:hi] {
+			vals = append(vals, float32(float64(x)*lex))
+		}
+		for i, x := range f.dense[d*dd : (d+1)*dd] {
+			cols = append(cols, f.denseCol+uint32(i))
+			vals = append(vals, float32(float64(x)*w))
+		}
+		rowPtr[d+1] = len(cols)
+	}
+	f.rowPtr, f.cols, f.vals = rowPtr, cols, vals
+	f.dim += dd
+	return nil
+}
+
+// HasDense reports whether the features hold a dense block.
+func (f *Features) HasDense() bool { return f.denseDim > 0 }
+
+// DenseDim is the dimension of the dense block (0: none).
+func (f *Features) DenseDim() int { return f.denseDim }
+
+// withDense is a lexical vector of a text (Vectorize) joined with the
+// text's embedding q as the rows are (unchanged without a dense block or
+// without q).
+func (f *Features) withDense(v Vec, q []float32) Vec {
+	if f.denseDim == 0 || len(q) != f.denseDim {
+		return v
+	}
+	qn := append([]float32(nil), q...)
+	normalize(qn)
+	lex := math.Sqrt(1 - f.denseW*f.denseW)
+	out := Vec{Idx: make([]uint32, 0, len(v.Idx)+f.denseDim), Val: make([]float32, 0, len(v.Idx)+f.denseDim)}
+	out.Idx = append(out.Idx, v.Idx...)
+	for _, x := range v.Val {
+		out.Val = append(out.Val, float32(float64(x)*lex))
+	}
+	for i, x := range qn {
+		out.Idx = append(out.Idx, f.denseCol+uint32(i))
+		out.Val = append(out.Val, float32(float64(x)*f.denseW))
+	}
+	return out
+}
+
+// Cosines writes the cosine of every document's embedding to q into out
+// (len NumDocs); it needs a dense block of q's dimension.
+func (f *Features) Cosines(q []float32, out []float64) error {
+	if f.denseDim == 0 || len(q) != f.denseDim {
+		return fmt.Errorf("cal: query vector of %d dimensions, dense block of %d", len(q), f.denseDim)
+	}
+	qn := append([]float32(nil), q...)
+	normalize(qn)
+	dd := f.denseDim
+	for d := range out {
+		row := f.dense[d*dd : (d+1)*dd]
+		var s float32
+		for i, x := range row {
+			s += x * qn[i]
+		}
+		out[d] = float64(s)
+	}
+	return nil
 }
 
 type nameCount struct {

@@ -183,7 +183,9 @@ func FromIndexWith(ix *lexical.Index, opt FeatureOptions) (*Features, error) {
 	return f, nil
 }
 
-// addDense appends the dense block to every row (see FeatureOptions.Dense).
+// addDense adds the dense block (see FeatureOptions.Dense): the
+// embeddings are kept apart from the sparse rows, normalised and scaled
+// by w (the sparse rows by √(1 − w²)), and Row joins them.
 func (f *Features) addDense(vecs [][]float32, w float64) error {
 	n := f.NumDocs()
 	if len(vecs) != n {
@@ -206,23 +208,7 @@ func (f *Features) addDense(vecs [][]float32, w float64) error {
 		normalize(row)
 	}
 	f.denseDim, f.denseCol, f.denseW = dd, uint32(f.dim), w
-	lex := math.Sqrt(1 - w*w)
-	rowPtr := make([]int, n+1)
-	cols := make([]uint32, 0, len(f.cols)+n*dd)
-	vals := make([]float32, 0, len(f.vals)+n*dd)
-	for d := 0; d < n; d++ {
-		lo, hi := f.rowPtr[d], f.rowPtr[d+1]
-		cols = append(cols, f.cols[lo:hi]...)
-		for _, x := range f.vals[lo:hi] {
-			vals = append(vals, float32(float64(x)*lex))
-		}
-		for i, x := range f.dense[d*dd : (d+1)*dd] {
-			cols = append(cols, f.denseCol+uint32(i))
-			vals = append(vals, float32(float64(x)*w))
-		}
-		rowPtr[d+1] = len(cols)
-	}
-	f.rowPtr, f.cols, f.vals = rowPtr, cols, vals
+	scale(f.vals, math.Sqrt(1-w*w))
 	f.dim += dd
 	return nil
 }
@@ -365,8 +351,8 @@ func (f *Features) NumDocs() int { return len(f.rowPtr) - 1 }
 // space when names are featured).
 func (f *Features) Dim() int { return f.dim }
 
-// NNZ is the number of stored weights.
-func (f *Features) NNZ() int { return len(f.cols) }
+// NNZ is the number of stored weights (the dense block's included).
+func (f *Features) NNZ() int { return len(f.cols) + len(f.dense) }
 
 // DocID is the external id of document number d.
 func (f *Features) DocID(d uint32) string { return f.ix.DocID(d) }
@@ -374,10 +360,23 @@ func (f *Features) DocID(d uint32) string { return f.ix.DocID(d) }
 // DocNum is the document number of an external id.
 func (f *Features) DocNum(id string) (uint32, bool) { return f.ix.DocNum(id) }
 
-// Row is document d's vector (shared storage: do not modify).
+// Row is document d's vector (shared storage: do not modify). With a
+// dense block the row is a new vector: the sparse part, then the block.
 func (f *Features) Row(d uint32) Vec {
 	lo, hi := f.rowPtr[d], f.rowPtr[d+1]
-	return Vec{Idx: f.cols[lo:hi], Val: f.vals[lo:hi]}
+	v := Vec{Idx: f.cols[lo:hi], Val: f.vals[lo:hi]}
+	if f.denseDim == 0 {
+		return v
+	}
+	dd := f.denseDim
+	out := Vec{Idx: make([]uint32, 0, hi-lo+dd), Val: make([]float32, 0, hi-lo+dd)}
+	out.Idx = append(out.Idx, v.Idx...)
+	out.Val = append(out.Val, v.Val...)
+	for i, x := range f.dense[int(d)*dd : (int(d)+1)*dd] {
+		out.Idx = append(out.Idx, f.denseCol+uint32(i))
+		out.Val = append(out.Val, float32(float64(x)*f.denseW))
+	}
+	return out
 }
 
 // Vectorize is the feature vector of a text (e.g. the query as a

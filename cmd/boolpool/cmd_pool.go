@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"boolpool/encoders"
 	"boolpool/server/boolexpr"
 	"boolpool/server/cal"
 	"boolpool/server/pooling"
@@ -136,6 +137,8 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	effortBase := fs.Int("cal-effort-base", pooling.DefaultCALKnee().EffortBase, "cal: the effort cap's base (judgments a query gets with nothing found)")
 	calMax := fs.Int("cal-max", 1000, "cal: at most this many judgments per query")
 	calSeedRuns := fs.Int("cal-seed-runs", 0, "cal: judge the top N of the fused runs before the first training round")
+	calFeatures := fs.String("cal-features", pooling.CALFeaturesLexical, "cal: features, lexical or lexical+dense (the documents' stored vectors of --cal-encoder and the query's cosine; needs boolpool encode)")
+	calEncoder := fs.String("cal-encoder", encoders.MiniLMStatic, "cal: dense encoder `name` of --cal-features lexical+dense")
 	asJSON := fs.Bool("json", false, "print the JSON contract instead of the table")
 	svg := fs.String("svg", "", "also write the recall-vs-judgments chart to this SVG `file`")
 	atomQrels := fs.String("atom-qrels", "", "strategy atoms (alone, issue 13): atom oracle `FILE` (atom text<TAB>document<TAB>0|1)")
@@ -179,6 +182,17 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	spec := pooling.GoldSpec{Runs: splitList(*runs), Depth: *depth, Split: *split, Strategies: names, Levels: lv, Budget: *budget,
 		Bandit: pooling.BanditOptions{Discount: *discount}, Qrels: rel,
 		CAL: pooling.CALSim{Knee: cal.KneeOptions{MinRank: *kneeMin, Rho: *kneeRho, Adjust: *kneeAdjust, EffortPerRel: *effortPerRel, EffortBase: *effortBase}, MaxPerQuery: *calMax, SeedRuns: *calSeedRuns}}
+	switch *calFeatures {
+	case pooling.CALFeaturesLexical:
+	case pooling.CALFeaturesDense:
+		release, err := calDenseSim(ctx, st, p.ID, *calEncoder, &spec.CAL, stderr)
+		if err != nil {
+			return err
+		}
+		defer release()
+	default:
+		return fmt.Errorf("%w: --cal-features: %q is not lexical or lexical+dense", errUsage, *calFeatures)
+	}
 	sum, err := pooling.SimulateGoldProject(ctx, st, p.ID, spec, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return err

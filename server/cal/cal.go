@@ -220,7 +220,8 @@ func (e *Engine) next(ctx context.Context, pseudo []Vec, cos []float64, judged m
 
 // pseudoDocs are the relevant pseudo-documents of a query text (none for
 // an empty text or one without an indexed term), each joined with the
-// query's embedding qvec when the features have a dense block.
+// query's embedding qvec when the features have a dense block (with no
+// indexed term, the embedding alone is the pseudo-document).
 func (e *Engine) pseudoDocs(query string, qvec []float32) []Vec {
 	parts := []string{query}
 	if e.opt.QueryParts {
@@ -237,6 +238,10 @@ func (e *Engine) pseudoDocs(query string, qvec []float32) []Vec {
 		if v := e.f.Vectorize(p); len(v.Idx) > 0 {
 			out = append(out, e.f.withDense(v, qvec))
 		}
+	}
+	if len(out) == 0 && e.f.HasDense() && len(qvec) == e.f.DenseDim() {
+		// No word of the query is in the corpus: its embedding alone.
+		out = append(out, e.f.withDense(Vec{}, qvec))
 	}
 	return out
 }

@@ -89,6 +89,10 @@ func TestRecallSample(t *testing.T) {
 	}
 	var seqs [][]bool
 	found := make([]int, len(cuts))
+	// The ceiling also counts the held-out gold within 20, 50 and 100
+	// judgments per relevant.
+	ceilingPer := []int{20, 50, 100}
+	ceilHits := make([]int, len(ceilingPer))
 	gold, qn := 0, 0
 	verbose := os.Getenv("BOOLPOOL_CAL_VERBOSE") != ""
 	for i := 0; sc.Scan(); i++ {
@@ -183,6 +187,11 @@ func TestRecallSample(t *testing.T) {
 				if above < 10*len(rel) {
 					hit++
 				}
+				for j, per := range ceilingPer {
+					if above < per*len(rel) {
+						ceilHits[j]++
+					}
+				}
 			}
 			found[0] += hit
 			continue
@@ -238,7 +247,11 @@ func TestRecallSample(t *testing.T) {
 		}
 	}
 	if os.Getenv("BOOLPOOL_CAL_CEILING") != "" {
-		t.Logf("RESULT %d queries, %d gold: leave-one-out, %.3f of the gold ranks within 10 per relevant", qn, gold, float64(found[0])/float64(gold))
+		more := ""
+		for j, per := range ceilingPer {
+			more += fmt.Sprintf(", %.3f within %d", float64(ceilHits[j])/float64(gold), per)
+		}
+		t.Logf("RESULT %d queries, %d gold: leave-one-out, %.3f of the gold ranks within 10 per relevant%s", qn, gold, float64(found[0])/float64(gold), more)
 		return
 	}
 	var parts []string

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -166,6 +167,9 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := pooling.CheckStrategies(names); err != nil {
 		return fmt.Errorf("%w: --strategies: %v", errUsage, err)
 	}
+	if *calFeatures != pooling.CALFeaturesLexical && *calFeatures != pooling.CALFeaturesDense {
+		return fmt.Errorf("%w: --cal-features: %q is not lexical or lexical+dense", errUsage, *calFeatures)
+	}
 	var rel map[string]map[string]bool
 	if *qrelsFile != "" {
 		var err error
@@ -182,16 +186,12 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	spec := pooling.GoldSpec{Runs: splitList(*runs), Depth: *depth, Split: *split, Strategies: names, Levels: lv, Budget: *budget,
 		Bandit: pooling.BanditOptions{Discount: *discount}, Qrels: rel,
 		CAL: pooling.CALSim{Knee: cal.KneeOptions{MinRank: *kneeMin, Rho: *kneeRho, Adjust: *kneeAdjust, EffortPerRel: *effortPerRel, EffortBase: *effortBase}, MaxPerQuery: *calMax, SeedRuns: *calSeedRuns}}
-	switch *calFeatures {
-	case pooling.CALFeaturesLexical:
-	case pooling.CALFeaturesDense:
+	if *calFeatures == pooling.CALFeaturesDense && slices.Contains(names, pooling.CAL) {
 		release, err := calDenseSim(ctx, st, p.ID, *calEncoder, &spec.CAL, stderr)
 		if err != nil {
 			return err
 		}
 		defer release()
-	default:
-		return fmt.Errorf("%w: --cal-features: %q is not lexical or lexical+dense", errUsage, *calFeatures)
 	}
 	sum, err := pooling.SimulateGoldProject(ctx, st, p.ID, spec, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {

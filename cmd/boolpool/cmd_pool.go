@@ -8,12 +8,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"boolpool/encoders"
 	"boolpool/server/boolexpr"
 	"boolpool/server/cal"
 	"boolpool/server/pooling"
@@ -169,6 +171,8 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	effortBase := fs.Int("cal-effort-base", pooling.DefaultCALKnee().EffortBase, "cal: the effort cap's base (judgments a query gets with nothing found)")
 	calMax := fs.Int("cal-max", 1000, "cal: at most this many judgments per query")
 	calSeedRuns := fs.Int("cal-seed-runs", 0, "cal: judge the top N of the fused runs before the first training round")
+	calFeatures := fs.String("cal-features", pooling.CALFeaturesLexical, "cal: features, lexical or lexical+dense (the documents' stored vectors of --cal-encoder and the query's cosine; needs boolpool encode)")
+	calEncoder := fs.String("cal-encoder", encoders.MiniLMStatic, "cal: dense encoder `name` of --cal-features lexical+dense")
 	asJSON := fs.Bool("json", false, "print the JSON contract instead of the table")
 	svg := fs.String("svg", "", "also write the recall-vs-judgments chart to this SVG `file`")
 	atomQrels := fs.String("atom-qrels", "", "strategy atoms (alone, issue 13): atom oracle `FILE` (atom text<TAB>document<TAB>0|1)")
@@ -196,6 +200,9 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := pooling.CheckStrategies(names); err != nil {
 		return fmt.Errorf("%w: --strategies: %v", errUsage, err)
 	}
+	if *calFeatures != pooling.CALFeaturesLexical && *calFeatures != pooling.CALFeaturesDense {
+		return fmt.Errorf("%w: --cal-features: %q is not lexical or lexical+dense", errUsage, *calFeatures)
+	}
 	var rel map[string]map[string]bool
 	if *qrelsFile != "" {
 		var err error
@@ -212,6 +219,13 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	spec := pooling.GoldSpec{Runs: splitList(*runs), Depth: *depth, Split: *split, Strategies: names, Levels: lv, Budget: *budget,
 		Bandit: pooling.BanditOptions{Discount: *discount}, Qrels: rel,
 		CAL: pooling.CALSim{Knee: cal.KneeOptions{MinRank: *kneeMin, Rho: *kneeRho, Adjust: *kneeAdjust, EffortPerRel: *effortPerRel, EffortBase: *effortBase}, MaxPerQuery: *calMax, SeedRuns: *calSeedRuns}}
+	if *calFeatures == pooling.CALFeaturesDense && slices.Contains(names, pooling.CAL) {
+		release, err := calDenseSim(ctx, st, p.ID, *calEncoder, &spec.CAL, stderr)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	sum, err := pooling.SimulateGoldProject(ctx, st, p.ID, spec, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return err

@@ -132,6 +132,16 @@ func TestRetrievePoolCLI(t *testing.T) {
 	if code := run(ctx, []string{"pool", "simulate", "--database-url", db, "--project", "p", "--runs", "strict", "--strategies", "depth,atoms"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), `"atoms"`) {
 		t.Fatalf("unknown strategy: exit %d %q", code, errb.String())
 	}
+	errb.Reset()
+	if code := run(ctx, []string{"pool", "simulate", "--database-url", db, "--project", "p", "--runs", "strict", "--strategies", "cal", "--cal-features", "dense"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "--cal-features") {
+		t.Fatalf("bad --cal-features: exit %d %q", code, errb.String())
+	}
+	// lexical+dense needs the documents' stored vectors (boolpool encode).
+	errb.Reset()
+	if code := run(ctx, []string{"pool", "simulate", "--database-url", db, "--project", "p", "--runs", "strict", "--qrels", qrels,
+		"--strategies", "cal", "--cal-features", "lexical+dense"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "minilm-static") {
+		t.Fatalf("lexical+dense without vectors: exit %d %q", code, errb.String())
+	}
 }
 
 // TestRetrieveEvalBM25Variants: `retrieve --list` documents qtf, and

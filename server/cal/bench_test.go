@@ -124,3 +124,90 @@ func median(xs []float64) float64 {
 	}
 	return s[len(s)/2]
 }
+
+// BenchmarkRoundDense times the same round with dense features (a 256-d
+// embedding block at weight 0.5 and the query-cosine feature) against the
+// lexical round and the BM25 reference, the three alternately in one run.
+// On DebQUEST the embeddings are minilm-static's (real ONNX Runtime; kept
+// in BOOLPOOL_CAL_DENSE_CACHE when set); on the synthetic corpus random
+// unit vectors.
+func BenchmarkRoundDense(b *testing.B) {
+	docs, what := benchCorpus(b)
+	ix, err := lexical.Build(context.Background(), docs, lexical.DefaultParams(), 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var vecs [][]float32
+	var qvec func(string) []float32
+	if os.Getenv("BOOLPOOL_SHARED_DATA") != "" {
+		enc := newTestEncoder(b)
+		vecs = enc.corpus(b, docs)
+		qvec = func(s string) []float32 { return enc.text(b, s) }
+	} else {
+		random := func() []float32 {
+			v := make([]float32, 256)
+			for i := range v {
+				v[i] = float32(rng.NormFloat64())
+			}
+			return v
+		}
+		for range docs {
+			vecs = append(vecs, random())
+		}
+		qvec = func(string) []float32 { return random() }
+	}
+	lexF := FromIndex(ix)
+	tf := time.Now()
+	denseF, err := FromIndexWith(ix, FeatureOptions{Dense: vecs, DenseWeight: 0.5})
+	if err != nil {
+		b.Fatal(err)
+	}
+	featMs := float64(time.Since(tf).Microseconds()) / 1000
+	lexE := NewEngine(lexF, DefaultOptions())
+	opt := DefaultOptions()
+	opt.QueryCosine = 1
+	denseE := NewEngine(denseF, opt)
+	perm := rng.Perm(lexF.NumDocs())
+	labels := map[string]bool{}
+	for i, d := range perm[:60] {
+		labels[lexF.DocID(uint32(d))] = i < 10
+	}
+	query := docs[perm[0]].Title + " " + docs[perm[0]].Body
+	q := qvec(query)
+	a := lexical.NewAnalyzer()
+	qv := ix.QueryVector(a, query)
+	var prior []string
+	for _, h := range ix.Search(qv, 600) {
+		prior = append(prior, lexF.DocID(h.Doc))
+	}
+	ctx := context.Background()
+	var lexMs, denseMs, bm25Ms []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, err := lexE.NextBatch(ctx, Request{Query: query, Labels: labels, Prior: prior, Size: 20, Round: i}); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := denseE.NextBatch(ctx, Request{Query: query, QueryVec: q, Labels: labels, Prior: prior, Size: 20, Round: i}); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		if hits := ix.Search(qv, 1000); len(hits) == 0 {
+			b.Fatal("no BM25 hits")
+		}
+		t3 := time.Now()
+		lexMs = append(lexMs, float64(t1.Sub(t0).Microseconds())/1000)
+		denseMs = append(denseMs, float64(t2.Sub(t1).Microseconds())/1000)
+		bm25Ms = append(bm25Ms, float64(t3.Sub(t2).Microseconds())/1000)
+	}
+	b.StopTimer()
+	l, d, r := median(lexMs), median(denseMs), median(bm25Ms)
+	b.ReportMetric(l, "lexical-round-ms")
+	b.ReportMetric(d, "dense-round-ms")
+	b.ReportMetric(r, "bm25-ms")
+	b.ReportMetric(d/max(r, 1e-6), "dense-round/bm25")
+	b.Logf("%s: %d docs, %d weights with the dense block (built in %.0f ms from the lexical index); round median lexical %.2f ms, lexical+dense %.2f ms (target <= 500 ms), exact BM25 query %.3f ms; dense/bm25 %.1fx, dense/lexical %.1fx",
+		what, denseF.NumDocs(), denseF.NNZ(), featMs, l, d, r, d/max(r, 1e-6), d/max(l, 1e-6))
+}

@@ -28,7 +28,12 @@ type Options struct {
 	// answers are not), and alternatives joined by "or" become one
 	// pseudo-document each. Off: the whole text is one pseudo-document.
 	QueryParts bool
-	Train      TrainOptions
+	// QueryCosine > 0 (with dense features and a query vector) adds the
+	// cosine of each document's embedding to the query's as one more
+	// feature of value QueryCosine · cos (the pseudo-documents:
+	// QueryCosine).
+	QueryCosine float64
+	Train       TrainOptions
 }
 
 // DefaultOptions: 100 provisional negatives, the prior as a feature of
@@ -66,6 +71,10 @@ type Request struct {
 	Prior  []string
 	Size   int
 	Round  int // seeds the provisional negatives (deterministic per round)
+	// QueryVec is the query text's embedding by the encoder of the dense
+	// features (ignored without them): it joins the pseudo-documents'
+	// dense block and gives the query-cosine feature.
+	QueryVec []float32
 }
 
 // NextBatch trains on the request's labels and returns the Size
@@ -82,8 +91,8 @@ func (e *Engine) NextBatch(ctx context.Context, r Request) ([]string, error) {
 		}
 		judged[d] = rel
 	}
-	pseudo := e.pseudoDocs(r.Query)
-	docs, err := e.next(ctx, pseudo, judged, r.Prior, r.Size, r.Round)
+	pseudo := e.pseudoDocs(r.Query, r.QueryVec)
+	docs, err := e.next(ctx, pseudo, e.cosines(r.QueryVec), judged, r.Prior, r.Size, r.Round)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +104,8 @@ func (e *Engine) NextBatch(ctx context.Context, r Request) ([]string, error) {
 }
 
 // next is NextBatch on document numbers.
-func (e *Engine) next(ctx context.Context, pseudo []Vec, judged map[uint32]bool, prior []string, size, round int) ([]uint32, error) {
+// cos is the query-cosine feature's value per document (nil: none).
+func (e *Engine) next(ctx context.Context, pseudo []Vec, cos []float64, judged map[uint32]bool, prior []string, size, round int) ([]uint32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -134,35 +144,56 @@ func (e *Engine) next(ctx context.Context, pseudo []Vec, judged map[uint32]bool,
 	if len(neg) == 0 {
 		return e.fromPrior(judged, prior, size, round), nil
 	}
+	// Query-specific features, in columns above the corpus features: the
+	// prior (the fused runs) and the query cosine. extra lists a
+	// document's values; the pseudo-documents take pseudoExtra.
 	dim := e.f.Dim()
 	var pv map[uint32]float64
+	var cols []uint32
+	var pseudoExtra []float32
 	if e.opt.PriorWeight > 0 && len(prior) > 0 {
 		pv = e.priorValues(prior)
-		// pos and neg are in the order they were built: the pseudo-document,
+		cols = append(cols, uint32(dim))
+		pseudoExtra = append(pseudoExtra, float32(e.opt.PriorWeight))
+		dim++
+	}
+	cosCol := -1
+	if cos != nil {
+		cosCol = len(cols)
+		cols = append(cols, uint32(dim))
+		pseudoExtra = append(pseudoExtra, float32(e.opt.QueryCosine))
+		dim++
+	}
+	extra := func(d uint32) []float32 {
+		vals := make([]float32, len(cols))
+		if pv != nil {
+			vals[0] = float32(pv[d])
+		}
+		if cosCol >= 0 {
+			vals[cosCol] = float32(cos[d])
+		}
+		return vals
+	}
+	if len(cols) > 0 {
+		// pos and neg are in the order they were built: the pseudo-documents,
 		// then the judged documents ascending, then the provisional negatives.
 		pi, ni := len(pseudo), 0
 		for i := range pseudo {
-			pos[i] = withExtra(pos[i], uint32(dim), e.opt.PriorWeight)
-		}
-		add := func(vs []Vec, i int, d uint32) {
-			if v, ok := pv[d]; ok {
-				vs[i] = withExtra(vs[i], uint32(dim), v)
-			}
+			pos[i] = withExtra(pos[i], cols, pseudoExtra)
 		}
 		for _, d := range keys {
 			if judged[d] {
-				add(pos, pi, d)
+				pos[pi] = withExtra(pos[pi], cols, extra(d))
 				pi++
 			} else {
-				add(neg, ni, d)
+				neg[ni] = withExtra(neg[ni], cols, extra(d))
 				ni++
 			}
 		}
 		for _, d := range provisional {
-			add(neg, ni, d)
+			neg[ni] = withExtra(neg[ni], cols, extra(d))
 			ni++
 		}
-		dim++
 	}
 	to := e.opt.Train
 	to.Seed = e.opt.Train.Seed ^ uint64(round)*0x2545f4914f6cdd1d
@@ -173,17 +204,25 @@ func (e *Engine) next(ctx context.Context, pseudo []Vec, judged map[uint32]bool,
 	scores := make([]float64, n)
 	m.ScoreAll(e.f, scores)
 	if pv != nil {
-		w := m.W[dim-1]
+		w := m.W[cols[0]]
 		for d, v := range pv {
 			scores[d] += w * v
+		}
+	}
+	if cosCol >= 0 {
+		w := m.W[cols[cosCol]]
+		for d := range scores {
+			scores[d] += w * cos[d]
 		}
 	}
 	return topUnjudged(scores, judged, size), nil
 }
 
 // pseudoDocs are the relevant pseudo-documents of a query text (none for
-// an empty text or one without an indexed term).
-func (e *Engine) pseudoDocs(query string) []Vec {
+// an empty text or one without an indexed term), each joined with the
+// query's embedding qvec when the features have a dense block (with no
+// indexed term, the embedding alone is the pseudo-document).
+func (e *Engine) pseudoDocs(query string, qvec []float32) []Vec {
 	parts := []string{query}
 	if e.opt.QueryParts {
 		q := strings.ToLower(query)
@@ -197,8 +236,12 @@ func (e *Engine) pseudoDocs(query string) []Vec {
 	var out []Vec
 	for _, p := range parts {
 		if v := e.f.Vectorize(p); len(v.Idx) > 0 {
-			out = append(out, v)
+			out = append(out, e.f.withDense(v, qvec))
 		}
+	}
+	if len(out) == 0 && e.f.HasDense() && len(qvec) == e.f.DenseDim() {
+		// No word of the query is in the corpus: its embedding alone.
+		out = append(out, e.f.withDense(Vec{}, qvec))
 	}
 	return out
 }
@@ -219,13 +262,36 @@ func (e *Engine) priorValues(prior []string) map[uint32]float64 {
 	return pv
 }
 
-// withExtra is x with one more feature (column c, above all of x's).
-func withExtra(x Vec, c uint32, v float64) Vec {
-	idx := make([]uint32, len(x.Idx)+1)
-	val := make([]float32, len(x.Val)+1)
+// cosines is the query-cosine feature's value of every document (nil when
+// the feature is off, the features have no dense block or qvec is
+// missing or of another dimension).
+func (e *Engine) cosines(qvec []float32) []float64 {
+	if e.opt.QueryCosine <= 0 || !e.f.HasDense() || len(qvec) != e.f.DenseDim() {
+		return nil
+	}
+	out := make([]float64, e.f.NumDocs())
+	if err := e.f.Cosines(qvec, out); err != nil {
+		return nil
+	}
+	for i := range out {
+		out[i] *= e.opt.QueryCosine
+	}
+	return out
+}
+
+// withExtra is x with more features (columns cols, above all of x's;
+// zero values dropped).
+func withExtra(x Vec, cols []uint32, vals []float32) Vec {
+	idx := make([]uint32, len(x.Idx), len(x.Idx)+len(cols))
+	val := make([]float32, len(x.Val), len(x.Val)+len(cols))
 	copy(idx, x.Idx)
 	copy(val, x.Val)
-	idx[len(x.Idx)], val[len(x.Val)] = c, float32(v)
+	for i, c := range cols {
+		if vals[i] != 0 {
+			idx = append(idx, c)
+			val = append(val, vals[i])
+		}
+	}
 	return Vec{Idx: idx, Val: val}
 }
 

@@ -206,7 +206,10 @@ func TestNameFeatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := FromIndexWith(ix, FeatureOptions{NameWeight: 0.6, NameBits: 12})
+	f, err := FromIndexWith(ix, FeatureOptions{NameWeight: 0.6, NameBits: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if f.Dim() != ix.NumTerms()+1<<12 {
 		t.Fatalf("dim %d", f.Dim())
 	}
@@ -240,7 +243,7 @@ func TestNameFeatures(t *testing.T) {
 func TestPseudoDocs(t *testing.T) {
 	f := fixture(t)
 	e := NewEngine(f, Options{QueryParts: true, Negatives: 3, Train: DefaultTrainOptions()})
-	p := e.pseudoDocs("red fruit or fast car that are not heavy trucks")
+	p := e.pseudoDocs("red fruit or fast car that are not heavy trucks", nil)
 	if len(p) != 2 {
 		t.Fatalf("%d pseudo-documents, want 2", len(p))
 	}
@@ -250,7 +253,7 @@ func TestPseudoDocs(t *testing.T) {
 			t.Fatalf("negated term kept: %v", v)
 		}
 	}
-	whole := NewEngine(f, Options{Negatives: 3, Train: DefaultTrainOptions()}).pseudoDocs("red fruit or fast car that are not heavy trucks")
+	whole := NewEngine(f, Options{Negatives: 3, Train: DefaultTrainOptions()}).pseudoDocs("red fruit or fast car that are not heavy trucks", nil)
 	if len(whole) != 1 || !slices.Contains(whole[0].Idx, uint32(truck)) {
 		t.Fatalf("without QueryParts the whole text is one pseudo-document: %v", whole)
 	}

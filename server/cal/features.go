@@ -18,6 +18,7 @@
 package cal
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -46,6 +47,13 @@ type Features struct {
 	vals   []float32
 	idf    []float64 // text terms
 	dim    int
+	// Dense block (FeatureOptions.Dense): the documents' L2-normalised
+	// embeddings, row-major (N × denseDim), stored in the rows as columns
+	// denseCol … denseCol+denseDim-1 with weight denseW.
+	dense    []float32
+	denseDim int
+	denseCol uint32
+	denseW   float64
 }
 
 // FeatureOptions configure the features.
@@ -55,6 +63,13 @@ type FeatureOptions struct {
 	NameWeight float64
 	// NameBits is log2 of the hashed name feature space (default 18).
 	NameBits int
+	// Dense, when set, holds every document's embedding (by document
+	// number, all of one dimension; e.g. the stored minilm-static vectors):
+	// each row gets the L2-normalised embedding as a dense block of norm
+	// DenseWeight, the lexical blocks sharing the rest (1 − DenseWeight²).
+	// It also enables the query-cosine feature (Options.QueryCosine).
+	Dense       [][]float32
+	DenseWeight float64
 }
 
 // DefaultFeatureOptions: name block of norm 0.5, 2^18 hashed name features.
@@ -62,10 +77,14 @@ func DefaultFeatureOptions() FeatureOptions { return FeatureOptions{NameWeight: 
 
 // FromIndex builds the features of every document of ix with
 // DefaultFeatureOptions.
-func FromIndex(ix *lexical.Index) *Features { return FromIndexWith(ix, DefaultFeatureOptions()) }
+func FromIndex(ix *lexical.Index) *Features {
+	f, _ := FromIndexWith(ix, DefaultFeatureOptions()) // no dense block: cannot fail
+	return f
+}
 
-// FromIndexWith builds the features of every document of ix.
-func FromIndexWith(ix *lexical.Index, opt FeatureOptions) *Features {
+// FromIndexWith builds the features of every document of ix; it fails only
+// on bad dense options.
+func FromIndexWith(ix *lexical.Index, opt FeatureOptions) (*Features, error) {
 	n, nt := ix.NumDocs(), ix.NumTerms()
 	alpha := min(max(opt.NameWeight, 0), 1)
 	if opt.NameBits <= 0 {
@@ -156,7 +175,90 @@ func FromIndexWith(ix *lexical.Index, opt FeatureOptions) *Features {
 			scale(name, alpha)
 		}
 	}
-	return f
+	if len(opt.Dense) > 0 {
+		if err := f.addDense(opt.Dense, opt.DenseWeight); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// addDense adds the dense block (see FeatureOptions.Dense): the
+// embeddings are kept apart from the sparse rows, normalised and scaled
+// by w (the sparse rows by √(1 − w²)), and Row joins them.
+func (f *Features) addDense(vecs [][]float32, w float64) error {
+	n := f.NumDocs()
+	if len(vecs) != n {
+		return fmt.Errorf("cal: %d dense vectors for %d documents", len(vecs), n)
+	}
+	if w <= 0 || w >= 1 {
+		return fmt.Errorf("cal: dense weight %g must be in (0, 1)", w)
+	}
+	dd := len(vecs[0])
+	if dd == 0 {
+		return fmt.Errorf("cal: empty dense vectors")
+	}
+	f.dense = make([]float32, n*dd)
+	for d, v := range vecs {
+		if len(v) != dd {
+			return fmt.Errorf("cal: dense vector of document %d has %d dimensions, want %d", d, len(v), dd)
+		}
+		row := f.dense[d*dd : (d+1)*dd]
+		copy(row, v)
+		normalize(row)
+	}
+	f.denseDim, f.denseCol, f.denseW = dd, uint32(f.dim), w
+	scale(f.vals, math.Sqrt(1-w*w))
+	f.dim += dd
+	return nil
+}
+
+// HasDense reports whether the features hold a dense block.
+func (f *Features) HasDense() bool { return f.denseDim > 0 }
+
+// DenseDim is the dimension of the dense block (0: none).
+func (f *Features) DenseDim() int { return f.denseDim }
+
+// withDense is a lexical vector of a text (Vectorize) joined with the
+// text's embedding q as the rows are (unchanged without a dense block or
+// without q).
+func (f *Features) withDense(v Vec, q []float32) Vec {
+	if f.denseDim == 0 || len(q) != f.denseDim {
+		return v
+	}
+	qn := append([]float32(nil), q...)
+	normalize(qn)
+	lex := math.Sqrt(1 - f.denseW*f.denseW)
+	out := Vec{Idx: make([]uint32, 0, len(v.Idx)+f.denseDim), Val: make([]float32, 0, len(v.Idx)+f.denseDim)}
+	out.Idx = append(out.Idx, v.Idx...)
+	for _, x := range v.Val {
+		out.Val = append(out.Val, float32(float64(x)*lex))
+	}
+	for i, x := range qn {
+		out.Idx = append(out.Idx, f.denseCol+uint32(i))
+		out.Val = append(out.Val, float32(float64(x)*f.denseW))
+	}
+	return out
+}
+
+// Cosines writes the cosine of every document's embedding to q into out
+// (len NumDocs); it needs a dense block of q's dimension.
+func (f *Features) Cosines(q []float32, out []float64) error {
+	if f.denseDim == 0 || len(q) != f.denseDim {
+		return fmt.Errorf("cal: query vector of %d dimensions, dense block of %d", len(q), f.denseDim)
+	}
+	qn := append([]float32(nil), q...)
+	normalize(qn)
+	dd := f.denseDim
+	for d := range out {
+		row := f.dense[d*dd : (d+1)*dd]
+		var s float32
+		for i, x := range row {
+			s += x * qn[i]
+		}
+		out[d] = float64(s)
+	}
+	return nil
 }
 
 type nameCount struct {
@@ -249,8 +351,8 @@ func (f *Features) NumDocs() int { return len(f.rowPtr) - 1 }
 // space when names are featured).
 func (f *Features) Dim() int { return f.dim }
 
-// NNZ is the number of stored weights.
-func (f *Features) NNZ() int { return len(f.cols) }
+// NNZ is the number of stored weights (the dense block's included).
+func (f *Features) NNZ() int { return len(f.cols) + len(f.dense) }
 
 // DocID is the external id of document number d.
 func (f *Features) DocID(d uint32) string { return f.ix.DocID(d) }
@@ -258,10 +360,23 @@ func (f *Features) DocID(d uint32) string { return f.ix.DocID(d) }
 // DocNum is the document number of an external id.
 func (f *Features) DocNum(id string) (uint32, bool) { return f.ix.DocNum(id) }
 
-// Row is document d's vector (shared storage: do not modify).
+// Row is document d's vector (shared storage: do not modify). With a
+// dense block the row is a new vector: the sparse part, then the block.
 func (f *Features) Row(d uint32) Vec {
 	lo, hi := f.rowPtr[d], f.rowPtr[d+1]
-	return Vec{Idx: f.cols[lo:hi], Val: f.vals[lo:hi]}
+	v := Vec{Idx: f.cols[lo:hi], Val: f.vals[lo:hi]}
+	if f.denseDim == 0 {
+		return v
+	}
+	dd := f.denseDim
+	out := Vec{Idx: make([]uint32, 0, hi-lo+dd), Val: make([]float32, 0, hi-lo+dd)}
+	out.Idx = append(out.Idx, v.Idx...)
+	out.Val = append(out.Val, v.Val...)
+	for i, x := range f.dense[int(d)*dd : (int(d)+1)*dd] {
+		out.Idx = append(out.Idx, f.denseCol+uint32(i))
+		out.Val = append(out.Val, float32(float64(x)*f.denseW))
+	}
+	return out
 }
 
 // Vectorize is the feature vector of a text (e.g. the query as a

@@ -115,4 +115,19 @@ func (m Model) ScoreAll(f *Features, out []float64) {
 		}
 		out[d] = s
 	}
+	if dd := f.denseDim; dd > 0 {
+		// The dense block: out += denseW · (w_block · e_d), e_d unit.
+		wb := make([]float32, dd)
+		for i := range wb {
+			wb[i] = float32(w[int(f.denseCol)+i] * f.denseW)
+		}
+		for d := range out {
+			row := f.dense[d*dd : (d+1)*dd]
+			var s float32
+			for i, x := range row {
+				s += x * wb[i]
+			}
+			out[d] += float64(s)
+		}
+	}
 }

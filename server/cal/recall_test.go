@@ -45,7 +45,15 @@ func TestRecallSample(t *testing.T) {
 	if v, err := strconv.ParseFloat(os.Getenv("BOOLPOOL_CAL_NAMEW"), 64); err == nil {
 		fo.NameWeight = v
 	}
-	f := FromIndexWith(ix, fo)
+	var enc *testEncoder
+	if v, err := strconv.ParseFloat(os.Getenv("BOOLPOOL_CAL_DENSEW"), 64); err == nil && v > 0 {
+		enc = newTestEncoder(t)
+		fo.Dense, fo.DenseWeight = enc.corpus(t, docs), v
+	}
+	f, err := FromIndexWith(ix, fo)
+	if err != nil {
+		t.Fatal(err)
+	}
 	opt := DefaultOptions()
 	if v, err := strconv.Atoi(os.Getenv("BOOLPOOL_CAL_NEG")); err == nil {
 		opt.Negatives = v
@@ -57,6 +65,9 @@ func TestRecallSample(t *testing.T) {
 		opt.PriorDepth = v
 	}
 	opt.QueryParts = os.Getenv("BOOLPOOL_CAL_PARTS") != ""
+	if v, err := strconv.ParseFloat(os.Getenv("BOOLPOOL_CAL_COSW"), 64); err == nil {
+		opt.QueryCosine = v
+	}
 	if v, err := strconv.Atoi(os.Getenv("BOOLPOOL_CAL_ITER")); err == nil {
 		opt.Train.Iterations = v
 	}
@@ -78,6 +89,10 @@ func TestRecallSample(t *testing.T) {
 	}
 	var seqs [][]bool
 	found := make([]int, len(cuts))
+	// The ceiling also counts the held-out gold within 20, 50 and 100
+	// judgments per relevant.
+	ceilingPer := []int{20, 50, 100}
+	ceilHits := make([]int, len(ceilingPer))
 	gold, qn := 0, 0
 	verbose := os.Getenv("BOOLPOOL_CAL_VERBOSE") != ""
 	for i := 0; sc.Scan(); i++ {
@@ -108,6 +123,10 @@ func TestRecallSample(t *testing.T) {
 		}
 		gold += len(rel)
 		qn++
+		var qvec []float32
+		if enc != nil {
+			qvec = enc.text(t, q.Query)
+		}
 		if os.Getenv("BOOLPOOL_CAL_CEILING") != "" {
 			// Diagnosis only (the gold as training labels, never as a
 			// feature): how separable is the gold with these features?
@@ -118,24 +137,47 @@ func TestRecallSample(t *testing.T) {
 			}
 			// Leave one out: trained on the query and every other gold
 			// document, is the held-out one within 10 per relevant?
+			// With the query-cosine feature, it is one more column (as in
+			// Engine.next).
+			cos := e.cosines(qvec)
+			dim := f.Dim()
+			withCos := func(v Vec, c float64) Vec {
+				if cos == nil {
+					return v
+				}
+				return withExtra(v, []uint32{uint32(dim)}, []float32{float32(c)})
+			}
 			hit := 0
 			for h := range labels {
-				pos := e.pseudoDocs(q.Query)
+				var pos []Vec
+				for _, p := range e.pseudoDocs(q.Query, qvec) {
+					pos = append(pos, withCos(p, opt.QueryCosine))
+				}
 				for d := range labels {
 					if d != h {
-						pos = append(pos, f.Row(d))
+						pos = append(pos, withCos(f.Row(d), at(cos, d)))
 					}
 				}
 				var neg []Vec
 				for j := 0; j < 100; j++ {
-					neg = append(neg, f.Row(uint32((j*7919+i*104729)%f.NumDocs())))
+					d := uint32((j*7919 + i*104729) % f.NumDocs())
+					neg = append(neg, withCos(f.Row(d), at(cos, d)))
 				}
-				m, err := Train(f.Dim(), pos, neg, opt.Train)
+				tdim := dim
+				if cos != nil {
+					tdim++
+				}
+				m, err := Train(tdim, pos, neg, opt.Train)
 				if err != nil {
 					t.Fatal(err)
 				}
 				scores := make([]float64, f.NumDocs())
 				m.ScoreAll(f, scores)
+				if cos != nil {
+					for d := range scores {
+						scores[d] += m.W[dim] * cos[d]
+					}
+				}
 				above := 0
 				for d, sc := range scores {
 					if sc > scores[h] && !labels[uint32(d)] {
@@ -145,11 +187,16 @@ func TestRecallSample(t *testing.T) {
 				if above < 10*len(rel) {
 					hit++
 				}
+				for j, per := range ceilingPer {
+					if above < per*len(rel) {
+						ceilHits[j]++
+					}
+				}
 			}
 			found[0] += hit
 			continue
 		}
-		s := e.NewSession(q.Query, prior)
+		s := e.NewSessionVec(q.Query, qvec, prior)
 		n := 0
 		got := map[string]int{}
 		for n < cuts[len(cuts)-1] {
@@ -200,7 +247,11 @@ func TestRecallSample(t *testing.T) {
 		}
 	}
 	if os.Getenv("BOOLPOOL_CAL_CEILING") != "" {
-		t.Logf("RESULT %d queries, %d gold: leave-one-out, %.3f of the gold ranks within 10 per relevant", qn, gold, float64(found[0])/float64(gold))
+		more := ""
+		for j, per := range ceilingPer {
+			more += fmt.Sprintf(", %.3f within %d", float64(ceilHits[j])/float64(gold), per)
+		}
+		t.Logf("RESULT %d queries, %d gold: leave-one-out, %.3f of the gold ranks within 10 per relevant%s", qn, gold, float64(found[0])/float64(gold), more)
 		return
 	}
 	var parts []string

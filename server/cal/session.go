@@ -10,6 +10,7 @@ import (
 type Session struct {
 	e      *Engine
 	pseudo []Vec
+	cos    []float64 // the query-cosine feature (nil: off)
 	prior  []string
 	judged map[uint32]bool
 	rels   []bool // judgments in review order
@@ -21,15 +22,20 @@ type Session struct {
 // pseudo-document; may be empty) with an optional prior ranking (e.g. the
 // fusion of the query's runs), served while nothing relevant is known.
 func (e *Engine) NewSession(query string, prior []string) *Session {
-	s := &Session{e: e, prior: prior, judged: map[uint32]bool{}, pseudo: e.pseudoDocs(query)}
-	return s
+	return e.NewSessionVec(query, nil, prior)
+}
+
+// NewSessionVec is NewSession with the query's embedding (see
+// Request.QueryVec; nil: none).
+func (e *Engine) NewSessionVec(query string, qvec []float32, prior []string) *Session {
+	return &Session{e: e, prior: prior, judged: map[uint32]bool{}, pseudo: e.pseudoDocs(query, qvec), cos: e.cosines(qvec)}
 }
 
 // Next returns the next batch (empty when every document is judged).
 // Documents of an earlier batch that were not judged are served again.
 func (s *Session) Next(ctx context.Context) ([]string, error) {
 	s.batch = NextBatchSize(s.batch)
-	docs, err := s.e.next(ctx, s.pseudo, s.judged, s.prior, s.batch, s.round)
+	docs, err := s.e.next(ctx, s.pseudo, s.cos, s.judged, s.prior, s.batch, s.round)
 	if err != nil {
 		return nil, err
 	}

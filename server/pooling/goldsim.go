@@ -62,6 +62,10 @@ type CALSim struct {
 	// query text alone seeds the review, the fusion serving only while
 	// there is nothing to learn from).
 	SeedRuns int
+	// QueryVec, when set, embeds a query's text for an engine with dense
+	// features (cal.Request.QueryVec: the query-cosine feature and the
+	// pseudo-document's dense block); nil: none.
+	QueryVec func(ctx context.Context, text string) ([]float32, error)
 }
 
 // DefaultCALKnee is the stopping rule the simulation uses by default: the
@@ -108,7 +112,14 @@ func Sequencers(names []string, bandit BanditOptions, calSim *CALSim) ([]Sequenc
 // sequence runs one query's AutoTAR review with the oracle.
 func (c CALSim) sequence(ctx context.Context, q GoldQuery, limit int) ([]string, error) {
 	fused := RRF(q.Lists, 60)
-	s := c.Engine.NewSession(q.Text, fused)
+	var qvec []float32
+	if c.QueryVec != nil {
+		var err error
+		if qvec, err = c.QueryVec(ctx, q.Text); err != nil {
+			return nil, fmt.Errorf("pooling: embed query %s: %w", q.ID, err)
+		}
+	}
+	s := c.Engine.NewSessionVec(q.Text, qvec, fused)
 	var seq []string
 	judge := func(d string) error {
 		if err := s.Judge(d, q.Rel[d]); err != nil {

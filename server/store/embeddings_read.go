@@ -153,3 +153,32 @@ func (s *Store) DocumentSimilarities(ctx context.Context, projectID int64, enc E
 	}
 	return out, nil
 }
+
+// EachDocumentVector calls fn with every document of a project that has a
+// vector of the dense encoder enc: its external id and the vector (e.g. to
+// join the stored embeddings to the active learner's features).
+func (s *Store) EachDocumentVector(ctx context.Context, projectID int64, enc EncoderInfo, fn func(extID string, vec []float32) error) error {
+	if enc.Kind != EncoderDense {
+		return fmt.Errorf("store: encoder %q is %s, not dense", enc.Name, enc.Kind)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT d.ext_id, e.embedding FROM embeddings e JOIN documents d ON d.id = e.document_id
+		WHERE e.encoder_id = $1 AND d.project_id = $2 ORDER BY d.id`, enc.ID, projectID)
+	if err != nil {
+		return fmt.Errorf("store: document vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var v pgvector.Vector
+		if err := rows.Scan(&id, &v); err != nil {
+			return fmt.Errorf("store: document vectors: %w", err)
+		}
+		if err := fn(id, v.Slice()); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: document vectors: %w", err)
+	}
+	return nil
+}

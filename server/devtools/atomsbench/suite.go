@@ -17,26 +17,18 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"boolpool/server/atompool"
 	"boolpool/server/atoms"
 	"boolpool/server/cal"
 	"boolpool/server/devtools/bench"
-	"boolpool/server/ingest"
-	"boolpool/server/lexical"
+	"boolpool/server/devtools/valproject"
 	"boolpool/server/pooling"
-	"boolpool/server/retrieval"
 )
 
 // Suite returns the atoms suite.
 func Suite() bench.Suite { return bench.Suite{Name: "atoms", Run: run} }
-
-// The runs pooled (as the cal suite): boolpool's lexical methods.
-var runMethods = []string{"bm25", "bm25-strict-boolean", "pnorm", "sparse-disentangled-negation", "sparse-maxpool-union", "sparse-cpt"}
-
-const poolDepth = 100
 
 // levels: the 0.5 / 0.8 / 0.9 / 0.95 of all gold.
 var levels = []float64{0.5, 0.8, 0.9, 0.95}
@@ -56,46 +48,23 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := env.Store.EnsureProject(ctx, "bench-atoms")
-	if err != nil {
-		return nil, err
-	}
 	t0 := time.Now()
-	if _, err := ingest.Files(ctx, env.Store, p.ID, "quest", []string{filepath.Join(dir, "documents.jsonl.gz"), filepath.Join(dir, "val.jsonl")}, ingest.Options{}); err != nil {
-		return nil, err
-	}
-	ix, err := retrieval.BuildLexical(ctx, env.Store, p.ID, lexical.DefaultParams(), env.Log)
+	vp, err := valproject.Load(ctx, env.Store, dir, "bench-atoms", env.Log)
 	if err != nil {
 		return nil, err
 	}
-	queries, err := retrieval.LoadQueries(ctx, env.Store, p.ID, "val")
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range runMethods {
-		m, err := retrieval.New(name, nil, retrieval.Deps{Lexical: ix})
-		if err != nil {
-			return nil, err
-		}
-		res, err := retrieval.RunAll(ctx, m, queries, poolDepth, runtime.GOMAXPROCS(0), nil)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := retrieval.SaveRun(ctx, env.Store, p.ID, name, name, nil, queries, res); err != nil {
-			return nil, err
-		}
-	}
+	p, ix := vp.Store, vp.Index
 	setup := time.Since(t0)
 
 	t0 = time.Now()
-	sum, err := pooling.SimulateGoldProject(ctx, env.Store, p.ID, pooling.GoldSpec{Runs: runMethods, Depth: poolDepth, Split: "val", Strategies: queryLevel, Levels: levels,
+	sum, err := pooling.SimulateGoldProject(ctx, env.Store, p.ID, pooling.GoldSpec{Runs: valproject.RunMethods, Depth: valproject.PoolDepth, Split: "val", Strategies: queryLevel, Levels: levels,
 		CAL: pooling.CALSim{Engine: cal.NewEngine(cal.FromIndex(ix), cal.DefaultOptions()), Knee: pooling.DefaultCALKnee(), MaxPerQuery: 1000}}, env.Log)
 	if err != nil {
 		return nil, err
 	}
 	qlTook := time.Since(t0)
 	t0 = time.Now()
-	at, err := atompool.SimulateProject(ctx, env.Store, p.ID, runMethods, poolDepth, "val", oracle, 0)
+	at, err := atompool.SimulateProject(ctx, env.Store, p.ID, valproject.RunMethods, valproject.PoolDepth, "val", oracle, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +73,7 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 	rows := []bench.Row{{Suite: suite, Name: fmt.Sprintf("simulation against ALL val gold (%d queries, %d relevant pairs)", sum.Queries, sum.Gold),
 		Value: (qlTook + atTook).Seconds(), Unit: "s",
 		Note: fmt.Sprintf("depth-%d pools of %d lexical runs; query level %s, atoms %s (setup: import, index, runs %s); queries interleaved",
-			poolDepth, len(runMethods), qlTook.Round(time.Millisecond), atTook.Round(time.Millisecond), setup.Round(time.Second))}}
+			valproject.PoolDepth, len(valproject.RunMethods), qlTook.Round(time.Millisecond), atTook.Round(time.Millisecond), setup.Round(time.Second))}}
 	if at.Gold != sum.Gold {
 		rows = append(rows, bench.Row{Suite: suite, Name: "gold differs between the simulations", Value: float64(at.Gold), Unit: "pairs",
 			Note: fmt.Sprintf("atoms %d, query level %d (atoms: queries with an expression and atoms)", at.Gold, sum.Gold)})

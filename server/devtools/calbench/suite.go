@@ -13,13 +13,12 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
 	"boolpool/server/cal"
 	"boolpool/server/devtools/bench"
-	"boolpool/server/ingest"
+	"boolpool/server/devtools/valproject"
 	"boolpool/server/lexical"
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
@@ -28,11 +27,6 @@ import (
 
 // Suite returns the cal suite.
 func Suite() bench.Suite { return bench.Suite{Name: "cal", Run: run} }
-
-// The runs pooled in the simulation: boolpool's lexical methods.
-var runMethods = []string{"bm25", "bm25-strict-boolean", "pnorm", "sparse-disentangled-negation", "sparse-maxpool-union", "sparse-cpt"}
-
-const poolDepth = 100
 
 // levels: the 0.5 / 0.8 / 0.9 / 0.95, and 0.25 / 0.4, which the
 // pool-bound strategies reach before their 0.5 ceiling.
@@ -44,34 +38,11 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 		return []bench.Row{{Suite: suite, Name: "skipped", Note: "needs BOOLPOOL_SHARED_DATA (full DebQUEST corpus)"}}, nil
 	}
 	dir := filepath.Join(env.SharedData, "debquest")
-	p, err := env.Store.EnsureProject(ctx, "bench-cal")
+	vp, err := valproject.Load(ctx, env.Store, dir, "bench-cal", env.Log)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := ingest.Files(ctx, env.Store, p.ID, "quest", []string{filepath.Join(dir, "documents.jsonl.gz"), filepath.Join(dir, "val.jsonl")}, ingest.Options{}); err != nil {
-		return nil, err
-	}
-	ix, err := retrieval.BuildLexical(ctx, env.Store, p.ID, lexical.DefaultParams(), env.Log)
-	if err != nil {
-		return nil, err
-	}
-	queries, err := retrieval.LoadQueries(ctx, env.Store, p.ID, "val")
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range runMethods {
-		m, err := retrieval.New(name, nil, retrieval.Deps{Lexical: ix})
-		if err != nil {
-			return nil, err
-		}
-		res, err := retrieval.RunAll(ctx, m, queries, poolDepth, runtime.GOMAXPROCS(0), nil)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := retrieval.SaveRun(ctx, env.Store, p.ID, name, name, nil, queries, res); err != nil {
-			return nil, err
-		}
-	}
+	p, ix, queries := vp.Store, vp.Index, vp.Queries
 	var rows []bench.Row
 	t0 := time.Now()
 	f := cal.FromIndex(ix)
@@ -99,7 +70,7 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 	rows = append(rows, roundRow)
 
 	t0 = time.Now()
-	spec := pooling.GoldSpec{Runs: runMethods, Depth: poolDepth, Split: "val", Strategies: pooling.GoldStrategies(), Levels: levels,
+	spec := pooling.GoldSpec{Runs: valproject.RunMethods, Depth: valproject.PoolDepth, Split: "val", Strategies: pooling.GoldStrategies(), Levels: levels,
 		CAL: pooling.CALSim{Engine: engine, Knee: pooling.DefaultCALKnee(), MaxPerQuery: 1000}}
 	sum, err := pooling.SimulateGoldProject(ctx, env.Store, p.ID, spec, env.Log)
 	if err != nil {
@@ -109,7 +80,7 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 	rows = append(rows, bench.Row{Suite: suite, Name: fmt.Sprintf("simulation against ALL val gold (%d queries, %d relevant pairs)", sum.Queries, sum.Gold),
 		Value: took.Seconds(), Unit: "s",
 		Note: fmt.Sprintf("depth-%d pools of %d lexical runs; cal: the fused runs as a feature, knee ρ >= %g from rank %d or %g judgments per relevant found + %d, at most 1000 per query; queries interleaved one judgment per turn",
-			poolDepth, len(runMethods), spec.CAL.Knee.Rho, spec.CAL.Knee.MinRank, spec.CAL.Knee.EffortPerRel, spec.CAL.Knee.EffortBase)})
+			valproject.PoolDepth, len(valproject.RunMethods), spec.CAL.Knee.Rho, spec.CAL.Knee.MinRank, spec.CAL.Knee.EffortPerRel, spec.CAL.Knee.EffortBase)})
 	for _, name := range sum.Order {
 		r := sum.Strategies[name]
 		rows = append(rows, bench.Row{Suite: suite, Name: fmt.Sprintf("%s: recall of all gold at its end", name), Value: r.Recall, Unit: "share",

@@ -258,19 +258,7 @@ func (s *Store) AddCALBatch(ctx context.Context, poolID, queryID int64, round, b
 			[]string{"pool_id", "query_id", "doc_ext_id", "priority", "sources", "probe", "origin", "round"}, pgx.CopyFromRows(rows)); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO items (project_id, kind, query_id, document_id, pool_id, priority, is_gold, gold_answer)
-			SELECT q.project_id, 'relevance', q.id, d.id, pi.pool_id, pi.priority,
-				g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $4::float8 * 10000,
-				CASE WHEN g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $4::float8 * 10000
-					THEN json_build_object('relevance', CASE WHEN r.doc_ext_id IS NULL THEN 0 ELSE 3 END)::jsonb END
-			FROM pool_items pi
-			JOIN queries q ON q.id = pi.query_id
-			JOIN documents d ON d.project_id = q.project_id AND d.ext_id = pi.doc_ext_id
-			CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM qrels WHERE query_id = q.id AND source = 'gold') AS has_gold) g
-			LEFT JOIN qrels r ON r.query_id = q.id AND r.doc_ext_id = pi.doc_ext_id AND r.source = 'gold' AND r.kind = 'positive'
-			WHERE pi.pool_id = $1 AND pi.query_id = $2 AND pi.round = $3
-			ORDER BY pi.priority
-			ON CONFLICT (project_id, query_id, document_id) WHERE kind = 'relevance' DO NOTHING`, poolID, queryID, round, goldRate)
+		tag, err := tx.Exec(ctx, insertRelevanceItems("$4", "pi.pool_id = $1 AND pi.query_id = $2 AND pi.round = $3", "pi.priority"), poolID, queryID, round, goldRate)
 		if err != nil {
 			return err
 		}

@@ -69,24 +69,7 @@ func publishPool(ctx context.Context, tx pgx.Tx, poolID, userID int64, goldRate 
 		poolID).Scan(&res.NoDocText); err != nil {
 		return res, fmt.Errorf("store: publish pool: %w", err)
 	}
-	// The gold choice hashes (query, document) so it is stable across
-	// re-publishing and independent of insertion order. $2 is cast:
-	// left to infer, Postgres types it integer from "$2 * 10000" and
-	// a rate of 0.1 became 0 (no gold item was ever created).
-	rows, err := tx.Query(ctx, `INSERT INTO items (project_id, kind, query_id, document_id, pool_id, priority, is_gold, gold_answer)
-		SELECT q.project_id, 'relevance', q.id, d.id, pi.pool_id, pi.priority,
-			g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2::float8 * 10000,
-			CASE WHEN g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < $2::float8 * 10000
-				THEN json_build_object('relevance', CASE WHEN r.doc_ext_id IS NULL THEN 0 ELSE 3 END)::jsonb END
-		FROM pool_items pi
-		JOIN queries q ON q.id = pi.query_id
-		JOIN documents d ON d.project_id = q.project_id AND d.ext_id = pi.doc_ext_id
-		CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM qrels WHERE query_id = q.id AND source = 'gold') AS has_gold) g
-		LEFT JOIN qrels r ON r.query_id = q.id AND r.doc_ext_id = pi.doc_ext_id AND r.source = 'gold' AND r.kind = 'positive'
-		WHERE pi.pool_id = $1
-		ORDER BY pi.query_id, pi.priority
-		ON CONFLICT (project_id, query_id, document_id) WHERE kind = 'relevance' DO NOTHING
-		RETURNING is_gold`, poolID, goldRate)
+	rows, err := tx.Query(ctx, insertRelevanceItems("$2", "pi.pool_id = $1", "pi.query_id, pi.priority")+` RETURNING is_gold`, poolID, goldRate)
 	if err != nil {
 		return res, fmt.Errorf("store: publish pool: %w", err)
 	}
@@ -122,4 +105,28 @@ func (s *Store) CreateParaphraseTasks(ctx context.Context, projectID int64, limi
 		return 0, fmt.Errorf("store: paraphrase tasks: %w", err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// insertRelevanceItems is the INSERT that turns pool_items rows (those
+// matching where) into relevance items, in order, a share gold of them
+// (the parameter goldParam, a rate in [0, 1]) made gold items when the
+// query has gold qrels. The gold choice hashes (query, document) so it is
+// stable across re-publishing and independent of insertion order. The rate
+// is cast: left to infer, Postgres types it integer from "$n * 10000" and a
+// rate of 0.1 became 0 (no gold item was ever created). Existing items are
+// kept (ON CONFLICT DO NOTHING).
+func insertRelevanceItems(goldParam, where, order string) string {
+	gold := `g.has_gold AND (abs(hashtext(q.id::text || ':' || d.ext_id)) % 10000) < ` + goldParam + `::float8 * 10000`
+	return `INSERT INTO items (project_id, kind, query_id, document_id, pool_id, priority, is_gold, gold_answer)
+		SELECT q.project_id, 'relevance', q.id, d.id, pi.pool_id, pi.priority, ` + gold + `,
+			CASE WHEN ` + gold + `
+				THEN json_build_object('relevance', CASE WHEN r.doc_ext_id IS NULL THEN 0 ELSE 3 END)::jsonb END
+		FROM pool_items pi
+		JOIN queries q ON q.id = pi.query_id
+		JOIN documents d ON d.project_id = q.project_id AND d.ext_id = pi.doc_ext_id
+		CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM qrels WHERE query_id = q.id AND source = 'gold') AS has_gold) g
+		LEFT JOIN qrels r ON r.query_id = q.id AND r.doc_ext_id = pi.doc_ext_id AND r.source = 'gold' AND r.kind = 'positive'
+		WHERE ` + where + `
+		ORDER BY ` + order + `
+		ON CONFLICT (project_id, query_id, document_id) WHERE kind = 'relevance' DO NOTHING`
 }

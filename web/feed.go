@@ -77,7 +77,10 @@ type taskFeed struct {
 	cancel    context.CancelFunc
 	release   []func()
 	onChange  func(ctx app.Context) // called when the current task may have changed
-	navved    bool
+	// page is the page's mount context: persistSoon's writes wait for the
+	// page's next update through it.
+	page   app.Context
+	navved bool
 	// retryLoad is set when the first load failed for lack of network; the
 	// sync loop tries again.
 	retryLoad bool
@@ -123,6 +126,7 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 		return
 	}
 	f.client = NewClient()
+	f.page = ctx
 	// Until /api/me answers, the outbox is the last signed-in user's (an
 	// offline reload still shows it); load switches it to the session's.
 	f.storage = ctx.LocalStorage()
@@ -536,13 +540,14 @@ func (f *taskFeed) next(ctx app.Context, req api.JudgmentRequest, item string) {
 	f.changed(ctx)
 }
 
-// persistSoon runs a browser-storage write in a browser task of its own,
-// right after the current one (setTimeout 0) and outside the UI
-// goroutine's updates: the next frame does not wait for it and no render
-// follows it. A write scheduled again under the same name before it ran
-// replaces the earlier one. fn may touch only snapshots and state safe for
-// concurrent use. Writes still pending when the page is hidden or left run
-// then (flushPersist).
+// persistSoon runs a browser-storage write in a browser task of its own
+// once the page's next update is on screen (ctx.Defer runs after the update
+// but in the same browser task, so it schedules the write with setTimeout
+// 0), outside the UI goroutine: the update (the next item after a submit)
+// never waits for it and no render follows it. A write scheduled again
+// under the same name before it ran replaces the earlier one. fn may touch
+// only snapshots and state safe for concurrent use. Writes still pending
+// when the page is hidden or left run then (flushPersist).
 func (f *taskFeed) persistSoon(name string, fn func()) {
 	if !app.IsClient || f.client == nil { // not mounted
 		fn()
@@ -558,13 +563,15 @@ func (f *taskFeed) persistSoon(name string, fn func()) {
 	if !first {
 		return
 	}
-	var cb app.Func
-	cb = app.FuncOf(func(app.Value, []app.Value) any {
-		cb.Release()
-		f.flushPersist()
-		return nil
+	f.page.Defer(func(app.Context) {
+		var cb app.Func
+		cb = app.FuncOf(func(app.Value, []app.Value) any {
+			cb.Release()
+			f.flushPersist()
+			return nil
+		})
+		app.Window().Call("setTimeout", cb, 0)
 	})
-	app.Window().Call("setTimeout", cb, 0)
 }
 
 // flushPersist runs the pending storage writes now.

@@ -96,3 +96,22 @@ func TestGradeKeysAreTheGrades(t *testing.T) {
 		}
 	}
 }
+
+func TestHistoryListHTMLEscapesText(t *testing.T) {
+	rel := 2
+	got := historyListHTML([]HistoryEntry{
+		{Req: api.JudgmentRequest{ItemID: 5, Relevance: &rel, Evidence: api.EvidenceNone}, Item: `<img src=x onerror="alert(1)"> · d`},
+		{Req: api.JudgmentRequest{ItemID: 3, SkipReason: "<b>German</b>"}},
+	}, 3)
+	want := `<ol class="history-list">` +
+		`<li data-item="5"><button type="button" class="link history-open" data-item="5">Item 5</button> <span class="history-label">2 likely relevant · none evidence</span>` +
+		`<span class="history-what" title="&lt;img src=x onerror=&#34;alert(1)&#34;&gt; · d">&lt;img src=x onerror=&#34;alert(1)&#34;&gt; · d</span></li>` +
+		`<li data-item="3" class="revisiting" aria-current="true"><button type="button" class="link history-open" data-item="3">Item 3</button> <span class="history-label">skipped: &lt;b&gt;German&lt;/b&gt;</span></li>` +
+		`</ol>`
+	if got != want {
+		t.Errorf("history list\n got %s\nwant %s", got, want)
+	}
+	if got := historyListHTML(nil, 0); got != `<ol class="history-list"></ol>` {
+		t.Errorf("empty history list: %s", got)
+	}
+}

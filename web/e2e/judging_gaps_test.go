@@ -223,6 +223,10 @@ func TestHistoryGoesBackAndCorrects(t *testing.T) {
 	}
 	e.waitJS("history shows the correction", fmt.Sprintf(`document.querySelector('#history li[data-item="%s"]')?.textContent.includes("3 definitely relevant")`, a), 5*time.Second)
 	e.shot("judge-history-corrected")
+	// A row's "Item N" button opens that item too.
+	e.do("open the second item from its row", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#history li[data-item="%s"] button.history-open`, b))))
+	e.waitJS("the second item opened from the list", fmt.Sprintf(`document.querySelector("#judge").dataset.item === %q`, b), 10*time.Second)
+	e.do("its grade is shown again", chromedp.WaitVisible(chromedp.CSS(`.relevance button[data-relevance="0"][aria-checked="true"]`)))
 }
 
 // Gap: the form in progress survives a reload.

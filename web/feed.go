@@ -77,10 +77,7 @@ type taskFeed struct {
 	cancel    context.CancelFunc
 	release   []func()
 	onChange  func(ctx app.Context) // called when the current task may have changed
-	// page is the page's mount context: persistSoon's writes wait for the
-	// page's next update through it.
-	page   app.Context
-	navved bool
+	navved    bool
 	// retryLoad is set when the first load failed for lack of network; the
 	// sync loop tries again.
 	retryLoad bool
@@ -126,7 +123,6 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 		return
 	}
 	f.client = NewClient()
-	f.page = ctx
 	// Until /api/me answers, the outbox is the last signed-in user's (an
 	// offline reload still shows it); load switches it to the session's.
 	f.storage = ctx.LocalStorage()
@@ -540,14 +536,19 @@ func (f *taskFeed) next(ctx app.Context, req api.JudgmentRequest, item string) {
 	f.changed(ctx)
 }
 
-// persistSoon runs a browser-storage write in a browser task of its own
-// once the page's next update is on screen (ctx.Defer runs after the update
-// but in the same browser task, so it schedules the write with setTimeout
-// 0), outside the UI goroutine: the update (the next item after a submit)
-// never waits for it and no render follows it. A write scheduled again
-// under the same name before it ran replaces the earlier one. fn may touch
-// only snapshots and state safe for concurrent use. Writes still pending
-// when the page is hidden or left run then (flushPersist).
+// persistDelay is how long a browser-storage write (drafts, history) may
+// wait: the changes made meanwhile are written together, so an annotator
+// keying a judgment and its submit in quick succession costs one write, or
+// none for a draft already deleted, instead of one per key.
+const persistDelay = 250 * time.Millisecond
+
+// persistSoon runs a browser-storage write within persistDelay, in a
+// browser task of its own outside the UI goroutine: no key press or update
+// (the next item after a submit) waits for it and no render follows it. A
+// write scheduled again under the same name before it ran replaces the
+// earlier one. fn may touch only snapshots and state safe for concurrent
+// use. Writes still pending when the page is hidden or left run then
+// (flushPersist), so a reload loses nothing.
 func (f *taskFeed) persistSoon(name string, fn func()) {
 	if !app.IsClient || f.client == nil { // not mounted
 		fn()
@@ -563,15 +564,13 @@ func (f *taskFeed) persistSoon(name string, fn func()) {
 	if !first {
 		return
 	}
-	f.page.Defer(func(app.Context) {
-		var cb app.Func
-		cb = app.FuncOf(func(app.Value, []app.Value) any {
-			cb.Release()
-			f.flushPersist()
-			return nil
-		})
-		app.Window().Call("setTimeout", cb, 0)
+	var cb app.Func
+	cb = app.FuncOf(func(app.Value, []app.Value) any {
+		cb.Release()
+		f.flushPersist()
+		return nil
 	})
+	app.Window().Call("setTimeout", cb, persistDelay.Milliseconds())
 }
 
 // flushPersist runs the pending storage writes now.

@@ -149,15 +149,16 @@ func draftKey(userID int64) string { return draftKeyPrefix + strconv.FormatInt(u
 
 // Drafts are one account's drafts, kept in memory (read from browser
 // storage once) and written back by Flush: the judging page flushes in a
-// browser task of its own right after a change, and at once when the page
-// is hidden or left, so a key press does not wait for the write. Safe for
+// browser task of its own within persistDelay of a change, and at once when
+// the page is hidden or left, so a key press does not wait for the write. Safe for
 // concurrent use.
 type Drafts struct {
-	mu    sync.Mutex
-	st    Storage
-	user  int64
-	m     map[string]Draft
-	dirty bool
+	mu     sync.Mutex
+	st     Storage
+	user   int64
+	m      map[string]Draft
+	dirty  bool
+	stored bool // storage holds drafts of the user
 }
 
 // LoadDrafts reads an account's drafts.
@@ -167,6 +168,7 @@ func LoadDrafts(st Storage, userID int64) *Drafts {
 		if st.Get(draftKey(userID), &d.m) != nil || d.m == nil {
 			d.m = map[string]Draft{}
 		}
+		d.stored = len(d.m) > 0
 	}
 	return d
 }
@@ -221,10 +223,15 @@ func (d *Drafts) Flush() {
 	}
 	d.dirty = false
 	if len(d.m) == 0 {
-		d.st.Del(draftKey(d.user))
+		if d.stored { // a draft made and dropped since the last write costs nothing
+			d.st.Del(draftKey(d.user))
+			d.stored = false
+		}
 		return
 	}
-	_ = d.st.Set(draftKey(d.user), d.m)
+	if d.st.Set(draftKey(d.user), d.m) == nil {
+		d.stored = true
+	}
 }
 
 // Delete forgets the draft of an item (it was submitted).

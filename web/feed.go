@@ -57,28 +57,27 @@ type taskFeed struct {
 	// revisiting is the item brought back from it to correct (0 if none).
 	history    []HistoryEntry
 	revisiting int64
-	// shownHistory is what the history panel lists: the history until
-	// the item after a submit is on screen (afterShown), then the new one.
-	shownHistory []HistoryEntry
-	seenFor      int64 // the user whose first visit was checked
-	state        string
-	errMsg       string
-	sync         SyncState
-	pending      int
-	rejected     int
-	refused      []OutboxEntry // the judgments the server refused, named in the header
-	orphans      []OutboxEntry // judgments kept aside without an author (v1 outbox)
-	lastSave     time.Time
-	started      time.Time
-	clock        activeClock
-	wake         chan struct{}
-	cancel       context.CancelFunc
-	release      []func()
-	onChange     func(ctx app.Context) // called when the current task may have changed
-	// page is the page's context: work scheduled from an event runs in it,
-	// since an event's element (the skip form) may be gone by then.
-	page   app.Context
-	navved bool
+	historyW   HistoryWriter
+	// persist are the browser-storage writes waiting for their own
+	// browser task (persistSoon), by what they write.
+	persistMu sync.Mutex
+	persist   map[string]func()
+	seenFor   int64 // the user whose first visit was checked
+	state     string
+	errMsg    string
+	sync      SyncState
+	pending   int
+	rejected  int
+	refused   []OutboxEntry // the judgments the server refused, named in the header
+	orphans   []OutboxEntry // judgments kept aside without an author (v1 outbox)
+	lastSave  time.Time
+	started   time.Time
+	clock     activeClock
+	wake      chan struct{}
+	cancel    context.CancelFunc
+	release   []func()
+	onChange  func(ctx app.Context) // called when the current task may have changed
+	navved    bool
 	// retryLoad is set when the first load failed for lack of network; the
 	// sync loop tries again.
 	retryLoad bool
@@ -124,12 +123,12 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 		return
 	}
 	f.client = NewClient()
-	f.page = ctx
 	// Until /api/me answers, the outbox is the last signed-in user's (an
 	// offline reload still shows it); load switches it to the session's.
 	f.storage = ctx.LocalStorage()
 	f.outbox = LoadOutbox(f.storage, rememberedAccount(f.storage))
 	f.counts()
+	f.orphans = Unattributed(f.storage)
 	f.sync = SyncSaved
 	if f.pending > 0 {
 		f.sync = SyncPending
@@ -149,6 +148,9 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 		f.outbox.RetryNow(time.Now())
 		f.poke()
 	})
+	// A reload, a closed tab or another site: the pending storage writes
+	// (drafts, history) are done now.
+	f.listen("pagehide", func(app.Value) { f.flushPersist() })
 	// Any input counts as activity for the pay-by-the-hour clock.
 	for _, ev := range []string{"pointerdown", "wheel", "input"} {
 		f.listen(ev, func(app.Value) { f.clock.touch(time.Now()) })
@@ -193,6 +195,7 @@ func (f *taskFeed) listen(event string, h func(ev app.Value)) {
 }
 
 func (f *taskFeed) dismount() {
+	f.flushPersist()
 	if f.cancel != nil {
 		f.cancel()
 	}
@@ -365,7 +368,6 @@ func (f *taskFeed) firstVisit() bool {
 func (f *taskFeed) useHistory() {
 	if f.me.UserID != 0 && f.storage != nil {
 		f.history = LoadHistory(f.storage, f.me.UserID, f.kind)
-		f.shownHistory = f.history
 	}
 }
 
@@ -461,14 +463,16 @@ func (f *taskFeed) useAccount(userID int64) {
 		}
 	}
 	f.counts()
+	f.orphans = Unattributed(f.storage)
 }
 
-// counts refreshes what the header shows about the outbox.
+// counts refreshes what the header shows about the outbox (the judgments
+// kept aside without an author, f.orphans, change only on a migration at
+// sign-in or a discard, not at every submit).
 func (f *taskFeed) counts() {
 	f.pending = f.outbox.Pending()
 	f.refused = f.outbox.Rejected()
 	f.rejected = len(f.refused)
-	f.orphans = Unattributed(f.storage)
 }
 
 // actionRefused carries the refused-judgments list's buttons to the feed
@@ -486,6 +490,7 @@ func (f *taskFeed) refusedAction(ctx app.Context, op, clientID string) {
 		DiscardUnattributed(f.storage)
 	}
 	f.counts()
+	f.orphans = Unattributed(f.storage)
 }
 
 // describe names a task for people: its query and document title.
@@ -510,13 +515,11 @@ func (f *taskFeed) next(ctx app.Context, req api.JudgmentRequest, item string) {
 		f.revisiting = 0
 	}
 	f.history = PushHistory(f.history, HistoryEntry{Req: req, Item: item, At: time.Now()})
-	// Stored and listed after the next item is on screen: the judgment
-	// itself is already safe in the outbox.
+	// The panel lists it in the update that shows the next item (one
+	// render per submit); it is stored in a browser task of its own, as the
+	// judgment itself is already safe in the outbox.
 	st, user, kind, hs := f.storage, f.me.UserID, f.kind, f.history
-	f.afterShown(func(app.Context) {
-		SaveHistory(st, user, kind, hs)
-		f.shownHistory = hs
-	})
+	f.persistSoon("history", func() { f.historyW.Save(st, user, kind, hs) })
 	f.tasks = f.tasks[1:]
 	f.started = time.Now()
 	f.clock.reset(f.started)
@@ -533,24 +536,52 @@ func (f *taskFeed) next(ctx app.Context, req api.JudgmentRequest, item string) {
 	f.changed(ctx)
 }
 
-// afterShown runs fn on the UI goroutine, in the page's context, once the
-// current update is on screen: ctx.Defer runs after the update but in the
-// same browser task, before the page is shown, so it schedules fn as a new
-// task (setTimeout) from there. Work that the next item need not wait for
-// (browser storage writes, the history panel) then does not delay it.
-func (f *taskFeed) afterShown(fn func(ctx app.Context)) {
+// persistDelay is how long a browser-storage write (drafts, history) may
+// wait: the changes made meanwhile are written together, so an annotator
+// keying a judgment and its submit in quick succession costs one write, or
+// none for a draft already deleted, instead of one per key.
+const persistDelay = 250 * time.Millisecond
+
+// persistSoon runs a browser-storage write within persistDelay, in a
+// browser task of its own outside the UI goroutine: no key press or update
+// (the next item after a submit) waits for it and no render follows it. A
+// write scheduled again under the same name before it ran replaces the
+// earlier one. fn may touch only snapshots and state safe for concurrent
+// use. Writes still pending when the page is hidden or left run then
+// (flushPersist), so a reload loses nothing.
+func (f *taskFeed) persistSoon(name string, fn func()) {
 	if !app.IsClient || f.client == nil { // not mounted
+		fn()
 		return
 	}
-	f.page.Defer(func(ctx app.Context) {
-		var cb app.Func
-		cb = app.FuncOf(func(app.Value, []app.Value) any {
-			cb.Release()
-			ctx.Dispatch(fn)
-			return nil
-		})
-		app.Window().Call("setTimeout", cb, 0)
+	f.persistMu.Lock()
+	first := len(f.persist) == 0
+	if f.persist == nil {
+		f.persist = map[string]func(){}
+	}
+	f.persist[name] = fn
+	f.persistMu.Unlock()
+	if !first {
+		return
+	}
+	var cb app.Func
+	cb = app.FuncOf(func(app.Value, []app.Value) any {
+		cb.Release()
+		f.flushPersist()
+		return nil
 	})
+	app.Window().Call("setTimeout", cb, persistDelay.Milliseconds())
+}
+
+// flushPersist runs the pending storage writes now.
+func (f *taskFeed) flushPersist() {
+	f.persistMu.Lock()
+	fns := f.persist
+	f.persist = nil
+	f.persistMu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
 }
 
 // retryNow is the status badge's "retry now".

@@ -237,10 +237,13 @@ func (p *JudgePage) userDrafts() *Drafts {
 }
 
 // saveDraft keeps the form of the item on screen in browser storage, so a
-// reload or a crash loses nothing typed or chosen.
+// reload or a crash loses nothing typed or chosen. The write has a browser
+// task of its own (persistSoon): the key press does not wait for it.
 func (p *JudgePage) saveDraft() {
 	if t, ok := p.current(); ok && p.shownItem == t.ItemID {
-		p.userDrafts().Put(t.ItemID, p.draft())
+		d := p.userDrafts()
+		d.Put(t.ItemID, p.draft())
+		p.persistSoon("drafts", d.Flush)
 	}
 }
 
@@ -438,8 +441,9 @@ func (p *JudgePage) send(ctx app.Context, t api.Task, req api.JudgmentRequest) {
 		p.message = "Could not keep the judgment in this browser: " + err.Error()
 		return
 	}
-	drafts, id := p.userDrafts(), t.ItemID
-	p.afterShown(func(app.Context) { drafts.Delete(id) })
+	drafts := p.userDrafts()
+	drafts.Delete(t.ItemID)
+	p.persistSoon("drafts", drafts.Flush)
 	delete(p.prefill, t.ItemID)
 	p.message, p.skipOpen = "", false
 	if next, ok := p.current(); ok {
@@ -558,7 +562,7 @@ func (p *JudgePage) Render() app.UI {
 		p.header("Relevance"),
 		app.Main().Body(p.body(p.renderTask)),
 		app.If(p.state != stateReady && len(p.history) > 0, func() app.UI {
-			return NewHistoryPanel().Entries(p.shownHistory).Revisiting(p.revisiting)
+			return NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting)
 		}),
 		NewKeymapDialog().Open(p.showKeys).Keys(judgeKeys),
 		NewInstructionsPanel().Open(p.showHelp).Kind(api.KindRelevance).Instructions(p.instructions),
@@ -580,7 +584,7 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 			app.Ol().Class("atoms").Aria("label", "Constraints").Body(
 				app.Range(t.Query.Atoms).Slice(func(i int) app.UI { return p.renderAtom(t, i) }),
 			),
-			NewHistoryPanel().Entries(p.shownHistory).Revisiting(p.revisiting),
+			NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting),
 		),
 		app.Section().Class("doc-panel").Aria("label", "Document").Body(
 			app.If(t.Document != nil, func() app.UI { return p.renderDocument(t) }).

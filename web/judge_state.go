@@ -1,10 +1,12 @@
 package web
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"boolpool/web/api"
@@ -61,9 +63,46 @@ func PushHistory(hs []HistoryEntry, e HistoryEntry) []HistoryEntry {
 
 // SaveHistory stores an account's history of a kind.
 func SaveHistory(st Storage, userID int64, kind string, hs []HistoryEntry) {
-	if st != nil && userID != 0 {
-		_ = st.Set(historyKey(userID, kind), hs)
+	var w HistoryWriter
+	w.Save(st, userID, kind, hs)
+}
+
+// HistoryWriter stores histories, encoding each entry once: after a submit
+// one entry is new, and re-encoding all historyMax of them at every submit
+// took milliseconds of the browser's only thread. The stored value is the
+// same JSON array SaveHistory always wrote. Safe for concurrent use.
+type HistoryWriter struct {
+	mu  sync.Mutex
+	enc map[string]json.RawMessage // by the judgment's client id
+}
+
+// Save stores hs as userID's history of kind.
+func (w *HistoryWriter) Save(st Storage, userID int64, kind string, hs []HistoryEntry) {
+	if st == nil || userID == 0 {
+		return
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	enc := make(map[string]json.RawMessage, len(hs))
+	buf := []byte{'['}
+	for i, h := range hs {
+		b, ok := w.enc[h.Req.ClientID]
+		if !ok || h.Req.ClientID == "" {
+			var err error
+			if b, err = json.Marshal(h); err != nil {
+				return
+			}
+		}
+		if h.Req.ClientID != "" {
+			enc[h.Req.ClientID] = b
+		}
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, b...)
+	}
+	w.enc = enc
+	_ = st.Set(historyKey(userID, kind), json.RawMessage(append(buf, ']')))
 }
 
 // HistoryLabel says in a few words what a judgment was.
@@ -108,12 +147,18 @@ func (d Draft) Empty() bool {
 
 func draftKey(userID int64) string { return draftKeyPrefix + strconv.FormatInt(userID, 10) }
 
-// Drafts are one account's drafts, kept in memory and written through to
-// browser storage (read once, not at every key press).
+// Drafts are one account's drafts, kept in memory (read from browser
+// storage once) and written back by Flush: the judging page flushes in a
+// browser task of its own within persistDelay of a change, and at once when
+// the page is hidden or left, so a key press does not wait for the write. Safe for
+// concurrent use.
 type Drafts struct {
-	st   Storage
-	user int64
-	m    map[string]Draft
+	mu     sync.Mutex
+	st     Storage
+	user   int64
+	m      map[string]Draft
+	dirty  bool
+	stored bool // storage holds drafts of the user
 }
 
 // LoadDrafts reads an account's drafts.
@@ -123,6 +168,7 @@ func LoadDrafts(st Storage, userID int64) *Drafts {
 		if st.Get(draftKey(userID), &d.m) != nil || d.m == nil {
 			d.m = map[string]Draft{}
 		}
+		d.stored = len(d.m) > 0
 	}
 	return d
 }
@@ -132,16 +178,20 @@ func (d *Drafts) User() int64 { return d.user }
 
 // Get returns the draft of an item.
 func (d *Drafts) Get(itemID int64) (Draft, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	dr, ok := d.m[strconv.FormatInt(itemID, 10)]
 	return dr, ok
 }
 
 // Put keeps the draft of an item (an empty one is deleted), dropping the
-// oldest drafts beyond draftMax.
+// oldest drafts beyond draftMax, until Flush writes them.
 func (d *Drafts) Put(itemID int64, dr Draft) {
 	if d.st == nil || d.user == 0 {
 		return
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	k := strconv.FormatInt(itemID, 10)
 	if dr.Empty() {
 		if _, ok := d.m[k]; !ok {
@@ -161,11 +211,27 @@ func (d *Drafts) Put(itemID int64, dr Draft) {
 			delete(d.m, k)
 		}
 	}
-	if len(d.m) == 0 {
-		d.st.Del(draftKey(d.user))
+	d.dirty = true
+}
+
+// Flush writes the drafts to browser storage if they changed.
+func (d *Drafts) Flush() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.dirty || d.st == nil || d.user == 0 {
 		return
 	}
-	_ = d.st.Set(draftKey(d.user), d.m)
+	d.dirty = false
+	if len(d.m) == 0 {
+		if d.stored { // a draft made and dropped since the last write costs nothing
+			d.st.Del(draftKey(d.user))
+			d.stored = false
+		}
+		return
+	}
+	if d.st.Set(draftKey(d.user), d.m) == nil {
+		d.stored = true
+	}
 }
 
 // Delete forgets the draft of an item (it was submitted).

@@ -12,6 +12,10 @@ func TestDraftsSurviveAReloadPerUser(t *testing.T) {
 	d := LoadDrafts(st, 7)
 	d.Put(42, Draft{Relevance: 2, Evidence: api.EvidencePartial, Comment: "half", Attributions: map[string][]int{"0": {1}}, SavedAt: time.Now()})
 	d.Put(43, Draft{Relevance: -1}) // empty: not kept
+	if _, ok := LoadDrafts(st, 7).Get(42); ok {
+		t.Error("a draft was stored before Flush (a key press waits for no write)")
+	}
+	d.Flush()
 	again := LoadDrafts(st, 7)
 	got, ok := again.Get(42)
 	if !ok || got.Relevance != 2 || got.Comment != "half" || len(got.Attributions["0"]) != 1 {
@@ -24,12 +28,14 @@ func TestDraftsSurviveAReloadPerUser(t *testing.T) {
 		t.Error("another user sees the draft")
 	}
 	again.Delete(42)
+	again.Flush()
 	if _, ok := LoadDrafts(st, 7).Get(42); ok {
 		t.Error("a deleted draft came back")
 	}
 	for i := range draftMax + 5 {
 		again.Put(int64(100+i), Draft{Relevance: 1, SavedAt: time.Unix(int64(i), 0)})
 	}
+	again.Flush()
 	if n := len(LoadDrafts(st, 7).m); n != draftMax {
 		t.Errorf("%d drafts kept, want at most %d", n, draftMax)
 	}
@@ -52,7 +58,15 @@ func TestHistoryMostRecentFirstOncePerItem(t *testing.T) {
 	if got := LoadHistory(st, 7, api.KindRelevance); len(got) != 3 || LoadHistory(st, 8, api.KindRelevance) != nil {
 		t.Errorf("stored history: %+v", got)
 	}
-	if got := HistoryLabel(hs[0].Req); got != "2 likely relevant · none evidence" {
+	// The writer encodes each entry once and stores the same array.
+	var w HistoryWriter
+	w.Save(st, 7, api.KindRelevance, hs)
+	hs = PushHistory(hs, HistoryEntry{Req: api.JudgmentRequest{ClientID: "c4", ItemID: 4, Kind: api.KindRelevance, Relevance: rel(0), Evidence: api.EvidenceNone}, Item: "q · d"})
+	w.Save(st, 7, api.KindRelevance, hs)
+	if got := LoadHistory(st, 7, api.KindRelevance); len(got) != 4 || got[0].Req.ClientID != "c4" || got[0].Item != "q · d" || got[3].Req.ItemID != 1 || *got[0].Req.Relevance != 0 {
+		t.Errorf("history stored by the writer: %+v", got)
+	}
+	if got := HistoryLabel(hs[1].Req); got != "2 likely relevant · none evidence" {
 		t.Errorf("label %q", got)
 	}
 	if got := HistoryLabel(api.JudgmentRequest{SkipReason: "German"}); got != "skipped: German" {
@@ -80,5 +94,24 @@ func TestGradeKeysAreTheGrades(t *testing.T) {
 		if _, ok := gradeOf(k); ok {
 			t.Errorf("key %q gives a grade", k)
 		}
+	}
+}
+
+func TestHistoryListHTMLEscapesText(t *testing.T) {
+	rel := 2
+	got := historyListHTML([]HistoryEntry{
+		{Req: api.JudgmentRequest{ItemID: 5, Relevance: &rel, Evidence: api.EvidenceNone}, Item: `<img src=x onerror="alert(1)"> · d`},
+		{Req: api.JudgmentRequest{ItemID: 3, SkipReason: "<b>German</b>"}},
+	}, 3)
+	want := `<ol class="history-list">` +
+		`<li data-item="5"><button type="button" class="link history-open" data-item="5">Item 5</button> <span class="history-label">2 likely relevant · none evidence</span>` +
+		`<span class="history-what" title="&lt;img src=x onerror=&#34;alert(1)&#34;&gt; · d">&lt;img src=x onerror=&#34;alert(1)&#34;&gt; · d</span></li>` +
+		`<li data-item="3" class="revisiting" aria-current="true"><button type="button" class="link history-open" data-item="3">Item 3</button> <span class="history-label">skipped: &lt;b&gt;German&lt;/b&gt;</span></li>` +
+		`</ol>`
+	if got != want {
+		t.Errorf("history list\n got %s\nwant %s", got, want)
+	}
+	if got := historyListHTML(nil, 0); got != `<ol class="history-list"></ol>` {
+		t.Errorf("empty history list: %s", got)
 	}
 }

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -119,16 +120,9 @@ func (m *denseDecomposed) Retrieve(ctx context.Context, q Query, k int) ([]Resul
 	if err != nil {
 		return nil, err
 	}
-	lists := make([]map[string]float64, len(atoms))
-	for _, i := range expr.AtomIndices() {
-		rs, err := m.d.Vectors.Search(ctx, vecs[i], perAtom)
-		if err != nil {
-			return nil, err
-		}
-		lists[i] = make(map[string]float64, len(rs))
-		for _, r := range rs {
-			lists[i][r.DocID] = r.Score
-		}
+	lists, err := searchAtoms(ctx, m.d.Vectors, vecs, expr.AtomIndices(), perAtom)
+	if err != nil {
+		return nil, err
 	}
 	ev := &decomposedEval{ctx: ctx, d: m.d, vecs: vecs, lists: lists, exact: map[string]map[int]float64{}}
 	set, err := ev.eval(expr)
@@ -140,6 +134,38 @@ func (m *denseDecomposed) Retrieve(ctx context.Context, q Query, k int) ([]Resul
 		out = append(out, Result{DocID: id, Score: s})
 	}
 	return sortResults(out, k), nil
+}
+
+// searchAtoms runs the kNN search of each listed atom's vector, all at
+// once (they are independent; with pgvector each is a query of its own on
+// a pooled connection, so a query of three atoms waits about as long as
+// its slowest search rather than the sum), and returns each atom's
+// results by document id. It returns when every search has ended.
+func searchAtoms(ctx context.Context, vs VectorIndex, vecs [][]float32, atoms []int, k int) ([]map[string]float64, error) {
+	lists := make([]map[string]float64, len(vecs))
+	errs := make([]error, len(atoms))
+	var wg sync.WaitGroup
+	for j, i := range atoms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rs, err := vs.Search(ctx, vecs[i], k)
+			if err != nil {
+				errs[j] = err
+				return
+			}
+			l := make(map[string]float64, len(rs))
+			for _, r := range rs {
+				l[r.DocID] = r.Score
+			}
+			lists[i] = l
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return lists, nil
 }
 
 // decomposedEval merges per-atom result lists by set algebra. A negated

@@ -531,9 +531,36 @@ func (f *taskFeed) next(ctx app.Context, req api.JudgmentRequest, item string) {
 		}
 	}
 	if len(f.tasks) < preload {
-		f.refill(ctx)
+		f.afterPaint(ctx, func(ctx app.Context) {
+			if len(f.tasks) < preload {
+				f.refill(ctx)
+			}
+		})
 	}
 	f.changed(ctx)
+}
+
+// afterPaint runs fn on the UI goroutine once the update in progress is on
+// screen: after go-app's next frame (ctx.Defer) and a browser task boundary
+// (setTimeout 0), so that the browser shows the next item before the
+// judgment is sent or more tasks are leased — their requests and JSON work
+// would otherwise run in the same turn of the browser's event loop and hold
+// the new item off the screen. The judgment itself is already kept in the
+// outbox when this is asked for.
+func (f *taskFeed) afterPaint(ctx app.Context, fn func(ctx app.Context)) {
+	if !app.IsClient {
+		fn(ctx)
+		return
+	}
+	ctx.Defer(func(ctx app.Context) {
+		var cb app.Func
+		cb = app.FuncOf(func(app.Value, []app.Value) any {
+			cb.Release()
+			ctx.Dispatch(fn)
+			return nil
+		})
+		app.Window().Call("setTimeout", cb, 0)
+	})
 }
 
 // persistDelay is how long a browser-storage write (drafts, history) may

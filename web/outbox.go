@@ -49,7 +49,8 @@ type Storage interface {
 }
 
 // submit queues a judgment durably, moves to the next task at once
-// (taskFeed.next), and lets the sync loop send it.
+// (taskFeed.next), and lets the sync loop send it once the next task is on
+// screen.
 func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	req.ClientID = api.NewUUID()
 	req.TimeSpentMs = f.clock.take(time.Now()).Milliseconds()
@@ -64,8 +65,8 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	if f.sync != SyncOffline {
 		f.sync = SyncPending
 	}
-	f.poke()
 	f.next(ctx, req, item)
+	f.afterPaint(ctx, func(app.Context) { f.poke() })
 	return nil
 }
 

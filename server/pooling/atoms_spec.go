@@ -32,17 +32,23 @@ func checkAtoms(spec Spec) (Spec, error) {
 	if spec.Probes {
 		return spec, apperr.Invalidf("probes", "logic probes do not apply to strategy atoms")
 	}
-	if p.Batch == 0 {
-		p.Batch = DefaultAtomsBatch
+	if err := defaultBounded(&p.Batch, "atoms.batch", DefaultAtomsBatch, MaxAtomsBatch); err != nil {
+		return spec, err
 	}
-	if p.Batch < 1 || p.Batch > MaxAtomsBatch {
-		return spec, apperr.Invalidf("atoms.batch", "must be between 1 and %d", MaxAtomsBatch)
-	}
-	if p.Max == 0 {
-		p.Max = DefaultAtomsMax
-	}
-	if p.Max < 1 || p.Max > MaxAtomsMax {
-		return spec, apperr.Invalidf("atoms.max", "must be between 1 and %d", MaxAtomsMax)
+	if err := defaultBounded(&p.Max, "atoms.max", DefaultAtomsMax, MaxAtomsMax); err != nil {
+		return spec, err
 	}
 	return spec, nil
+}
+
+// defaultBounded sets *v to def when it is 0 and checks that it is
+// between 1 and hi (field names the spec field in the error).
+func defaultBounded(v *int, field string, def, hi int) error {
+	if *v == 0 {
+		*v = def
+	}
+	if *v < 1 || *v > hi {
+		return apperr.Invalidf(field, "must be between 1 and %d", hi)
+	}
+	return nil
 }

@@ -57,17 +57,11 @@ func checkCAL(spec Spec) (Spec, error) {
 	if spec.Probes {
 		return spec, apperr.Invalidf("probes", "logic probes do not apply to strategy cal")
 	}
-	if p.Batch == 0 {
-		p.Batch = DefaultCALBatch
+	if err := defaultBounded(&p.Batch, "cal.batch", DefaultCALBatch, MaxCALBatch); err != nil {
+		return spec, err
 	}
-	if p.Batch < 1 || p.Batch > MaxCALBatch {
-		return spec, apperr.Invalidf("cal.batch", "must be between 1 and %d", MaxCALBatch)
-	}
-	if p.Max == 0 {
-		p.Max = DefaultCALMax
-	}
-	if p.Max < 1 || p.Max > MaxCALMax {
-		return spec, apperr.Invalidf("cal.max", "must be between 1 and %d", MaxCALMax)
+	if err := defaultBounded(&p.Max, "cal.max", DefaultCALMax, MaxCALMax); err != nil {
+		return spec, err
 	}
 	if p.SeedRuns < 0 || p.SeedRuns > MaxCALBatch {
 		return spec, apperr.Invalidf("cal.seed_runs", "must be between 0 and %d", MaxCALBatch)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -307,17 +308,7 @@ func (s *Store) SetCALState(ctx context.Context, userID, poolID, queryID int64, 
 
 // PoolByID returns one pool of a project (ErrNotFound otherwise).
 func (s *Store) PoolByID(ctx context.Context, projectID, poolID int64) (PoolInfo, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT p.id, p.name, p.strategy, p.depth, p.params, p.status, p.created_at,
-			(SELECT count(*) FROM pool_items i WHERE i.pool_id = p.id)::int AS items
-		FROM pools p WHERE p.project_id = $1 AND p.id = $2`, projectID, poolID)
-	out, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[PoolInfo])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return out, fmt.Errorf("store: pool %d: %w", poolID, ErrNotFound)
-	}
-	if err != nil {
-		return out, fmt.Errorf("store: pool %d: %w", poolID, err)
-	}
-	return out, nil
+	return s.onePool(ctx, strconv.FormatInt(poolID, 10), `p.id = $2`, projectID, poolID)
 }
 
 // QueryRunLists returns the top depth documents of each named run for one

@@ -292,15 +292,21 @@ func (s *Store) PoolByName(ctx context.Context, projectID int64, name string) (P
 	if !storable(name) {
 		return PoolInfo{}, fmt.Errorf("store: pool %q: %w", name, ErrNotFound)
 	}
+	return s.onePool(ctx, fmt.Sprintf("%q", name), `p.name = $2`, projectID, name)
+}
+
+// onePool reads the pool of a project matching where (on p, with the
+// project as $1 and key as $2); label names it in errors.
+func (s *Store) onePool(ctx context.Context, label, where string, projectID int64, key any) (PoolInfo, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT p.id, p.name, p.strategy, p.depth, p.params, p.status, p.created_at,
 			(SELECT count(*) FROM pool_items i WHERE i.pool_id = p.id)::int AS items
-		FROM pools p WHERE p.project_id = $1 AND p.name = $2`, projectID, name)
+		FROM pools p WHERE p.project_id = $1 AND `+where, projectID, key)
 	out, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[PoolInfo])
 	if errors.Is(err, pgx.ErrNoRows) {
-		return out, fmt.Errorf("store: pool %q: %w", name, ErrNotFound)
+		return out, fmt.Errorf("store: pool %s: %w", label, ErrNotFound)
 	}
 	if err != nil {
-		return out, fmt.Errorf("store: pool %q: %w", name, err)
+		return out, fmt.Errorf("store: pool %s: %w", label, err)
 	}
 	return out, nil
 }

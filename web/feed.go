@@ -506,8 +506,8 @@ func describe(t api.Task) string {
 }
 
 // next records a judgment just queued in the outbox (taskFeed.submit) as
-// done here and shows the next task at once, leasing more in the
-// background when few are left.
+// done here and shows the next task at once (submit leases more once it is
+// on screen).
 func (f *taskFeed) next(ctx app.Context, req api.JudgmentRequest, item string) {
 	f.judged[req.ItemID] = true
 	f.submitted[req.ItemID] = true
@@ -530,13 +530,6 @@ func (f *taskFeed) next(ctx app.Context, req api.JudgmentRequest, item string) {
 			f.state = stateLoading
 		}
 	}
-	if len(f.tasks) < preload {
-		f.afterPaint(ctx, func(ctx app.Context) {
-			if len(f.tasks) < preload {
-				f.refill(ctx)
-			}
-		})
-	}
 	f.changed(ctx)
 }
 
@@ -553,14 +546,19 @@ func (f *taskFeed) afterPaint(ctx app.Context, fn func(ctx app.Context)) {
 		return
 	}
 	ctx.Defer(func(ctx app.Context) {
-		var cb app.Func
-		cb = app.FuncOf(func(app.Value, []app.Value) any {
-			cb.Release()
-			ctx.Dispatch(fn)
-			return nil
-		})
-		app.Window().Call("setTimeout", cb, 0)
+		setTimeout(0, func() { ctx.Dispatch(fn) })
 	})
+}
+
+// setTimeout runs fn once in a browser task of its own after d.
+func setTimeout(d time.Duration, fn func()) {
+	var cb app.Func
+	cb = app.FuncOf(func(app.Value, []app.Value) any {
+		cb.Release()
+		fn()
+		return nil
+	})
+	app.Window().Call("setTimeout", cb, d.Milliseconds())
 }
 
 // persistDelay is how long a browser-storage write (drafts, history) may
@@ -591,13 +589,7 @@ func (f *taskFeed) persistSoon(name string, fn func()) {
 	if !first {
 		return
 	}
-	var cb app.Func
-	cb = app.FuncOf(func(app.Value, []app.Value) any {
-		cb.Release()
-		f.flushPersist()
-		return nil
-	})
-	app.Window().Call("setTimeout", cb, persistDelay.Milliseconds())
+	setTimeout(persistDelay, f.flushPersist)
 }
 
 // flushPersist runs the pending storage writes now.

@@ -49,8 +49,8 @@ type Storage interface {
 }
 
 // submit queues a judgment durably, moves to the next task at once
-// (taskFeed.next), and lets the sync loop send it once the next task is on
-// screen.
+// (taskFeed.next), and once that task is on screen lets the sync loop send
+// the judgment and leases more tasks when few are left.
 func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	req.ClientID = api.NewUUID()
 	req.TimeSpentMs = f.clock.take(time.Now()).Milliseconds()
@@ -66,7 +66,14 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 		f.sync = SyncPending
 	}
 	f.next(ctx, req, item)
-	f.afterPaint(ctx, func(app.Context) { f.poke() })
+	// One update once the next task is shown: wake the sync loop and lease
+	// more when few are left.
+	f.afterPaint(ctx, func(ctx app.Context) {
+		f.poke()
+		if len(f.tasks) < preload {
+			f.refill(ctx)
+		}
+	})
 	return nil
 }
 

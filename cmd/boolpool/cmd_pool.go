@@ -175,15 +175,18 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	calEncoder := fs.String("cal-encoder", encoders.MiniLMStatic, "cal: dense encoder `name` of --cal-features lexical+dense")
 	asJSON := fs.Bool("json", false, "print the JSON contract instead of the table")
 	svg := fs.String("svg", "", "also write the recall-vs-judgments chart to this SVG `file`")
-	atomQrels := fs.String("atom-qrels", "", "strategy atoms (alone, issue 13): atom oracle `FILE` (atom text<TAB>document<TAB>0|1)")
+	boundMax := fs.Int("cal-bound-max", 20000, "cal-bound: judgments per query's review at most")
+	atomQrels := fs.String("atom-qrels", "", "strategies atoms, atoms-cal, cal-full, cal-bound (issue 13; not mixed with the others): atom oracle `FILE` (atom text<TAB>document<TAB>0|1)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *project == "" || *runs == "" {
-		return fmt.Errorf("%w: --project and --runs are required", errUsage)
+	names := splitList(*strategies)
+	wholeCorpus := isAtomStrategies(names) && !slices.Contains(names, atompool.StrategyAtoms)
+	if *project == "" || (*runs == "" && !wholeCorpus) {
+		return fmt.Errorf("%w: --project and --runs are required (--runs: not for atoms-cal, cal-full, cal-bound alone)", errUsage)
 	}
-	if *depth < 1 || *budget < 0 || *calMax < 1 || *calSeedRuns < 0 || *effortPerRel < 0 || *effortBase < 0 {
-		return fmt.Errorf("%w: --depth, --cal-max must be positive and --budget, --cal-seed-runs, --cal-effort, --cal-effort-base not negative", errUsage)
+	if *depth < 1 || *budget < 0 || *calMax < 1 || *boundMax < 1 || *calSeedRuns < 0 || *effortPerRel < 0 || *effortBase < 0 {
+		return fmt.Errorf("%w: --depth, --cal-max, --cal-bound-max must be positive and --budget, --cal-seed-runs, --cal-effort, --cal-effort-base not negative", errUsage)
 	}
 	var lv []float64
 	for _, s := range splitList(*levels) {
@@ -193,9 +196,8 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		lv = append(lv, f)
 	}
-	names := splitList(*strategies)
-	if len(names) == 1 && names[0] == atompool.StrategyAtoms { // issue 13, cmd_pool_atoms.go
-		return runPoolSimulateAtoms(ctx, *db, *project, splitList(*runs), *depth, *split, *atomQrels, *budget, lv, *asJSON, stdout, stderr)
+	if isAtomStrategies(names) { // issue 13, cmd_pool_atoms.go
+		return runPoolSimulateAtoms(ctx, *db, *project, names, splitList(*runs), *depth, *split, *atomQrels, *budget, *boundMax, lv, *asJSON, stdout, stderr)
 	}
 	if err := pooling.CheckStrategies(names); err != nil {
 		return fmt.Errorf("%w: --strategies: %v", errUsage, err)

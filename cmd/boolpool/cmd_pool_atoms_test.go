@@ -63,6 +63,29 @@ func TestPoolSimulateAtomsCLI(t *testing.T) {
 	if res.Queries != 1 || res.Gold != 1 || a.Found != 1 || a.Recall != 1 || a.Judgments > 8 || a.JudgmentsTo["0.95"] == nil {
 		t.Fatalf("atoms simulation: %s", out)
 	}
+	// The whole-corpus simulations need no run; each finds the gold pair,
+	// the bound no later than the query-level review.
+	out, e, code = do("pool", "simulate", "--project", "p", "--strategies", "atoms-cal,cal-full,cal-bound", "--atom-qrels", oracle, "--json")
+	if code != 0 {
+		t.Fatalf("simulate atoms-cal: exit %d: %s", code, e)
+	}
+	res.Strategies = nil
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	for _, name := range []string{"atoms-cal", "cal-full", "cal-bound"} {
+		s, ok := res.Strategies[name]
+		if !ok || s.Found != 1 || s.Recall != 1 || s.JudgmentsTo["0.95"] == nil || *s.JudgmentsTo["0.95"] > 8 {
+			t.Fatalf("%s: %s", name, out)
+		}
+	}
+	if *res.Strategies["cal-bound"].JudgmentsTo["0.5"] > *res.Strategies["cal-full"].JudgmentsTo["0.5"] {
+		t.Fatalf("bound above the review: %s", out)
+	}
+	table, _, code := do("pool", "simulate", "--project", "p", "--strategies", "atoms-cal,cal-bound", "--atom-qrels", oracle)
+	if code != 0 || !strings.Contains(table, "atoms-cal") || !strings.Contains(table, "is a bound, not a strategy") {
+		t.Fatalf("table: exit %d:\n%s", code, table)
+	}
 	// Bad input names the line.
 	bad := write("bad.tsv", "apple fruit\tredapple\t1\napple fruit\tgreenapple\tyes\n")
 	if _, e, code := do("pool", "simulate", "--project", "p", "--runs", "bm25", "--strategies", "atoms", "--atom-qrels", bad); code == 0 || !strings.Contains(e, "line 2") {

@@ -109,11 +109,47 @@ func (e *Engine) next(ctx context.Context, pseudo []Vec, cos []float64, judged m
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	n := e.f.NumDocs()
-	size = min(size, n-len(judged))
+	size = min(size, e.f.NumDocs()-len(judged))
 	if size <= 0 {
 		return nil, nil
 	}
+	scores, err := e.train(pseudo, cos, judged, prior, round)
+	if err != nil {
+		return nil, err
+	}
+	if scores == nil {
+		return e.fromPrior(judged, prior, size, round), nil
+	}
+	return topUnjudged(scores, judged, size), nil
+}
+
+// Scores trains on labels (document id → relevant) with query as the
+// relevant pseudo-document, as NextBatch does (without a prior or a dense
+// query), and returns every document's score, indexed by document number
+// (Features.DocNum): higher is more likely relevant. With nothing
+// relevant to learn from (no relevant label, no indexed query term) it
+// returns nil scores.
+func (e *Engine) Scores(ctx context.Context, query string, labels map[string]bool, round int) ([]float64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	judged := make(map[uint32]bool, len(labels))
+	for id, rel := range labels {
+		d, ok := e.f.DocNum(id)
+		if !ok {
+			return nil, fmt.Errorf("cal: label for unknown document %q", id)
+		}
+		judged[d] = rel
+	}
+	return e.train(e.pseudoDocs(query, nil), nil, judged, nil, round)
+}
+
+// train fits the round's model — the pseudo-documents and the judged
+// documents, plus Negatives random unjudged documents as provisional
+// non-relevant examples — and scores every document. Nil scores when
+// there is no relevant or no non-relevant example.
+func (e *Engine) train(pseudo []Vec, cos []float64, judged map[uint32]bool, prior []string, round int) ([]float64, error) {
+	n := e.f.NumDocs()
 	var pos, neg []Vec
 	pos = append(pos, pseudo...)
 	keys := make([]uint32, 0, len(judged))
@@ -129,7 +165,7 @@ func (e *Engine) next(ctx context.Context, pseudo []Vec, cos []float64, judged m
 		}
 	}
 	if len(pos) == 0 {
-		return e.fromPrior(judged, prior, size, round), nil
+		return nil, nil
 	}
 	rng := rand.New(rand.NewPCG(e.opt.Train.Seed, uint64(round)+1))
 	var provisional []uint32
@@ -142,7 +178,7 @@ func (e *Engine) next(ctx context.Context, pseudo []Vec, cos []float64, judged m
 		}
 	}
 	if len(neg) == 0 {
-		return e.fromPrior(judged, prior, size, round), nil
+		return nil, nil
 	}
 	// Query-specific features, in columns above the corpus features: the
 	// prior (the fused runs) and the query cosine. extra lists a
@@ -215,7 +251,7 @@ func (e *Engine) next(ctx context.Context, pseudo []Vec, cos []float64, judged m
 			scores[d] += w * cos[d]
 		}
 	}
-	return topUnjudged(scores, judged, size), nil
+	return scores, nil
 }
 
 // pseudoDocs are the relevant pseudo-documents of a query text (none for

@@ -118,28 +118,11 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 		}
 		rows = append(rows, row)
 	}
-	// The target: 95 % with fewer judgments than the best
-	// query-level strategy needs for 90 %.
-	best90 := -1
-	for _, name := range sum.Order {
-		if n := sum.Strategies[name].JudgmentsTo[pooling.LevelKey(0.9)]; n != nil && (best90 < 0 || *n < best90) {
-			best90 = *n
-		}
+	whole, err := wholeCorpus(ctx, env, p.ID, oracle, ix, sum)
+	if err != nil {
+		return nil, err
 	}
-	n95, ok95 := at.JudgmentsTo(0.95)
-	target := bench.Row{Suite: suite, Name: "atoms to 95% vs the best query-level strategy to 90%", Unit: "judgments"}
-	switch {
-	case ok95 && best90 >= 0:
-		target.Value = float64(n95)
-		target = target.WithRef("best query-level to 90%", float64(best90))
-	case ok95:
-		target.Value, target.Note = float64(n95), "no query-level strategy reaches 90%"
-	default:
-		target.Value, target.Unit = at.Recall(), "share (atoms never reach 95%)"
-		target.Note = "the atoms' candidates are the pools (and documents found through shared atoms); cal ends at its stopping rule"
-	}
-	target = target.WithTarget("atoms@95% < best query-level@90%", ok95 && (best90 < 0 || n95 < best90))
-	return append(rows, target), nil
+	return append(rows, whole...), nil
 }
 
 // readOracle reads an atom oracle file (atom text<TAB>document<TAB>0|1,

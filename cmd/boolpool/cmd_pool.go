@@ -176,14 +176,14 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	asJSON := fs.Bool("json", false, "print the JSON contract instead of the table")
 	svg := fs.String("svg", "", "also write the recall-vs-judgments chart to this SVG `file`")
 	boundMax := fs.Int("cal-bound-max", 20000, "cal-bound: judgments per query's review at most")
-	atomQrels := fs.String("atom-qrels", "", "strategies atoms, atoms-cal, cal-full, cal-bound (issue 13; not mixed with the others): atom oracle `FILE` (atom text<TAB>document<TAB>0|1)")
+	atomQrels := fs.String("atom-qrels", "", "strategies atoms, atoms-pools, cal-full, cal-bound (issue 13; not mixed with the others): atom oracle `FILE` (atom text<TAB>document<TAB>0|1)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	names := splitList(*strategies)
-	wholeCorpus := isAtomStrategies(names) && !slices.Contains(names, atompool.StrategyAtoms)
+	wholeCorpus := isAtomStrategies(names) && !slices.Contains(names, atompool.StrategyAtomsPools)
 	if *project == "" || (*runs == "" && !wholeCorpus) {
-		return fmt.Errorf("%w: --project and --runs are required (--runs: not for atoms-cal, cal-full, cal-bound alone)", errUsage)
+		return fmt.Errorf("%w: --project and --runs are required (--runs: not for atoms, cal-full, cal-bound alone)", errUsage)
 	}
 	if *depth < 1 || *budget < 0 || *calMax < 1 || *boundMax < 1 || *calSeedRuns < 0 || *effortPerRel < 0 || *effortBase < 0 {
 		return fmt.Errorf("%w: --depth, --cal-max, --cal-bound-max must be positive and --budget, --cal-seed-runs, --cal-effort, --cal-effort-base not negative", errUsage)

@@ -18,7 +18,7 @@ import (
 
 // atomStrategies are the strategies of runPoolSimulateAtoms: constraint
 // pooling over the runs' pools, and the whole-corpus simulations (issue 13).
-var atomStrategies = []string{atompool.StrategyAtoms, atompool.StrategyAtomsCAL, atompool.StrategyCALFull, atompool.StrategyCALBound}
+var atomStrategies = []string{atompool.StrategyAtoms, atompool.StrategyAtomsPools, atompool.StrategyCALFull, atompool.StrategyCALBound}
 
 // isAtomStrategies says whether names are all atomStrategies.
 func isAtomStrategies(names []string) bool {
@@ -39,10 +39,10 @@ type atomSim struct {
 	to        func(float64) (int, bool)
 }
 
-// runPoolSimulateAtoms is `pool simulate --strategies atoms,atoms-cal,
+// runPoolSimulateAtoms is `pool simulate --strategies atoms,atoms-pools,
 // cal-full,cal-bound --atom-qrels FILE` (issue 13) with FILE (atom
-// text<TAB>document<TAB>0|1, gzip allowed) as the atom oracle: atoms over
-// the project's stored runs (--runs, --depth); atoms-cal (an active
+// text<TAB>document<TAB>0|1, gzip allowed) as the atom oracle: atoms-pools
+// over the project's stored runs (--runs, --depth); atoms (an active
 // learner per atom over the whole corpus) and cal-full (one per query)
 // until the highest --levels share of all gold or --budget; cal-bound, the
 // query-level reviews cut in hindsight (a bound, --cal-max judgments per
@@ -52,8 +52,8 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, names, runs [
 	if atomQrels == "" {
 		return fmt.Errorf("%w: --strategies %s needs --atom-qrels FILE", errUsage, strings.Join(names, ","))
 	}
-	if slices.Contains(names, atompool.StrategyAtoms) && len(runs) == 0 {
-		return fmt.Errorf("%w: --strategies atoms needs --runs", errUsage)
+	if slices.Contains(names, atompool.StrategyAtomsPools) && len(runs) == 0 {
+		return fmt.Errorf("%w: --strategies atoms-pools needs --runs", errUsage)
 	}
 	oracle, err := readAtomOracle(atomQrels)
 	if err != nil {
@@ -71,7 +71,7 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, names, runs [
 	for _, name := range names {
 		start := time.Now()
 		switch name {
-		case atompool.StrategyAtoms:
+		case atompool.StrategyAtomsPools:
 			res, err := atompool.SimulateProject(ctx, st, p.ID, runs, depth, split, oracle, budget)
 			if err != nil {
 				return err
@@ -94,7 +94,7 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, names, runs [
 		queries = res.Queries
 		for _, name := range whole {
 			switch name {
-			case atompool.StrategyAtomsCAL:
+			case atompool.StrategyAtoms:
 				gold = res.Atoms.Gold
 				sims = append(sims, stepSim(name, *res.Atoms))
 			case atompool.StrategyCALFull:

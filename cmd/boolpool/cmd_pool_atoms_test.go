@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// TestPoolSimulateAtomsCLI: `pool simulate --strategies atoms --atom-qrels
-// FILE --json` on a tiny project with a BM25 run finds the one gold pair.
+// TestPoolSimulateAtomsCLI: `pool simulate --strategies atoms-pools
+// --atom-qrels FILE --json` on a tiny project with a BM25 run finds the one
+// gold pair, and so do the whole-corpus simulations.
 func TestPoolSimulateAtomsCLI(t *testing.T) {
 	cli := newCLITest(t) // a fresh migrated database and a temporary directory
 	ctx, db, write := cli.ctx, cli.db, cli.write
@@ -40,7 +41,7 @@ func TestPoolSimulateAtomsCLI(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, e)
 		}
 	}
-	out, e, code := do("pool", "simulate", "--project", "p", "--runs", "bm25", "--depth", "10", "--strategies", "atoms", "--atom-qrels", oracle, "--json")
+	out, e, code := do("pool", "simulate", "--project", "p", "--runs", "bm25", "--depth", "10", "--strategies", "atoms-pools", "--atom-qrels", oracle, "--json")
 	if code != 0 {
 		t.Fatalf("simulate atoms: exit %d: %s", code, e)
 	}
@@ -57,7 +58,7 @@ func TestPoolSimulateAtomsCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	a := res.Strategies["atoms"]
+	a := res.Strategies["atoms-pools"]
 	// Candidates: the run's 4 documents (BM25 matches "fruit" in all); each
 	// is decided by one or two atom judgments: at most 8.
 	if res.Queries != 1 || res.Gold != 1 || a.Found != 1 || a.Recall != 1 || a.Judgments > 8 || a.JudgmentsTo["0.95"] == nil {
@@ -65,15 +66,15 @@ func TestPoolSimulateAtomsCLI(t *testing.T) {
 	}
 	// The whole-corpus simulations need no run; each finds the gold pair,
 	// the bound no later than the query-level review.
-	out, e, code = do("pool", "simulate", "--project", "p", "--strategies", "atoms-cal,cal-full,cal-bound", "--atom-qrels", oracle, "--json")
+	out, e, code = do("pool", "simulate", "--project", "p", "--strategies", "atoms,cal-full,cal-bound", "--atom-qrels", oracle, "--json")
 	if code != 0 {
-		t.Fatalf("simulate atoms-cal: exit %d: %s", code, e)
+		t.Fatalf("simulate atoms: exit %d: %s", code, e)
 	}
 	res.Strategies = nil
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	for _, name := range []string{"atoms-cal", "cal-full", "cal-bound"} {
+	for _, name := range []string{"atoms", "cal-full", "cal-bound"} {
 		s, ok := res.Strategies[name]
 		if !ok || s.Found != 1 || s.Recall != 1 || s.JudgmentsTo["0.95"] == nil || *s.JudgmentsTo["0.95"] > 8 {
 			t.Fatalf("%s: %s", name, out)
@@ -82,16 +83,16 @@ func TestPoolSimulateAtomsCLI(t *testing.T) {
 	if *res.Strategies["cal-bound"].JudgmentsTo["0.5"] > *res.Strategies["cal-full"].JudgmentsTo["0.5"] {
 		t.Fatalf("bound above the review: %s", out)
 	}
-	table, _, code := do("pool", "simulate", "--project", "p", "--strategies", "atoms-cal,cal-bound", "--atom-qrels", oracle)
-	if code != 0 || !strings.Contains(table, "atoms-cal") || !strings.Contains(table, "is a bound, not a strategy") {
+	table, _, code := do("pool", "simulate", "--project", "p", "--strategies", "atoms,cal-bound", "--atom-qrels", oracle)
+	if code != 0 || !strings.Contains(table, "atoms") || !strings.Contains(table, "is a bound, not a strategy") {
 		t.Fatalf("table: exit %d:\n%s", code, table)
 	}
 	// Bad input names the line.
 	bad := write("bad.tsv", "apple fruit\tredapple\t1\napple fruit\tgreenapple\tyes\n")
-	if _, e, code := do("pool", "simulate", "--project", "p", "--runs", "bm25", "--strategies", "atoms", "--atom-qrels", bad); code == 0 || !strings.Contains(e, "line 2") {
+	if _, e, code := do("pool", "simulate", "--project", "p", "--runs", "bm25", "--strategies", "atoms-pools", "--atom-qrels", bad); code == 0 || !strings.Contains(e, "line 2") {
 		t.Fatalf("bad atom qrels: exit %d %q", code, e)
 	}
-	if _, e, code := do("pool", "simulate", "--project", "p", "--runs", "bm25", "--strategies", "atoms"); code == 0 || !strings.Contains(e, "--atom-qrels") {
+	if _, e, code := do("pool", "simulate", "--project", "p", "--strategies", "atoms"); code == 0 || !strings.Contains(e, "--atom-qrels") {
 		t.Fatalf("missing --atom-qrels: exit %d %q", code, e)
 	}
 }

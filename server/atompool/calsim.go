@@ -12,10 +12,11 @@ import (
 	"boolpool/server/cal"
 )
 
-// StrategyAtomsCAL is constraint pooling over the whole corpus: one active
-// learner per atom, every query's candidates ranked by its expression over
-// its atoms' rankings.
-const StrategyAtomsCAL = "atoms-cal"
+// StrategyAtoms is constraint pooling over the whole corpus
+// (SimulateAtomsCAL) in `pool simulate`: one active learner per atom,
+// every query's candidates ranked by its expression over its atoms'
+// estimates.
+const StrategyAtoms = "atoms"
 
 // CALSimOptions configure SimulateAtomsCAL.
 type CALSimOptions struct {
@@ -108,7 +109,7 @@ type queryRank struct {
 // in.Runs, in.AtomRuns, in.Depth and in.Ranker are not used.
 func SimulateAtomsCAL(ctx context.Context, in SimInput, opt CALSimOptions) (SimResult, error) {
 	if opt.Engine == nil {
-		return SimResult{}, fmt.Errorf("atompool: atoms-cal needs a cal engine")
+		return SimResult{}, fmt.Errorf("atompool: atoms needs a cal engine")
 	}
 	if opt.Window <= 0 {
 		opt.Window = 256

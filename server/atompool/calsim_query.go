@@ -9,7 +9,7 @@ import (
 	"boolpool/server/cal"
 )
 
-// StrategyCALFull is the query-level counterpart of StrategyAtomsCAL: one
+// StrategyCALFull is the query-level counterpart of StrategyAtoms: one
 // active learner per query over the whole corpus, no stopping rule.
 const StrategyCALFull = "cal-full"
 

@@ -49,13 +49,13 @@ func SimulateProject(ctx context.Context, st *store.Store, projectID int64, runN
 // CALProjectResult holds the whole-corpus simulations of a project.
 type CALProjectResult struct {
 	Queries    int
-	Atoms      *SimResult        // StrategyAtomsCAL, when asked
+	Atoms      *SimResult        // StrategyAtoms, when asked
 	QueryLevel *QueryLevelResult // StrategyCALFull, when asked
 	Bound      *Hindsight        // StrategyCALBound, when asked
 }
 
 // SimulateProjectCAL runs the whole-corpus simulations named in
-// strategies (StrategyAtomsCAL, StrategyCALFull, StrategyCALBound) over a project's queries
+// strategies (StrategyAtoms, StrategyCALFull, StrategyCALBound) over a project's queries
 // as SimulateProject reads them, with an active learner over the project's
 // lexical index (opt.Engine is set from it when nil).
 func SimulateProjectCAL(ctx context.Context, st *store.Store, projectID int64, split string, oracle atoms.Oracle, strategies []string, opt CALSimOptions, log *slog.Logger) (CALProjectResult, error) {
@@ -74,7 +74,7 @@ func SimulateProjectCAL(ctx context.Context, st *store.Store, projectID int64, s
 	}
 	for _, s := range strategies {
 		switch s {
-		case StrategyAtomsCAL:
+		case StrategyAtoms:
 			r, err := SimulateAtomsCAL(ctx, in, opt)
 			if err != nil {
 				return out, err
@@ -97,7 +97,7 @@ func SimulateProjectCAL(ctx context.Context, st *store.Store, projectID int64, s
 			}
 			out.Bound = h
 		default:
-			return out, fmt.Errorf("atoms: unknown whole-corpus strategy %q (want %s, %s or %s)", s, StrategyAtomsCAL, StrategyCALFull, StrategyCALBound)
+			return out, fmt.Errorf("atoms: unknown whole-corpus strategy %q (want %s, %s or %s)", s, StrategyAtoms, StrategyCALFull, StrategyCALBound)
 		}
 	}
 	return out, nil

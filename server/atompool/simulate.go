@@ -9,8 +9,9 @@ import (
 	"boolpool/server/pooling"
 )
 
-// StrategyAtoms is the constraint-pooling strategy's name in `pool simulate`.
-const StrategyAtoms = "atoms"
+// StrategyAtomsPools is constraint pooling over the runs' pools
+// (SimulateAtoms) in `pool simulate`.
+const StrategyAtomsPools = "atoms-pools"
 
 // SimInput is a constraint-pooling simulation.
 type SimInput struct {

@@ -20,11 +20,11 @@ const wholeBudget = 4_000_000
 
 // wholeCorpus is the suite's second part: every document of the corpus is
 // a candidate. Constraint pooling with an active learner per atom
-// (atoms-cal, until 95 % of all gold) against the query-level active
+// (atoms, until 95 % of all gold) against the query-level active
 // learner per query under the same scheduler (cal-full, until 90 %), and
 // the query-level bound (cal-bound: each query's review cut where it
 // should be, chosen knowing the gold). The last row is the target:
-// atoms-cal to 95 % against the best query-level strategy to 90 % (the
+// atoms to 95 % against the best query-level strategy to 90 % (the
 // pool-bound strategies of sum, cal and cal-full).
 func wholeCorpus(ctx context.Context, env *bench.Env, projectID int64, oracle atoms.Oracle, ix *lexical.Index, sum pooling.GoldSummary) ([]bench.Row, error) {
 	const suite = "atoms"
@@ -32,7 +32,7 @@ func wholeCorpus(ctx context.Context, env *bench.Env, projectID int64, oracle at
 	opt := atompool.CALSimOptions{Engine: e, Budget: wholeBudget, BoundCap: 20000}
 	t0 := time.Now()
 	opt.StopAt = 0.95
-	at, err := atompool.SimulateProjectCAL(ctx, env.Store, projectID, "val", oracle, []string{atompool.StrategyAtomsCAL}, opt, env.Log)
+	at, err := atompool.SimulateProjectCAL(ctx, env.Store, projectID, "val", oracle, []string{atompool.StrategyAtoms}, opt, env.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -46,18 +46,18 @@ func wholeCorpus(ctx context.Context, env *bench.Env, projectID int64, oracle at
 	qlTook := time.Since(t0)
 	a, q, b := at.Atoms, ql.QueryLevel, ql.Bound
 	rows := []bench.Row{{Suite: suite, Name: fmt.Sprintf("whole corpus (%d documents): simulations", e.Features().NumDocs()), Value: (atTook + qlTook).Seconds(), Unit: "s",
-		Note: fmt.Sprintf("atoms-cal %s, cal-full + cal-bound %s (%d workers); budget %d judgments each; AutoTAR learners (lexical tf-idf), queries served by recent yield",
+		Note: fmt.Sprintf("atoms %s, cal-full + cal-bound %s (%d workers); budget %d judgments each; AutoTAR learners (lexical tf-idf), queries served by recent yield",
 			atTook.Round(time.Second), qlTook.Round(time.Second), runtime.GOMAXPROCS(0), wholeBudget)}}
 	qFound := 0
 	if len(q.Found) > 0 {
 		qFound = q.Found[len(q.Found)-1]
 	}
 	rows = append(rows,
-		bench.Row{Suite: suite, Name: "whole corpus: atoms-cal recall of all gold at its end", Value: a.Recall(), Unit: "share", Note: fmt.Sprintf("%d atom judgments", len(a.Steps))},
+		bench.Row{Suite: suite, Name: "whole corpus: atoms recall of all gold at its end", Value: a.Recall(), Unit: "share", Note: fmt.Sprintf("%d atom judgments", len(a.Steps))},
 		bench.Row{Suite: suite, Name: "whole corpus: cal-full recall of all gold at its end", Value: float64(qFound) / float64(max(q.Gold, 1)), Unit: "share", Note: fmt.Sprintf("%d judgments", len(q.Found))})
 	for _, l := range levels {
 		need := int(math.Ceil(l*float64(a.Gold) - 1e-9))
-		row := bench.Row{Suite: suite, Name: fmt.Sprintf("whole corpus: judgments to %.0f%% of all gold, atoms-cal", 100*l), Unit: "judgments"}
+		row := bench.Row{Suite: suite, Name: fmt.Sprintf("whole corpus: judgments to %.0f%% of all gold, atoms", 100*l), Unit: "judgments"}
 		n, ok := a.JudgmentsTo(l)
 		if ok {
 			row.Value, row.Note = float64(n), fmt.Sprintf("%.1f per relevant found", float64(n)/float64(max(need, 1)))
@@ -93,7 +93,7 @@ func wholeCorpus(ctx context.Context, env *bench.Env, projectID int64, oracle at
 	consider(atompool.StrategyCALFull, qn, qok)
 	n95, ok95 := a.JudgmentsTo(0.95)
 	bn, bok := b.JudgmentsTo(0.9)
-	target := bench.Row{Suite: suite, Name: "atoms-cal to 95% vs the best query-level strategy to 90%", Unit: "judgments"}
+	target := bench.Row{Suite: suite, Name: "atoms to 95% vs the best query-level strategy to 90%", Unit: "judgments"}
 	switch {
 	case ok95 && best != "":
 		target.Value = float64(n95)
@@ -102,7 +102,7 @@ func wholeCorpus(ctx context.Context, env *bench.Env, projectID int64, oracle at
 		target.Value = float64(n95)
 		target.Note = fmt.Sprintf("no query-level strategy reaches 90%% (cal-full: %.3f after %d judgments)", float64(qFound)/float64(max(q.Gold, 1)), len(q.Found))
 	default:
-		target.Value, target.Unit = a.Recall(), "share (atoms-cal never reaches 95%)"
+		target.Value, target.Unit = a.Recall(), "share (atoms never reaches 95%)"
 		target.Note = fmt.Sprintf("after %d judgments", len(a.Steps))
 	}
 	if bok {

@@ -50,10 +50,21 @@ func calOrigins(c api.PoolComposition) app.UI {
 		"Each query's next batch is added when its current one is judged; follow them on the dashboard.", c.FromRuns, c.FromCAL)
 }
 
-// renderAtomsFields draws strategy atoms' batch size; changed is called on
-// every edit.
-func renderAtomsFields(batch *int, changed func()) app.UI {
+// renderAtomsFields draws strategy atoms' batch size and candidates;
+// changed is called on every edit.
+func renderAtomsFields(batch *int, candidates *string, changed func()) app.UI {
 	return app.Div().ID("pool-atoms").Body(
+		app.Div().Class("field").Body(
+			app.Label().For("pool-atoms-candidates").Text("Candidates"),
+			app.Select().ID("pool-atoms-candidates").
+				OnChange(func(ctx app.Context, e app.Event) {
+					*candidates = ctx.JSSrc().Get("value").String()
+					changed()
+				}).Body(
+				app.Option().Value("runs").Selected(*candidates != "corpus").Text("runs — the chosen runs' top documents"),
+				app.Option().Value("corpus").Selected(*candidates == "corpus").Text("corpus — every document, ranked by an active learner per atom"),
+			),
+		),
 		app.Div().Class("field").Body(
 			app.Label().For("pool-atoms-batch").Text("Constraint items per batch (empty: 50)"),
 			app.Input().ID("pool-atoms-batch").Type("number").Min(1).Max(10000).Value(map[bool]string{true: "", false: strconv.Itoa(*batch)}[*batch == 0]).

@@ -40,12 +40,14 @@ type PoolBuilderPage struct {
 	gone      bool         // dismounted: stop following the job
 	// atomsBatch is strategy atoms' batch size (0: the server's default).
 	atomsBatch int
-	state      string
-	message    string
-	busy       bool
-	mounted    bool
-	client     *Client
-	page       app.Context // the page's own context: see OnMount
+	// atomsCandidates is strategy atoms' candidates ("": runs).
+	atomsCandidates string
+	state           string
+	message         string
+	busy            bool
+	mounted         bool
+	client          *Client
+	page            app.Context // the page's own context: see OnMount
 }
 
 // NewPoolBuilderPage returns the page with a depth-20 pool chosen.
@@ -92,6 +94,7 @@ func (p *PoolBuilderPage) spec() api.PoolSpec {
 	}
 	if p.strategy == api.StrategyAtoms {
 		s.AtomsBatch = p.atomsBatch
+		s.AtomsCandidates = p.atomsCandidates
 	}
 	for _, r := range p.runs {
 		if p.chosen[r.Name] {
@@ -292,7 +295,7 @@ func (p *PoolBuilderPage) renderForm() app.UI {
 				),
 			),
 			app.If(p.strategy == api.StrategyCAL, func() app.UI { return p.cal.render(p.changed) }),
-			app.If(p.strategy == api.StrategyAtoms, func() app.UI { return renderAtomsFields(&p.atomsBatch, p.changed) }),
+			app.If(p.strategy == api.StrategyAtoms, func() app.UI { return renderAtomsFields(&p.atomsBatch, &p.atomsCandidates, p.changed) }),
 			app.Div().Class("field").Body(
 				app.Input().ID("pool-probes").Type("checkbox").Checked(p.probes).
 					OnChange(func(ctx app.Context, e app.Event) { p.probes = ctx.JSSrc().Get("checked").Bool(); p.changed() }),

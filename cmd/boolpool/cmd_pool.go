@@ -43,6 +43,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	calMax := fs.Int("cal-max", pooling.DefaultCALMax, "strategy cal: judgments per query at most")
 	calSeedRuns := fs.Int("cal-seed-runs", 0, "strategy cal: the first batch starts with the top N of the runs' reciprocal-rank fusion")
 	atomsBatch := fs.Int("atoms-batch", pooling.DefaultAtomsBatch, "strategy atoms: constraint items per batch")
+	atomsCandidates := fs.String("atoms-candidates", pooling.AtomsCandidatesRuns, "strategy atoms: runs (the runs' top depth) or corpus (every document, ranked by an active learner per atom)")
 	atomsMax := fs.Int("atoms-max", pooling.DefaultAtomsMax, "strategy atoms: constraint items of the pool at most")
 	probes := fs.Bool("probes", false, "add the logic probes: BM25 top documents of each negated atom and each atom of an AND")
 	probeDepth := fs.Int("probe-depth", 10, "documents per probe")
@@ -74,7 +75,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	spec := pooling.Spec{Name: *name, Runs: splitList(*runs), Depth: *depth, Strategy: *strategy,
 		Probes: *probes, ProbeDepth: *probeDepth, Split: *split, JudgedK: ks, JudgedRuns: splitList(*judgedRuns),
 		CAL:   pooling.CALParams{Batch: *calBatch, Stop: *calStop, Max: *calMax, SeedRuns: *calSeedRuns},
-		Atoms: pooling.AtomsParams{Batch: *atomsBatch, Max: *atomsMax}}
+		Atoms: pooling.AtomsParams{Batch: *atomsBatch, Max: *atomsMax, Candidates: *atomsCandidates}}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	var (
 		m       pooling.Made

@@ -27,6 +27,9 @@ func TestPoolAtomsLiveCLI(t *testing.T) {
 	if _, e, code := cli.exec("pool", "--project", "p", "--runs", "bm25", "--strategy", "atoms", "--atoms-batch", "-1"); code == 0 || !strings.Contains(e, "atoms.batch") {
 		t.Fatalf("bad --atoms-batch: exit %d: %s", code, e)
 	}
+	if _, e, code := cli.exec("pool", "--project", "p", "--runs", "bm25", "--strategy", "atoms", "--atoms-candidates", "all"); code == 0 || !strings.Contains(e, "atoms.candidates") {
+		t.Fatalf("bad --atoms-candidates: exit %d: %s", code, e)
+	}
 	out, _ := cli.must("pool", "--project", "p", "--runs", "bm25", "--depth", "4", "--strategy", "atoms", "--atoms-batch", "2", "--json")
 	var rep struct {
 		PoolID          int64  `json:"pool_id"`
@@ -57,5 +60,13 @@ func TestPoolAtomsLiveCLI(t *testing.T) {
 	// next ones, never a pair that has an item.
 	if !strings.Contains(text, "strategy atoms): published with 2 constraint items") {
 		t.Fatalf("text report: %s", text)
+	}
+	// Candidates from the whole corpus: of the 8 (atom, document) pairs,
+	// the 4 asked by the first two pools wait for their labels; the corpus
+	// pool asks some of the others (a document whose most decisive atom is
+	// awaited waits too).
+	out, _ = cli.must("pool", "--project", "p", "--runs", "bm25", "--depth", "1", "--strategy", "atoms", "--atoms-candidates", "corpus", "--atoms-batch", "3", "--name", "corpus", "--json")
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.ConstraintItems < 1 || rep.ConstraintItems > 3 {
+		t.Fatalf("corpus pool: %v %s", err, out)
 	}
 }

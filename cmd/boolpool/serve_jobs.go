@@ -35,7 +35,7 @@ func jobKinds(st *store.Store, log *slog.Logger, cacheDir, device string) map[st
 		api.JobKindIndex:     jobs.Index(st, log),
 		api.JobKindPool:      jobs.Pool(st, log),
 		pooling.CALJobKind:   jobs.CALBatch(pooling.NewCALGrower(st, log)),
-		pooling.AtomsJobKind: jobs.AtomsBatch(st),
+		pooling.AtomsJobKind: jobs.AtomsBatch(st, log),
 	}
 }
 

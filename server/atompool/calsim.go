@@ -114,8 +114,6 @@ func SimulateAtomsCAL(ctx context.Context, in SimInput, opt CALSimOptions) (SimR
 	if opt.Window <= 0 {
 		opt.Window = 256
 	}
-	f := opt.Engine.Features()
-	n := f.NumDocs()
 	gold := in.Gold
 	if gold == nil {
 		var err error
@@ -134,48 +132,16 @@ func SimulateAtomsCAL(ctx context.Context, in SimInput, opt CALSimOptions) (SimR
 	if opt.StopAt > 0 {
 		need = int(math.Ceil(opt.StopAt*float64(res.Gold) - 1e-9))
 	}
-	learners := map[string]*atomLearner{}
+	ls := newLearners(opt.Engine)
+	learners, ids := ls.atoms, ls.ids
 	users := map[string][]int{}
 	for i, q := range in.Queries {
 		for _, k := range q.Atoms {
-			if learners[k] == nil {
-				text := in.AtomTexts[k]
-				if text == "" {
-					text = k
-				}
-				learners[k] = &atomLearner{key: k, text: text, labels: map[string]bool{}, known: make([]int8, n), trained: -1, rank: make([]int, n)}
-			}
+			ls.add(k, in.AtomTexts[k])
 			if !slices.Contains(users[k], i) {
 				users[k] = append(users[k], i)
 			}
 		}
-	}
-	train := func(a *atomLearner) error {
-		scores, err := opt.Engine.Scores(ctx, a.text, a.labels, len(a.labels))
-		if err != nil {
-			return fmt.Errorf("atompool: atom %q: %w", a.key, err)
-		}
-		order := make([]int, n)
-		for d := range order {
-			order[d] = d
-		}
-		if scores != nil {
-			slices.SortStableFunc(order, func(x, y int) int {
-				switch {
-				case scores[x] > scores[y]:
-					return -1
-				case scores[x] < scores[y]:
-					return 1
-				}
-				return 0
-			})
-		}
-		for r, d := range order {
-			a.rank[d] = r
-		}
-		a.trained = len(a.labels)
-		a.version++
-		return nil
 	}
 	labels := atoms.Labels{}
 	res.Labels = labels
@@ -186,52 +152,12 @@ func SimulateAtomsCAL(ctx context.Context, in SimInput, opt CALSimOptions) (SimR
 	// tried; within a query, candidates go by estimated probability.
 	hits, spent := make([]float64, len(in.Queries)), make([]float64, len(in.Queries))
 	yield := func(qi int) float64 { return (hits[qi] + 1) / (spent[qi] + 2) }
-	ids := make([]string, n)
-	for d := range ids {
-		ids[d] = f.DocID(uint32(d))
-	}
 	// rerank fills q's candidates: the Window undecided documents with the
 	// highest estimated probability.
 	rerank := func(qi int) error {
-		q := in.Queries[qi]
-		ls := make([]*atomLearner, len(q.Atoms))
-		vers := make([]int, len(q.Atoms))
-		for i, k := range q.Atoms {
-			a := learners[k]
-			if a.retrainDue() {
-				if err := train(a); err != nil {
-					return err
-				}
-			}
-			ls[i], vers[i] = a, a.version
-		}
-		ps := make([]float64, len(ls))
-		h := &candHeap{}
-		for d := 0; d < n; d++ {
-			for i, a := range ls {
-				ps[i] = a.p(d)
-			}
-			s := fuzzy(q.Expr, ps)
-			if s <= 0 || (h.Len() == opt.Window && s <= h.scores[0]) {
-				continue
-			}
-			if atoms.Derive(q, labels, ids[d], false) != boolexpr.Unknown {
-				continue
-			}
-			if h.Len() < opt.Window {
-				heap.Push(h, cand{d, s})
-			} else {
-				h.docs[0], h.scores[0] = d, s
-				heap.Fix(h, 0)
-			}
-		}
-		r := &queryRank{versions: vers, cands: make([]int, h.Len()), scores: make([]float64, h.Len())}
-		for i := h.Len() - 1; i >= 0; i-- {
-			c := heap.Pop(h).(cand)
-			r.cands[i], r.scores[i] = c.d, c.s
-		}
+		r, err := ls.rank(ctx, in.Queries[qi], labels, opt.Window)
 		ranks[qi] = r
-		return nil
+		return err
 	}
 	stale := func(qi int) bool {
 		r := ranks[qi]
@@ -271,14 +197,10 @@ func SimulateAtomsCAL(ctx context.Context, in SimInput, opt CALSimOptions) (SimR
 	judge := func(atom string, d int) {
 		id := ids[d]
 		sat := in.Oracle[atom][id]
-		a := learners[atom]
-		a.labels[id] = sat
-		a.known[d] = -1
+		learners[atom].label(d, id, sat)
 		t := boolexpr.False
 		if sat {
-			a.known[d] = 1
 			t = boolexpr.True
-			a.pos++
 		}
 		labels.Set(atom, id, t)
 		for _, qi := range users[atom] {

@@ -61,7 +61,7 @@ func CreateLive(ctx context.Context, st *store.Store, projectID int64, spec pool
 		return rep, 0, err
 	}
 	rep.PoolID = id
-	res, err := Grow(ctx, st, projectID, AtomsJobParams{PoolID: id})
+	res, err := Grow(ctx, st, projectID, AtomsJobParams{PoolID: id}, log)
 	return rep, res.Created, err
 }
 
@@ -100,7 +100,7 @@ type GrowResult struct {
 // Grow adds an atoms pool's next batch when every item of the current one
 // has a label and the pool still has p.Items items; otherwise it does
 // nothing (a job repeated or come too early) or says why the pool ends.
-func Grow(ctx context.Context, st *store.Store, projectID int64, p AtomsJobParams) (GrowResult, error) {
+func Grow(ctx context.Context, st *store.Store, projectID int64, p AtomsJobParams, log *slog.Logger) (GrowResult, error) {
 	var res GrowResult
 	pool, err := st.PoolByID(ctx, projectID, p.PoolID)
 	if err != nil {
@@ -128,7 +128,12 @@ func Grow(ctx context.Context, st *store.Store, projectID int64, p AtomsJobParam
 		res.Stopped = fmt.Sprintf("cap: %d constraint items (atoms.max %d)", items, spec.Atoms.Max)
 		return res, nil
 	}
-	batch, err := NextBatch(ctx, st, projectID, spec.Runs, spec.Depth, spec.Split, min(spec.Atoms.Batch, spec.Atoms.Max-items))
+	var batch []store.NewConstraintItem
+	if size := min(spec.Atoms.Batch, spec.Atoms.Max-items); spec.Atoms.Candidates == pooling.AtomsCandidatesCorpus {
+		batch, err = NextBatchCorpus(ctx, st, projectID, spec.Split, size, log)
+	} else {
+		batch, err = NextBatch(ctx, st, projectID, spec.Runs, spec.Depth, spec.Split, size)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -152,51 +157,11 @@ func Grow(ctx context.Context, st *store.Store, projectID int64, p AtomsJobParam
 // atom labels and constraint items that exist (see the comment on live
 // constraint pooling above). Nothing is saved.
 func NextBatch(ctx context.Context, st *store.Store, projectID int64, runs []string, depth int, split string, n int) ([]store.NewConstraintItem, error) {
-	if _, err := atoms.Sync(ctx, st, projectID); err != nil {
-		return nil, err
-	}
-	loaded, err := atoms.LoadQueries(ctx, st, projectID)
+	bs, err := loadBatchState(ctx, st, projectID, split)
 	if err != nil {
 		return nil, err
 	}
-	inSplit, err := st.ListQueries(ctx, projectID, split)
-	if err != nil {
-		return nil, err
-	}
-	variants, err := st.VariantSources(ctx, projectID)
-	if err != nil {
-		return nil, err
-	}
-	pooled := map[string]bool{}
-	for _, q := range inSplit {
-		if _, v := variants[q.ID]; !v {
-			pooled[q.ExtID] = true
-		}
-	}
-	var qs []atoms.Query
-	for _, q := range loaded {
-		if pooled[q.ID] {
-			qs = append(qs, q)
-		}
-	}
-	labels, err := atoms.LoadLabels(ctx, st, projectID)
-	if err != nil {
-		return nil, err
-	}
-	links, err := st.AtomLinks(ctx, projectID)
-	if err != nil {
-		return nil, err
-	}
-	rowOf, idOf := map[string]int64{}, map[string]int64{}
-	for _, l := range links {
-		rowOf[l.QueryExtID] = l.QueryID
-		idOf[l.Key] = l.AtomID
-	}
-	existing, err := st.ConstraintItemPairs(ctx, projectID)
-	if err != nil {
-		return nil, err
-	}
-	asked := func(key, doc string) bool { return existing[idOf[key]][doc] }
+	qs, labels, rowOf, idOf, asked := bs.qs, bs.labels, bs.rowOf, bs.idOf, bs.asked
 
 	// Each query's candidates: documents known to satisfy one of its
 	// positive atoms, then its runs' top depth round-robin.
@@ -289,6 +254,69 @@ func NextBatch(ctx context.Context, st *store.Store, projectID int64, runs []str
 		}
 	}
 	return out, nil
+}
+
+// batchState is what choosing a live batch starts from: the pooled
+// queries, the labels, the atoms' ids and the pairs already asked.
+type batchState struct {
+	qs       []atoms.Query
+	labels   atoms.Labels
+	rowOf    map[string]int64 // query ext id → row id
+	idOf     map[string]int64 // atom key → atom id
+	atomText map[string]string
+	existing map[int64]map[string]bool
+}
+
+// asked says whether (atom key, document) already has a constraint item.
+func (b *batchState) asked(key, doc string) bool { return b.existing[b.idOf[key]][doc] }
+
+// loadBatchState syncs the project's atoms and loads its queries of split
+// ("" = all) that are not variants (their qrels come from the labels at no
+// cost), the atom labels and the constraint items that exist.
+func loadBatchState(ctx context.Context, st *store.Store, projectID int64, split string) (*batchState, error) {
+	if _, err := atoms.Sync(ctx, st, projectID); err != nil {
+		return nil, err
+	}
+	loaded, err := atoms.LoadQueries(ctx, st, projectID)
+	if err != nil {
+		return nil, err
+	}
+	inSplit, err := st.ListQueries(ctx, projectID, split)
+	if err != nil {
+		return nil, err
+	}
+	variants, err := st.VariantSources(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	pooled := map[string]bool{}
+	for _, q := range inSplit {
+		if _, v := variants[q.ID]; !v {
+			pooled[q.ExtID] = true
+		}
+	}
+	b := &batchState{rowOf: map[string]int64{}, idOf: map[string]int64{}, atomText: map[string]string{}}
+	for _, q := range loaded {
+		if pooled[q.ID] {
+			b.qs = append(b.qs, q)
+		}
+	}
+	if b.labels, err = atoms.LoadLabels(ctx, st, projectID); err != nil {
+		return nil, err
+	}
+	links, err := st.AtomLinks(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range links {
+		b.rowOf[l.QueryExtID] = l.QueryID
+		b.idOf[l.Key] = l.AtomID
+		b.atomText[l.Key] = l.AtomText
+	}
+	if b.existing, err = st.ConstraintItemPairs(ctx, projectID); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // AtomsTrigger is the consensus listener that queues an atoms pool's next

@@ -25,7 +25,7 @@ func newAtomsEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return serveWithJobs(t, st, fx, log, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, log), pooling.AtomsJobKind: jobs.AtomsBatch(st)}, 1)
+	return serveWithJobs(t, st, fx, log, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, log), pooling.AtomsJobKind: jobs.AtomsBatch(st, log)}, 1)
 }
 
 // TestAtomsPoolLive: a pool with strategy atoms publishes its first batch
@@ -49,8 +49,95 @@ func TestAtomsPoolLive(t *testing.T) {
 	if pub.ItemsCreated != 2 || pub.Preview.Strategy != api.StrategyAtoms || pub.Preview.Composition.Queries != 2 {
 		t.Fatalf("published = %+v, want the first batch of 2 constraint items", pub)
 	}
-	poolID := pub.PoolID
+	asked, batchOf, batches := judgeAtomsPool(t, e, pub.PoolID, 2)
+	t.Logf("%d batches, %d constraint judgments: %v", batches, len(asked), asked)
+	type pair = atomPair
+	queryOf := map[string]string{"Birds of the Venezuelan Andes": "q1", "birds of Colombia": "q1", "Films set in Paris": "q2", "comedy films": "q2"}
+	seen := map[pair]bool{}
+	perBatch := map[[3]any]int{}
+	for _, p := range asked {
+		if seen[p] {
+			t.Errorf("%v asked twice", p)
+		}
+		seen[p] = true
+		// One atom of a query per document and batch: the next one only
+		// once the first one's label is known (and leaves it undecided).
+		k := [3]any{batchOf[p], queryOf[p.atom], p.doc}
+		if perBatch[k]++; perBatch[k] > 1 {
+			t.Errorf("batch %d asks two atoms of %s about %s", batchOf[p], queryOf[p.atom], p.doc)
+		}
+	}
+	// Candidates: q1 d1 d2 d5 d6, q2 d1 d3 d5 d6: 16 (atom, document)
+	// pairs; a label that decides the expression spares the other atom.
+	if len(asked) >= 16 || batches < 4 {
+		t.Errorf("%d constraint judgments in %d batches, want fewer than 16 in at least 4", len(asked), batches)
+	}
+	sum, err := atompool.Summary(ctx, e.st, e.fx.Project.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range sum.Queries {
+		want := map[string]int{"q1": 1, "q2": 2}[q.QueryExtID]
+		if q.Relevant != want || q.Unknown != 0 || q.Relevant+q.NonRelevant != 4 {
+			t.Errorf("%s derived %+v, want %d relevant of 4 candidates, none unknown", q.QueryExtID, q, want)
+		}
+	}
+}
 
+// TestAtomsPoolLiveCorpus: an atoms pool with candidates "corpus" asks
+// about every document of the project, not only the runs' top depth (here
+// depth 1): an active learner per atom ranks the corpus, batch by batch
+// (real River), until every query's derived label of every document is
+// known — each pair asked once, the derived qrels those of the truth.
+func TestAtomsPoolLiveCorpus(t *testing.T) {
+	e := newAtomsEnv(t)
+	ctx := context.Background()
+	r := e.login("researcher")
+	var problem api.Problem
+	if st := r.do("POST", "/api/projects/fixture/pools", api.PoolSpec{Name: "atoms", Runs: []string{"bm25"}, Depth: 1, Strategy: api.StrategyAtoms, AtomsCandidates: "everything"}, &problem); st != 400 || problem.Field != "atoms.candidates" {
+		t.Fatalf("unknown candidates: %d %+v, want 400 naming atoms.candidates", st, problem)
+	}
+	pub := publishPool(t, r, "fixture", api.PoolSpec{Name: "atoms-corpus", Runs: []string{"bm25"}, Depth: 1, Strategy: api.StrategyAtoms, AtomsBatch: 3, AtomsCandidates: "corpus"})
+	if pub.ItemsCreated != 3 {
+		t.Fatalf("published = %+v, want the first batch of 3 constraint items", pub)
+	}
+	asked, _, batches := judgeAtomsPool(t, e, pub.PoolID, 3)
+	t.Logf("%d batches, %d constraint judgments: %v", batches, len(asked), asked)
+	seen := map[atomPair]bool{}
+	for _, p := range asked {
+		if seen[p] {
+			t.Errorf("%v asked twice", p)
+		}
+		seen[p] = true
+	}
+	// 6 documents, 2 queries of 2 atoms: at most 24 pairs; labels that
+	// decide an expression spare the other atom.
+	if len(asked) >= 24 {
+		t.Errorf("%d constraint judgments, want fewer than the 24 (atom, document) pairs", len(asked))
+	}
+	sum, err := atompool.Summary(ctx, e.st, e.fx.Project.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range sum.Queries {
+		want := map[string]int{"q1": 1, "q2": 2}[q.QueryExtID]
+		if q.Relevant != want || q.Unknown != 0 || q.Relevant+q.NonRelevant != 6 {
+			t.Errorf("%s derived %+v, want %d relevant of all 6 documents, none unknown", q.QueryExtID, q, want)
+		}
+	}
+}
+
+// atomPair is a constraint item's (atom text, document).
+type atomPair struct{ atom, doc string }
+
+// judgeAtomsPool answers an atoms pool's constraint items as an annotator
+// who knows fixtureTruth (anything not listed: no), waiting after each
+// labelled batch for its atoms-batch job (real River), until a job adds
+// nothing. It returns the pairs asked in order, the batch of each, and the
+// number of batches; a batch larger than size fails the test.
+func judgeAtomsPool(t *testing.T, e *env, poolID int64, size int) ([]atomPair, map[atomPair]int, int) {
+	t.Helper()
+	ctx := context.Background()
 	a := e.login("annotator1")
 	answer := func(atom, doc string) string {
 		if v := fixtureTruth[atom][doc]; v != "" {
@@ -58,7 +145,7 @@ func TestAtomsPoolLive(t *testing.T) {
 		}
 		return "no"
 	}
-	type pair struct{ atom, doc string }
+	type pair = atomPair
 	var asked []pair
 	batchOf := map[pair]int{}
 	batches := 1
@@ -108,43 +195,13 @@ func TestAtomsPoolLive(t *testing.T) {
 			}
 			break
 		}
-		if after-before > 2 {
-			t.Fatalf("batch %d added %d items, more than the batch size 2", batches+1, after-before)
+		if after-before > size {
+			t.Fatalf("batch %d added %d items, more than the batch size %d", batches+1, after-before, size)
 		}
 		batches++
 		if batches > 20 {
 			t.Fatal("the pool never ends")
 		}
 	}
-	t.Logf("%d batches, %d constraint judgments: %v", batches, len(asked), asked)
-	queryOf := map[string]string{"Birds of the Venezuelan Andes": "q1", "birds of Colombia": "q1", "Films set in Paris": "q2", "comedy films": "q2"}
-	seen := map[pair]bool{}
-	perBatch := map[[3]any]int{}
-	for _, p := range asked {
-		if seen[p] {
-			t.Errorf("%v asked twice", p)
-		}
-		seen[p] = true
-		// One atom of a query per document and batch: the next one only
-		// once the first one's label is known (and leaves it undecided).
-		k := [3]any{batchOf[p], queryOf[p.atom], p.doc}
-		if perBatch[k]++; perBatch[k] > 1 {
-			t.Errorf("batch %d asks two atoms of %s about %s", batchOf[p], queryOf[p.atom], p.doc)
-		}
-	}
-	// Candidates: q1 d1 d2 d5 d6, q2 d1 d3 d5 d6: 16 (atom, document)
-	// pairs; a label that decides the expression spares the other atom.
-	if len(asked) >= 16 || batches < 4 {
-		t.Errorf("%d constraint judgments in %d batches, want fewer than 16 in at least 4", len(asked), batches)
-	}
-	sum, err := atompool.Summary(ctx, e.st, e.fx.Project.ID, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range sum.Queries {
-		want := map[string]int{"q1": 1, "q2": 2}[q.QueryExtID]
-		if q.Relevant != want || q.Unknown != 0 || q.Relevant+q.NonRelevant != 4 {
-			t.Errorf("%s derived %+v, want %d relevant of 4 candidates, none unknown", q.QueryExtID, q, want)
-		}
-	}
+	return asked, batchOf, batches
 }

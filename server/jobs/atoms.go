@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 
 	"boolpool/server/atompool"
 	"boolpool/server/store"
@@ -14,7 +15,7 @@ import (
 // with the pool's item count, so it is unique per batch; a repeated or
 // early job does nothing, and a retry adds nothing twice (an (atom,
 // document) pair has one constraint item).
-func AtomsBatch(st *store.Store) Kind {
+func AtomsBatch(st *store.Store, log *slog.Logger) Kind {
 	return Kind{
 		Check: func(ctx context.Context, projectID int64, raw json.RawMessage) error {
 			_, err := atompool.ParseJobParams(raw)
@@ -26,7 +27,7 @@ func AtomsBatch(st *store.Store) Kind {
 				return nil, err
 			}
 			a.Report("choosing the next batch", 0, 1)
-			res, err := atompool.Grow(ctx, st, a.Job.ProjectID, p)
+			res, err := atompool.Grow(ctx, st, a.Job.ProjectID, p, log)
 			if err != nil {
 				return nil, err
 			}

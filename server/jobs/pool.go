@@ -101,7 +101,7 @@ func PoolSpec(req api.PoolSpec) (pooling.Spec, error) {
 	spec := pooling.Spec{Name: strings.TrimSpace(req.Name), Runs: req.Runs, Depth: req.Depth, Strategy: req.Strategy,
 		Probes: req.Probes, ProbeDepth: req.ProbeDepth, Split: req.Split, JudgedK: req.JudgedK,
 		CAL:   pooling.CALParams{Batch: req.CALBatch, Stop: req.CALStop, Max: req.CALMax, SeedRuns: req.CALSeedRuns},
-		Atoms: pooling.AtomsParams{Batch: req.AtomsBatch, Max: req.AtomsMax}}
+		Atoms: pooling.AtomsParams{Batch: req.AtomsBatch, Max: req.AtomsMax, Candidates: req.AtomsCandidates}}
 	if req.RatersPerItem != 0 && (req.RatersPerItem < 1 || req.RatersPerItem > 20) {
 		return spec, apperr.Invalidf("raters_per_item", "must be between 1 and 20")
 	}

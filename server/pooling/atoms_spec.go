@@ -24,7 +24,21 @@ const (
 type AtomsParams struct {
 	Batch int `json:"batch"` // constraint items per batch (default 50)
 	Max   int `json:"max"`   // constraint items of the pool at most (default 100000)
+	// Candidates is where a batch's documents come from:
+	// AtomsCandidatesRuns (default) or AtomsCandidatesCorpus.
+	Candidates string `json:"candidates,omitempty"`
 }
+
+// Where an atoms pool's candidates come from.
+const (
+	// AtomsCandidatesRuns: the runs' top Depth documents and documents
+	// known to satisfy one of the query's positive atoms.
+	AtomsCandidatesRuns = "runs"
+	// AtomsCandidatesCorpus: every document of the corpus, ranked by an
+	// active learner per atom (server/atompool NextBatchCorpus; the
+	// simulation's strategy atoms).
+	AtomsCandidatesCorpus = "corpus"
+)
 
 // checkAtoms fills the defaults of an atoms spec and checks its bounds.
 func checkAtoms(spec Spec) (Spec, error) {
@@ -37,6 +51,13 @@ func checkAtoms(spec Spec) (Spec, error) {
 	}
 	if err := defaultBounded(&p.Max, "atoms.max", DefaultAtomsMax, MaxAtomsMax); err != nil {
 		return spec, err
+	}
+	switch p.Candidates {
+	case "":
+		p.Candidates = AtomsCandidatesRuns
+	case AtomsCandidatesRuns, AtomsCandidatesCorpus:
+	default:
+		return spec, apperr.Invalidf("atoms.candidates", "must be %s or %s", AtomsCandidatesRuns, AtomsCandidatesCorpus)
 	}
 	return spec, nil
 }

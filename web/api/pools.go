@@ -51,6 +51,9 @@ type PoolSpec struct {
 	// and in all (0 = defaults, 50 and 100000).
 	AtomsBatch int `json:"atoms_batch,omitempty"`
 	AtomsMax   int `json:"atoms_max,omitempty"`
+	// AtomsCandidates: "runs" (default: the runs' top depth) or "corpus"
+	// (every document, ranked by an active learner per atom).
+	AtomsCandidates string `json:"atoms_candidates,omitempty"`
 }
 
 // PoolRunStats is one run's share of a pool.

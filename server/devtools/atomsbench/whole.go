@@ -106,7 +106,10 @@ func wholeCorpus(ctx context.Context, env *bench.Env, projectID int64, oracle at
 		target.Note = fmt.Sprintf("after %d judgments", len(a.Steps))
 	}
 	if bok {
-		target.Note += fmt.Sprintf("; the query-level bound (reviews cut in hindsight, not a strategy) reaches 90%% at %d", bn)
+		if target.Note != "" {
+			target.Note += "; "
+		}
+		target.Note += fmt.Sprintf("the query-level bound (reviews cut in hindsight, not a strategy) reaches 90%% at %d", bn)
 	}
 	met := ok95 && (best == "" || n95 < bestN)
 	return append(rows, target.WithTarget("atoms@95% < best query-level@90%", met)), nil

@@ -114,20 +114,12 @@ func SimulateAtomsCAL(ctx context.Context, in SimInput, opt CALSimOptions) (SimR
 	if opt.Window <= 0 {
 		opt.Window = 256
 	}
-	gold := in.Gold
-	if gold == nil {
-		var err error
-		if gold, err = GoldFromOracle(in.Queries, in.Oracle); err != nil {
-			return SimResult{}, err
-		}
+	gold, total, err := in.goldOf(true)
+	if err != nil {
+		return SimResult{}, err
 	}
 	res := SimResult{Queries: len(in.Queries)}
-	for _, q := range in.Queries {
-		if err := q.Validate(); err != nil {
-			return SimResult{}, err
-		}
-		res.Gold += len(gold[q.ID])
-	}
+	res.Gold = total
 	need := math.MaxInt
 	if opt.StopAt > 0 {
 		need = int(math.Ceil(opt.StopAt*float64(res.Gold) - 1e-9))

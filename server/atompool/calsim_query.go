@@ -29,17 +29,12 @@ func SimulateQueryLevelCAL(ctx context.Context, in SimInput, opt CALSimOptions) 
 	if opt.Engine == nil {
 		return QueryLevelResult{}, fmt.Errorf("atompool: cal-full needs a cal engine")
 	}
-	gold := in.Gold
-	if gold == nil {
-		var err error
-		if gold, err = GoldFromOracle(in.Queries, in.Oracle); err != nil {
-			return QueryLevelResult{}, err
-		}
+	gold, total, err := in.goldOf(false)
+	if err != nil {
+		return QueryLevelResult{}, err
 	}
 	res := QueryLevelResult{Strategy: StrategyCALFull}
-	for _, q := range in.Queries {
-		res.Gold += len(gold[q.ID])
-	}
+	res.Gold = total
 	need := math.MaxInt
 	if opt.StopAt > 0 {
 		need = int(math.Ceil(opt.StopAt*float64(res.Gold) - 1e-9))
@@ -99,17 +94,11 @@ type Hindsight struct {
 
 // QueryLevelHindsight runs the reviews of Hindsight, workers at a time.
 func QueryLevelHindsight(ctx context.Context, in SimInput, e *cal.Engine, capPerQuery, workers int) (*Hindsight, error) {
-	gold := in.Gold
-	if gold == nil {
-		var err error
-		if gold, err = GoldFromOracle(in.Queries, in.Oracle); err != nil {
-			return nil, err
-		}
+	gold, total, err := in.goldOf(false)
+	if err != nil {
+		return nil, err
 	}
-	h := &Hindsight{Cap: capPerQuery, pos: make([][]int, len(in.Queries))}
-	for _, q := range in.Queries {
-		h.Gold += len(gold[q.ID])
-	}
+	h := &Hindsight{Gold: total, Cap: capPerQuery, pos: make([][]int, len(in.Queries))}
 	review := func(qi int) error {
 		q := in.Queries[qi]
 		g := gold[q.ID]
@@ -156,7 +145,6 @@ func QueryLevelHindsight(ctx context.Context, in SimInput, e *cal.Engine, capPer
 		jobs <- qi
 	}
 	close(jobs)
-	var err error
 	for range max(workers, 1) {
 		if e := <-errs; e != nil && err == nil {
 			err = e

@@ -26,21 +26,9 @@ func SimulateProject(ctx context.Context, st *store.Store, projectID int64, runN
 	if err != nil {
 		return SimResult{}, err
 	}
-	runs := make([]pooling.Run, len(runNames))
-	for i, n := range runNames {
-		res, err := retrieval.LoadRun(ctx, st, projectID, n)
-		if err != nil {
-			return SimResult{}, err
-		}
-		lists := make(map[string][]string, len(res))
-		for q, rs := range res {
-			docs := make([]string, len(rs))
-			for j, r := range rs {
-				docs[j] = r.DocID
-			}
-			lists[q] = docs
-		}
-		runs[i] = pooling.Run{Name: n, Lists: lists}
+	runs, err := pooling.LoadRuns(ctx, st, projectID, runNames)
+	if err != nil {
+		return SimResult{}, err
 	}
 	in.Runs, in.Depth, in.Budget = runs, depth, budget
 	return SimulateAtoms(in)

@@ -133,6 +133,31 @@ func GoldFromOracle(qs []atoms.Query, o atoms.Oracle) (map[string]map[string]boo
 	return out, nil
 }
 
+// goldOf returns in's gold — in.Gold, or the oracle's set algebra when it
+// is nil — and the number of gold pairs; with validate every query's
+// expression is checked first.
+func (in SimInput) goldOf(validate bool) (map[string]map[string]bool, int, error) {
+	if validate {
+		for _, q := range in.Queries {
+			if err := q.Validate(); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	gold := in.Gold
+	if gold == nil {
+		var err error
+		if gold, err = GoldFromOracle(in.Queries, in.Oracle); err != nil {
+			return nil, 0, err
+		}
+	}
+	total := 0
+	for _, q := range in.Queries {
+		total += len(gold[q.ID])
+	}
+	return gold, total, nil
+}
+
 func cut(l []string, depth int) []string {
 	if depth > 0 && len(l) > depth {
 		return l[:depth]
@@ -178,20 +203,12 @@ func newCursor(q atoms.Query, in SimInput, lists map[string][]string) *cursor {
 // After each judgment, Found counts the query-level gold pairs whose
 // derived label is True.
 func SimulateAtoms(in SimInput) (SimResult, error) {
-	gold := in.Gold
-	if gold == nil {
-		var err error
-		if gold, err = GoldFromOracle(in.Queries, in.Oracle); err != nil {
-			return SimResult{}, err
-		}
+	gold, total, err := in.goldOf(true)
+	if err != nil {
+		return SimResult{}, err
 	}
 	res := SimResult{Queries: len(in.Queries)}
-	for _, q := range in.Queries {
-		if err := q.Validate(); err != nil {
-			return SimResult{}, err
-		}
-		res.Gold += len(gold[q.ID])
-	}
+	res.Gold = total
 	lists, vers := map[string][]string{}, map[string]int{}
 	for k, l := range in.AtomRuns {
 		lists[k] = cut(l, in.Depth)
@@ -344,14 +361,11 @@ func (r QueryLevelResult) JudgmentsTo(share float64) (int, bool) {
 // with in.Ranker, adds a list re-ranked from the query's text and its
 // relevant documents found so far after every RefreshEvery of them.
 func SimulateQueryLevel(in SimInput, strategy string) (QueryLevelResult, error) {
-	gold := in.Gold
-	if gold == nil {
-		var err error
-		if gold, err = GoldFromOracle(in.Queries, in.Oracle); err != nil {
-			return QueryLevelResult{}, err
-		}
+	gold, total, err := in.goldOf(false)
+	if err != nil {
+		return QueryLevelResult{}, err
 	}
-	res := QueryLevelResult{Strategy: strategy}
+	res := QueryLevelResult{Strategy: strategy, Gold: total}
 	atomLists := map[string][]string{}
 	for k, l := range in.AtomRuns {
 		atomLists[k] = cut(l, in.Depth)
@@ -359,7 +373,6 @@ func SimulateQueryLevel(in SimInput, strategy string) (QueryLevelResult, error) 
 	next := make([]func() (string, bool), len(in.Queries))
 	onRelevant := make([]func(string), len(in.Queries))
 	for i, q := range in.Queries {
-		res.Gold += len(gold[q.ID])
 		g := gold[q.ID]
 		if strategy == StrategyFeedback {
 			lists, vers := map[string][]string{}, map[string]int{}
@@ -432,17 +445,12 @@ func SimulateQueryLevel(in SimInput, strategy string) (QueryLevelResult, error) 
 // sequences (query id → documents, e.g. a CAL review's) the way
 // SimulateQueryLevel does, queries taking turns, and records the gold found.
 func QueryLevelFromSequences(in SimInput, name string, seqs map[string][]string) (QueryLevelResult, error) {
-	gold := in.Gold
-	if gold == nil {
-		var err error
-		if gold, err = GoldFromOracle(in.Queries, in.Oracle); err != nil {
-			return QueryLevelResult{}, err
-		}
+	gold, total, err := in.goldOf(false)
+	if err != nil {
+		return QueryLevelResult{}, err
 	}
 	res := QueryLevelResult{Strategy: name}
-	for _, q := range in.Queries {
-		res.Gold += len(gold[q.ID])
-	}
+	res.Gold = total
 	found := 0
 	sch := newScheduler(len(in.Queries))
 	pos := make([]int, len(in.Queries))

@@ -43,8 +43,8 @@ type Report struct {
 	JudgedAtK   map[string]map[int]float64 `json:"judged_at_k"` // run → k → share of its top k in the pool
 }
 
-// loadRuns reads stored runs.
-func loadRuns(ctx context.Context, st *store.Store, projectID int64, names []string) ([]Run, error) {
+// LoadRuns reads stored runs.
+func LoadRuns(ctx context.Context, st *store.Store, projectID int64, names []string) ([]Run, error) {
 	runs := make([]Run, len(names))
 	for i, n := range names {
 		res, err := retrieval.LoadRun(ctx, st, projectID, n)
@@ -143,7 +143,7 @@ func Make(ctx context.Context, st *store.Store, projectID int64, o MakeRequest, 
 			n.CALQueries = append(n.CALQueries, store.CALQueryIn{QueryID: qp.query.RowID, BatchSize: spec.CAL.Batch})
 		}
 	}
-	extra, err := loadRuns(ctx, st, projectID, spec.JudgedRuns)
+	extra, err := LoadRuns(ctx, st, projectID, spec.JudgedRuns)
 	if err != nil {
 		return Made{}, err
 	}
@@ -177,7 +177,7 @@ func buildPool(ctx context.Context, st *store.Store, projectID int64, spec Spec,
 	if built == nil {
 		built = func(int, int) {}
 	}
-	runs, err := loadRuns(ctx, st, projectID, spec.Runs)
+	runs, err := LoadRuns(ctx, st, projectID, spec.Runs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -260,7 +260,7 @@ func restrict(r Run, queries map[string]map[string]bool) Run {
 // SimulateProject runs Simulate over stored runs with the project's
 // positive qrels (relevance >= 1) as the oracle.
 func SimulateProject(ctx context.Context, st *store.Store, projectID int64, runNames []string, depth int, split string, strategies []string, levels []float64, bandit BanditOptions) (SimSummary, error) {
-	runs, err := loadRuns(ctx, st, projectID, runNames)
+	runs, err := LoadRuns(ctx, st, projectID, runNames)
 	if err != nil {
 		return SimSummary{}, err
 	}
@@ -311,7 +311,7 @@ func SimulateGoldProject(ctx context.Context, st *store.Store, projectID int64, 
 	if spec.Depth < 1 {
 		return GoldSummary{}, fmt.Errorf("pooling: depth must be positive, got %d", spec.Depth)
 	}
-	runs, err := loadRuns(ctx, st, projectID, spec.Runs)
+	runs, err := LoadRuns(ctx, st, projectID, spec.Runs)
 	if err != nil {
 		return GoldSummary{}, err
 	}

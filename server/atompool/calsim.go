@@ -101,11 +101,12 @@ type queryRank struct {
 // pseudo-document, retrained as its labels grow by AutoTAR's batch
 // growth); a query ranks every document by its expression evaluated on
 // its atoms' estimated probabilities (AND: product, OR: probabilistic
-// sum, NOT: complement; a judged atom is 1 or 0). Each step takes, over
-// all queries, the undecided (query, document) candidate with the highest
-// estimated probability of being relevant, and asks its atoms one at a
-// time, the one most likely to decide the expression first, until the
-// expression is decided. Labels are shared by every query using the atom.
+// sum, NOT: complement; a judged atom is 1 or 0). Each step serves the
+// query with the best recent yield (relevant candidates found per atom
+// judgment, see CALSimOptions.Decay) with its best undecided candidate,
+// and asks its atoms one at a time, the one most likely to decide the
+// expression first, until the expression is decided. Labels are shared
+// by every query using the atom.
 // in.Runs, in.AtomRuns, in.Depth and in.Ranker are not used.
 func SimulateAtomsCAL(ctx context.Context, in SimInput, opt CALSimOptions) (SimResult, error) {
 	if opt.Engine == nil {
@@ -163,8 +164,8 @@ func SimulateAtomsCAL(ctx context.Context, in SimInput, opt CALSimOptions) (SimR
 		}
 		return false
 	}
-	// head skips q's decided candidates and returns its best score (-1:
-	// none left).
+	// head skips q's decided candidates and returns q's yield (-1: no
+	// candidate left).
 	head := func(qi int) float64 {
 		r := ranks[qi]
 		for r.next < len(r.cands) {
@@ -209,20 +210,14 @@ func SimulateAtomsCAL(ctx context.Context, in SimInput, opt CALSimOptions) (SimR
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		top := heap.Pop(pq).(queued)
-		qi := top.q
+		qi := heap.Pop(pq).(queued).q
 		if stale(qi) {
 			if err := rerank(qi); err != nil {
 				return res, err
 			}
 		}
-		s := head(qi)
-		if s <= 0 {
-			continue
-		}
-		if s < top.s-1e-12 && pq.Len() > 0 && s < (*pq)[0].s {
-			heap.Push(pq, queued{qi, s}) // its best fell behind another query's
-			continue
+		if head(qi) <= 0 {
+			continue // nothing left to ask for this query
 		}
 		q := in.Queries[qi]
 		r := ranks[qi]

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -55,9 +53,9 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, names, runs [
 	if slices.Contains(names, atompool.StrategyAtomsPools) && len(runs) == 0 {
 		return fmt.Errorf("%w: --strategies atoms-pools needs --runs", errUsage)
 	}
-	oracle, err := readAtomOracle(atomQrels)
+	oracle, err := atoms.ReadOracleFile(atomQrels)
 	if err != nil {
-		return err
+		return fmt.Errorf("--atom-qrels: %w", err)
 	}
 	st, p, err := openProject(ctx, db, project)
 	if err != nil {
@@ -160,27 +158,4 @@ func stepSim(name string, r atompool.SimResult) atomSim {
 		found = r.Steps[len(r.Steps)-1].Found
 	}
 	return atomSim{name, len(r.Steps), found, r.Recall(), r.JudgmentsTo}
-}
-
-// readAtomOracle reads an atom oracle file (gzip when named .gz).
-func readAtomOracle(file string) (atoms.Oracle, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, fmt.Errorf("--atom-qrels: %w", err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(file, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("--atom-qrels %s: %w", file, err)
-		}
-		defer zr.Close()
-		r = zr
-	}
-	oracle, err := atoms.ReadOracle(r)
-	if err != nil {
-		return nil, fmt.Errorf("--atom-qrels %s: %w", file, err)
-	}
-	return oracle, nil
 }

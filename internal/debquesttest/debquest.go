@@ -4,7 +4,6 @@ package debquesttest
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -32,16 +31,7 @@ func LoadVal(t testing.TB) ([]ValQuery, atoms.Oracle) {
 	if dir == "" {
 		t.Skip("BOOLPOOL_SHARED_DATA not set; skipping the DebQUEST val test")
 	}
-	f, err := os.Open(filepath.Join(dir, "debquest", "atom-qrels-val.tsv.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := atoms.ReadOracle(zr)
+	o, err := atoms.ReadOracleFile(filepath.Join(dir, "debquest", "atom-qrels-val.tsv.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,11 +33,8 @@ func NextBatchCorpus(ctx context.Context, st *store.Store, projectID int64, spli
 	if err != nil {
 		return nil, err
 	}
-	ls := newLearners(cal.NewEngine(cal.FromIndex(ix), cal.DefaultOptions()))
-	num := make(map[string]int, len(ls.ids))
-	for d, id := range ls.ids {
-		num[id] = d
-	}
+	feats := cal.FromIndex(ix)
+	ls := newLearners(cal.NewEngine(feats, cal.DefaultOptions()))
 	for _, q := range bs.qs {
 		for _, k := range q.Atoms {
 			ls.add(k, bs.atomText[k])
@@ -45,8 +42,8 @@ func NextBatchCorpus(ctx context.Context, st *store.Store, projectID int64, spli
 	}
 	for k, a := range ls.atoms {
 		for doc, t := range bs.labels[k] {
-			if d, ok := num[doc]; ok && t != boolexpr.Unknown {
-				a.label(d, doc, t == boolexpr.True)
+			if d, ok := feats.DocNum(doc); ok && t != boolexpr.Unknown {
+				a.label(int(d), doc, t == boolexpr.True)
 			}
 		}
 	}

@@ -2,8 +2,10 @@ package atoms
 
 import (
 	"bufio"
+	"compress/gzip"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"boolpool/server/boolexpr"
@@ -51,6 +53,30 @@ func ReadOracle(r io.Reader) (Oracle, error) {
 		return nil, fmt.Errorf("atoms: atom qrels line %d: %w", n+1, err)
 	}
 	return out, nil
+}
+
+// ReadOracleFile reads an atom-qrels file with ReadOracle, gunzipping it
+// when its name ends in .gz; errors name the file.
+func ReadOracleFile(path string) (Oracle, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	o, err := ReadOracle(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return o, nil
 }
 
 // Labels returns the oracle as (closed-world) labels: True for every listed

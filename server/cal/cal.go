@@ -83,13 +83,9 @@ type Request struct {
 // the prior ranking's unjudged documents instead. Labels naming documents
 // not in the corpus are an error.
 func (e *Engine) NextBatch(ctx context.Context, r Request) ([]string, error) {
-	judged := make(map[uint32]bool, len(r.Labels))
-	for id, rel := range r.Labels {
-		d, ok := e.f.DocNum(id)
-		if !ok {
-			return nil, fmt.Errorf("cal: label for unknown document %q", id)
-		}
-		judged[d] = rel
+	judged, err := e.docNums(r.Labels)
+	if err != nil {
+		return nil, err
 	}
 	pseudo := e.pseudoDocs(r.Query, r.QueryVec)
 	docs, err := e.next(ctx, pseudo, e.cosines(r.QueryVec), judged, r.Prior, r.Size, r.Round)
@@ -133,6 +129,16 @@ func (e *Engine) Scores(ctx context.Context, query string, labels map[string]boo
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	judged, err := e.docNums(labels)
+	if err != nil {
+		return nil, err
+	}
+	return e.train(e.pseudoDocs(query, nil), nil, judged, nil, round)
+}
+
+// docNums keys labels (document id → relevant) by document number; a
+// document not in the corpus is an error.
+func (e *Engine) docNums(labels map[string]bool) (map[uint32]bool, error) {
 	judged := make(map[uint32]bool, len(labels))
 	for id, rel := range labels {
 		d, ok := e.f.DocNum(id)
@@ -141,7 +147,7 @@ func (e *Engine) Scores(ctx context.Context, query string, labels map[string]boo
 		}
 		judged[d] = rel
 	}
-	return e.train(e.pseudoDocs(query, nil), nil, judged, nil, round)
+	return judged, nil
 }
 
 // train fits the round's model — the pseudo-documents and the judged

@@ -15,11 +15,9 @@
 package atomsbench
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -48,9 +46,9 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 		return []bench.Row{{Suite: suite, Name: "skipped", Note: "needs BOOLPOOL_SHARED_DATA (full DebQUEST corpus and atom oracle)"}}, nil
 	}
 	dir := filepath.Join(env.SharedData, "debquest")
-	oracle, err := readOracle(filepath.Join(dir, "atom-qrels-val.tsv.gz"))
+	oracle, err := atoms.ReadOracleFile(filepath.Join(dir, "atom-qrels-val.tsv.gz"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("atomsbench: %w", err)
 	}
 	t0 := time.Now()
 	vp, err := valproject.Load(ctx, env.Store, dir, "bench-atoms", env.Log)
@@ -127,24 +125,4 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 		return nil, err
 	}
 	return append(rows, whole...), nil
-}
-
-// readOracle reads an atom oracle file (atom text<TAB>document<TAB>0|1,
-// gzip).
-func readOracle(path string) (atoms.Oracle, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("atomsbench: %w", err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("atomsbench: %s: %w", path, err)
-	}
-	defer zr.Close()
-	o, err := atoms.ReadOracle(zr)
-	if err != nil {
-		return nil, fmt.Errorf("atomsbench: %s: %w", path, err)
-	}
-	return o, nil
 }

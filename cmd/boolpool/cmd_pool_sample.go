@@ -115,9 +115,9 @@ func printSampleReport(w io.Writer, s *pooling.SampleReport) error {
 	fmt.Fprintf(w, "sample: %d documents drawn, %d new judgments asked for (%.1f expected), %d judged before (certainty stratum, not published again); seed %d\n\n",
 		s.Units, s.New, s.Expected, s.JudgedBefore, s.Config.Seed)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "stratum\tpopulation\tsampled\texpected")
+	fmt.Fprintln(tw, "stratum\tpopulation\tsampled")
 	for _, st := range s.Strata {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\n", st.Name, st.Population, st.Sampled, st.Expected)
+		fmt.Fprintf(tw, "%s\t%d\t%d\n", st.Name, st.Population, st.Sampled)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

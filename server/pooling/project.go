@@ -179,9 +179,11 @@ type queryPool struct {
 	query retrieval.Query
 	items []Item
 	// Sampled pools: the query's design (its units are items), and on the
-	// first query the configuration drawn (after scaling to the budget).
-	design *estimate.QueryDesign
-	config *estimate.SampleConfig
+	// first query what was drawn for all (the rates after scaling to the
+	// budget, the judgments expected).
+	design       *estimate.QueryDesign
+	judgedBefore int          // of its units, documents judged before
+	drawn        *sampleDrawn // the first query's: the pool's configuration
 }
 
 // buildPool loads spec's runs and queries (and, with Probes, the lexical

@@ -7,7 +7,6 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"math/rand/v2"
-	"strings"
 
 	"boolpool/server/apperr"
 	"boolpool/server/estimate"
@@ -77,19 +76,19 @@ type SampleReport struct {
 	Units        int     `json:"units"`         // documents drawn, judged before included
 	New          int     `json:"new"`           // of which not judged before: the judgments the pool asks for
 	JudgedBefore int     `json:"judged_before"` // the certainty stratum of documents judged already
-	Expected     float64 `json:"expected"`      // expected new judgments: Σ over strata of population × inclusion probability
+	Expected     float64 `json:"expected"`      // expected new judgments: Σ over strata of rate × population (estimate.ExpectedNew)
 	// Strata sums each stratum (by name) over the queries.
 	Strata []SampleStratumTotal `json:"strata"`
 	// Config is the design drawn: the rates after scaling to the budget.
 	Config estimate.SampleConfig `json:"config"`
 }
 
-// SampleStratumTotal is one stratum summed over a pool's queries.
+// SampleStratumTotal is one stratum (by name) summed over a pool's
+// queries.
 type SampleStratumTotal struct {
-	Name       string  `json:"name"`
-	Population int     `json:"population"`
-	Sampled    int     `json:"sampled"`
-	Expected   float64 `json:"expected"` // Σ population × inclusion probability
+	Name       string `json:"name"`
+	Population int    `json:"population"`
+	Sampled    int    `json:"sampled"`
 }
 
 // checkSample fills the defaults of a sampled pool's spec and checks it;
@@ -184,19 +183,15 @@ func sampleConfig(p SampleParams) estimate.SampleConfig {
 	return estimate.SampleConfig{Strata: p.Strata, Corpus: p.Corpus, Seed: p.Seed}
 }
 
-// sampleInvalid turns an error of estimate.SampleConfig.Check, which
-// names the configuration's field ("strata[1].rate: …"), into an
-// apperr.Invalid naming the spec's field (sample.strata[1].rate).
+// sampleInvalid turns an error of estimate.SampleConfig.Check, an
+// *estimate.FieldError naming the configuration's field (strata[1].rate),
+// into an apperr.Invalid naming the spec's field (sample.strata[1].rate).
 func sampleInvalid(err error) error {
-	var inv *apperr.Invalid
-	if errors.As(err, &inv) {
-		return apperr.Invalidf("sample."+inv.Field, "%s", inv.Reason)
+	var fe *estimate.FieldError
+	if errors.As(err, &fe) {
+		return apperr.Invalidf("sample."+fe.Field, "%s", fe.Reason)
 	}
-	field, reason, ok := strings.Cut(err.Error(), ": ")
-	if !ok || strings.ContainsAny(field, " \t") {
-		return apperr.Invalidf("sample", "%s", err.Error())
-	}
-	return apperr.Invalidf("sample."+field, "%s", reason)
+	return apperr.Invalidf("sample", "%v", err)
 }
 
 // nameSeed is the seed of a pool whose spec gives none: a hash of its
@@ -249,7 +244,6 @@ func sampleBuild(ctx context.Context, st *store.Store, projectID int64, spec Spe
 			for d := range corpus {
 				corpus[d] = ix.DocID(uint32(d))
 			}
-			depth = max(depth, len(corpus))
 		}
 	}
 	inputs := make([]estimate.QueryInput, len(queries))
@@ -260,7 +254,7 @@ func sampleBuild(ctx context.Context, st *store.Store, projectID int64, spec Spe
 		}
 		lists[i] = topLists(q.ID, runs, spec.Depth)
 		in := estimate.QueryInput{Query: q.ID, Lists: lists[i], Corpus: corpus, Judged: judged[q.RowID]}
-		if ix != nil {
+		if ix != nil && depth > 0 {
 			hits := ix.Search(ix.QueryVector(lexical.NewAnalyzer(), q.Text), depth)
 			in.Proxy = make([]string, len(hits))
 			for j, h := range hits {
@@ -283,11 +277,17 @@ func sampleBuild(ctx context.Context, st *store.Store, projectID int64, spec Spe
 		built(i, len(queries))
 		rng := rand.New(rand.NewPCG(cfg.Seed, querySeed(q.ID)))
 		d := estimate.Draw(inputs[i], cfg, rng)
-		pool = append(pool, queryPool{query: q, items: sampleItems(q.ID, d, runs, lists[i]), design: &d})
+		before := 0
+		for _, u := range d.Units {
+			if inputs[i].Judged[u.Doc] {
+				before++
+			}
+		}
+		pool = append(pool, queryPool{query: q, items: sampleItems(q.ID, d, runs, lists[i]), design: &d, judgedBefore: before})
 	}
 	built(len(queries), len(queries))
 	if len(pool) > 0 {
-		pool[0].config = &cfg
+		pool[0].drawn = &sampleDrawn{config: cfg, expected: estimate.ExpectedNew(inputs, cfg)}
 	}
 	return pool, nil
 }
@@ -316,47 +316,41 @@ func sampleItems(qid string, d estimate.QueryDesign, runs []Run, lists [][]strin
 	return items
 }
 
-// JudgedBeforeStratum names the certainty stratum of documents judged
-// before the pool was drawn.
+// JudgedBeforeStratum is the name estimate.Draw gives the certainty
+// stratum of documents judged before the pool was drawn.
 const JudgedBeforeStratum = "judged before"
+
+// sampleDrawn is what drawing a sampled pool decided for all its queries.
+type sampleDrawn struct {
+	config   estimate.SampleConfig // after scaling to the budget
+	expected float64               // new judgments expected (estimate.ExpectedNew)
+}
 
 // sampleReport sums a sampled pool's designs over its queries.
 func sampleReport(pool []queryPool) *SampleReport {
 	rep := &SampleReport{}
 	at := map[string]int{}
 	for _, qp := range pool {
-		if qp.config != nil {
-			rep.Config = *qp.config
+		if qp.drawn != nil {
+			rep.Config, rep.Expected = qp.drawn.config, qp.drawn.expected
 		}
 		d := qp.design
 		if d == nil {
 			continue
 		}
-		pi := make([]float64, len(d.Strata))
-		for _, u := range d.Units {
-			if u.Stratum >= 0 && u.Stratum < len(pi) {
-				pi[u.Stratum] = u.Pi
-			}
-		}
-		for h, s := range d.Strata {
+		for _, s := range d.Strata {
 			j, ok := at[s.Name]
 			if !ok {
 				j = len(rep.Strata)
 				at[s.Name] = j
 				rep.Strata = append(rep.Strata, SampleStratumTotal{Name: s.Name})
 			}
-			t := &rep.Strata[j]
-			t.Population += s.Population
-			t.Sampled += s.Sampled
-			t.Expected += float64(s.Population) * pi[h]
-			rep.Units += s.Sampled
-			if s.Name == JudgedBeforeStratum {
-				rep.JudgedBefore += s.Sampled
-			} else {
-				rep.New += s.Sampled
-				rep.Expected += float64(s.Population) * pi[h]
-			}
+			rep.Strata[j].Population += s.Population
+			rep.Strata[j].Sampled += s.Sampled
 		}
+		rep.Units += len(d.Units)
+		rep.JudgedBefore += qp.judgedBefore
 	}
+	rep.New = rep.Units - rep.JudgedBefore
 	return rep
 }

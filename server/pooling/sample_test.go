@@ -195,12 +195,23 @@ func TestSamplePool(t *testing.T) {
 	if rep == nil || rep.Units != m.Composition.Items || rep.New != rep.Units || rep.JudgedBefore != 0 || len(rep.Strata) < 3 {
 		t.Fatalf("report %+v (composition %d items)", rep, m.Composition.Items)
 	}
-	sum := 0.0
-	for _, s := range rep.Strata {
-		sum += s.Expected
+	// Expected new judgments: Σ rate × population, by best rank.
+	want, pairs := 0.0, 0
+	for _, union := range fx.best {
+		for _, r := range union {
+			switch {
+			case r <= 10:
+				want++
+			case r <= 60:
+				want += 0.2
+			default:
+				want += 0.1
+			}
+		}
+		pairs += 3
 	}
-	if math.Abs(sum-rep.Expected) > 1e-9 || math.Abs(rep.Expected-float64(rep.New)) > 1e-9 {
-		t.Errorf("expected %v, strata sum %v, drawn %d (a fixed-size design expects what it draws)", rep.Expected, sum, rep.New)
+	if math.Abs(rep.Expected-want) > 1e-9 || math.Abs(rep.Expected-float64(rep.New)) > float64(pairs) {
+		t.Errorf("expected %v, want %v; drew %d (each stratum's size rounds rate × N up or down)", rep.Expected, want, rep.New)
 	}
 	if rep.Config.Seed != nameSeed("s") {
 		t.Errorf("seed %d, want the name's %d", rep.Config.Seed, nameSeed("s"))
@@ -243,9 +254,31 @@ func TestSamplePoolBudget(t *testing.T) {
 		rep := m.Report.Sample
 		// Rounding per (query, stratum) moves the count by at most one each.
 		slack := float64(3 * len(rep.Strata))
-		if math.Abs(rep.Expected-float64(budget)) > slack || math.Abs(float64(rep.New)-float64(budget)) > slack {
+		if math.Abs(rep.Expected-float64(budget)) > 1e-6 || math.Abs(float64(rep.New)-float64(budget)) > slack {
 			t.Errorf("budget %d: expected %.1f, drew %d (slack %.0f); config %+v", budget, rep.Expected, rep.New, slack, rep.Config)
 		}
+	}
+	// Over many seeds the mean draw is the budget (each stratum's size is
+	// rate × N rounded at random: at most ±1 per stratum, so its standard
+	// error over 40 draws is below sqrt(strata)/sqrt(40)).
+	const budget, draws = 200, 40
+	total, strata := 0, 0
+	for seed := uint64(1); seed <= draws; seed++ {
+		rep, err := Preview(ctx, fx.st, fx.project, Spec{Name: "p", Runs: []string{"a", "b"}, Strategy: Sample, Sample: &SampleParams{Budget: budget, Seed: seed}}, quiet())
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += rep.Sample.New
+		strata = len(rep.Sample.Strata) * 3
+	}
+	if mean := float64(total) / draws; math.Abs(mean-budget) > 3*math.Sqrt(float64(strata))/math.Sqrt(draws) {
+		t.Errorf("mean draw %.2f over %d seeds, budget %d", mean, draws, budget)
+	}
+	// A budget below the rate-1 strata is refused, naming the budget.
+	_, err := Make(ctx, fx.st, fx.project, MakeRequest{Spec: Spec{Name: "tiny", Runs: []string{"a", "b"}, Strategy: Sample, Sample: &SampleParams{Budget: 10}}}, quiet(), nil)
+	var inv *apperr.Invalid
+	if !errors.As(err, &inv) || inv.Field != "sample.budget" {
+		t.Errorf("budget 10: %v, want invalid sample.budget", err)
 	}
 }
 

@@ -5,13 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"boolpool/server/apperr"
 	"boolpool/server/estimate"
 	"boolpool/server/pooling"
+	"boolpool/web/api"
 )
 
 // sampleFlags are `boolpool pool`'s flags of strategy sample (a stratified
@@ -61,30 +61,17 @@ func (f *sampleFlags) params(fs *flag.FlagSet, strategy string) (*pooling.Sample
 		return nil, nil
 	}
 	p := &pooling.SampleParams{Budget: *f.budget, Seed: *f.seed}
-	for i, s := range splitList(*f.strata) {
-		ranks, rate, ok := strings.Cut(s, ":")
-		from, to, ok2 := strings.Cut(ranks, "-")
-		var rs estimate.RankStratum
-		var err1, err2, err3 error
-		rs.From, err1 = strconv.Atoi(strings.TrimSpace(from))
-		rs.To, err2 = strconv.Atoi(strings.TrimSpace(to))
-		rs.Rate, err3 = strconv.ParseFloat(strings.TrimSpace(rate), 64)
-		if !ok || !ok2 || err1 != nil || err2 != nil || err3 != nil {
-			return nil, fmt.Errorf("%w: --sample-strata: stratum %d, %q, is not FROM-TO:RATE (e.g. 11-100:0.2)", errUsage, i+1, s)
-		}
-		p.Strata = append(p.Strata, rs)
+	strata, err := api.ParseSampleStrata(*f.strata)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --sample-strata: %v", errUsage, err)
+	}
+	for _, s := range strata {
+		p.Strata = append(p.Strata, estimate.RankStratum{From: s.From, To: s.To, Rate: s.Rate})
 	}
 	if *f.corpus != "" || *f.corpusRest != 0 {
 		c := &estimate.CorpusStratum{}
-		for i, s := range splitList(*f.corpus) {
-			bound, rate, ok := strings.Cut(s, ":")
-			b, err1 := strconv.Atoi(strings.TrimSpace(bound))
-			r, err2 := strconv.ParseFloat(strings.TrimSpace(rate), 64)
-			if !ok || err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("%w: --sample-corpus: stratum %d, %q, is not BOUND:RATE (e.g. 1000:0.02)", errUsage, i+1, s)
-			}
-			c.Bounds = append(c.Bounds, b)
-			c.Rates = append(c.Rates, r)
+		if c.Bounds, c.Rates, err = api.ParseSampleCorpus(*f.corpus); err != nil {
+			return nil, fmt.Errorf("%w: --sample-corpus: %v", errUsage, err)
 		}
 		if *f.corpusRest != 0 {
 			c.Rest, c.RestRate = true, *f.corpusRest

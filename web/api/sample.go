@@ -1,5 +1,11 @@
 package api
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // Wire types of sampled pools (strategy sample, issue 24): a stratified
 // sample over the chosen runs' rankings (and optionally the whole corpus by
 // a BM25 proxy ranking) whose items carry their inclusion probability.
@@ -62,4 +68,61 @@ type SampleStratumSum struct {
 	Name       string `json:"name"`
 	Population int    `json:"population"`
 	Sampled    int    `json:"sampled"`
+}
+
+// FormatSampleStrata writes strata as the pool builder and `boolpool pool
+// --sample-strata` read them: FROM-TO:RATE,… (e.g. 1-10:1,11-100:0.2).
+func FormatSampleStrata(strata []SampleStratum) string {
+	parts := make([]string, len(strata))
+	for i, s := range strata {
+		parts[i] = fmt.Sprintf("%d-%d:%s", s.From, s.To, strconv.FormatFloat(s.Rate, 'g', -1, 64))
+	}
+	return strings.Join(parts, ",")
+}
+
+// ParseSampleStrata reads FROM-TO:RATE,… (empty: none, the defaults). The
+// error names the stratum (1-based) that is not of that form; the values'
+// rules are the server's (pooling.Check).
+func ParseSampleStrata(s string) ([]SampleStratum, error) {
+	var out []SampleStratum
+	for i, part := range splitComma(s) {
+		ranks, rate, ok := strings.Cut(part, ":")
+		from, to, ok2 := strings.Cut(ranks, "-")
+		var st SampleStratum
+		var err1, err2, err3 error
+		st.From, err1 = strconv.Atoi(strings.TrimSpace(from))
+		st.To, err2 = strconv.Atoi(strings.TrimSpace(to))
+		st.Rate, err3 = strconv.ParseFloat(strings.TrimSpace(rate), 64)
+		if !ok || !ok2 || err1 != nil || err2 != nil || err3 != nil {
+			return nil, fmt.Errorf("stratum %d, %q, is not FROM-TO:RATE (e.g. 11-100:0.2)", i+1, part)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// ParseSampleCorpus reads corpus strata BOUND:RATE,… (e.g.
+// 1000:0.02,10000:0.005) into bounds and rates.
+func ParseSampleCorpus(s string) (bounds []int, rates []float64, err error) {
+	for i, part := range splitComma(s) {
+		bound, rate, ok := strings.Cut(part, ":")
+		b, err1 := strconv.Atoi(strings.TrimSpace(bound))
+		r, err2 := strconv.ParseFloat(strings.TrimSpace(rate), 64)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, nil, fmt.Errorf("stratum %d, %q, is not BOUND:RATE (e.g. 1000:0.02)", i+1, part)
+		}
+		bounds, rates = append(bounds, b), append(rates, r)
+	}
+	return bounds, rates, nil
+}
+
+// splitComma splits a comma-separated list, dropping empty entries.
+func splitComma(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -32,12 +32,12 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if sub, ok := subcommand(args, map[string]runFunc{"simulate": runPoolSimulate, "negatives": runPoolNegatives}); ok {
 		return sub(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit|cal|atoms [--probes] [--cal-batch N --cal-stop knee|paper-knee|none --cal-max N --cal-seed-runs N] [--atoms-batch N --atoms-max N] [--publish]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
+	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit|cal|atoms|sample [--probes] [--cal-batch N --cal-stop knee|paper-knee|none --cal-max N --cal-seed-runs N] [--atoms-batch N --atoms-max N] [--sample-strata 1-10:1,11-100:0.2,101-1000:0.05 --sample-budget N --sample-corpus 1000:0.02,10000:0.005 --sample-corpus-rest RATE --sample-seed S] [--publish]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
 	depth := fs.Int("depth", 10, "pool depth k per run")
-	strategy := fs.String("strategy", pooling.Depth, "judging order: depth (rank order), mtf (Move-to-Front), bandit (MaxMean bandit) cal (continuous active learning over the whole corpus, growing as judgments arrive) or atoms (constraint items in batches, published at once, growing as they are labelled)")
+	strategy := fs.String("strategy", pooling.Depth, "judging order: depth (rank order), mtf (Move-to-Front), bandit (MaxMean bandit) cal (continuous active learning over the whole corpus, growing as judgments arrive), atoms (constraint items in batches, published at once, growing as they are labelled) or sample (a stratified sample with inclusion probabilities, for unbiased estimates; --sample-*)")
 	calBatch := fs.Int("cal-batch", pooling.DefaultCALBatch, "strategy cal: the first batch per query (then B + ceil(B/10))")
 	calStop := fs.String("cal-stop", pooling.CALStopKnee, "strategy cal: stopping rule knee (the simulation's: ρ ≥ 6 from 100 judgments, or 20 judgments per relevant found + 50), paper-knee or none")
 	calMax := fs.Int("cal-max", pooling.DefaultCALMax, "strategy cal: judgments per query at most")
@@ -45,6 +45,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	atomsBatch := fs.Int("atoms-batch", pooling.DefaultAtomsBatch, "strategy atoms: constraint items per batch")
 	atomsCandidates := fs.String("atoms-candidates", pooling.AtomsCandidatesRuns, "strategy atoms: runs (the runs' top depth) or corpus (every document, ranked by an active learner per atom)")
 	atomsMax := fs.Int("atoms-max", pooling.DefaultAtomsMax, "strategy atoms: constraint items of the pool at most")
+	sample := addSampleFlags(fs) // cmd_pool_sample.go
 	probes := fs.Bool("probes", false, "add the logic probes: BM25 top documents of each negated atom and each atom of an AND")
 	probeDepth := fs.Int("probe-depth", 10, "documents per probe")
 	split := fs.String("split", "", "only this split's queries")
@@ -63,8 +64,15 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("%w: --judged-k: %v", errUsage, err)
 	}
+	sampleParams, err := sample.params(fs, *strategy)
+	if err != nil {
+		return err
+	}
 	if *name == "" {
 		*name = fmt.Sprintf("%s-%d", *strategy, *depth)
+		if *strategy == pooling.Sample {
+			*name = "sample"
+		}
 	}
 	st, p, err := openProject(ctx, *db, *project)
 	if err != nil {
@@ -75,7 +83,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	spec := pooling.Spec{Name: *name, Runs: splitList(*runs), Depth: *depth, Strategy: *strategy,
 		Probes: *probes, ProbeDepth: *probeDepth, Split: *split, JudgedK: ks, JudgedRuns: splitList(*judgedRuns),
 		CAL:   pooling.CALParams{Batch: *calBatch, Stop: *calStop, Max: *calMax, SeedRuns: *calSeedRuns},
-		Atoms: pooling.AtomsParams{Batch: *atomsBatch, Max: *atomsMax, Candidates: *atomsCandidates}}
+		Atoms: pooling.AtomsParams{Batch: *atomsBatch, Max: *atomsMax, Candidates: *atomsCandidates}, Sample: sampleParams}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	var (
 		m       pooling.Made
@@ -89,7 +97,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	rep := m.Report
 	if err != nil {
-		return err
+		return sampleFlagError(err)
 	}
 	fmt.Fprintf(stderr, "pool %s built in %s\n", rep.Name, time.Since(start).Round(time.Millisecond))
 	if rep.Strategy == pooling.Atoms {
@@ -112,6 +120,11 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if m.Published {
 		fmt.Fprintf(stdout, "published: %d new relevance items (%d gold; %d entries without a stored document skipped), %d raters per item\n\n",
 			m.Publish.Items, m.Publish.Gold, m.Publish.NoDocText, m.RatersPerItem)
+	}
+	if rep.Sample != nil {
+		if err := printSampleReport(stdout, rep.Sample); err != nil {
+			return err
+		}
 	}
 	if rep.Strategy == pooling.CAL {
 		fmt.Fprintf(stdout, "cal: first batches hold %d items a chosen run has within depth %d and %d found by active learning alone; publish the pool and the next batches follow the judgments\n\n",

@@ -100,8 +100,9 @@ func publishAtoms(ctx context.Context, st *store.Store, a Attempt, req api.PoolS
 func PoolSpec(req api.PoolSpec) (pooling.Spec, error) {
 	spec := pooling.Spec{Name: strings.TrimSpace(req.Name), Runs: req.Runs, Depth: req.Depth, Strategy: req.Strategy,
 		Probes: req.Probes, ProbeDepth: req.ProbeDepth, Split: req.Split, JudgedK: req.JudgedK,
-		CAL:   pooling.CALParams{Batch: req.CALBatch, Stop: req.CALStop, Max: req.CALMax, SeedRuns: req.CALSeedRuns},
-		Atoms: pooling.AtomsParams{Batch: req.AtomsBatch, Max: req.AtomsMax, Candidates: req.AtomsCandidates}}
+		CAL:    pooling.CALParams{Batch: req.CALBatch, Stop: req.CALStop, Max: req.CALMax, SeedRuns: req.CALSeedRuns},
+		Atoms:  pooling.AtomsParams{Batch: req.AtomsBatch, Max: req.AtomsMax, Candidates: req.AtomsCandidates},
+		Sample: sampleParams(req.Sample)}
 	if req.RatersPerItem != 0 && (req.RatersPerItem < 1 || req.RatersPerItem > 20) {
 		return spec, apperr.Invalidf("raters_per_item", "must be between 1 and 20")
 	}
@@ -113,7 +114,8 @@ func PoolPreview(rep pooling.Report) api.PoolPreview {
 	comp := rep.Composition
 	out := api.PoolPreview{Name: rep.Name, Strategy: rep.Strategy, Depth: rep.Depth, Items: comp.Items, JudgedAtK: rep.JudgedAtK,
 		Composition: api.PoolComposition{Queries: comp.Queries, Items: comp.Items, ProbeItems: comp.ProbeItems, ProbeOnly: comp.ProbeOnly,
-			Runs: make([]api.PoolRunStats, len(comp.Runs)), Overlap: comp.Overlap, FromRuns: comp.FromRuns, FromCAL: comp.FromCAL}}
+			Runs: make([]api.PoolRunStats, len(comp.Runs)), Overlap: comp.Overlap, FromRuns: comp.FromRuns, FromCAL: comp.FromCAL},
+		Sample: sampleDrawn(rep.Sample)}
 	for i, r := range comp.Runs {
 		out.Composition.Runs[i] = api.PoolRunStats{Run: r.Run, Contributed: r.Contributed, Unique: r.Unique}
 	}

@@ -56,7 +56,7 @@ func Compose(items []Item, runNames []string) Composition {
 				found = append(found, i)
 			}
 		}
-		if len(found) == 0 && it.Origin != OriginCAL {
+		if len(found) == 0 && it.Origin != OriginCAL && it.Origin != OriginSample {
 			c.ProbeOnly++
 		}
 		if len(found) == 1 && it.Probe == "" {

@@ -48,6 +48,10 @@ type Item struct {
 	Probe    string         `json:"probe,omitempty"`
 	Origin   string         `json:"origin,omitempty"` // cal pools: "runs" (a run has it within the depth) or "cal"
 	Round    int            `json:"round,omitempty"`  // cal pools: the batch that served it
+	// Sampled pools: the item's inclusion probability and stratum (an
+	// index into its query's design's strata).
+	Inclusion float64 `json:"inclusion,omitempty"`
+	Stratum   int     `json:"stratum,omitempty"`
 }
 
 // Options configure a pool.

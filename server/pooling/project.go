@@ -8,6 +8,7 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/cal"
+	"boolpool/server/estimate"
 	"boolpool/server/lexical"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
@@ -31,6 +32,9 @@ type Spec struct {
 	// Atoms configures strategy atoms (live constraint pooling, created by
 	// atompool.CreateLive).
 	Atoms AtomsParams `json:"atoms,omitempty"`
+	// Sample configures strategy sample (a stratified sample with
+	// inclusion probabilities; sample.go).
+	Sample *SampleParams `json:"sample,omitempty"`
 }
 
 // Report is what building a pool produced.
@@ -41,6 +45,8 @@ type Report struct {
 	Depth       int                        `json:"depth"`
 	Composition Composition                `json:"composition"`
 	JudgedAtK   map[string]map[int]float64 `json:"judged_at_k"` // run → k → share of its top k in the pool
+	// Sample sums a sampled pool's design over its queries.
+	Sample *SampleReport `json:"sample,omitempty"`
 }
 
 // LoadRuns reads stored runs.
@@ -130,7 +136,12 @@ func Make(ctx context.Context, st *store.Store, projectID int64, o MakeRequest, 
 	for _, qp := range pool {
 		for _, it := range qp.items {
 			n.Items = append(n.Items, store.PoolItemIn{QueryID: qp.query.RowID, DocExtID: it.DocID, Priority: it.Priority, Sources: it.Sources, Probe: it.Probe,
-				Origin: it.Origin, Round: it.Round})
+				Origin: it.Origin, Round: it.Round, Inclusion: it.Inclusion, Stratum: it.Stratum})
+		}
+		if qp.design != nil {
+			for h, s := range qp.design.Strata {
+				n.Strata = append(n.Strata, store.PoolStratumIn{QueryID: qp.query.RowID, Stratum: h, Name: s.Name, Population: s.Population, Sampled: s.Sampled})
+			}
 		}
 	}
 	if n.Params, err = json.Marshal(spec); err != nil {
@@ -167,6 +178,12 @@ func Make(ctx context.Context, st *store.Store, projectID int64, o MakeRequest, 
 type queryPool struct {
 	query retrieval.Query
 	items []Item
+	// Sampled pools: the query's design (its units are items), and on the
+	// first query what was drawn for all (the rates after scaling to the
+	// budget, the judgments expected).
+	design       *estimate.QueryDesign
+	judgedBefore int          // of its units, documents judged before
+	drawn        *sampleDrawn // the first query's: the pool's configuration
 }
 
 // buildPool loads spec's runs and queries (and, with Probes, the lexical
@@ -183,6 +200,10 @@ func buildPool(ctx context.Context, st *store.Store, projectID int64, spec Spec,
 	}
 	if spec.Strategy == CAL {
 		pool, err := calFirst(ctx, st, projectID, spec, NewCALEngines(st, log), built)
+		return runs, pool, err
+	}
+	if spec.Strategy == Sample {
+		pool, err := sampleBuild(ctx, st, projectID, spec, runs, log, built)
 		return runs, pool, err
 	}
 	queries, err := retrieval.LoadQueries(ctx, st, projectID, spec.Split)
@@ -236,6 +257,9 @@ func poolReport(spec Spec, pool []queryPool, runs []Run) Report {
 	}
 	rep := Report{Name: spec.Name, Strategy: spec.Strategy, Depth: spec.Depth,
 		Composition: Compose(all, spec.Runs), JudgedAtK: map[string]map[int]float64{}}
+	if spec.Strategy == Sample {
+		rep.Sample = sampleReport(pool)
+	}
 	judged := func(q, d string) bool { return inPool[q][d] }
 	for _, r := range runs {
 		rep.JudgedAtK[r.Name] = map[int]float64{}

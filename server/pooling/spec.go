@@ -19,6 +19,7 @@ const (
 // defaults: the rules of every pool, whether `boolpool pool` or the pool
 // builder asks (Create and Preview call it). A probe depth of 0 with
 // probes is the pool depth; no Judged@k values means k = 10 and the depth.
+// A sampled pool's depth is the end of its deepest rank stratum.
 // Errors are apperr.Invalid naming the spec's field.
 func Check(ctx context.Context, st *store.Store, projectID int64, spec Spec) (Spec, error) {
 	spec.Name = strings.TrimSpace(spec.Name)
@@ -49,24 +50,34 @@ func Check(ctx context.Context, st *store.Store, projectID int64, spec Spec) (Sp
 		}
 		seen[r] = true
 	}
-	if spec.Depth < 1 || spec.Depth > MaxDepth {
+	// A sampled pool's depth is its deepest rank stratum (checkSample).
+	if spec.Strategy != Sample && (spec.Depth < 1 || spec.Depth > MaxDepth) {
 		return spec, apperr.Invalidf("depth", "must be between 1 and %d", MaxDepth)
 	}
 	switch spec.Strategy {
 	case Depth, MTF, Bandit:
 		spec.CAL = CALParams{}
 		spec.Atoms = AtomsParams{}
+		spec.Sample = nil
 	case Atoms:
 		spec.CAL = CALParams{}
+		spec.Sample = nil
 		if spec, err = checkAtoms(spec); err != nil {
 			return spec, err
 		}
 	case CAL:
+		spec.Sample = nil
 		if spec, err = checkCAL(spec); err != nil {
 			return spec, err
 		}
+	case Sample:
+		spec.CAL = CALParams{}
+		spec.Atoms = AtomsParams{}
+		if spec, err = checkSample(spec); err != nil {
+			return spec, err
+		}
 	default:
-		return spec, apperr.Invalidf("strategy", "must be %s, %s, %s, %s or %s", Depth, MTF, Bandit, CAL, Atoms)
+		return spec, apperr.Invalidf("strategy", "must be %s, %s, %s, %s, %s or %s", Depth, MTF, Bandit, CAL, Atoms, Sample)
 	}
 	if spec.ProbeDepth < 0 || spec.ProbeDepth > MaxDepth {
 		return spec, apperr.Invalidf("probe_depth", "must be between 0 and %d", MaxDepth)

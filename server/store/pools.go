@@ -29,8 +29,13 @@ type PoolItemIn struct {
 	Priority int
 	Sources  map[string]int
 	Probe    string
-	Origin   string // "runs" (default) or "cal"
+	Origin   string // "runs" (default), "cal" or "sample"
 	Round    int    // the cal batch that served it (0: the first)
+	// Inclusion is a sampled pool's inclusion probability of the item, in
+	// (0, 1], and Stratum its stratum (PoolStratumIn.Stratum); 0: the pool
+	// has no sampling design (both stored as NULL).
+	Inclusion float64
+	Stratum   int
 }
 
 // SavePool creates the pool called name, or replaces a draft one with the
@@ -76,6 +81,9 @@ func savePool(ctx context.Context, tx pgx.Tx, projectID int64, name, strategy st
 		if _, err := tx.Exec(ctx, `DELETE FROM pool_items WHERE pool_id = $1`, id); err != nil {
 			return 0, err
 		}
+		if _, err := tx.Exec(ctx, `DELETE FROM pool_strata WHERE pool_id = $1`, id); err != nil {
+			return 0, err
+		}
 	}
 	rows := make([][]any, len(items))
 	for i, it := range items {
@@ -87,10 +95,16 @@ func savePool(ctx context.Context, tx pgx.Tx, projectID int64, name, strategy st
 		if origin == "" {
 			origin = "runs"
 		}
-		rows[i] = []any{id, it.QueryID, it.DocExtID, it.Priority, src, it.Probe, origin, it.Round}
+		var inclusion *float64
+		var stratum *int16
+		if it.Inclusion > 0 {
+			pi, h := it.Inclusion, int16(it.Stratum)
+			inclusion, stratum = &pi, &h
+		}
+		rows[i] = []any{id, it.QueryID, it.DocExtID, it.Priority, src, it.Probe, origin, it.Round, inclusion, stratum}
 	}
 	_, err = tx.CopyFrom(ctx, pgx.Identifier{"pool_items"},
-		[]string{"pool_id", "query_id", "doc_ext_id", "priority", "sources", "probe", "origin", "round"}, pgx.CopyFromRows(rows))
+		[]string{"pool_id", "query_id", "doc_ext_id", "priority", "sources", "probe", "origin", "round", "inclusion", "stratum"}, pgx.CopyFromRows(rows))
 	return id, err
 }
 
@@ -113,13 +127,16 @@ type PoolItem struct {
 	Priority   int
 	Sources    map[string]int
 	Probe      string
-	Origin     string // "runs" or "cal"
+	Origin     string // "runs", "cal" or "sample"
 	Round      int
+	Inclusion  float64 // a sampled pool's inclusion probability (0: no design)
+	Stratum    int     // its stratum (with Inclusion)
 }
 
 // PoolItems returns a pool's items in query import order, then priority.
 func (s *Store) PoolItems(ctx context.Context, poolID int64) ([]PoolItem, error) {
-	rows, err := s.pool.Query(ctx, `SELECT q.ext_id, i.doc_ext_id, i.priority, i.sources, i.probe, i.origin, i.round
+	rows, err := s.pool.Query(ctx, `SELECT q.ext_id, i.doc_ext_id, i.priority, i.sources, i.probe, i.origin, i.round,
+			coalesce(i.inclusion, 0), coalesce(i.stratum, 0)::int
 		FROM pool_items i JOIN queries q ON q.id = i.query_id
 		WHERE i.pool_id = $1 ORDER BY q.seq, q.id, i.priority, i.doc_ext_id`, poolID)
 	if err != nil {
@@ -127,7 +144,7 @@ func (s *Store) PoolItems(ctx context.Context, poolID int64) ([]PoolItem, error)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PoolItem, error) {
 		var it PoolItem
-		err := r.Scan(&it.QueryExtID, &it.DocExtID, &it.Priority, &it.Sources, &it.Probe, &it.Origin, &it.Round)
+		err := r.Scan(&it.QueryExtID, &it.DocExtID, &it.Priority, &it.Sources, &it.Probe, &it.Origin, &it.Round, &it.Inclusion, &it.Stratum)
 		return it, err
 	})
 	if err != nil {
@@ -147,7 +164,10 @@ type NewPool struct {
 	Params     json.RawMessage // the pool's spec, as JSON
 	Items      []PoolItemIn
 	CALQueries []CALQueryIn // strategy cal: its queries' state (none: any earlier state of a draft is removed)
-	Publish    bool
+	// Strata is a sampled pool's design: the strata of each query (its
+	// items carry their inclusion probability and stratum).
+	Strata  []PoolStratumIn
+	Publish bool
 	// RatersPerItem, with Publish, becomes the project's raters per item
 	// (0: unchanged).
 	RatersPerItem int
@@ -214,6 +234,9 @@ func (s *Store) SaveNewPool(ctx context.Context, n NewPool) (SavedPool, error) {
 			return err
 		}
 		if err := saveCALQueries(ctx, tx, out.ID, n.CALQueries); err != nil {
+			return err
+		}
+		if err := saveStrata(ctx, tx, out.ID, n.Strata); err != nil {
 			return err
 		}
 		if !n.Publish {

@@ -54,6 +54,8 @@ type PoolSpec struct {
 	// AtomsCandidates: "runs" (default: the runs' top depth) or "corpus"
 	// (every document, ranked by an active learner per atom).
 	AtomsCandidates string `json:"atoms_candidates,omitempty"`
+	// Sample configures strategy sample (sample.go).
+	Sample *SampleSpec `json:"sample,omitempty"`
 }
 
 // PoolRunStats is one run's share of a pool.
@@ -86,6 +88,8 @@ type PoolPreview struct {
 	Items       int                        `json:"items"`
 	Composition PoolComposition            `json:"composition"`
 	JudgedAtK   map[string]map[int]float64 `json:"judged_at_k"` // run → k → share of its top k in the pool
+	// Sample sums a sampled pool's design (strategy sample).
+	Sample *SampleDrawn `json:"sample,omitempty"`
 }
 
 // PoolPublished is a saved and published pool.

@@ -1,0 +1,41 @@
+package jobs
+
+import (
+	"boolpool/server/estimate"
+	"boolpool/server/pooling"
+	"boolpool/web/api"
+)
+
+// sampleParams translates the pool builder's sample spec (nil: none).
+func sampleParams(s *api.SampleSpec) *pooling.SampleParams {
+	if s == nil {
+		return nil
+	}
+	p := &pooling.SampleParams{Budget: s.Budget, Seed: s.Seed, Proxy: s.Proxy}
+	for _, r := range s.Strata {
+		p.Strata = append(p.Strata, estimate.RankStratum{From: r.From, To: r.To, Rate: r.Rate})
+	}
+	if c := s.Corpus; c != nil {
+		p.Corpus = &estimate.CorpusStratum{Bounds: c.Bounds, Rates: c.Rates, Rest: c.Rest, RestRate: c.RestRate}
+	}
+	return p
+}
+
+// sampleDrawn is the wire form of a sampled pool's report (nil: none).
+func sampleDrawn(r *pooling.SampleReport) *api.SampleDrawn {
+	if r == nil {
+		return nil
+	}
+	out := &api.SampleDrawn{Units: r.Units, New: r.New, JudgedBefore: r.JudgedBefore, Expected: r.Expected,
+		Strata: make([]api.SampleStratumSum, len(r.Strata)), Drawn: api.SampleSpec{Seed: r.Config.Seed}}
+	for i, s := range r.Strata {
+		out.Strata[i] = api.SampleStratumSum{Name: s.Name, Population: s.Population, Sampled: s.Sampled}
+	}
+	for _, s := range r.Config.Strata {
+		out.Drawn.Strata = append(out.Drawn.Strata, api.SampleStratum{From: s.From, To: s.To, Rate: s.Rate})
+	}
+	if c := r.Config.Corpus; c != nil {
+		out.Drawn.Corpus = &api.SampleCorpus{Bounds: c.Bounds, Rates: c.Rates, Rest: c.Rest, RestRate: c.RestRate}
+	}
+	return out
+}

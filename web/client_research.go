@@ -58,3 +58,11 @@ func (c *Client) Exports(ctx context.Context, project string) ([]api.ExportSnaps
 func exportURL(project, format string) string {
 	return "/api/projects/" + url.PathEscape(project) + "/exports/" + url.PathEscape(format)
 }
+
+// Estimates fetches the runs' measures estimated from a sampled pool
+// (pool "": the project's newest sampled pool).
+func (c *Client) Estimates(ctx context.Context, project, pool string) (api.EstimateReport, error) {
+	var r api.EstimateReport
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/estimates?pool="+url.QueryEscape(pool), nil, &r)
+	return r, err
+}

@@ -119,6 +119,7 @@ func (p *DashboardPage) Render() app.UI {
 						),
 						p.renderQuality(),
 						p.renderLeaderboard(),
+						NewEstimatesPanel(p.project, p.snap.Version), // estimates_panel.go
 						p.renderTemplates(),
 						p.renderContradictions(),
 						p.renderComposition(),

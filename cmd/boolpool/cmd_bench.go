@@ -16,6 +16,7 @@ import (
 
 	"boolpool/encoders"
 	"boolpool/server/devtools/atomsbench"
+	"boolpool/server/devtools/estimatebench"
 	"boolpool/server/devtools/bench"
 	"boolpool/server/devtools/calbench"
 	"boolpool/server/devtools/retrievalbench"
@@ -35,6 +36,7 @@ func benchSuites(scaleSizes []int) []bench.Suite {
 		retrievalbench.RunStoreSuite(),
 		calbench.Suite(),
 		atomsbench.Suite(),
+		estimatebench.Suite(),
 		bench.LoadSuite(),
 		bench.CrashSuite(),
 		bench.LoginSuite(),

@@ -21,7 +21,7 @@ import (
 // runEval scores TREC runs against qrels with trec_eval's semantics (see
 // package metrics for the exact rules).
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval", stderr, "usage: boolpool eval --qrels FILE --run FILE [--run FILE…] [--negatives FILE] [--nevir FILE | --project P] [--metrics LIST] [--min-rel N] [--complete] [--per-query] [--json | --ci N [--seed S]]")
+	fs := newFlagSet("eval", stderr, "usage: boolpool eval --qrels FILE --run FILE [--run FILE…] [--negatives FILE] [--nevir FILE | --project P] [--metrics LIST] [--min-rel N] [--complete] [--per-query] [--json | --ci N [--seed S]]\n       boolpool eval --estimate --project P [--pool NAME] [--runs a,b | --run FILE…] [--qrels FILE] [--metrics ap,ndcg@10,p@10,recall@100] [--json]")
 	var (
 		qrelsPath = fs.String("qrels", "", "TREC qrels `file` (qid iter docid grade)")
 		negPath   = fs.String("negatives", "", "qrels-shaped `file` listing explicit negatives (every line is one; the grade column is ignored)")
@@ -35,6 +35,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		asJSON    = fs.Bool("json", false, "print JSON instead of a table")
 		ciRuns    = fs.Int("ci", 0, "table only: bootstrap `resamples` for 95% intervals of the means, and as many permutations for paired randomisation tests of each run against the first (0 = off)")
 		seed      = fs.Uint64("seed", 1, "random seed for --ci (results are deterministic per seed)")
+		estimateF = fs.Bool("estimate", false, "estimate ap, ndcg@k, p@k, recall@k with 95% intervals from the sampling design of --project's pool (--pool; default its newest sampled pool) and its consensus judgments (or --qrels); a pool without a design falls back to the usual measures and says so")
+		poolName  = fs.String("pool", "", "--estimate: the sampled pool `name`")
+		storedRun = fs.String("runs", "", "--estimate: stored run `names` to estimate (default: every stored run when no --run file is given)")
 		runPaths  []string
 	)
 	fs.Func("run", "TREC run `file` (qid Q0 docid rank score tag); repeat for several runs", func(s string) error {
@@ -46,6 +49,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *estimateF {
+		return runEvalEstimate(ctx, evalEstimateRequest{db: *db, project: *project, pool: *poolName, qrels: *qrelsPath, runFiles: runPaths,
+			runs: splitList(*storedRun), measures: *list, minRel: *minRel, asJSON: *asJSON}, stdout, stderr)
 	}
 	if *qrelsPath == "" || len(runPaths) == 0 {
 		return fmt.Errorf("%w: --qrels and at least one --run are required", errUsage)

@@ -18,6 +18,7 @@ import (
 	"boolpool/encoders"
 	"boolpool/server/boolexpr"
 	"boolpool/server/cal"
+	"boolpool/server/evalsim"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
@@ -32,7 +33,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if sub, ok := subcommand(args, map[string]runFunc{"simulate": runPoolSimulate, "negatives": runPoolNegatives}); ok {
 		return sub(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit|cal|atoms|sample [--probes] [--cal-batch N --cal-stop knee|paper-knee|none --cal-max N --cal-seed-runs N] [--atoms-batch N --atoms-max N] [--sample-strata 1-10:1,11-100:0.2,101-1000:0.05 --sample-budget N --sample-corpus 1000:0.02,10000:0.005 --sample-corpus-rest RATE --sample-seed S] [--publish]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
+	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit|cal|atoms|sample [--probes] [--cal-batch N --cal-stop knee|paper-knee|none --cal-max N --cal-seed-runs N] [--atoms-batch N --atoms-max N] [--sample-strata 1-10:1,11-100:0.2,101-1000:0.05 --sample-budget N --sample-corpus 1000:0.02,10000:0.005 --sample-corpus-rest RATE --sample-seed S] [--publish]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool simulate --project P --runs a,b,c --qrels FILE --strategies depth,sample[,cal] --budget N --estimate ndcg@10,recall@100,ap [--sample-strata 1-10:1,11-100:0.2,101-1000:0.05] [--sample-corpus 1000:0.02 --sample-corpus-rest R] [--json]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
 	db := dbFlag(fs)
 	project := fs.String("project", "", "project `name` (required)")
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
@@ -190,6 +191,8 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	asJSON := fs.Bool("json", false, "print the JSON contract instead of the table")
 	svg := fs.String("svg", "", "also write the recall-vs-judgments chart to this SVG `file`")
 	boundMax := fs.Int("cal-bound-max", 20000, "cal-bound: judgments per query's review at most")
+	estimateList := fs.String("estimate", "", "compare the runs' `measures` (e.g. ndcg@10,recall@100,ap) under each strategy's judgments with the full qrels; strategy sample gives estimates with intervals (needs --budget)")
+	sf := addSampleFlags(fs)
 	atomQrels := fs.String("atom-qrels", "", "strategies atoms, atoms-pools, cal-full, cal-bound (issue 13; not mixed with the others): atom oracle `FILE` (atom text<TAB>document<TAB>0|1)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -212,6 +215,13 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if isAtomStrategies(names) { // issue 13, cmd_pool_atoms.go
 		return runPoolSimulateAtoms(ctx, *db, *project, names, splitList(*runs), *depth, *split, *atomQrels, *budget, *boundMax, lv, *asJSON, stdout, stderr)
+	}
+	if *estimateList != "" || slices.Contains(names, evalsim.Sample) {
+		return runPoolSimulateEstimate(ctx, estimateRequest{db: *db, project: *project, runs: splitList(*runs), depth: *depth, split: *split,
+			qrelsFile: *qrelsFile, strategies: names, budget: *budget, measures: *estimateList, sample: sf, levels: lv, asJSON: *asJSON,
+			bandit: pooling.BanditOptions{Discount: *discount},
+			cal:    pooling.CALSim{Knee: cal.KneeOptions{MinRank: *kneeMin, Rho: *kneeRho, Adjust: *kneeAdjust, EffortPerRel: *effortPerRel, EffortBase: *effortBase}, MaxPerQuery: *calMax, SeedRuns: *calSeedRuns}},
+			stdout, stderr)
 	}
 	if err := pooling.CheckStrategies(names); err != nil {
 		return fmt.Errorf("%w: --strategies: %v", errUsage, err)

@@ -193,6 +193,10 @@ type GoldResult struct {
 	JudgmentsTo map[string]*int `json:"judgments_to"`
 	// Curve is (judgments, found) after every round of the interleaving.
 	Curve [][2]int `json:"-"`
+	// Judged holds, per query (in the order of the queries given), the
+	// documents the strategy judged within the budget: what an evaluation
+	// of the runs under this strategy's judgments reads.
+	Judged []map[string]bool `json:"-"`
 }
 
 // GoldSummary is the `pool simulate --json` contract.
@@ -216,9 +220,12 @@ func LevelKey(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
 // total: the interleaving stops there (unbounded strategies such as cal are
 // sequenced up to ceil(budget / queries) per query, their stopping rules
 // ignored, which the interleaving then uses up exactly).
+//
+// The queries are judged in id order: GoldResult.Judged follows it (the
+// caller sorts its copy the same way with SortGoldQueries).
 func SimulateGold(ctx context.Context, queries []GoldQuery, names []string, seqs []Sequencer, levels []float64, budget int) (GoldSummary, error) {
 	qs := append([]GoldQuery(nil), queries...)
-	sort.Slice(qs, func(i, j int) bool { return qs[i].ID < qs[j].ID })
+	SortGoldQueries(qs)
 	sum := GoldSummary{Queries: len(qs), Strategies: map[string]GoldResult{}, Order: names, Levels: levels}
 	for _, q := range qs {
 		sum.Gold += len(q.Rel)
@@ -235,6 +242,11 @@ func SimulateGold(ctx context.Context, queries []GoldQuery, names []string, seqs
 		sum.Strategies[name] = interleave(qs, perQuery, sum.Gold, levels, budget)
 	}
 	return sum, nil
+}
+
+// SortGoldQueries sorts queries by id, the order SimulateGold judges them in.
+func SortGoldQueries(qs []GoldQuery) {
+	sort.Slice(qs, func(i, j int) bool { return qs[i].ID < qs[j].ID })
 }
 
 // sequenceAll runs seq over every query on GOMAXPROCS workers.
@@ -318,5 +330,10 @@ func interleave(qs []GoldQuery, perQuery [][]string, gold int, levels []float64,
 	if gold > 0 {
 		r.Recall = float64(r.Found) / float64(gold)
 	}
+	r.Judged = seen
 	return r
 }
+
+// TopLists cuts every run's list for qid to depth, dropping repeats: the
+// lists a depth-k pool of the runs is made of.
+func TopLists(qid string, runs []Run, depth int) [][]string { return topLists(qid, runs, depth) }

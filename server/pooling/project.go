@@ -373,6 +373,12 @@ func SimulateGoldProject(ctx context.Context, st *store.Store, projectID int64, 
 	return SimulateGold(ctx, gqs, spec.Strategies, seqs, spec.Levels, spec.Budget)
 }
 
+// StoredRelevant is the project's positive qrels with relevance >= 1 (the
+// gold of a simulation without a qrels file).
+func StoredRelevant(ctx context.Context, st *store.Store, projectID int64) (map[string]map[string]bool, error) {
+	return storedRelevant(ctx, st, projectID)
+}
+
 // storedRelevant is the project's positive qrels with relevance >= 1.
 func storedRelevant(ctx context.Context, st *store.Store, projectID int64) (map[string]map[string]bool, error) {
 	rel := map[string]map[string]bool{}

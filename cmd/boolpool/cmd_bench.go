@@ -16,9 +16,9 @@ import (
 
 	"boolpool/encoders"
 	"boolpool/server/devtools/atomsbench"
-	"boolpool/server/devtools/estimatebench"
 	"boolpool/server/devtools/bench"
 	"boolpool/server/devtools/calbench"
+	"boolpool/server/devtools/estimatebench"
 	"boolpool/server/devtools/retrievalbench"
 	"boolpool/server/devtools/scalebench"
 	"boolpool/server/store"

@@ -108,9 +108,9 @@ func naiveTheta(spec metrics.Spec, ranked []string, w map[string]float64, grade 
 	panic(spec.Name)
 }
 
-// naiveEstimate is the estimate and its jackknife variance with every
-// replicate's weights written out.
-func naiveEstimate(spec metrics.Spec, ranked []string, d QueryDesign, judged map[string]int, minRel int) (float64, float64) {
+// naiveEstimate is the plug-in estimate, its jackknife variance and the
+// jackknife bias estimate with every replicate's weights written out.
+func naiveEstimate(spec metrics.Spec, ranked []string, d QueryDesign, judged map[string]int, minRel int) (est, v, bias float64) {
 	members := make([][]string, len(d.Strata))
 	seen := map[string]bool{}
 	for _, u := range d.Units {
@@ -137,7 +137,6 @@ func naiveEstimate(spec metrics.Spec, ranked []string, d QueryDesign, judged map
 		return w
 	}
 	full := naiveTheta(spec, ranked, weights(-1, "", false), judged, minRel)
-	v := 0.0
 	for h, m := range members {
 		n := float64(len(m))
 		f := n / N(h)
@@ -159,8 +158,9 @@ func naiveEstimate(spec metrics.Spec, ranked []string, d QueryDesign, judged map
 		for _, t := range ts {
 			v += (1 - f) * (n - 1) / n * (t - mean) * (t - mean)
 		}
+		bias += (1 - f) * (n - 1) * (mean - full)
 	}
-	return full, v
+	return full, v, bias
 }
 
 // TestAgainstNaive compares the linear-time replicates with the written-out
@@ -198,11 +198,18 @@ func TestAgainstNaive(t *testing.T) {
 		ranked := universe[:rng.IntN(len(universe)+1)]
 		minRel := 1 + rng.IntN(2)
 		got := Query(ranked, d, judged, sp, minRel)
+		qs := newSample(d, judged, minRel)
+		raw := qs.query(ranked, sp, minRel, true, make([]float64, qs.nRows))
 		for _, s := range sp {
-			est, v := naiveEstimate(s, ranked, d, judged, minRel)
-			g := got[s.String()]
-			if math.Abs(g.Est-est) > 1e-9*max(1, math.Abs(est)) || math.Abs(g.SE*g.SE-v) > 1e-9*max(1, v) {
-				t.Fatalf("iteration %d %s: got est %v var %v, naive est %v var %v\ndesign %+v\njudged %v\nranked %v", it, s, g.Est, g.SE*g.SE, est, v, d, judged, ranked)
+			est, v, bias := naiveEstimate(s, ranked, d, judged, minRel)
+			g, r := got[s.String()], raw[s.String()]
+			if s.Name == metrics.MeasureP && math.Abs(bias) > 1e-12 {
+				t.Fatalf("iteration %d %s: bias %v of a linear statistic", it, s, bias)
+			}
+			if math.Abs(r.Est-est) > 1e-9*max(1, math.Abs(est)) || math.Abs(g.Est-(est-bias)) > 1e-9*max(1, math.Abs(est)) ||
+				math.Abs(g.SE*g.SE-v) > 1e-9*max(1, v) || g.SE != r.SE {
+				t.Fatalf("iteration %d %s: got est %v (plug-in %v) var %v, naive est %v bias %v var %v\ndesign %+v\njudged %v\nranked %v",
+					it, s, g.Est, r.Est, g.SE*g.SE, est, bias, v, d, judged, ranked)
 			}
 		}
 	}

@@ -235,6 +235,27 @@ func (s *qsample) variance(theta []float64) float64 {
 	return v
 }
 
+// bias is the stratified jackknife estimate of a statistic's bias,
+// Σ_h (1 − f_h)(n_h − 1)(θ̄_(h·) − θ̂) over the strata with at least two
+// judged units. It is exactly 0 for the linear statistics (R̂, P@k).
+func (s *qsample) bias(theta []float64) float64 {
+	b := 0.0
+	for _, g := range s.groups {
+		if g.single {
+			continue
+		}
+		n := float64(g.to - g.from)
+		mean := 0.0
+		for _, t := range theta[g.from:g.to] {
+			mean += t
+		}
+		mean /= n
+		// coef = (1 − f)(n − 1)/n, so (1 − f)(n − 1) = coef·n.
+		b += g.coef * n * (mean - theta[0])
+	}
+	return b
+}
+
 // rValue is the Value of R̂.
 func (s *qsample) rValue() Value {
 	return interval(s.rhat[0], s.variance(s.rhat), float64(s.judgedRel), math.Inf(1))
@@ -480,7 +501,7 @@ func (s *qsample) apRows(top []hit, theta []float64) {
 
 // query computes specs for one ranking; theta is scratch of at least
 // nRows. Not safe for concurrent use (it caches and reuses scratch).
-func (s *qsample) query(ranked []string, specs []metrics.Spec, minRel int, theta []float64) map[string]Value {
+func (s *qsample) query(ranked []string, specs []metrics.Spec, minRel int, plugin bool, theta []float64) map[string]Value {
 	out := make(map[string]Value, len(specs))
 	var hs []hit
 	haveHits := false
@@ -494,7 +515,11 @@ func (s *qsample) query(ranked []string, specs []metrics.Spec, minRel int, theta
 			hs, haveHits = s.hits(ranked), true
 		}
 		s.measure(spec, hs, len(ranked), theta)
-		out[spec.String()] = interval(theta[0], s.variance(theta[:s.nRows]), 0, 1)
+		est := theta[0]
+		if !plugin && spec.Name != metrics.MeasureP {
+			est -= s.bias(theta)
+		}
+		out[spec.String()] = interval(est, s.variance(theta[:s.nRows]), 0, 1)
 	}
 	if len(plain) > 0 {
 		for name, v := range metrics.EvaluateQuery(ranked, s.judged, nil, plain, minRel) {
@@ -505,11 +530,11 @@ func (s *qsample) query(ranked []string, specs []metrics.Spec, minRel int, theta
 }
 
 // Query estimates the specs for one run's ranking of one query from the
-// judged units of design d (see the package doc for the estimators and
-// their variance). Keys are spec.String(). Measures without an estimator
+// judged units of design d (see the package doc for the estimators, their
+// jackknife bias correction and their variance). Keys are spec.String(). Measures without an estimator
 // (anything but ap, p, recall, ndcg) are the plain measure over the judged
 // units, marked Plain; a measure undefined for the query is absent.
 func Query(ranked []string, d QueryDesign, judged map[string]int, specs []metrics.Spec, minRel int) map[string]Value {
 	s := newSample(d, judged, minRel)
-	return s.query(ranked, specs, minRel, make([]float64, s.nRows))
+	return s.query(ranked, specs, minRel, false, make([]float64, s.nRows))
 }

@@ -60,7 +60,7 @@ func monteCarlo(t *testing.T, in QueryInput, cfg SampleConfig, grades map[string
 			judged[u.Doc] = grades[u.Doc]
 		}
 		s := newSample(d, judged, 1)
-		vals := s.query(run, sp, 1, make([]float64, s.nRows))
+		vals := s.query(run, sp, 1, false, make([]float64, s.nRows))
 		vals["R"] = s.rValue()
 		for m, tv := range truth {
 			v := vals[m]
@@ -93,8 +93,10 @@ func monteCarlo(t *testing.T, in QueryInput, cfg SampleConfig, grades map[string
 // misses 70 % of the time, leaving an estimate and a variance without it
 // (coverage about 0.3; the mean over many queries fares better, see
 // TestMeanCoverage). The ratio estimators (statAP, R@k, nDCG@k over an
-// estimated ideal) are consistent, not unbiased: their tolerance is a
-// bias within 10 % of the estimate's sampling sd plus 0.01.
+// estimated ideal), even after the jackknife bias correction, are
+// consistent, not unbiased: their tolerance is a bias within 10 % of the
+// estimate's sampling sd plus 0.005 (measured: AP −0.001, R@200 −0.001,
+// nDCG@20 −0.003; the plug-in values were +0.005, +0.010, +0.010).
 func TestEstimatorsUnbiased(t *testing.T) {
 	in, cfg, grades, run := statFixture([3]int{6, 14, 20}, [2]float64{0.3, 0.25})
 	res := monteCarlo(t, in, cfg, grades, run, "p@20,p@200,recall@200,ap,ndcg@20", 2000)
@@ -108,7 +110,7 @@ func TestEstimatorsUnbiased(t *testing.T) {
 				t.Errorf("%s: 95%% interval coverage %.3f outside [0.90, 0.99]", m, r.coverage)
 			}
 		default:
-			if tolerance := 0.1*r.sd + 0.01; math.Abs(r.mean-r.truth) > tolerance {
+			if tolerance := 0.1*r.sd + 0.005; math.Abs(r.mean-r.truth) > tolerance {
 				t.Errorf("%s: mean %v, truth %v: bias beyond the tolerance %v", m, r.mean, r.truth, tolerance)
 			}
 		}

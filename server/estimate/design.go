@@ -55,7 +55,10 @@ type CorpusStratum struct {
 type SampleConfig struct {
 	Strata []RankStratum  `json:"strata"`
 	Corpus *CorpusStratum `json:"corpus,omitempty"`
-	Seed   uint64         `json:"seed"`
+	// Seed is for the caller to seed the generator it passes to Draw
+	// (e.g. one rand.New(rand.NewPCG(Seed, 0)) drawing the queries in
+	// sorted order), so that a recorded design can be drawn again.
+	Seed uint64 `json:"seed"`
 }
 
 // DefaultConfig is the design used when the researcher sets no rates:
@@ -310,6 +313,11 @@ func sampleSize(rate float64, n int, rng *rand.Rand) int {
 // Horvitz–Thompson estimators are unbiased; a stratum with p_h·N_h < 1 is
 // left empty with probability 1 − p_h·N_h and then contributes nothing to
 // the estimates, so keep p_h·N_h ≥ 1 where that matters.
+//
+// Units come stratum by stratum. A judging queue may interleave the
+// strata as it likes (judging stops early without harm as long as each
+// stratum's units keep their relative order), but should not skip ahead
+// within a stratum.
 //
 // The same inputs, cfg and rng state give the same design.
 func Draw(in QueryInput, cfg SampleConfig, rng *rand.Rand) QueryDesign {

@@ -534,6 +534,7 @@ func (s *qsample) query(ranked []string, specs []metrics.Spec, minRel int, plugi
 // jackknife bias correction and their variance). Keys are spec.String(). Measures without an estimator
 // (anything but ap, p, recall, ndcg) are the plain measure over the judged
 // units, marked Plain; a measure undefined for the query is absent.
+// Unit.Pi is not read: π is recomputed per stratum from the judged count.
 func Query(ranked []string, d QueryDesign, judged map[string]int, specs []metrics.Spec, minRel int) map[string]Value {
 	s := newSample(d, judged, minRel)
 	return s.query(ranked, specs, minRel, false, make([]float64, s.nRows))

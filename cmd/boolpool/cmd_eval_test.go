@@ -156,7 +156,7 @@ func TestEvalErrors(t *testing.T) {
 		msg   string
 	}{
 		{"no run", []string{"--qrels", "testdata/eval/qrels.txt"}, true, "--run"},
-		{"bad metric", []string{"--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_a.txt", "--metrics", "map"}, true, "unknown measure"},
+		{"bad metric", []string{"--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_a.txt", "--metrics", "bpref"}, true, "unknown measure"},
 		{"negatives needed", []string{"--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/run_a.txt", "--metrics", "negrecall@10"}, true, "needs --negatives"},
 		{"malformed run", []string{"--qrels", "testdata/eval/qrels.txt", "--run", "testdata/eval/bad_run.txt"}, false,
 			`testdata/eval/bad_run.txt:2: field score: "high" is not a number`},

@@ -55,7 +55,10 @@ type CorpusStratum struct {
 type SampleConfig struct {
 	Strata []RankStratum  `json:"strata"`
 	Corpus *CorpusStratum `json:"corpus,omitempty"`
-	Seed   uint64         `json:"seed"`
+	// Seed is for the caller to seed the generator it passes to Draw
+	// (e.g. one rand.New(rand.NewPCG(Seed, 0)) drawing the queries in
+	// sorted order), so that a recorded design can be drawn again.
+	Seed uint64 `json:"seed"`
 }
 
 // DefaultConfig is the design used when the researcher sets no rates:
@@ -173,31 +176,34 @@ func populations(in QueryInput, cfg SampleConfig) []population {
 	if n := len(cfg.Strata); n > 0 {
 		maxRank = cfg.Strata[n-1].To
 	}
-	best := map[string]int{}
+	// Walk the lists depth by depth, so documents come out ordered by
+	// best rank (ties in list order) without a sort.
+	size := 0
 	for _, list := range in.Lists {
-		for i, d := range list {
-			if i >= maxRank {
-				break
+		size += min(len(list), maxRank)
+	}
+	best := make(map[string]int, size)
+	ranked := make([]string, 0, size)
+	for i := range maxRank {
+		more := false
+		for _, list := range in.Lists {
+			if i >= len(list) {
+				continue
 			}
+			more = true
+			d := list[i]
 			if judged[d] {
 				continue
 			}
-			if r, ok := best[d]; !ok || i+1 < r {
+			if _, seen := best[d]; !seen {
 				best[d] = i + 1
+				ranked = append(ranked, d)
 			}
 		}
-	}
-	ranked := make([]string, 0, len(best))
-	for d := range best {
-		ranked = append(ranked, d)
-	}
-	sort.Slice(ranked, func(i, j int) bool {
-		ri, rj := best[ranked[i]], best[ranked[j]]
-		if ri != rj {
-			return ri < rj
+		if !more {
+			break
 		}
-		return ranked[i] < ranked[j]
-	})
+	}
 	var out []population
 	pos := 0
 	for i, s := range cfg.Strata {
@@ -307,6 +313,11 @@ func sampleSize(rate float64, n int, rng *rand.Rand) int {
 // Horvitz–Thompson estimators are unbiased; a stratum with p_h·N_h < 1 is
 // left empty with probability 1 − p_h·N_h and then contributes nothing to
 // the estimates, so keep p_h·N_h ≥ 1 where that matters.
+//
+// Units come stratum by stratum. A judging queue may interleave the
+// strata as it likes (judging stops early without harm as long as each
+// stratum's units keep their relative order), but should not skip ahead
+// within a stratum.
 //
 // The same inputs, cfg and rng state give the same design.
 func Draw(in QueryInput, cfg SampleConfig, rng *rand.Rand) QueryDesign {

@@ -58,16 +58,20 @@ func TestOneStratumByHand(t *testing.T) {
 	l3 := math.Log2(3)
 	// P@2 = 2·1/2 = 1; replicates 0 (drop a) and 4/2 = 2 (drop b): v = ¼·2.
 	checkValue(t, "p@2", got["p@2"], 1, 0.5)
-	// R@2 = 2/2 = 1; drop a: R̂ = 0 → 0; drop b: 4/4 = 1; v = ¼·½.
-	checkValue(t, "recall@2", got["recall@2"], 1, 0.125)
+	// R@2 = 2/2 = 1; drop a: R̂ = 0 → 0; drop b: 4/4 = 1; v = ¼·½. The
+	// ratio estimators are bias-corrected: b̂ = (1 − f)(n − 1)(θ̄ − θ̂) =
+	// ½·1·(½ − 1) = −¼, so Est = 1.25 (a per-query estimate may leave
+	// [0, 1]; the interval is clipped).
+	checkValue(t, "recall@2", got["recall@2"], 1.25, 0.125)
 	// AP = (1/R̂)·w_a·(1 + 0)/2 = ½·2·½ = ½; drop a → 0, drop b →
-	// ¼·4·½ = ½; mean ¼, Σ dev² = ⅛, v = 1/32.
-	checkValue(t, "ap", got["ap"], 0.5, 1.0/32)
+	// ¼·4·½ = ½; mean ¼, Σ dev² = ⅛, v = 1/32; b̂ = ½·(¼ − ½) = −⅛.
+	checkValue(t, "ap", got["ap"], 0.625, 1.0/32)
 	// ap@1: a is at rank 2, so nothing counts: 0 in every replicate.
 	checkValue(t, "ap@1", got["ap@1"], 0, 0)
 	// nDCG@2: DCG = 2·2/log2 3; Ĝ_2 = 2 fills both ideal positions:
 	// IDCG = 2 + 2/log2 3; nDCG = 2/(log2 3 + 1). Drop a: 0; drop b: DCG
-	// doubles, IDCG the same: twice that. v = ¼·2·nDCG².
+	// doubles, IDCG the same: twice that. v = ¼·2·nDCG²; the replicates'
+	// mean is nDCG itself, so b̂ = 0.
 	nd := 2 / (l3 + 1)
 	checkValue(t, "ndcg@2", got["ndcg@2"], nd, 0.5*nd*nd)
 	if m := got["mrr@10"]; !m.Plain || m.Est != 0.5 || m.SE != 0 || m.Lo != 0.5 {
@@ -113,7 +117,8 @@ func TestCertaintyPlusSampledByHand(t *testing.T) {
 	// AP: t1 at 1 (w 1): 1·(1+0)/1 = 1; a at 3 (w 2): 2·(1+1)/3 = 4/3;
 	// (7/3)/3 = 7/9. Drop a: R̂ 1, AP 1. Drop b: a weighs 4, R̂ 5,
 	// (1 + 4·2/3)/5 = 11/15. Mean 13/15, deviations ±2/15, v = ¼·8/225.
-	checkValue(t, "ap", got["ap"], 7.0/9, 2.0/225)
+	// b̂ = ½·1·(13/15 − 7/9) = 2/45: Est = 7/9 − 2/45 = 11/15.
+	checkValue(t, "ap", got["ap"], 11.0/15, 2.0/225)
 	// P@3 = (1 + 2)/3 = 1; drop a 1/3, drop b 5/3: v = ¼·2·(2/3)² = 2/9.
 	checkValue(t, "p@3", got["p@3"], 1, 2.0/9)
 	// R@3 = 3/3 = 1 in every replicate (every relevant unit is in the
@@ -126,7 +131,12 @@ func TestCertaintyPlusSampledByHand(t *testing.T) {
 	idcg := 1.5 + 1/l3
 	full, dropB := 2/idcg, 3/idcg
 	mean := (1 + dropB) / 2
-	checkValue(t, "ndcg@3", got["ndcg@3"], full, 0.25*2*(1-mean)*(1-mean))
+	checkValue(t, "ndcg@3", got["ndcg@3"], full-0.5*(mean-full), 0.25*2*(1-mean)*(1-mean))
+	// The plug-in values, without the bias correction.
+	s := newSample(d, judged, 1)
+	raw := s.query(ranked, specs(t, "ap,ndcg@3"), 1, true, make([]float64, s.nRows))
+	checkValue(t, "plug-in ap", raw["ap"], 7.0/9, 2.0/225)
+	checkValue(t, "plug-in ndcg@3", raw["ndcg@3"], full, 0.25*2*(1-mean)*(1-mean))
 }
 
 // Fractional ideal: N = 3, n = 2 (weight 1.5), a grade 2, b grade 1, so
@@ -141,7 +151,8 @@ func TestFractionalIdealByHand(t *testing.T) {
 	l3 := math.Log2(3)
 	ideal := 2 + 1/l3 + 0.5/l3 + 0.5
 	dcg := 1.5*1 + 1.5*2/l3 // ranking b, a
-	got := Query([]string{"b", "a"}, d, judged, specs(t, "ndcg@3"), 1)
+	s := newSample(d, judged, 1)
+	got := s.query([]string{"b", "a"}, specs(t, "ndcg@3"), 1, true, make([]float64, s.nRows))
 	if math.Abs(got["ndcg@3"].Est-dcg/ideal) > tol {
 		t.Errorf("ndcg@3 = %v, want %v", got["ndcg@3"].Est, dcg/ideal)
 	}
@@ -161,7 +172,8 @@ func TestSingleUnitStratum(t *testing.T) {
 	// P@2 = (1 + 5)/2 = 3 (an HT estimate can pass 1); dropped: ½.
 	// v = ⅘·(3 − ½)² = 5.
 	checkValue(t, "p@2", got["p@2"], 3, 0.8*2.5*2.5)
-	// AP = (1·1/1 + 5·(1+1)/2)/6 = 1; dropped: 1/1 = 1; v = 0.
+	// AP = (1·1/1 + 5·(1+1)/2)/6 = 1; dropped: 1/1 = 1; v = 0. A
+	// single-unit stratum has no bias estimate.
 	checkValue(t, "ap", got["ap"], 1, 0)
 	if p := got["p@2"]; p.Hi != 1 || p.Lo != 0 {
 		t.Errorf("p@2 interval %+v, want clipped to [0, 1]", p)

@@ -57,6 +57,9 @@ type Input struct {
 	Runs    []NamedRanking
 	Specs   []metrics.Spec
 	MinRel  int // lowest relevant grade; 0 means 1, as in metrics.Options
+	// Plugin reports the plug-in ratio estimates (statAP, R@k, nDCG@k as
+	// the formulas give them) without the jackknife bias correction.
+	Plugin bool
 }
 
 // Alpha is the family-wise error rate of Report.Pairs within a measure.
@@ -104,7 +107,7 @@ func Estimate(in Input) Report {
 				rvals[qi] = s.rValue()
 				judgedRel[qi] = s.judgedRel
 				for r, run := range in.Runs {
-					per[r][qi] = s.query(run.Lists[q], in.Specs, minRel, theta)
+					per[r][qi] = s.query(run.Lists[q], in.Specs, minRel, in.Plugin, theta)
 				}
 			}
 		}()

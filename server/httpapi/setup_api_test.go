@@ -136,9 +136,9 @@ func TestProjectSetupFlow(t *testing.T) {
 	for _, req := range []api.JobRequest{
 		{Kind: "nope"},
 		{Kind: api.JobKindRetrieve, Params: json.RawMessage(`{"method": "nope"}`)},
-		{Kind: api.JobKindRetrieve, Params: json.RawMessage(`{"method": "dense-vanilla"}`)},
 		{Kind: api.JobKindRetrieve, Params: json.RawMessage(`{"method": "bm25", "depht": 3}`)},
-		{Kind: api.JobKindEncode, Params: json.RawMessage(`{"encoder": "minilm"}`)},
+		{Kind: api.JobKindEncode, Params: json.RawMessage(`{"encoder": "nope"}`)},
+		{Kind: api.JobKindEncode, Params: json.RawMessage(`{"encoder": "lexical", "batch": 99999}`)},
 	} {
 		if st := r.do("POST", "/api/projects/birds/jobs", req, &prob); st != http.StatusBadRequest {
 			t.Errorf("job %s %s: %d %+v", req.Kind, req.Params, st, prob)

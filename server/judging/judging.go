@@ -70,7 +70,8 @@ type Service struct {
 }
 
 // New builds the service. obs (may be nil) is told about every stored
-// relevance judgment.
+// relevance judgment; constraint judgments reach only an observer
+// registered with ObserveConstraints.
 func New(st Store, obs Observer, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"boolpool/encoders"
+	"boolpool/server/app"
 	"boolpool/server/devtools/atomsbench"
 	"boolpool/server/devtools/bench"
 	"boolpool/server/devtools/calbench"
@@ -86,7 +87,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	runtime, release := bench.SharedRuntime(func() (*encoders.Runtime, error) {
-		return encoders.NewRuntime(encoders.Config{CacheDir: encoders.DefaultCacheDir()})
+		return app.OpenRuntime(encoders.Config{CacheDir: encoders.DefaultCacheDir()})
 	})
 	defer release()
 	env := &bench.Env{Store: st, DBURL: benchURL, SharedData: *shared, Runtime: runtime, Repeats: *repeats, Quick: *quick,

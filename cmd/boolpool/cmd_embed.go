@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"boolpool/encoders"
+	"boolpool/server/app"
 )
 
 // runEmbed prints the vectors of texts given as arguments (or, with none,
@@ -33,7 +34,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("read stdin: %w", err)
 		}
 	}
-	rt, err := openRuntime(*rtCfg)
+	rt, err := app.OpenRuntime(*rtCfg)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"boolpool/encoders"
+	"boolpool/server/app"
 	"boolpool/server/embedjob"
 )
 
@@ -62,7 +63,7 @@ func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return encodeError(stderr, rep, err)
 		}
 	} else {
-		rt, err := openRuntime(*rtCfg)
+		rt, err := app.OpenRuntime(*rtCfg)
 		if err != nil {
 			return err
 		}

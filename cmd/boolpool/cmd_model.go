@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"boolpool/encoders"
+	"boolpool/server/app"
 )
 
 // runModel manages encoder models: converting checkpoints to ONNX and
@@ -71,7 +72,7 @@ func runModelPrepare(ctx context.Context, args []string, stdout, stderr io.Write
 	if *names != "all" {
 		list = strings.Split(*names, ",")
 	}
-	rt, err := openRuntime(encoders.Config{})
+	rt, err := app.OpenRuntime(encoders.Config{})
 	if err != nil {
 		return err
 	}

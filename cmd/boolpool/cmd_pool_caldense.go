@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"boolpool/encoders"
+	"boolpool/server/app"
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
@@ -25,7 +26,7 @@ func calDenseSim(ctx context.Context, st *store.Store, projectID int64, encoder 
 	if err != nil {
 		return nil, err
 	}
-	rt, err := openRuntime(encoders.Config{})
+	rt, err := app.OpenRuntime(encoders.Config{})
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"boolpool/encoders"
+	"boolpool/server/app"
 	"boolpool/server/metrics"
 	"boolpool/server/progress"
 	"boolpool/server/retrieval"
@@ -187,25 +187,14 @@ func (e *retrieveEnv) denseDeps(ctx context.Context) (*retrieval.Dense, error) {
 	}
 	var vectors retrieval.VectorIndex
 	if !e.memory {
-		info, err := e.st.EncoderByName(ctx, e.encoder)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("no document vectors of encoder %q: encode the project's documents first (or use --vectors memory)", e.encoder)
-		}
+		v, err := app.PgvectorIndex(ctx, e.st, e.project, e.encoder)
 		if err != nil {
 			return nil, err
 		}
-		if n, err := e.st.CountEmbeddings(ctx, e.project.ID, info.ID); err != nil {
-			return nil, err
-		} else if n == 0 {
-			return nil, fmt.Errorf("project %s has no document vectors of encoder %q (or use --vectors memory)", e.project.Name, e.encoder)
-		}
-		if err := e.st.EnsureHNSW(ctx, info); err != nil {
-			return nil, err
-		}
-		vectors = &retrieval.PgVectors{Store: e.st, ProjectID: e.project.ID, Encoder: info}
+		vectors = v
 	}
 	var err error
-	e.rt, err = openRuntime(encoders.Config{CacheDir: e.cacheDir})
+	e.rt, err = app.OpenRuntime(encoders.Config{CacheDir: e.cacheDir})
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
@@ -41,21 +40,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
-	jc, err := newJobClient(st, log, "", jf)
+	a, err := newApp(ctx, cfg, st, log, jf.appOptions())
 	if err != nil {
 		return err
 	}
-	if err := jc.Start(ctx); err != nil {
-		return err
-	}
-	svc, stop := buildServices(cfg, st, jc, jobEncoders(), log)
-	srv := httpapi.New(cfg, svc, log)
+	srv := httpapi.New(cfg, a.Services, log)
 	log.Info("serving", "addr", "http://"+cfg.Addr, "job_workers", jf.concurrency)
 	err = srv.Run(ctx)
 	// The HTTP server has stopped (in-flight requests finished): stop the
 	// services' background work (running jobs go back to the queue).
-	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-	defer cancel()
-	stop(stopCtx)
+	closeApp(ctx, a, log)
 	return err
 }

@@ -6,10 +6,11 @@ import (
 	"io"
 	"log/slog"
 
+	"boolpool/server/config"
 	"boolpool/server/store"
 )
 
-// runWorker runs background jobs (encode, retrieve, index, pool, cal-batch)
+// runWorker runs background jobs (every kind of server/app.JobKinds)
 // and nothing else: the jobs web servers started (`boolpool serve`, with
 // --workers 0 when only workers should run them). Several workers, on several machines, may
 // share one database; each takes jobs of its --queues.
@@ -47,15 +48,14 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
-	jc, err := newJobClient(st, log, "", jf)
+	opts := jf.appOptions()
+	opts.JobsOnly = true
+	a, err := newApp(ctx, config.Config{}, st, log, opts)
 	if err != nil {
 		return err
 	}
-	if err := jc.Start(ctx); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "worker running jobs of queues %v, %d at a time each; stop with Ctrl-C\n", jc.Queues(), jf.concurrency)
+	fmt.Fprintf(stdout, "worker running jobs of queues %v, %d at a time each; stop with Ctrl-C\n", a.Jobs.Queues(), jf.concurrency)
 	<-ctx.Done()
-	stopJobs(ctx, jc, log)
+	closeApp(ctx, a, log)
 	return nil
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"boolpool/encoders"
+	"boolpool/server/app"
+	"boolpool/server/config"
 	"boolpool/server/embedjob"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
@@ -40,15 +42,20 @@ func migratedDB(t *testing.T) (string, *store.Store) {
 }
 
 // webClient is the job client of a web server without a worker (serve
-// --workers 0): it only queues and cancels jobs.
+// --workers 0, built by server/app): it only queues and cancels jobs.
 func webClient(t *testing.T, st *store.Store, cache string) *jobs.Client {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := jobs.New(st, log, jobKinds(st, log, cache, encoders.DeviceCPU), jobs.Config{})
+	a, err := app.New(context.Background(), config.Config{}, st, log, app.Options{CacheDir: cache, NoRelay: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	t.Cleanup(func() {
+		if err := a.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return a.Jobs
 }
 
 func waitJobState(t *testing.T, st *store.Store, id int64, limit time.Duration, ok func(store.Job) bool) store.Job {

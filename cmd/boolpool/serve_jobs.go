@@ -2,45 +2,20 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
 	"boolpool/encoders"
-	"boolpool/server/apperr"
-	"boolpool/server/embedjob"
+	"boolpool/server/app"
+	"boolpool/server/config"
 	"boolpool/server/jobs"
-	"boolpool/server/pooling"
-	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/web/api"
 )
-
-// jobKinds are the background job kinds of serve and worker: retrieve
-// (dense methods with their encoder opened here), encode, index and pool,
-// as their commands do them, cal-batch (a live cal pool's next batch) and
-// atoms-batch (a live atoms pool's next batch of constraint items).
-// cacheDir is the encoders' cache ("" = the default); device runs the dense
-// encoders of encode jobs (encoders.DeviceCPU or DeviceCUDA).
-func jobKinds(st *store.Store, log *slog.Logger, cacheDir, device string) map[string]jobs.Kind {
-	return map[string]jobs.Kind{
-		api.JobKindRetrieve:  jobs.Retrieve(st, log, denseOpener(st, log, cacheDir)),
-		api.JobKindEncode:    encodeKind(st, log, cacheDir, device),
-		api.JobKindIndex:     jobs.Index(st, log),
-		api.JobKindPool:      jobs.Pool(st, log),
-		pooling.CALJobKind:   jobs.CALBatch(pooling.NewCALGrower(st, log)),
-		pooling.AtomsJobKind: jobs.AtomsBatch(st, log),
-	}
-}
-
-// jobEncoders are the encoder names encode jobs accept (for the setup page).
-func jobEncoders() []string { return append(encoders.Names(), encoders.LexicalName) }
 
 // jobFlags are the job queue's flags of serve and worker.
 type jobFlags struct {
@@ -78,133 +53,40 @@ func (f *jobFlags) validate() error {
 	return nil
 }
 
-// newJobClient builds the job queue's client of serve and worker; it works
-// jobs only when the flags' concurrency is above 0.
-func newJobClient(st *store.Store, log *slog.Logger, cacheDir string, f jobFlags) (*jobs.Client, error) {
+// jobsConfig is the job client's configuration of the flags; it works
+// jobs only when the concurrency is above 0.
+func (f *jobFlags) jobsConfig() jobs.Config {
 	var queues []string
 	for _, q := range strings.Split(f.queues, ",") {
 		if q = strings.TrimSpace(q); q != "" {
 			queues = append(queues, q)
 		}
 	}
-	c, err := jobs.New(st, log, jobKinds(st, log, cacheDir, f.device), jobs.Config{
-		Queues: queues, Concurrency: f.concurrency, RescueAfter: f.rescueAfter, MaxAttempts: f.maxAttempts,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	return c, nil
+	return jobs.Config{Queues: queues, Concurrency: f.concurrency, RescueAfter: f.rescueAfter, MaxAttempts: f.maxAttempts}
 }
 
-// stopJobs stops a job client at the end of a command, handing its running
-// jobs back to the queue.
-func stopJobs(ctx context.Context, c *jobs.Client, log *slog.Logger) {
+// appOptions are the composition's options of the flags.
+func (f *jobFlags) appOptions() app.Options {
+	return app.Options{Jobs: f.jobsConfig(), Device: f.device}
+}
+
+// newApp builds the composition root (server/app) of serve and worker;
+// an option the job client refuses is a usage error.
+func newApp(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger, opts app.Options) (*app.App, error) {
+	a, err := app.New(ctx, cfg, st, log, opts)
+	var ce *app.ConfigError
+	if errors.As(err, &ce) {
+		return nil, fmt.Errorf("%w: %v", errUsage, ce.Err)
+	}
+	return a, err
+}
+
+// closeApp stops the composition at the end of a command (running jobs go
+// back to the queue), waiting at most 15 s.
+func closeApp(ctx context.Context, a *app.App, log *slog.Logger) {
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
-	if err := c.Stop(stopCtx); err != nil {
-		log.Warn("stopping the job worker", "err", err)
+	if err := a.Close(stopCtx); err != nil {
+		log.Warn("stopping the services", "err", err)
 	}
-}
-
-// denseOpener opens a dense encoder over a project's pgvector embeddings,
-// as `boolpool retrieve --vectors pgvector` does.
-func denseOpener(st *store.Store, log *slog.Logger, cacheDir string) jobs.DenseOpener {
-	return func(ctx context.Context, projectID int64, encoder string) (*retrieval.Dense, func(), error) {
-		p, err := st.ProjectByID(ctx, projectID)
-		if err != nil {
-			return nil, nil, err
-		}
-		env := &retrieveEnv{st: st, project: p, encoder: encoder, log: log, cacheDir: cacheDir}
-		d, err := env.denseDeps(ctx)
-		if err != nil {
-			env.Close()
-			return nil, nil, jobs.Permanent(notPrepared(err))
-		}
-		return d, env.Close, nil
-	}
-}
-
-// encodeKind is the job kind of `boolpool encode`. Progress is documents
-// (then query texts) encoded of those to encode.
-// A retry resumes: the documents of batches already committed keep their
-// vectors (as a second `boolpool encode` does), and a reset is done only by
-// the attempt that starts the job.
-func encodeKind(st *store.Store, log *slog.Logger, cacheDir, device string) jobs.Kind {
-	return jobs.Kind{
-		Queue: jobs.QueueEncode,
-		Check: func(ctx context.Context, projectID int64, raw json.RawMessage) error {
-			_, err := encodeParams(raw)
-			return err
-		},
-		Run: func(ctx context.Context, a jobs.Attempt) (any, error) {
-			job, report := a.Job, a.Report
-			p, err := encodeParams(job.Params)
-			if err != nil {
-				return nil, err
-			}
-			opt := embedjob.Options{
-				ProjectID: job.ProjectID, Batch: p.Batch, Queries: !p.SkipQueries, Reset: p.Reset && !a.Resumed, Log: log,
-				AfterBatch:      func(done, total int) { report("encoding documents", done, total) },
-				AfterQueryBatch: func(done, total int) { report("encoding query texts", done, total) },
-			}
-			report("loading the encoder", 0, 0)
-			var rep embedjob.Report
-			if p.Encoder == encoders.LexicalName {
-				tok, err := encoders.LoadTokenizer(cacheDir)
-				if err != nil {
-					return nil, jobs.Permanent(notPrepared(err))
-				}
-				rep, err = embedjob.Lexical(ctx, st, tok, opt)
-				if err != nil {
-					return nil, err
-				}
-				return rep, nil
-			}
-			rt, err := openRuntime(encoders.Config{CacheDir: cacheDir, Device: device, NoSpin: true})
-			if err != nil {
-				return nil, jobs.Permanent(notPrepared(err))
-			}
-			defer rt.Close()
-			enc, err := rt.Open(ctx, p.Encoder)
-			if err != nil {
-				return nil, jobs.Permanent(notPrepared(err))
-			}
-			defer enc.Close()
-			if rep, err = embedjob.Dense(ctx, st, enc, opt); err != nil {
-				return nil, err
-			}
-			return rep, nil
-		},
-	}
-}
-
-func encodeParams(raw json.RawMessage) (api.EncodeJobParams, error) {
-	var p api.EncodeJobParams
-	if len(raw) == 0 {
-		raw = json.RawMessage(`{}`)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return p, apperr.Invalidf("params", "bad job parameters: %v", err)
-	}
-	known := append(encoders.Names(), encoders.LexicalName)
-	if !slices.Contains(known, p.Encoder) {
-		return p, apperr.Invalidf("params.encoder", "must be one of %s", strings.Join(known, ", "))
-	}
-	if p.Batch == 0 {
-		p.Batch = embedjob.DefaultBatch
-	}
-	if p.Batch < 1 || p.Batch > 4096 {
-		return p, apperr.Invalidf("params.batch", "must be between 1 and 4096")
-	}
-	return p, nil
-}
-
-// notPrepared says plainly that the encoder files are missing.
-func notPrepared(err error) error {
-	if errors.Is(err, encoders.ErrNotInstalled) {
-		return fmt.Errorf("the encoder models are not prepared on this server (run scripts/install-onnxruntime.sh, scripts/fetch-models.sh and 'boolpool model prepare'): %w", err)
-	}
-	return err
 }

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/encoders"
+	"boolpool/server/app"
+	"boolpool/server/config"
 	"boolpool/server/embedjob"
 	"boolpool/server/ingest"
 	"boolpool/server/jobs"
@@ -20,25 +21,21 @@ import (
 	"boolpool/web/api"
 )
 
-// runJob submits one job to a job client of the serve command's kinds
-// that works them, and waits for its end.
+// runJob submits one job to the job client of a worker (server/app), and waits for its end.
 func runJob(t *testing.T, st *store.Store, cache string, projectID int64, kind, params string) store.Job {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := jobs.New(st, log, jobKinds(st, log, cache, encoders.DeviceCPU), jobs.Config{Concurrency: 1, Test: true})
+	a, err := app.New(ctx, config.Config{}, st, log, app.Options{JobsOnly: true, CacheDir: cache, Jobs: jobs.Config{Concurrency: 1, Test: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
-		if err := c.Stop(context.Background()); err != nil {
+		if err := a.Close(context.Background()); err != nil {
 			t.Error(err)
 		}
 	})
-	j, err := c.Submit(ctx, projectID, kind, json.RawMessage(params), 0)
+	j, err := a.Jobs.Submit(ctx, projectID, kind, json.RawMessage(params), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

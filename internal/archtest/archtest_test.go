@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -27,6 +29,7 @@ const (
 	httpapi  = "server/httpapi"
 	encoders = "encoders"
 	devtools = "server/devtools"
+	appRoot  = "server/app" // the composition root
 )
 
 // depRule forbids a package (module-relative path) to depend, directly or
@@ -40,14 +43,15 @@ type depRule struct {
 
 // depRules is the layering of ARCHITECTURE.md: the HTTP layer reaches
 // neither the encoders (cgo) nor the dev tooling, and the judgment flow
-// runs one way, judging → consensus → live/export, wired by cmd/boolpool
-// rather than by imports.
+// runs one way, judging → consensus → live/export, wired by the
+// composition root (server/app) rather than by imports.
 var depRules = []depRule{
 	{httpapi, []string{encoders, devtools, "github.com/yalue/onnxruntime_go"}, "the request path links neither the encoders nor the dev tooling"},
 	{"server/judging", []string{"server/consensus", "server/live", "server/export", httpapi}, "the judgment flow runs one way: judging → consensus → live/export"},
 	{"server/consensus", []string{"server/live", "server/export", httpapi}, "the judgment flow runs one way: consensus → live/export"},
 	{"server/export", []string{"server/live", httpapi}, "export reads the store, not the live state"},
 	{"server/live", []string{"server/export", httpapi}, "live subscribes to consensus; it does not export"},
+	{appRoot, []string{devtools}, "the composition root builds the product, not the dev tooling"},
 }
 
 // within reports whether path is dir or a package below it.
@@ -92,6 +96,9 @@ func check(module string, pkgs []pkg) []string {
 			}
 			if within(r, devtools) && !within(from, devtools) && !within(from, "cmd") {
 				bad = append(bad, fmt.Sprintf("%s imports %s (only cmd/ and server/devtools/ may import the dev tooling)", p.ImportPath, imp))
+			}
+			if within(r, appRoot) && !within(from, "cmd") && !within(from, appRoot) {
+				bad = append(bad, fmt.Sprintf("%s imports %s (only cmd/ builds the composition root; tests may)", p.ImportPath, imp))
 			}
 			if isFixture(imp) && !isFixture(p.ImportPath) {
 				bad = append(bad, fmt.Sprintf("%s imports the test fixture %s from a non-test file", p.ImportPath, imp))
@@ -178,8 +185,15 @@ func TestCheckCatchesViolations(t *testing.T) {
 			{ImportPath: m + "/server/store/storetest", Imports: []string{m + "/server/store", "testing"}},
 			{ImportPath: m + "/server/judging/judgingtest", Imports: []string{m + "/server/store/storetest"}},
 			{ImportPath: m + "/server/devtools/bench", Imports: []string{m + "/encoders", m + "/server/devtools/loadgen"}},
-			{ImportPath: m + "/cmd/boolpool", Imports: []string{m + "/server/devtools/bench", "net/http/httptest"}},
+			{ImportPath: m + "/cmd/boolpool", Imports: []string{m + "/server/devtools/bench", m + "/server/app", "net/http/httptest"}},
+			{ImportPath: m + "/server/app", Imports: []string{m + "/encoders", m + "/server/httpapi"}, Deps: []string{m + "/encoders", m + "/server/httpapi"}},
 		}, ""},
+		{"a service package imports the composition root", []pkg{
+			{ImportPath: m + "/server/jobs", Imports: []string{m + "/server/app"}},
+		}, "example/server/jobs imports example/server/app"},
+		{"the composition root on the dev tooling", []pkg{
+			{ImportPath: m + "/server/app", Deps: []string{m + "/server/devtools/bench"}},
+		}, "example/server/app depends on example/server/devtools/bench"},
 		{"httpapi on the encoders, through another package", []pkg{
 			{ImportPath: m + "/server/httpapi", Imports: []string{m + "/server/jobs"}, Deps: []string{m + "/server/jobs", m + "/encoders"}},
 		}, "example/server/httpapi depends on example/encoders"},
@@ -215,5 +229,70 @@ func TestCheckCatchesViolations(t *testing.T) {
 				t.Errorf("violations %q, want one with %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// wiring are the constructors the composition root (server/app) calls to
+// build the services and the job client, and the ONNX Runtime's opener.
+var wiring = []string{"consensus.NewService(", "live.NewService(", "live.NewRelay(", "judging.New(", "auth.New(", "jobs.New(", "encoders.NewRuntime("}
+
+// TestOneCompositionRoot: the commands, the HTTP tests and the browser
+// tests build their server with server/app (app.New), never with copies of
+// its wiring, and only server/app opens the ONNX Runtime
+// (encoders.NewRuntime) outside the encoders and the tests of the
+// packages that use it.
+func TestOneCompositionRoot(t *testing.T) {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	for _, dir := range []string{"cmd", httpapi, "web/e2e"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, w := range wiring {
+				if strings.Contains(string(b), w) {
+					rel, _ := filepath.Rel(root, path)
+					t.Errorf("%s calls %s: build the services with app.New (server/app) instead", rel, strings.TrimSuffix(w, "("))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Non-test files anywhere: the runtime opener is server/app's alone.
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || within(filepath.ToSlash(rel), encoders) || within(filepath.ToSlash(rel), appRoot) {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(b), "encoders.NewRuntime(") {
+			t.Errorf("%s opens the ONNX Runtime itself: call app.OpenRuntime (server/app)", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -54,6 +54,7 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 	cons := consensus.NewService(st, nil)
 	t.Cleanup(cons.Close)
 	svc := judging.New(st, cons, nil)
+	svc.ObserveConstraints(cons)
 	p := fx.Project.ID
 
 	var inv *apperr.Invalid
@@ -268,6 +269,7 @@ func TestConstraintGoldItems(t *testing.T) {
 	cons := consensus.NewService(st, nil)
 	t.Cleanup(cons.Close)
 	svc := judging.New(st, cons, nil)
+	svc.ObserveConstraints(cons)
 	r := judging.Rater{ID: fx.Users["annotator1"].ID, Role: api.RoleAnnotator}
 	q, err := svc.Queue(ctx, r, fx.Project.Name, api.QueueRequest{Kind: api.KindConstraint, N: 1})
 	if err != nil || len(q.Tasks) != 1 {

@@ -11,7 +11,6 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
-	"boolpool/server/consensus"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 )
@@ -319,7 +318,8 @@ func loadBatchState(ctx context.Context, st *store.Store, projectID int64, split
 	return b, nil
 }
 
-// AtomsTrigger is the consensus listener that queues an atoms pool's next
+// AtomsTrigger is the consensus's constraint listener
+// (consensus.Service.AddConstraintListener) that queues an atoms pool's next
 // batch once every item of its current batch has a label.
 type AtomsTrigger struct {
 	st   *store.Store
@@ -331,10 +331,6 @@ type AtomsTrigger struct {
 func NewAtomsTrigger(st *store.Store, jobs pooling.Submitter, log *slog.Logger) *AtomsTrigger {
 	return &AtomsTrigger{st: st, jobs: jobs, log: log}
 }
-
-// ConsensusChanged implements consensus.Listener: relevance items do not
-// grow an atoms pool.
-func (t *AtomsTrigger) ConsensusChanged(context.Context, int64, int64, consensus.Refreshed) {}
 
 // AtomLabelChanged implements consensus.ConstraintListener: when the
 // item's atoms pool has no item without a label left, it queues the job

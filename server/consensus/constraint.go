@@ -38,8 +38,8 @@ func DecideConstraint(votes []string) (label string, ok bool) {
 
 // ConstraintJudged implements judging.ConstraintObserver: it recomputes
 // the item's label at once (one small statement; the rater's next task
-// does not wait on a queue) and tells the listeners that implement
-// ConstraintListener. Failures are logged: the judgment is stored, and
+// does not wait on a queue) and tells the listeners registered with
+// AddConstraintListener. Failures are logged: the judgment is stored, and
 // SyncConstraints (the derived endpoint and the exports call it) repairs.
 func (s *Service) ConstraintJudged(ctx context.Context, projectID, itemID int64) {
 	mu := s.itemLock(itemID)
@@ -54,12 +54,10 @@ func (s *Service) ConstraintJudged(ctx context.Context, projectID, itemID int64)
 		return
 	}
 	s.listenMu.RLock()
-	ls := s.listeners
+	ls := s.constraint
 	s.listenMu.RUnlock()
 	for _, l := range ls {
-		if cl, ok := l.(ConstraintListener); ok {
-			cl.AtomLabelChanged(ctx, projectID, itemID)
-		}
+		l.AtomLabelChanged(ctx, projectID, itemID)
 	}
 }
 

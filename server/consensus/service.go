@@ -26,8 +26,9 @@ type Service struct {
 	st  *store.Store
 	log *slog.Logger
 
-	listenMu  sync.RWMutex
-	listeners []Listener
+	listenMu   sync.RWMutex
+	listeners  []Listener           // AddItemListener
+	constraint []ConstraintListener // AddConstraintListener
 
 	// itemMu makes each item's refresh and its delivery to the listeners
 	// one step, so that a listener never takes an older refresh of an
@@ -83,11 +84,20 @@ func NewService(st *store.Store, log *slog.Logger) *Service {
 	return &Service{st: st, log: log, jobs: make(chan job, 1024), done: make(chan struct{}), repaired: map[int64]bool{}}
 }
 
-// Subscribe adds a listener (before judgments arrive).
-func (s *Service) Subscribe(l Listener) {
+// AddItemListener registers a listener of every refreshed relevance
+// consensus (before judgments arrive).
+func (s *Service) AddItemListener(l Listener) {
 	s.listenMu.Lock()
 	defer s.listenMu.Unlock()
 	s.listeners = append(s.listeners, l)
+}
+
+// AddConstraintListener registers a listener of every changed atom label
+// (before judgments arrive).
+func (s *Service) AddConstraintListener(l ConstraintListener) {
+	s.listenMu.Lock()
+	defer s.listenMu.Unlock()
+	s.constraint = append(s.constraint, l)
 }
 
 // JudgmentSaved implements judging.Observer: it queues the item for the

@@ -184,7 +184,7 @@ func TestObserverCloseAppliesQueued(t *testing.T) {
 	fx := judgingtest.New(t, st, 3)
 	svc := consensus.NewService(st, nil)
 	rec := &recorder{last: map[int64]consensus.Refreshed{}}
-	svc.Subscribe(rec)
+	svc.AddItemListener(rec)
 	n := 0
 	judge := func(item int64, user string) {
 		t.Helper()

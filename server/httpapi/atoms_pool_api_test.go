@@ -8,7 +8,6 @@ import (
 
 	"boolpool/internal/judgingtest"
 	"boolpool/server/atompool"
-	"boolpool/server/jobs"
 	"boolpool/server/pooling"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
@@ -25,7 +24,7 @@ func newAtomsEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return serveWithJobs(t, st, fx, log, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, log), pooling.AtomsJobKind: jobs.AtomsBatch(st, log)}, 1)
+	return serveWithJobs(t, st, fx, log, 1)
 }
 
 // TestAtomsPoolLive: a pool with strategy atoms publishes its first batch

@@ -114,7 +114,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	e := newEnv(t, 3, func(c *config.Config) { c.LoginPerMinute = 100000 })
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 1 << 16, LoginPerMinute: 1}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httpapi.New(cfg, newServices(t, cfg, e.st, log, nil), log)
+	srv := httpapi.New(cfg, newServices(t, cfg, e.st, log, 0), log)
 	var routes []httpapi.Route
 	for _, r := range srv.Routes() {
 		if r.Method == "echo_route_not_found" || isCatchAll(r) {

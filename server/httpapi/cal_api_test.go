@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"boolpool/internal/judgingtest"
-	"boolpool/server/jobs"
-	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
@@ -68,8 +66,7 @@ func newCALEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return serveWithJobs(t, st, fx, log, map[string]jobs.Kind{pooling.CALJobKind: jobs.CALBatch(pooling.NewCALGrower(st, log)),
-		api.JobKindPool: jobs.Pool(st, log)}, 1)
+	return serveWithJobs(t, st, fx, log, 1)
 }
 
 // judgeAll has each annotator judge every relevance task it is given until

@@ -39,7 +39,7 @@ func newEnv(t *testing.T, raters int, mutate func(*config.Config)) *env {
 		mutate(&cfg)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(httpapi.New(cfg, newServices(t, cfg, st, log, nil), log).Handler())
+	srv := httptest.NewServer(httpapi.New(cfg, newServices(t, cfg, st, log, 0), log).Handler())
 	t.Cleanup(srv.Close)
 	return &env{t: t, st: st, fx: fx, srv: srv}
 }

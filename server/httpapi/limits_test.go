@@ -35,7 +35,7 @@ func newLimitsEnv(t *testing.T, mutate func(*config.Config)) (*env, config.Confi
 		mutate(&cfg)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := httpapi.New(cfg, newServices(t, cfg, st, log, nil), log)
+	h := httpapi.New(cfg, newServices(t, cfg, st, log, 0), log)
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config = h.HTTPServerForTest()
 	srv.Start()

@@ -25,7 +25,7 @@ func TestLiveAcrossServers(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var envs [2]*env
 	for i := range envs {
-		h := httpapi.New(cfg, newServices(t, cfg, st, log, nil), log)
+		h := httpapi.New(cfg, newServices(t, cfg, st, log, 0), log)
 		srv := httptest.NewServer(h.Handler())
 		ctx, stop := context.WithCancel(context.Background())
 		ready, done := make(chan struct{}), make(chan struct{})

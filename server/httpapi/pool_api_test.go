@@ -15,7 +15,6 @@ import (
 	"boolpool/server/boolexpr"
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
-	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
@@ -36,30 +35,17 @@ func newPoolEnvWorkers(t *testing.T, workers int) *env {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return serveWithJobs(t, st, fx, log, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, log)}, workers)
+	return serveWithJobs(t, st, fx, log, workers)
 }
 
-// serveWithJobs serves the fixture with a started job client of the kinds
-// (workers jobs at once); both stop when the test ends.
-func serveWithJobs(t *testing.T, st *store.Store, fx *judgingtest.Fixture, log *slog.Logger, kinds map[string]jobs.Kind, workers int) *env {
+// serveWithJobs serves the fixture with the services and job client of
+// serve (server/app: every job kind), the client running workers jobs at
+// once; both stop when the test ends.
+func serveWithJobs(t *testing.T, st *store.Store, fx *judgingtest.Fixture, log *slog.Logger, workers int) *env {
 	t.Helper()
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, MaxUploadBytes: 1 << 20, LoginPerMinute: 100, StaticDir: t.TempDir()}
-	jc, err := jobs.New(st, log, kinds, jobs.Config{Concurrency: workers, Test: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := jc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(httpapi.New(cfg, newServices(t, cfg, st, log, jc), log).Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := jc.Stop(ctx); err != nil {
-			t.Error(err)
-		}
-	})
+	srv := httptest.NewServer(httpapi.New(cfg, newServices(t, cfg, st, log, workers), log).Handler())
+	t.Cleanup(srv.Close)
 	return &env{t: t, st: st, fx: fx, srv: srv}
 }
 

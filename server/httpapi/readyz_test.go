@@ -37,7 +37,7 @@ func TestReadyzHidesDatabaseDetails(t *testing.T) {
 	var logs bytes.Buffer
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, LoginPerMinute: 10, StaticDir: t.TempDir()}
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	h := httpapi.New(cfg, newServices(t, cfg, st, log, nil), log)
+	h := httpapi.New(cfg, newServices(t, cfg, st, log, 0), log)
 	rec := httptest.NewRecorder()
 	h.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 	body := rec.Body.String()

@@ -33,8 +33,8 @@ type Server struct {
 }
 
 // Services are what the handlers call: built (and closed) by the one
-// composition root, `boolpool serve` (cmd/boolpool/services.go); tests
-// build their own. The HTTP layer builds none of them.
+// composition root, server/app (app.New), for `boolpool serve` and the
+// tests alike.
 type Services struct {
 	Store     *store.Store       // plain reads and writes of the handlers
 	Auth      *auth.Service      // sign-in, sessions, crowd entry

@@ -1,49 +1,34 @@
 package httpapi_test
 
 import (
-	"boolpool/server/atompool"
+	"context"
 	"log/slog"
 	"testing"
 	"time"
 
-	"boolpool/server/auth"
+	"boolpool/server/app"
 	"boolpool/server/config"
-	"boolpool/server/consensus"
 	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
-	"boolpool/server/judging"
-	"boolpool/server/live"
-	"boolpool/server/pooling"
 	"boolpool/server/store"
 )
 
-// newServices builds the services as `boolpool serve` does
-// (cmd/boolpool/services.go), with the given job client (nil: none; the
-// caller stops it); they are stopped when the test ends (after the
-// servers registered later are closed).
-func newServices(t testing.TB, cfg config.Config, st *store.Store, log *slog.Logger, jc *jobs.Client) httpapi.Services {
+// newServices builds the services as `boolpool serve` does (server/app),
+// with a job client of every kind that runs workers jobs at once (0: it
+// only queues them, as serve --workers 0); they are stopped when the test
+// ends (after the servers registered later are closed).
+func newServices(t testing.TB, cfg config.Config, st *store.Store, log *slog.Logger, workers int) httpapi.Services {
 	t.Helper()
-	cons := consensus.NewService(st, log)
-	dashboards := live.NewService(st, live.NewHub(16), 250*time.Millisecond, log)
-	relay := live.NewRelay(st, cons, dashboards, log)
-	cons.Subscribe(relay)
-	cons.Subscribe(consensus.ItemListener(pooling.NewCALTrigger(st, jc, log).ItemChanged)) // as services.go
-	cons.Subscribe(atompool.NewAtomsTrigger(st, jc, log))
-	t.Cleanup(func() {
-		cons.Close()
-		dashboards.Close()
-	})
-	return httpapi.Services{
-		Store: st,
-		Auth: auth.New(st, auth.Options{
-			SessionTTL: cfg.SessionTTL, SecureCookies: cfg.SecureCookies,
-			LoginPerMinute: cfg.LoginPerMinute, AccountLoginPerMinute: cfg.AccountLoginPerMinute,
-			MaxConcurrentHashes: cfg.MaxConcurrentHashes,
-		}, log),
-		Judging:   judging.New(st, cons, log),
-		Consensus: cons,
-		Live:      dashboards,
-		Jobs:      jc,
-		Relay:     relay,
+	a, err := app.New(context.Background(), cfg, st, log, app.Options{Jobs: jobs.Config{Concurrency: workers, Test: true}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := a.Close(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return a.Services
 }

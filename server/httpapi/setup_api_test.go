@@ -7,14 +7,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"boolpool/internal/judgingtest"
-	"boolpool/server/jobs"
+	"boolpool/server/app"
 	"boolpool/server/store/storetest"
 	"boolpool/web/api"
 )
@@ -31,7 +33,7 @@ func newSetupEnvWorkers(t *testing.T, workers int) *env {
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 2)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return serveWithJobs(t, st, fx, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil)}, workers)
+	return serveWithJobs(t, st, fx, log, workers)
 }
 
 // upload posts files as multipart/form-data to the project's import route.
@@ -134,9 +136,9 @@ func TestProjectSetupFlow(t *testing.T) {
 	for _, req := range []api.JobRequest{
 		{Kind: "nope"},
 		{Kind: api.JobKindRetrieve, Params: json.RawMessage(`{"method": "nope"}`)},
-		{Kind: api.JobKindRetrieve, Params: json.RawMessage(`{"method": "dense-vanilla"}`)},
 		{Kind: api.JobKindRetrieve, Params: json.RawMessage(`{"method": "bm25", "depht": 3}`)},
-		{Kind: api.JobKindEncode, Params: json.RawMessage(`{"encoder": "minilm"}`)},
+		{Kind: api.JobKindEncode, Params: json.RawMessage(`{"encoder": "nope"}`)},
+		{Kind: api.JobKindEncode, Params: json.RawMessage(`{"encoder": "lexical", "batch": 99999}`)},
 	} {
 		if st := r.do("POST", "/api/projects/birds/jobs", req, &prob); st != http.StatusBadRequest {
 			t.Errorf("job %s %s: %d %+v", req.Kind, req.Params, st, prob)
@@ -192,7 +194,9 @@ func TestSetupJobsQueuedWithoutWorker(t *testing.T) {
 		t.Fatalf("create: %d", st)
 	}
 	var opts api.SetupOptions
-	if r.do("GET", "/api/setup/options", nil, &opts); len(opts.JobKinds) != 1 || opts.JobKinds[0] != api.JobKindRetrieve {
+	// The setup page offers every kind the production server runs.
+	want := slices.Sorted(maps.Keys(app.JobKinds(e.st, slog.New(slog.DiscardHandler), app.Options{})))
+	if r.do("GET", "/api/setup/options", nil, &opts); !slices.Equal(opts.JobKinds, want) || !slices.Contains(opts.JobKinds, api.JobKindRetrieve) {
 		t.Fatalf("job kinds %+v", opts.JobKinds)
 	}
 	req := api.JobRequest{Kind: api.JobKindRetrieve, Params: json.RawMessage(`{"method": "bm25", "depth": 10}`)}

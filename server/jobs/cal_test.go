@@ -45,7 +45,7 @@ func TestCALBatchGrowsOnJudgments(t *testing.T) {
 	grower := pooling.NewCALGrower(st, log)
 	jc := newClient(t, st, map[string]jobs.Kind{pooling.CALJobKind: jobs.CALBatch(grower)}, 1)
 	cons := consensus.NewService(st, log)
-	cons.Subscribe(consensus.ItemListener(pooling.NewCALTrigger(st, jc, log).ItemChanged))
+	cons.AddItemListener(consensus.ItemListener(pooling.NewCALTrigger(st, jc, log).ItemChanged))
 	t.Cleanup(cons.Close)
 	js := judging.New(st, cons, log)
 

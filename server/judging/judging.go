@@ -63,19 +63,25 @@ type Rater struct {
 // Service implements the rater workflow.
 type Service struct {
 	st   Store
-	obs  Observer // nil: nobody is told
+	obs  Observer           // nil: nobody is told
+	cobs ConstraintObserver // nil: nobody is told (ObserveConstraints)
 	log  *slog.Logger
 	open *openCache
 }
 
 // New builds the service. obs (may be nil) is told about every stored
-// relevance judgment.
+// relevance judgment; constraint judgments reach only an observer
+// registered with ObserveConstraints.
 func New(st Store, obs Observer, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{st: st, obs: obs, log: log, open: newOpenCache(openTTL)}
 }
+
+// ObserveConstraints registers co (before judgments arrive): it is told
+// about every stored constraint judgment.
+func (s *Service) ObserveConstraints(co ConstraintObserver) { s.cobs = co }
 
 // MaxQueue is the most tasks one queue request leases: the current task, a
 // few preloaded ones, and room for those judged offline but not yet sent.

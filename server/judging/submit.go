@@ -79,9 +79,9 @@ func (s *Service) Submit(ctx context.Context, r Rater, req api.JudgmentRequest) 
 		// and the qrels export) follows.
 		s.obs.JudgmentSaved(ctx, n.ProjectID, n.ItemID)
 	}
-	if co, ok := s.obs.(ConstraintObserver); ok && inserted && it.Kind == api.KindConstraint {
+	if inserted && it.Kind == api.KindConstraint && s.cobs != nil {
 		// Committed: the atom label (and the derived qrels) follow.
-		co.ConstraintJudged(ctx, n.ProjectID, n.ItemID)
+		s.cobs.ConstraintJudged(ctx, n.ProjectID, n.ItemID)
 	}
 	if inserted && it.Kind == api.KindValidation {
 		// The verdict is derived data: if this fails, the next validation

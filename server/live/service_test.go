@@ -105,7 +105,7 @@ func TestServiceMatchesRecompute(t *testing.T) {
 	svc := live.NewService(p.st, live.NewHub(4), time.Millisecond, log)
 	defer svc.Close()
 	cons := consensus.NewService(p.st, log)
-	cons.Subscribe(svc)
+	cons.AddItemListener(svc)
 	defer cons.Close()
 	rng := rand.New(rand.NewPCG(9, 9))
 	// Some judgments before anyone watches: the first load must see them.
@@ -306,7 +306,7 @@ func TestCloseStopsScheduledPublish(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc := live.NewService(p.st, live.NewHub(4), time.Hour, log)
 	cons := consensus.NewService(p.st, log)
-	cons.Subscribe(svc)
+	cons.AddItemListener(svc)
 	defer cons.Close()
 	sub, _, err := svc.Subscribe(ctx, p.id, "livetest")
 	if err != nil {

@@ -454,7 +454,7 @@ func NewCALTrigger(st *store.Store, jobs Submitter, log *slog.Logger) *CALTrigge
 
 // ItemChanged queues the next batch of every cal pool query whose current
 // batch the item's new consensus completed. It is a consensus listener
-// (cmd/boolpool/services.go subscribes it with consensus.ItemListener).
+// (server/app registers it with consensus.AddItemListener).
 func (t *CALTrigger) ItemChanged(ctx context.Context, projectID, itemID int64) {
 	due, err := t.st.CALDueForItem(ctx, itemID)
 	if err != nil {

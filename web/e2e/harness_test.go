@@ -22,17 +22,13 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"boolpool/internal/judgingtest"
-	"boolpool/server/auth"
+	"boolpool/server/app"
 	"boolpool/server/config"
-	"boolpool/server/consensus"
 	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
 	"boolpool/server/judging"
-	"boolpool/server/live"
-	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
 )
 
 // staticDir holds the freshly built app.wasm and the repository's static
@@ -132,6 +128,7 @@ type env struct {
 	t     testing.TB
 	st    *store.Store
 	fx    *judgingtest.Fixture
+	judge *judging.Service // the server's own (its judgments reach the consensus)
 	url   string
 	ctx   context.Context
 	shots string
@@ -146,40 +143,20 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	fx := judgingtest.New(t, st, ratersPerItem)
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 1 << 20, LoginPerMinute: 1000, StaticDir: staticDir}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	// The services as cmd/boolpool/services.go builds them, with a job
-	// client of the retrieve, pool and cal-batch kinds and a worker (without the encoders, whose
-	// dense methods these tests do not run).
-	jc, err := jobs.New(st, log, map[string]jobs.Kind{api.JobKindRetrieve: jobs.Retrieve(st, log, nil),
-		api.JobKindPool: jobs.Pool(st, log), pooling.CALJobKind: jobs.CALBatch(pooling.NewCALGrower(st, log))},
-		jobs.Config{Concurrency: 1, Test: true})
+	// The server `boolpool serve` runs (server/app: every service and job
+	// kind, the relay and the live pools' triggers), with a worker.
+	a, err := app.New(context.Background(), cfg, st, log, app.Options{Jobs: jobs.Config{Concurrency: 1, Test: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := jc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	cons := consensus.NewService(st, log)
-	dashboards := live.NewService(st, live.NewHub(16), 250*time.Millisecond, log)
-	cons.Subscribe(live.NewRelay(st, cons, dashboards, log))
-	cons.Subscribe(consensus.ItemListener(pooling.NewCALTrigger(st, jc, log).ItemChanged))
-	h := httpapi.New(cfg, httpapi.Services{
-		Store:     st,
-		Auth:      auth.New(st, auth.Options{SessionTTL: cfg.SessionTTL, LoginPerMinute: cfg.LoginPerMinute}, log),
-		Judging:   judging.New(st, cons, log),
-		Consensus: cons,
-		Live:      dashboards,
-		Jobs:      jc,
-	}, log)
-	srv := httptest.NewServer(h.Handler())
+	srv := httptest.NewServer(httpapi.New(cfg, a.Services, log).Handler())
 	t.Cleanup(func() {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := jc.Stop(ctx); err != nil {
+		if err := a.Close(ctx); err != nil {
 			t.Error(err)
 		}
-		cons.Close()
-		dashboards.Close()
 	})
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -201,7 +178,7 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	return &env{t: t, st: st, fx: fx, url: srv.URL, ctx: ctx, shots: screenshotDir(t)}
+	return &env{t: t, st: st, fx: fx, judge: a.Services.Judging, url: srv.URL, ctx: ctx, shots: screenshotDir(t)}
 }
 
 // screenshotDir is $BOOLPOOL_SCREENSHOTS or web/e2e/testdata/screenshots

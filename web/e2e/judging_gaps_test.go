@@ -139,7 +139,7 @@ func TestProgressTotalIsStableAndDoneExact(t *testing.T) {
 	check("after the second item")
 
 	// Other raters judge meanwhile: annotator2 fills every item it can.
-	svc := judging.New(e.st, nil, nil)
+	svc := e.judge
 	r2 := judging.Rater{ID: e.fx.Users["annotator2"].ID, Role: api.RoleAnnotator}
 	q, err := svc.Queue(context.Background(), r2, "fixture", api.QueueRequest{Kind: api.KindRelevance, N: 6})
 	if err != nil {

@@ -118,7 +118,7 @@ func TestUnsentJudgmentsStayWithTheirAuthor(t *testing.T) {
 func TestRefusedJudgmentIsNamedAndRecoverable(t *testing.T) {
 	e := newEnv(t, 1)
 	a1 := e.fx.Users["annotator1"].ID
-	svc := judging.New(e.st, nil, nil)
+	svc := e.judge
 	q, err := svc.Queue(context.Background(), judging.Rater{ID: a1, Role: api.RoleAnnotator}, "fixture", api.QueueRequest{Kind: api.KindRelevance, N: 1})
 	if err != nil || len(q.Tasks) != 1 {
 		t.Fatalf("lease: %v %+v", err, q)

@@ -47,7 +47,7 @@ func runLive(ctx context.Context, env *Env) ([]Row, error) {
 	svc := live.NewService(env.Store, live.NewHub(4), time.Hour, env.Log)
 	defer svc.Close()
 	cons := consensus.NewService(env.Store, env.Log)
-	cons.Subscribe(svc)
+	cons.AddItemListener(svc)
 	defer cons.Close()
 	start = time.Now()
 	if _, err := svc.Snapshot(ctx, pid, name); err != nil {

@@ -173,31 +173,34 @@ func populations(in QueryInput, cfg SampleConfig) []population {
 	if n := len(cfg.Strata); n > 0 {
 		maxRank = cfg.Strata[n-1].To
 	}
-	best := map[string]int{}
+	// Walk the lists depth by depth, so documents come out ordered by
+	// best rank (ties in list order) without a sort.
+	size := 0
 	for _, list := range in.Lists {
-		for i, d := range list {
-			if i >= maxRank {
-				break
+		size += min(len(list), maxRank)
+	}
+	best := make(map[string]int, size)
+	ranked := make([]string, 0, size)
+	for i := range maxRank {
+		more := false
+		for _, list := range in.Lists {
+			if i >= len(list) {
+				continue
 			}
+			more = true
+			d := list[i]
 			if judged[d] {
 				continue
 			}
-			if r, ok := best[d]; !ok || i+1 < r {
+			if _, seen := best[d]; !seen {
 				best[d] = i + 1
+				ranked = append(ranked, d)
 			}
 		}
-	}
-	ranked := make([]string, 0, len(best))
-	for d := range best {
-		ranked = append(ranked, d)
-	}
-	sort.Slice(ranked, func(i, j int) bool {
-		ri, rj := best[ranked[i]], best[ranked[j]]
-		if ri != rj {
-			return ri < rj
+		if !more {
+			break
 		}
-		return ranked[i] < ranked[j]
-	})
+	}
 	var out []population
 	pos := 0
 	for i, s := range cfg.Strata {

@@ -41,7 +41,23 @@
 //     usual ideal ranking.
 //
 // Ranked documents that are not judged units contribute nothing. When
-// R̂ = 0, AP, R@k and nDCG@k are 0 with standard error 0. With every π = 1
+// R̂ = 0, AP, R@k and nDCG@k are 0 with standard error 0 (a jackknife
+// replicate with R̂ = 0 counts 0 as well).
+//
+// R̂ and P@k are linear (Horvitz–Thompson) and unbiased. AP, R@k and nDCG@k
+// are ratios (and AP's numerator is quadratic in the weights), hence
+// biased in small samples, upwards mostly: E[1/R̂] > 1/R, and the ideal
+// DCG is concave in the estimated counts. Est is therefore the plug-in
+// value minus the stratified jackknife estimate of its bias,
+// b̂ = Σ_h (1 − f_h)(n_h − 1)(θ̄_(h·) − θ̂), over the strata with at least
+// two judged units (Input.Plugin turns this off). On a fixture of 60
+// sparsely sampled queries this cut the bias of the mean nDCG@20 from
+// +0.043 to −0.008 and of R@100 from +0.065 to +0.000 (AP: +0.011 to
+// −0.009), bringing the coverage of the means' 95 % intervals from about
+// 0.4–0.55 to 0.90–0.94. b̂ is exactly 0 for the linear estimators and
+// when every stratum is a certainty stratum. A per-query Est of a bounded
+// measure can leave [0, 1] (an HT P@k, a corrected ratio); it is not
+// clipped, so means over queries keep their (near) unbiasedness. With every π = 1
 // and every ranked document judged, each estimate equals the plain
 // measure of package metrics exactly. Other measures (mrr, judged, f1 …)
 // are the plain measure over the judged units (unjudged = not relevant)
@@ -64,7 +80,12 @@
 //
 // where replicate (h, j) gives unit j weight 0 and the other units of
 // stratum h weight N_h/(n_h − 1). For a total this is exactly the
-// textbook N_h²(1 − f_h)s_h²/n_h. A stratum with a single judged unit
+// textbook N_h²(1 − f_h)s_h²/n_h. Every replicate is computed in O(1) from
+// per-stratum sums (statAP's too, see apRows), so a query costs time
+// linear in its sample and ranking. The variance is that of the plug-in
+// estimate; the bias-corrected one varies a little more (a small
+// undercoverage of its intervals, about 0.90–0.93 instead of 0.95 for
+// means, in the tests). A stratum with a single judged unit
 // (N_h > 1) cannot estimate its own spread: it contributes the
 // conservative (1 − f_h)·(θ̂_(h1) − θ̂)², θ̂_(h1) being the estimate with the
 // stratum's contribution dropped. Certainty strata (f_h = 1) add 0. The
@@ -73,6 +94,14 @@
 // [judged relevant, ∞) for R̂. Means over queries have SE = sqrt(Σ_q v_q)/Q:
 // the uncertainty from sampling documents for this query set, not from
 // sampling queries.
+//
+// Per-query intervals rest on a normal approximation that fails where a
+// stratum's sample is expected to hold only a relevant document or two:
+// when it holds none, the stratum's estimate and variance are both 0. A
+// P@20 whose ranks 11–20 lie in a stratum sampled at 0.3 covered its
+// truth in a third of the draws of a test; the same design's mean over 60
+// queries covered it in 96 %. Read per-query intervals with care and the
+// intervals of means over many queries with confidence.
 //
 // Pairs of runs are compared per measure with a paired t-test over the
 // queries' estimates, Holm-corrected within each measure (alpha 0.05).

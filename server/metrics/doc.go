@@ -1,5 +1,5 @@
 // Package metrics computes retrieval effectiveness over TREC-style qrels and
-// runs: MRR@k, nDCG@k, P@k, Recall@k, MRecall@k, set F1, NegRecall@k,
+// runs: MRR@k, AP (MAP) and AP@k, nDCG@k, P@k, Recall@k, MRecall@k, set F1, NegRecall@k,
 // Judged@k, the LogiCoL logical-consistency violation rate, the
 // BoolQuestions pair measure NegAbove and NevIR pairwise accuracy, plus per-label breakdowns, bootstrap confidence
 // intervals and a paired randomisation test.
@@ -20,7 +20,7 @@
 //     the qrels but has no relevant document is NOT dropped: trec_eval keeps
 //     it and it scores 0 on every measure, and so do we.
 //   - Relevance: grade >= MinRel (default 1, trec_eval -l) is relevant for
-//     MRR, P, Recall, MRecall and set F1. nDCG uses the raw grade of every
+//     MRR, AP, P, Recall, MRecall and set F1. nDCG uses the raw grade of every
 //     judged document with grade > 0 as its gain, whatever MinRel is, and the
 //     ideal ranking is built from all such judged documents in the qrels, as
 //     trec_eval's ndcg_cut does; the discount is log2(rank+1).
@@ -28,6 +28,8 @@
 //     Recall@k divides by the number of relevant documents (0 when there
 //     are none). Unjudged documents count as non-relevant.
 //
+// AP is trec_eval's map (map_cut_k with a cutoff: precision summed over
+// the relevant documents in the top k, divided by all relevant documents).
 // MRR@k is trec_eval's recip_rank restricted to the top k: 1/rank of the
 // first relevant document at rank <= k, else 0. Judged@k is the fraction of
 // the top min(k, retrieved) documents that appear in the qrels with any

@@ -26,6 +26,7 @@ const (
 	MeasureViolation = "violation"
 	MeasureNegAbove  = "negabove"
 	MeasureNevIR     = "nevir"
+	MeasureAP        = "ap"
 )
 
 // needsK lists measures meaningless without a cutoff.
@@ -34,7 +35,7 @@ var needsK = map[string]bool{MeasureP: true, MeasureMRecall: true, MeasureJudged
 var known = map[string]bool{
 	MeasureMRR: true, MeasureNDCG: true, MeasureP: true, MeasureRecall: true, MeasureMRecall: true,
 	MeasureJudged: true, MeasureF1: true, MeasureNegRecall: true, MeasureViolation: true,
-	MeasureNegAbove: true, MeasureNevIR: true,
+	MeasureNegAbove: true, MeasureNevIR: true, MeasureAP: true,
 }
 
 // noK lists measures that take no cutoff.
@@ -61,8 +62,8 @@ func (s Spec) NeedsNegatives() bool {
 func (s Spec) NeedsPairs() bool { return s.Name == MeasureNevIR }
 
 // ParseSpec parses "name@k" or "name"; names are case-insensitive and
-// "P@10", "nDCG@10", "RR@10" and "ndcg_cut_10"/"P_10"/"recall_100" (trec_eval
-// spellings) are accepted too.
+// "P@10", "nDCG@10", "RR@10", "MAP" and "ndcg_cut_10"/"P_10"/"recall_100"/
+// "map_cut_100" (trec_eval spellings) are accepted too.
 func ParseSpec(s string) (Spec, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	name, kText, hasK := strings.Cut(t, "@")
@@ -79,6 +80,8 @@ func ParseSpec(s string) (Spec, error) {
 		name = MeasureMRR
 	case "ndcg_cut":
 		name = MeasureNDCG
+	case "map", "map_cut":
+		name = MeasureAP
 	case "nevir-accuracy", "pairwise":
 		name = MeasureNevIR
 	}
@@ -173,6 +176,8 @@ func EvaluateQuery(ranked []string, judged map[string]int, negatives map[string]
 		switch s.Name {
 		case MeasureMRR:
 			v = ReciprocalRank(ranked, judged, minRel, s.K)
+		case MeasureAP:
+			v = AveragePrecision(ranked, judged, minRel, s.K)
 		case MeasureNDCG:
 			v = NDCG(ranked, judged, s.K)
 		case MeasureP:

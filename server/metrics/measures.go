@@ -47,6 +47,27 @@ func ReciprocalRank(ranked []string, judged map[string]int, minRel, k int) float
 	return 0
 }
 
+// AveragePrecision is trec_eval's map for one query: the precision at the
+// rank of every relevant retrieved document, summed and divided by the
+// number of relevant documents in the qrels (so an unretrieved relevant
+// document adds 0); 0 for a query without relevant documents. With k > 0
+// only the top k count and the divisor is still the number of relevant
+// documents (trec_eval's map_cut_k).
+func AveragePrecision(ranked []string, judged map[string]int, minRel, k int) float64 {
+	nrel := numRelevant(judged, minRel)
+	if nrel == 0 {
+		return 0
+	}
+	sum, found := 0.0, 0
+	for i, d := range cut(ranked, k) {
+		if g, ok := judged[d]; ok && g >= minRel {
+			found++
+			sum += float64(found) / float64(i+1)
+		}
+	}
+	return sum / float64(nrel)
+}
+
 // Precision is the number of relevant documents in the top k divided by k
 // (not by the number retrieved: a short run is penalised, as in trec_eval).
 // With k <= 0 it divides by the number retrieved (trec_eval's set_P).

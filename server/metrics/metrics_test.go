@@ -93,6 +93,16 @@ func TestPerQueryMeasures(t *testing.T) {
 		{"f1 top 5: P 3/5 R 3/4", SetF1(r1[:5], j1, 1), 2 * 0.6 * 0.75 / 1.35},
 		{"f1 exact set", SetF1([]string{"g1", "g2", "g2"}, j5, 1), 1},
 		{"f1 empty prediction", SetF1(nil, j5, 1), 0},
+		// Relevant d1 d3 d4 (d5 unretrieved) at ranks 3, 4, 5: precisions
+		// 1/3, 2/4, 3/5, divided by the 4 relevant: 43/120.
+		{"ap", AveragePrecision(r1, j1, 1, 0), (1.0/3 + 2.0/4 + 3.0/5) / 4},
+		{"ap@4 (map_cut_4) still divides by 4", AveragePrecision(r1, j1, 1, 4), (1.0/3 + 2.0/4) / 4},
+		{"ap@2 nothing relevant in the top 2", AveragePrecision(r1, j1, 1, 2), 0},
+		// minRel 2: relevant d1 d4 d5; d1 at 3 (1/3), d4 at 5 (2/5): 11/45.
+		{"ap minRel 2", AveragePrecision(r1, j1, 2, 0), 11.0 / 45},
+		{"ap q5 ideal", AveragePrecision(r5, j5, 1, 0), 1},
+		{"ap no relevant", AveragePrecision([]string{"e1"}, qrels["q2"], 1, 0), 0},
+		{"ap via EvaluateQuery", EvaluateQuery(r1, j1, nil, []Spec{{MeasureAP, 0}}, 1)["ap"], 43.0 / 120},
 	}
 	for _, tc := range tests {
 		if !near(tc.got, tc.want) {
@@ -258,7 +268,11 @@ func TestParseSpec(t *testing.T) {
 		{"p", Spec{}, true},
 		{"p@0", Spec{}, true},
 		{"p@x", Spec{}, true},
-		{"map@10", Spec{}, true},
+		{"map@10", Spec{"ap", 10}, false},
+		{"MAP", Spec{"ap", 0}, false},
+		{"ap", Spec{"ap", 0}, false},
+		{"map_cut_100", Spec{"ap", 100}, false},
+		{"bpref", Spec{}, true},
 		{"nevir", Spec{"nevir", 0}, false},
 		{"nevir@10", Spec{}, true},
 		{"negabove", Spec{"negabove", 0}, false},

@@ -32,8 +32,9 @@ type PoolBuilderPage struct {
 	depth     int
 	strategy  string
 	probes    bool
-	raters    int       // 0 = keep the project's
-	cal       calChoice // strategy cal (cal_fields.go)
+	raters    int          // 0 = keep the project's
+	cal       calChoice    // strategy cal (cal_fields.go)
+	sample    sampleChoice // strategy sample (sample_fields.go)
 	preview   *api.PoolPreview
 	published *api.PoolPublished
 	job       *api.JobView // the publish job being followed
@@ -52,7 +53,7 @@ type PoolBuilderPage struct {
 
 // NewPoolBuilderPage returns the page with a depth-20 pool chosen.
 func NewPoolBuilderPage() *PoolBuilderPage {
-	return &PoolBuilderPage{state: stateLoading, chosen: map[string]bool{}, depth: 20, strategy: api.StrategyDepth}
+	return &PoolBuilderPage{state: stateLoading, chosen: map[string]bool{}, depth: 20, strategy: api.StrategyDepth, sample: newSampleChoice()}
 }
 
 // OnNav reads the project and titles the page.
@@ -96,6 +97,11 @@ func (p *PoolBuilderPage) spec() api.PoolSpec {
 		s.AtomsBatch = p.atomsBatch
 		s.AtomsCandidates = p.atomsCandidates
 	}
+	if p.strategy == api.StrategySample {
+		// doPreview refuses a form whose sample fields do not parse.
+		s.Sample, _ = p.sample.spec()
+		s.Probes = false
+	}
 	for _, r := range p.runs {
 		if p.chosen[r.Name] {
 			s.Runs = append(s.Runs, r.Name)
@@ -123,6 +129,12 @@ func (p *PoolBuilderPage) doPreview(ctx app.Context, e app.Event) {
 	if len(s.Runs) == 0 {
 		p.preview, p.message = nil, "Choose at least one run."
 		return
+	}
+	if p.strategy == api.StrategySample {
+		if _, err := p.sample.spec(); err != nil {
+			p.preview, p.message = nil, "Sample: "+err.Error()
+			return
+		}
 	}
 	p.busy, p.message = true, ""
 	cl, project, page := p.client, p.project, p.page
@@ -195,6 +207,10 @@ func (p *PoolBuilderPage) followed(ctx app.Context, j api.JobView) {
 		}
 		p.published = &res
 		p.message = fmt.Sprintf("Published pool %d: %d new relevance items, %d raters per item.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
+		if s := res.Preview.Sample; s != nil {
+			p.message = fmt.Sprintf("Published sampled pool %d: %d new relevance items for the %d documents drawn; %d judged before count with probability 1.",
+				res.PoolID, res.ItemsCreated, s.New, s.JudgedBefore)
+		}
 		if res.Preview.Strategy == api.StrategyAtoms {
 			p.message = fmt.Sprintf("Published pool %d: %d constraint items in its first batch, %d raters per item; the next batches follow the labels.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
 		}
@@ -274,8 +290,8 @@ func (p *PoolBuilderPage) renderForm() app.UI {
 					OnInput(func(ctx app.Context, e app.Event) { p.name = ctx.JSSrc().Get("value").String(); p.changed() }),
 			),
 			app.Div().Class("field").Body(
-				app.Label().For("pool-depth").Text("Depth (top k of each run)"),
-				app.Input().ID("pool-depth").Type("number").Min(1).Max(1000).Value(p.depth).
+				app.Label().For("pool-depth").Text("Depth (top k of each run; strategy sample: its deepest rank stratum)"),
+				app.Input().ID("pool-depth").Type("number").Min(1).Max(1000).Value(p.depth).Disabled(p.strategy == api.StrategySample).
 					OnInput(func(ctx app.Context, e app.Event) {
 						p.depth, _ = strconv.Atoi(ctx.JSSrc().Get("value").String())
 						p.changed()
@@ -292,12 +308,14 @@ func (p *PoolBuilderPage) renderForm() app.UI {
 					app.Option().Value(api.StrategyBandit).Selected(p.strategy == api.StrategyBandit).Text("bandit — adaptive priority"),
 					app.Option().Value(api.StrategyCAL).Selected(p.strategy == api.StrategyCAL).Text("cal — active learning over the whole corpus, growing as judgments arrive"),
 					app.Option().Value(api.StrategyAtoms).Selected(p.strategy == api.StrategyAtoms).Text("atoms — constraint items (atom, document) in batches, growing as they are labelled"),
+					app.Option().Value(api.StrategySample).Selected(p.strategy == api.StrategySample).Text("sample — a stratified random sample with inclusion probabilities, for unbiased estimates"),
 				),
 			),
+			app.If(p.strategy == api.StrategySample, func() app.UI { return p.sample.render(p.changed) }),
 			app.If(p.strategy == api.StrategyCAL, func() app.UI { return p.cal.render(p.changed) }),
 			app.If(p.strategy == api.StrategyAtoms, func() app.UI { return renderAtomsFields(&p.atomsBatch, &p.atomsCandidates, p.changed) }),
 			app.Div().Class("field").Body(
-				app.Input().ID("pool-probes").Type("checkbox").Checked(p.probes).
+				app.Input().ID("pool-probes").Type("checkbox").Checked(p.probes && p.strategy != api.StrategySample).Disabled(p.strategy == api.StrategySample).
 					OnChange(func(ctx app.Context, e app.Event) { p.probes = ctx.JSSrc().Get("checked").Bool(); p.changed() }),
 				app.Label().For("pool-probes").Text(" Add logic probes (documents that satisfy some atoms but not the expression)"),
 			),
@@ -332,6 +350,7 @@ func (p *PoolBuilderPage) renderPreview(pv api.PoolPreview) app.UI {
 			c.Items, c.Queries, c.ProbeItems, c.ProbeOnly),
 		app.If(pv.Strategy == api.StrategyCAL, func() app.UI { return calOrigins(c) }),
 		app.If(pv.Strategy == api.StrategyAtoms, func() app.UI { return atomsOrigins() }),
+		app.If(pv.Sample != nil, func() app.UI { return sampleSummary(*pv.Sample) }),
 		app.Table().ID("pool-composition").Body(
 			app.THead().Body(app.Tr().Body(
 				app.Th().Scope("col").Text("Run"), app.Th().Scope("col").Text("Items"), app.Th().Scope("col").Text("Unique"),

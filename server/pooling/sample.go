@@ -205,12 +205,32 @@ func nameSeed(name string) uint64 {
 	return 1
 }
 
-// querySeed is the second word of a query's random stream: each query
-// draws from its own stream, whatever the other queries of the pool.
-func querySeed(qid string) uint64 {
+// SampleRNG is the random stream a sampled pool draws query qid's sample
+// from (estimate.Draw): PCG seeded with the pool's seed and a hash of the
+// query id, so each query's draw depends on neither the other queries nor
+// their order, and a recorded design can be drawn again (pool simulate
+// draws as a pool does).
+func SampleRNG(seed uint64, qid string) *rand.Rand {
 	h := fnv.New64a()
 	h.Write([]byte(qid))
-	return h.Sum64()
+	return rand.New(rand.NewPCG(seed, h.Sum64()))
+}
+
+// SampleDesign is the configuration a sampled pool draws with (p checked
+// by Check): p's strata, corpus strata and seed, the rates scaled to p's
+// budget over inputs (every query's input) when it has one; a budget the
+// rate-1 strata alone exceed is an apperr.Invalid naming sample.budget.
+// Draw each query with estimate.Draw(input, cfg, SampleRNG(cfg.Seed, id)).
+func SampleDesign(inputs []estimate.QueryInput, p SampleParams) (estimate.SampleConfig, error) {
+	cfg := sampleConfig(p)
+	if p.Budget <= 0 {
+		return cfg, nil
+	}
+	scaled, err := estimate.ScaleToBudget(inputs, cfg, p.Budget)
+	if err != nil {
+		return cfg, apperr.Invalidf("sample.budget", "%v", err)
+	}
+	return scaled, nil
 }
 
 // sampleBuild draws a sampled pool (spec checked by Check) query by query:
@@ -263,11 +283,9 @@ func sampleBuild(ctx context.Context, st *store.Store, projectID int64, spec Spe
 		}
 		inputs[i] = in
 	}
-	cfg := sampleConfig(p)
-	if p.Budget > 0 {
-		if cfg, err = estimate.ScaleToBudget(inputs, cfg, p.Budget); err != nil {
-			return nil, apperr.Invalidf("sample.budget", "%v", err)
-		}
+	cfg, err := SampleDesign(inputs, p)
+	if err != nil {
+		return nil, err
 	}
 	pool := make([]queryPool, 0, len(queries))
 	for i, q := range queries {
@@ -275,8 +293,7 @@ func sampleBuild(ctx context.Context, st *store.Store, projectID int64, spec Spe
 			return nil, err
 		}
 		built(i, len(queries))
-		rng := rand.New(rand.NewPCG(cfg.Seed, querySeed(q.ID)))
-		d := estimate.Draw(inputs[i], cfg, rng)
+		d := estimate.Draw(inputs[i], cfg, SampleRNG(cfg.Seed, q.ID))
 		before := 0
 		for _, u := range d.Units {
 			if inputs[i].Judged[u.Doc] {

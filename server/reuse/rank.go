@@ -99,9 +99,30 @@ func Ranks(means map[string]float64) map[string]int {
 	return out
 }
 
-// corr compares two rankings of the runs (truth is τ_AP's reference).
+// corr compares two rankings of the runs (truth is τ_AP's reference):
+// both nil when undefined, that is with fewer than two runs in both or
+// when either scoring ties every run.
 func corr(truth, other map[string]float64) api.RankCorr {
+	var common []string
+	for n := range truth {
+		if _, ok := other[n]; ok {
+			common = append(common, n)
+		}
+	}
+	if len(common) < 2 || allTied(truth, common) || allTied(other, common) {
+		return api.RankCorr{}
+	}
 	return api.RankCorr{KendallTau: finite(estimate.KendallTau(truth, other)), TauAP: finite(estimate.TauAP(truth, other))}
+}
+
+// allTied reports whether m gives every name the same value.
+func allTied(m map[string]float64, names []string) bool {
+	for _, n := range names[1:] {
+		if m[n] != m[names[0]] {
+			return false
+		}
+	}
+	return true
 }
 
 // finite returns &v, or nil for NaN or ±Inf (undefined in JSON).

@@ -11,7 +11,7 @@ package api
 // name), rank 1 the best. Means are over the queries with consensus labels
 // (a run without a ranking for one scores it as an empty ranking, trec_eval
 // -c); relevant means grade >= 2. A correlation is null when it is
-// undefined (fewer than two runs, or a ranking of all ties).
+// undefined (fewer than two runs, or a scoring that ties every run).
 
 // Reusability is the leave-out report of one pool (Zobel 1998): for each
 // run that contributed to the pool, and for each method family, the qrels

@@ -36,6 +36,7 @@ func (s *Server) routes() {
 	ch := crowdHandlers{svc: svc.Auth, st: st, research: rh}
 	th := taskHandlers{svc: svc.Judging}
 	kh := constraintHandlers{research: rh, st: st}
+	rr := reuseHandlers{research: rh, st: st}
 	jh := judgeHandlers{svc: svc.Judging}
 	ph := poolHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
 	calh := calHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
@@ -75,6 +76,8 @@ func (s *Server) routes() {
 	e.POST("/api/projects/:project/constraints", kh.pool, researcher...)
 	e.GET("/api/projects/:project/derived", kh.derived, researcher...)
 	e.GET("/api/projects/:project/leaderboard", kh.leaderboard, researcher...)
+	e.GET("/api/projects/:project/reusability", rr.reusability, researcher...)
+	e.GET("/api/projects/:project/stability", rr.stability, researcher...)
 	e.PUT("/api/projects/:project/quality", rh.setQuality, researcher...)
 	e.GET("/api/items/:id/adjudication", rh.adjudicationItem, researcher...)
 	e.POST("/api/items/:id/adjudication", rh.adjudicate, researcher...)

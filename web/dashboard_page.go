@@ -119,6 +119,8 @@ func (p *DashboardPage) Render() app.UI {
 						),
 						p.renderQuality(),
 						p.renderLeaderboard(),
+						NewReusabilityPanel().Project(p.project), // reusability_panel.go
+						NewStabilityPanel().Project(p.project),   // stability_panel.go
 						p.renderTemplates(),
 						p.renderContradictions(),
 						p.renderComposition(),

@@ -15,8 +15,8 @@ import (
 	"boolpool/web/api"
 )
 
-// LoadDepth is how many of each run's results per query are read: the
-// measures see each ranking's top LoadDepth.
+// LoadDepth is the most results of each run per query that are read:
+// measures without a cutoff see each ranking's top LoadDepth.
 const LoadDepth = 1000
 
 // DefaultBootstrap is the default number of query bootstrap resamples.
@@ -90,7 +90,20 @@ type project struct {
 	users   map[int64]string
 }
 
-func load(ctx context.Context, st *store.Store, projectID int64, split string) (project, error) {
+// depthFor is how many results per run and query the specs need: their
+// largest cutoff (at least 10, for Judged@10), LoadDepth when one has none.
+func depthFor(specs []metrics.Spec) int {
+	d := 10
+	for _, s := range specs {
+		if s.K == 0 {
+			return LoadDepth
+		}
+		d = max(d, s.K)
+	}
+	return d
+}
+
+func load(ctx context.Context, st *store.Store, projectID int64, split string, depth int) (project, error) {
 	p := project{queries: map[int64]string{}, votes: map[int64][]consensus.Vote{}}
 	qs, err := st.ListQueries(ctx, projectID, split)
 	if err != nil {
@@ -113,7 +126,7 @@ func load(ctx context.Context, st *store.Store, projectID int64, split string) (
 		scored[i] = map[string][]metrics.Scored{}
 		p.runs = append(p.runs, Run{Name: r.Name, Family: Family(r.Method, r.Name), Ranked: map[string][]string{}})
 	}
-	err = st.EachRunTop(ctx, projectID, LoadDepth, func(r store.RunResultTop) error {
+	err = st.EachRunTop(ctx, projectID, depth, func(r store.RunResultTop) error {
 		q, ok := p.queries[r.QueryID]
 		if !ok {
 			return nil
@@ -206,7 +219,7 @@ func LoadReusability(ctx context.Context, st *store.Store, projectID int64, opt 
 	if err != nil {
 		return api.Reusability{}, err
 	}
-	p, err := load(ctx, st, projectID, opt.Split)
+	p, err := load(ctx, st, projectID, opt.Split, depthFor(specs))
 	if err != nil {
 		return api.Reusability{}, fmt.Errorf("reusability: %w", err)
 	}
@@ -241,7 +254,7 @@ func LoadStability(ctx context.Context, st *store.Store, projectID int64, opt Op
 	if opt.Resamples < 0 || opt.Resamples > 100000 {
 		return api.Stability{}, apperr.Invalidf("bootstrap", "must be between 0 and 100000")
 	}
-	p, err := load(ctx, st, projectID, opt.Split)
+	p, err := load(ctx, st, projectID, opt.Split, depthFor(specs))
 	if err != nil {
 		return api.Stability{}, fmt.Errorf("stability: %w", err)
 	}

@@ -49,6 +49,27 @@ func score(runs []Run, queries []string, qrels metrics.Qrels, specs []metrics.Sp
 	return s
 }
 
+// rescore is s with the queries in changed scored again against qrels;
+// the other queries keep s's values (shared, not copied).
+func (s scores) rescore(runs []Run, changed map[string]bool, qrels metrics.Qrels, specs []metrics.Spec, minRel int) scores {
+	out := scores{queries: s.queries, vals: make([][]map[string]float64, len(runs))}
+	for r, run := range runs {
+		out.vals[r] = make([]map[string]float64, len(s.queries))
+		for qi, q := range s.queries {
+			if !changed[q] {
+				out.vals[r][qi] = s.vals[r][qi]
+				continue
+			}
+			judged := qrels[q]
+			if judged == nil {
+				judged = map[string]int{}
+			}
+			out.vals[r][qi] = metrics.EvaluateQuery(run.Ranked[q], judged, nil, specs, minRel)
+		}
+	}
+	return out
+}
+
 // means returns, per run name, the mean of measure over the queries at
 // the positions idx (repeats count as often as they occur; nil = every
 // query once). A run with no value on any of them is left out.

@@ -83,7 +83,7 @@ func Reusability(in ReuseInput) api.Reusability {
 		}
 	}
 	for _, name := range contributors {
-		lo := in.leaveOut(name, []string{name}, queries, fullMeans)
+		lo := in.leaveOut(name, []string{name}, full, fullMeans)
 		out.LeaveOneRun = append(out.LeaveOneRun, lo)
 		maxChange(out.MaxAbsChange, lo)
 	}
@@ -104,7 +104,7 @@ func Reusability(in ReuseInput) api.Reusability {
 	}
 	sort.Strings(families)
 	for _, f := range families {
-		lo := in.leaveOut(f, members[f], queries, fullMeans)
+		lo := in.leaveOut(f, members[f], full, fullMeans)
 		out.LeaveOneFamily = append(out.LeaveOneFamily, lo)
 		maxChange(out.MaxAbsChangeFamily, lo)
 	}
@@ -113,7 +113,8 @@ func Reusability(in ReuseInput) api.Reusability {
 
 // leaveOut scores every run with the qrels minus the judged documents that
 // only the runs left contributed to their query's pool.
-func (in ReuseInput) leaveOut(label string, left []string, queries []string, fullMeans map[string]map[string]float64) api.LeaveOut {
+func (in ReuseInput) leaveOut(label string, left []string, full scores, fullMeans map[string]map[string]float64) api.LeaveOut {
+	queries := full.queries
 	isLeft := map[string]bool{}
 	for _, r := range left {
 		isLeft[r] = true
@@ -156,7 +157,7 @@ func (in ReuseInput) leaveOut(label string, left []string, queries []string, ful
 			lo.RemovedRelevant++
 		}
 	}
-	without := score(in.Runs, queries, reduced, in.Specs, in.MinRel)
+	without := full.rescore(in.Runs, copied, reduced, in.Specs, in.MinRel)
 	for _, r := range in.Runs {
 		if !isLeft[r.Name] {
 			continue

@@ -9,6 +9,7 @@ package reuse
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"boolpool/server/estimate"
@@ -25,71 +26,89 @@ type Run struct {
 }
 
 // scores holds every run's value of every measure on every query:
-// vals[run][query] is EvaluateQuery's map.
+// v[m][r][q] for measure names[m], runs[r], queries[q]; NaN where the
+// measure is undefined for the query.
 type scores struct {
 	queries []string
-	vals    [][]map[string]float64
+	names   []string
+	v       [][][]float64
 }
 
 // score evaluates every run on every query of queries against qrels; a run
 // without a ranking for a query scores it as an empty ranking (trec_eval
 // -c), so every run is averaged over the same queries.
 func score(runs []Run, queries []string, qrels metrics.Qrels, specs []metrics.Spec, minRel int) scores {
-	s := scores{queries: queries, vals: make([][]map[string]float64, len(runs))}
-	for r, run := range runs {
-		s.vals[r] = make([]map[string]float64, len(queries))
-		for qi, q := range queries {
-			judged := qrels[q]
-			if judged == nil {
-				judged = map[string]int{}
-			}
-			s.vals[r][qi] = metrics.EvaluateQuery(run.Ranked[q], judged, nil, specs, minRel)
+	s := scores{queries: queries, names: specNames(specs), v: make([][][]float64, len(specs))}
+	for m := range specs {
+		s.v[m] = make([][]float64, len(runs))
+		for r := range runs {
+			s.v[m][r] = make([]float64, len(queries))
 		}
+	}
+	for qi, q := range queries {
+		s.set(runs, qi, qrels[q], specs, minRel)
 	}
 	return s
 }
 
-// rescore is s with the queries in changed scored again against qrels;
-// the other queries keep s's values (shared, not copied).
-func (s scores) rescore(runs []Run, changed map[string]bool, qrels metrics.Qrels, specs []metrics.Spec, minRel int) scores {
-	out := scores{queries: s.queries, vals: make([][]map[string]float64, len(runs))}
+// set scores every run on query qi against judged.
+func (s scores) set(runs []Run, qi int, judged map[string]int, specs []metrics.Spec, minRel int) {
+	if judged == nil {
+		judged = map[string]int{}
+	}
+	q := s.queries[qi]
 	for r, run := range runs {
-		out.vals[r] = make([]map[string]float64, len(s.queries))
-		for qi, q := range s.queries {
-			if !changed[q] {
-				out.vals[r][qi] = s.vals[r][qi]
-				continue
+		vals := metrics.EvaluateQuery(run.Ranked[q], judged, nil, specs, minRel)
+		for m, name := range s.names {
+			v, ok := vals[name]
+			if !ok {
+				v = math.NaN()
 			}
-			judged := qrels[q]
-			if judged == nil {
-				judged = map[string]int{}
-			}
-			out.vals[r][qi] = metrics.EvaluateQuery(run.Ranked[q], judged, nil, specs, minRel)
+			s.v[m][r][qi] = v
+		}
+	}
+}
+
+// rescore is s with the queries in changed scored again against qrels;
+// the other queries keep s's values.
+func (s scores) rescore(runs []Run, changed map[string]bool, qrels metrics.Qrels, specs []metrics.Spec, minRel int) scores {
+	out := scores{queries: s.queries, names: s.names, v: make([][][]float64, len(s.v))}
+	for m := range s.v {
+		out.v[m] = make([][]float64, len(runs))
+		for r := range runs {
+			out.v[m][r] = slices.Clone(s.v[m][r])
+		}
+	}
+	for qi, q := range s.queries {
+		if changed[q] {
+			out.set(runs, qi, qrels[q], specs, minRel)
 		}
 	}
 	return out
 }
 
-// means returns, per run name, the mean of measure over the queries at
-// the positions idx (repeats count as often as they occur; nil = every
-// query once). A run with no value on any of them is left out.
-func (s scores) means(runs []Run, measure string, idx []int) map[string]float64 {
+// means returns, per run name, the mean of measure m (an index into
+// names) over the queries at the positions idx (repeats count as often as
+// they occur; nil = every query once). A run with no value on any of them
+// is left out.
+func (s scores) means(runs []Run, m int, idx []int) map[string]float64 {
 	out := make(map[string]float64, len(runs))
 	for r, run := range runs {
+		vals := s.v[m][r]
 		sum, n := 0.0, 0
-		add := func(qi int) {
-			if v, ok := s.vals[r][qi][measure]; ok {
-				sum += v
-				n++
-			}
-		}
 		if idx == nil {
-			for qi := range s.queries {
-				add(qi)
+			for _, v := range vals {
+				if !math.IsNaN(v) {
+					sum += v
+					n++
+				}
 			}
 		} else {
 			for _, qi := range idx {
-				add(qi)
+				if v := vals[qi]; !math.IsNaN(v) {
+					sum += v
+					n++
+				}
 			}
 		}
 		if n > 0 {

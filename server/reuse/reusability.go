@@ -45,8 +45,8 @@ func Reusability(in ReuseInput) api.Reusability {
 		MaxAbsChange: map[string]float64{}, MaxAbsChangeFamily: map[string]float64{}}
 
 	fullMeans := map[string]map[string]float64{}
-	for _, m := range out.Measures {
-		fullMeans[m] = full.means(in.Runs, m, nil)
+	for mi, m := range out.Measures {
+		fullMeans[m] = full.means(in.Runs, mi, nil)
 	}
 	contributed, unique := map[string]int{}, map[string]int{}
 	for _, it := range in.Items {
@@ -173,9 +173,9 @@ func (in ReuseInput) leaveOut(label string, left []string, full scores, fullMean
 			lo.JudgedAt10[r.Name] = sum / float64(n)
 		}
 	}
-	for _, m := range specNames(in.Specs) {
+	for mi, m := range full.names {
 		with := fullMeans[m]
-		wo := without.means(in.Runs, m, nil)
+		wo := without.means(in.Runs, mi, nil)
 		c := corr(with, wo)
 		lm := api.LeaveOutMeasure{KendallTau: c.KendallTau, TauAP: c.TauAP, Runs: []api.RunChange{}}
 		rw, rwo := Ranks(with), Ranks(wo)

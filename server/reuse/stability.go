@@ -88,9 +88,9 @@ func Stability(in StabilityInput) api.Stability {
 	full := score(in.Runs, queries, majority, in.Specs, in.MinRel)
 	dsScores := score(in.Runs, queries, ds, in.Specs, in.MinRel)
 	fullMeans := map[string]map[string]float64{}
-	for _, m := range names {
-		fullMeans[m] = full.means(in.Runs, m, nil)
-		out.Consensus.Measures[m] = corr(fullMeans[m], dsScores.means(in.Runs, m, nil))
+	for mi, m := range names {
+		fullMeans[m] = full.means(in.Runs, mi, nil)
+		out.Consensus.Measures[m] = corr(fullMeans[m], dsScores.means(in.Runs, mi, nil))
 	}
 
 	annotators := make([]string, 0, len(byAnnotator))
@@ -104,8 +104,8 @@ func Stability(in StabilityInput) api.Stability {
 		cons := score(in.Runs, qs, majority, in.Specs, in.MinRel)
 		mine := score(in.Runs, qs, own, in.Specs, in.MinRel)
 		as := api.AnnotatorStability{Annotator: a, Judgments: judgments[a], Queries: len(qs), Measures: map[string]api.RankCorr{}}
-		for _, m := range names {
-			as.Measures[m] = corr(cons.means(in.Runs, m, nil), mine.means(in.Runs, m, nil))
+		for mi, m := range names {
+			as.Measures[m] = corr(cons.means(in.Runs, mi, nil), mine.means(in.Runs, mi, nil))
 		}
 		out.Annotators = append(out.Annotators, as)
 	}
@@ -119,8 +119,8 @@ func Stability(in StabilityInput) api.Stability {
 			for i := range idx {
 				idx[i] = rng.IntN(len(queries))
 			}
-			for _, m := range names {
-				c := corr(fullMeans[m], full.means(in.Runs, m, idx))
+			for mi, m := range names {
+				c := corr(fullMeans[m], full.means(in.Runs, mi, idx))
 				if c.KendallTau != nil {
 					taus[m] = append(taus[m], *c.KendallTau)
 				}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"boolpool/web/api"
 )
@@ -21,12 +20,4 @@ func (c *Client) Stability(ctx context.Context, project string) (api.Stability, 
 	var out api.Stability
 	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/stability", nil, &out)
 	return out, err
-}
-
-// fmtCorr formats a rank correlation, "–" when undefined.
-func fmtCorr(v *float64) string {
-	if v == nil {
-		return "–"
-	}
-	return strconv.FormatFloat(*v, 'f', 3, 64)
 }

@@ -125,8 +125,8 @@ func renderLeaveOuts(id, what string, measures []string, los []api.LeaveOut) app
 				app.Td().Class("num").Text(f(x.rc.Without)),
 				app.Td().Class("num").Textf("%+.3f", x.rc.Change),
 				app.Td().Class("num").Textf("%d → %d", x.rc.RankWith, x.rc.RankWithout),
-				app.Td().Class("num").Text(fmtCorr(x.lm.KendallTau)),
-				app.Td().Class("num").Text(fmtCorr(x.lm.TauAP)),
+				app.Td().Class("num").Text(coefText(x.lm.KendallTau)),
+				app.Td().Class("num").Text(coefText(x.lm.TauAP)),
 			)
 		})),
 	)

@@ -78,14 +78,14 @@ func (s *StabilityPanel) renderReport(rep api.Stability) app.UI {
 	return app.Div().ID("stability-report").Body(
 		app.P().ID("stability-summary").Role("status").Textf("%d runs over %d queries with consensus labels.", len(rep.Runs), rep.Queries),
 		app.Table().ID("stability-table").Class("data").Body(
-			app.Caption().Text("Kendall's τ and τ_AP (Yilmaz, Aslam & Robertson 2008) between the two rankings of the runs; – where undefined"),
+			app.Caption().Text("Kendall's τ and τ_AP (Yilmaz, Aslam & Robertson 2008) between the two rankings of the runs; — where undefined"),
 			app.THead().Body(app.Tr().Body(head...)),
 			app.TBody().Body(app.Range(rows).Slice(func(i int) app.UI {
 				x := rows[i]
 				cells := []app.UI{app.Th().Scope("row").Text(x.label), app.Td().Class("num").Text(x.judgments), app.Td().Class("num").Text(x.queries)}
 				for _, m := range rep.Measures {
-					cells = append(cells, app.Td().Class("num").DataSet("measure", m).Text(fmtCorr(x.corr[m].KendallTau)),
-						app.Td().Class("num").Text(fmtCorr(x.corr[m].TauAP)))
+					cells = append(cells, app.Td().Class("num").DataSet("measure", m).Text(coefText(x.corr[m].KendallTau)),
+						app.Td().Class("num").Text(coefText(x.corr[m].TauAP)))
 				}
 				tr := app.Tr().Body(cells...)
 				if x.id != "" {
@@ -102,8 +102,8 @@ func (s *StabilityPanel) renderReport(rep api.Stability) app.UI {
 				app.TBody().Body(app.Range(rep.Measures).Slice(func(i int) app.UI {
 					m := rep.Measures[i]
 					b := rep.Bootstrap.Measures[m]
-					return app.Tr().DataSet("measure", m).Body(app.Th().Scope("row").Text(m), app.Td().Class("num").Text(fmtCorr(b.MeanTau)),
-						app.Td().Class("num").Text(fmtCorr(b.P5Tau)), app.Td().Class("num").Text(fmtCorr(b.MeanTauAP)))
+					return app.Tr().DataSet("measure", m).Body(app.Th().Scope("row").Text(m), app.Td().Class("num").Text(coefText(b.MeanTau)),
+						app.Td().Class("num").Text(coefText(b.P5Tau)), app.Td().Class("num").Text(coefText(b.MeanTauAP)))
 				})),
 			)
 		}),

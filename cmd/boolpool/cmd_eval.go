@@ -21,7 +21,10 @@ import (
 // runEval scores TREC runs against qrels with trec_eval's semantics (see
 // package metrics for the exact rules).
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval", stderr, "usage: boolpool eval --qrels FILE --run FILE [--run FILE…] [--negatives FILE] [--nevir FILE | --project P] [--metrics LIST] [--min-rel N] [--complete] [--per-query] [--json | --ci N [--seed S]]\n       boolpool eval --estimate --project P [--pool NAME] [--runs a,b | --run FILE…] [--qrels FILE] [--metrics ap,ndcg@10,p@10,recall@100] [--json]")
+	if sub, ok := subcommand(args, evalSubcommands); ok { // cmd_eval_reuse.go
+		return sub(ctx, args[1:], stdout, stderr)
+	}
+	fs := newFlagSet("eval", stderr, "usage: boolpool eval --qrels FILE --run FILE [--run FILE…] [--negatives FILE] [--nevir FILE | --project P] [--metrics LIST] [--min-rel N] [--complete] [--per-query] [--json | --ci N [--seed S]]\n       boolpool eval --estimate --project P [--pool NAME] [--runs a,b | --run FILE…] [--qrels FILE] [--metrics ap,ndcg@10,p@10,recall@100] [--json]\n       boolpool eval reusability --project P --pool NAME [--measures LIST] [--split S] [--json]\n       boolpool eval stability --project P [--pool NAME] [--measures LIST] [--bootstrap B] [--json]")
 	var (
 		qrelsPath = fs.String("qrels", "", "TREC qrels `file` (qid iter docid grade)")
 		negPath   = fs.String("negatives", "", "qrels-shaped `file` listing explicit negatives (every line is one; the grade column is ignored)")

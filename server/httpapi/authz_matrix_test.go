@@ -83,6 +83,8 @@ var routeAccess = map[string]access{
 	"GET /api/projects/:project/derived":                        researcher,
 	"GET /api/projects/:project/leaderboard":                    researcher,
 	"GET /api/projects/:project/estimates":                      researcher,
+	"GET /api/projects/:project/reusability":                    researcher,
+	"GET /api/projects/:project/stability":                      researcher,
 }
 
 // catch-all routes (unknown API paths, app pages) are public by design.

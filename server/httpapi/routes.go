@@ -37,6 +37,7 @@ func (s *Server) routes() {
 	th := taskHandlers{svc: svc.Judging}
 	kh := constraintHandlers{research: rh, st: st}
 	eh := estimateHandlers{research: rh, st: st}
+	rr := reuseHandlers{research: rh, st: st}
 	jh := judgeHandlers{svc: svc.Judging}
 	ph := poolHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
 	calh := calHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
@@ -77,6 +78,8 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/derived", kh.derived, researcher...)
 	e.GET("/api/projects/:project/leaderboard", kh.leaderboard, researcher...)
 	e.GET("/api/projects/:project/estimates", eh.estimates, researcher...)
+	e.GET("/api/projects/:project/reusability", rr.reusability, researcher...)
+	e.GET("/api/projects/:project/stability", rr.stability, researcher...)
 	e.PUT("/api/projects/:project/quality", rh.setQuality, researcher...)
 	e.GET("/api/items/:id/adjudication", rh.adjudicationItem, researcher...)
 	e.POST("/api/items/:id/adjudication", rh.adjudicate, researcher...)

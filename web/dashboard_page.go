@@ -120,8 +120,8 @@ func (p *DashboardPage) Render() app.UI {
 						p.renderQuality(),
 						p.renderLeaderboard(),
 						NewEstimatesPanel(p.project, p.snap.Version), // estimates_panel.go
-						NewReusabilityPanel().Project(p.project), // reusability_panel.go
-						NewStabilityPanel().Project(p.project),   // stability_panel.go
+						NewReusabilityPanel().Project(p.project),     // reusability_panel.go
+						NewStabilityPanel().Project(p.project),       // stability_panel.go
 						p.renderTemplates(),
 						p.renderContradictions(),
 						p.renderComposition(),

@@ -33,7 +33,7 @@ func TestQuestTrainAccuracy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := Evaluate(items)
+	rep := EvaluateWith(items, Rules)
 	var b strings.Builder
 	if err := rep.Write(&b); err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestQuestTrainAccuracy(t *testing.T) {
 	}
 	if os.Getenv("DECOMPOSE_DUMP") != "" {
 		for _, g := range items {
-			r := Decompose(g.Query)
+			r := Rules(g.Query)
 			ex, tok := AtomF1(r.Atoms, r.Expression, g.Atoms, g.Expr)
 			t.Logf("DUMP\t%s\t%s\t%.2f\t%.2f\t%s\t%q\t%q", g.Template, r.Template, ex, tok, g.Query, g.Atoms, r.Atoms)
 		}

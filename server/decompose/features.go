@@ -27,7 +27,19 @@ const (
 	labelINeg = 4
 )
 
-func labelNames() []string { return []string{"O", "B-pos", "I-pos", "B-neg", "I-neg"} }
+func labelName(l int) string {
+	switch l {
+	case labelBPos:
+		return "B-pos"
+	case labelIPos:
+		return "I-pos"
+	case labelBNeg:
+		return "B-neg"
+	case labelINeg:
+		return "I-neg"
+	}
+	return "O"
+}
 
 // prepared is a query read for the learned decomposer.
 type prepared struct {
@@ -348,7 +360,7 @@ func tokenFeatures(p *prepared, template string) [][]string {
 		if i < 0 || i >= n {
 			return "-"
 		}
-		return labelNames()[p.ruleLabels[i]]
+		return labelName(p.ruleLabels[i])
 	}
 	for i := range p.tokens {
 		w, s := p.lower[i], p.shapes[i]

@@ -339,7 +339,11 @@ func writeDecomposeSummary(w io.Writer, project string, sum decompose.Summary) e
 	if sum.Skipped > 0 {
 		fmt.Fprintf(w, "; %d skipped (already had one)", sum.Skipped)
 	}
-	fmt.Fprintf(w, "; %d failed\n", len(sum.Failed))
+	fmt.Fprintf(w, "; %d failed", len(sum.Failed))
+	if sum.Stored > 0 {
+		fmt.Fprintf(w, "; %d below confidence %.2f", sum.LowConfidence, sum.ConfidenceThreshold)
+	}
+	fmt.Fprintln(w)
 	if len(sum.ByTemplate) > 0 {
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "template\tqueries")

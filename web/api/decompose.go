@@ -4,7 +4,7 @@ package api
 //
 //	POST /api/projects/:project/decompose  DecomposeAllRequest → DecomposeSummary
 
-// DecomposeAllRequest asks the server to store the rule-based decomposer's
+// DecomposeAllRequest asks the server to store the decomposer's
 // expression for a project's queries.
 type DecomposeAllRequest struct {
 	OnlyMissing bool   `json:"only_missing"` // leave queries with an expression alone
@@ -31,6 +31,10 @@ type DecomposeSummary struct {
 	Stored     int                      `json:"stored"`
 	Skipped    int                      `json:"skipped"`
 	DryRun     bool                     `json:"dry_run"`
+	// LowConfidence of the stored expressions had a decomposer confidence
+	// below ConfidenceThreshold.
+	LowConfidence       int     `json:"low_confidence"`
+	ConfidenceThreshold float64 `json:"confidence_threshold"`
 	ByTemplate []DecomposeTemplateCount `json:"by_template"`
 	Failed     []DecomposeFailure       `json:"failed"`
 }

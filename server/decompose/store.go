@@ -35,16 +35,16 @@ type Failure struct {
 // Summary says what StoreProjectExpressions did (or, with DryRun, would
 // do).
 type Summary struct {
-	Queries    int             `json:"queries"` // queries considered (the split's)
-	Stored     int             `json:"stored"`  // expressions written (DryRun: that would be)
-	Skipped    int             `json:"skipped"` // OnlyMissing: queries that already had one
-	DryRun     bool            `json:"dry_run"`
+	Queries int  `json:"queries"` // queries considered (the split's)
+	Stored  int  `json:"stored"`  // expressions written (DryRun: that would be)
+	Skipped int  `json:"skipped"` // OnlyMissing: queries that already had one
+	DryRun  bool `json:"dry_run"`
 	// LowConfidence is how many of the stored expressions the decomposer
 	// was less sure of than ConfidenceThreshold: the ones to check first.
-	LowConfidence       int     `json:"low_confidence"`
-	ConfidenceThreshold float64 `json:"confidence_threshold"`
-	ByTemplate []TemplateCount `json:"by_template"` // of the stored ones, most frequent first
-	Failed     []Failure       `json:"failed"`
+	LowConfidence       int             `json:"low_confidence"`
+	ConfidenceThreshold float64         `json:"confidence_threshold"`
+	ByTemplate          []TemplateCount `json:"by_template"` // of the stored ones, most frequent first
+	Failed              []Failure       `json:"failed"`
 }
 
 // LowConfidence is the confidence below which a decomposition counts as

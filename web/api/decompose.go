@@ -27,14 +27,14 @@ type DecomposeFailure struct {
 
 // DecomposeSummary says what "decompose all" stored.
 type DecomposeSummary struct {
-	Queries    int                      `json:"queries"`
-	Stored     int                      `json:"stored"`
-	Skipped    int                      `json:"skipped"`
-	DryRun     bool                     `json:"dry_run"`
+	Queries int  `json:"queries"`
+	Stored  int  `json:"stored"`
+	Skipped int  `json:"skipped"`
+	DryRun  bool `json:"dry_run"`
 	// LowConfidence of the stored expressions had a decomposer confidence
 	// below ConfidenceThreshold.
-	LowConfidence       int     `json:"low_confidence"`
-	ConfidenceThreshold float64 `json:"confidence_threshold"`
-	ByTemplate []DecomposeTemplateCount `json:"by_template"`
-	Failed     []DecomposeFailure       `json:"failed"`
+	LowConfidence       int                      `json:"low_confidence"`
+	ConfidenceThreshold float64                  `json:"confidence_threshold"`
+	ByTemplate          []DecomposeTemplateCount `json:"by_template"`
+	Failed              []DecomposeFailure       `json:"failed"`
 }

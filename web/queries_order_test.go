@@ -7,9 +7,9 @@ import (
 	"boolpool/web/api"
 )
 
-// TestByConfidence: least confident first, queries without a confidence
+// TestQueriesByConfidence: least confident first, queries without a confidence
 // last in their original order; the input is left alone.
-func TestByConfidence(t *testing.T) {
+func TestQueriesByConfidence(t *testing.T) {
 	f := func(x float64) *float64 { return &x }
 	qs := []api.QueryExpression{
 		{ExtID: "a", Confidence: f(0.9)}, {ExtID: "b"}, {ExtID: "c", Confidence: f(0.2)},

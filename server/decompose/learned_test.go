@@ -11,11 +11,11 @@ import (
 	"boolpool/server/boolexpr"
 )
 
-// TestShippedModelReproducesItsHeldOutScores re-evaluates the embedded
+// TestDecomposeShippedModelHeldOut re-evaluates the embedded
 // model on the QUEST queries it held out of training (its recorded split)
 // and checks the scores recorded in the model file, and that the split
 // still divides QUEST train as recorded.
-func TestShippedModelReproducesItsHeldOutScores(t *testing.T) {
+func TestDecomposeShippedModelHeldOut(t *testing.T) {
 	m, err := DefaultModel()
 	if err != nil {
 		t.Fatalf("embedded model: %v", err)
@@ -62,10 +62,10 @@ func TestShippedModelReproducesItsHeldOutScores(t *testing.T) {
 	}
 }
 
-// TestModelRoundTrip: a model trained on a few items is written, read back
+// TestDecomposeModelRoundTrip: a model trained on a few items is written, read back
 // and decomposes as before; Decompose always returns a valid expression
 // whose template matches and a confidence in [0,1].
-func TestModelRoundTrip(t *testing.T) {
+func TestDecomposeModelRoundTrip(t *testing.T) {
 	gold := func(q, orig, tmpl string) Gold {
 		qq, err := boolexpr.QueryFromQuest(orig, tmpl)
 		if err != nil {
@@ -119,9 +119,9 @@ func TestModelRoundTrip(t *testing.T) {
 	}
 }
 
-// TestAlignLabels: the training target of the tagger for a query with a
+// TestDecomposeAlignLabels: the training target of the tagger for a query with a
 // shared head and a negated atom.
-func TestAlignLabels(t *testing.T) {
+func TestDecomposeAlignLabels(t *testing.T) {
 	e, _ := boolexpr.FromTemplate(boolexpr.TemplateNot, 2)
 	toks := tokenize(normalize("Fish of Bolivia but not of Brazil"))
 	got := alignLabels(toks, []string{"Fish of Bolivia", "Fish of Brazil"}, e)

@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// TestClassifierSeparatesToyData: four examples, two classes decided by
+// TestDecomposeLearnClassifierToy: four examples, two classes decided by
 // one cue feature each; the classifier must get all four right, be sure
 // of them, and survive a JSON round trip.
-func TestClassifierSeparatesToyData(t *testing.T) {
+func TestDecomposeLearnClassifierToy(t *testing.T) {
 	data := []Example{
 		{Features: []string{"w=or", "w=films"}, Class: 0},
 		{Features: []string{"w=or", "w=birds"}, Class: 0},
@@ -45,10 +45,10 @@ func TestClassifierSeparatesToyData(t *testing.T) {
 	}
 }
 
-// TestTaggerLearnsToyBIO: segments are the words between "or"s; the tagger
+// TestDecomposeLearnTaggerToyBIO: segments are the words between "or"s; the tagger
 // must learn to label "or" O and start a segment after it, including on a
 // sequence it has not seen, and honour demanded segment counts.
-func TestTaggerLearnsToyBIO(t *testing.T) {
+func TestDecomposeLearnTaggerToyBIO(t *testing.T) {
 	const O, B, I = 0, 1, 2
 	seq := func(words ...string) [][]string {
 		out := make([][]string, len(words))

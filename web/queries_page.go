@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -16,7 +17,9 @@ import (
 // a project's queries with their Boolean expressions; the researcher picks
 // one, edits the printed expression (letters A, B, … with one atom text
 // per line) under live validation, can fill both from the decomposer's
-// suggestion, and saves the correction (audited on the server).
+// suggestion, and saves the correction (audited on the server). The list
+// can put the decomposer's least confident readings first, the ones to
+// check.
 type QueriesPage struct {
 	app.Compo
 	me       api.Me
@@ -34,6 +37,9 @@ type QueriesPage struct {
 	// a judged query: the editor then offers "Save anyway".
 	needForce bool
 	page      app.Context // the page's context (answers are dispatched here)
+	// byConfidence lists the decomposer's least confident readings
+	// first (queries without a confidence last, in import order).
+	byConfidence bool
 }
 
 // NewQueriesPage returns the page.
@@ -149,6 +155,9 @@ func decomposeMessage(s api.DecomposeSummary) string {
 	if s.Skipped > 0 {
 		msg += fmt.Sprintf(" (%d already had an expression)", s.Skipped)
 	}
+	if s.Stored > 0 {
+		msg += fmt.Sprintf("; %d below confidence %.2f (\"Least confident first\" lists them at the top)", s.LowConfidence, s.ConfidenceThreshold)
+	}
 	var parts []string
 	for _, t := range s.ByTemplate {
 		name := t.Template
@@ -212,16 +221,60 @@ func (p *QueriesPage) send(ctx app.Context, force bool) {
 	})
 }
 
+// ordered returns the queries as listed: import order, or with
+// byConfidence the least confident first.
+func (p *QueriesPage) ordered() []api.QueryExpression {
+	if !p.byConfidence {
+		return p.queries
+	}
+	return byConfidence(p.queries)
+}
+
+// byConfidence sorts a copy of qs by the decomposer's confidence,
+// ascending; queries without one keep their order after the others.
+func byConfidence(qs []api.QueryExpression) []api.QueryExpression {
+	out := append([]api.QueryExpression(nil), qs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Confidence, out[j].Confidence
+		switch {
+		case a == nil:
+			return false
+		case b == nil:
+			return true
+		}
+		return *a < *b
+	})
+	return out
+}
+
+// confidenceText prints a confidence, or "—" when there is none.
+func confidenceText(c *float64) string {
+	if c == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*c, 'f', 2, 64)
+}
+
 // Render draws the page.
 func (p *QueriesPage) Render() app.UI {
+	listed := p.ordered()
 	return NewPage("queries").State(p.state).Data("query", p.selected).ClientSide(p.mounted).
 		Nav(p.me, "queries", p.project).
 		Title("Query expressions · "+p.project,
 			app.A().Href("/pools/"+p.project).Text("Pool builder"),
 			app.If(len(p.queries) > 0, func() app.UI {
 				return app.Button().Type("button").ID("decompose-all").Disabled(p.busy).
-					Title("Store the rule-based decomposer's expression for every query that has none (audited; corrections are kept)").
+					Title("Store the decomposer's expression for every query that has none (audited; corrections are kept)").
 					Text("Decompose all missing").OnClick(p.decomposeAll)
+			}),
+			app.If(len(p.queries) > 0, func() app.UI {
+				label := "Least confident first"
+				if p.byConfidence {
+					label = "Import order"
+				}
+				return app.Button().Type("button").ID("sort-confidence").Aria("pressed", p.byConfidence).
+					Title("Order the list by the decomposer's confidence in each query's expression, least confident first").
+					Text(label).OnClick(func(ctx app.Context, e app.Event) { p.byConfidence = !p.byConfidence })
 			}),
 		).Content(
 		liveNotice("queries-message", p.message),
@@ -231,15 +284,18 @@ func (p *QueriesPage) Render() app.UI {
 				app.Table().ID("query-list").Body(
 					app.THead().Body(app.Tr().Body(
 						app.Th().Scope("col").Text("Query"), app.Th().Scope("col").Text("Text"),
-						app.Th().Scope("col").Text("Expression"), app.Th().Scope("col").Text("Template"), app.Th().Text(""),
+						app.Th().Scope("col").Text("Expression"), app.Th().Scope("col").Text("Template"),
+						app.Th().Scope("col").Title("The decomposer's confidence in its own reading (— for corrected or imported expressions)").Text("Confidence"),
+						app.Th().Text(""),
 					)),
-					app.TBody().Body(app.Range(p.queries).Slice(func(i int) app.UI {
-						q := p.queries[i]
+					app.TBody().Body(app.Range(listed).Slice(func(i int) app.UI {
+						q := listed[i]
 						return app.Tr().DataSet("query", q.ExtID).Body(
 							app.Th().Scope("row").Text(q.ExtID),
 							app.Td().Text(q.Text),
 							app.Td().Class("expression").Text(printed(q)),
 							app.Td().Text(q.Template),
+							app.Td().Class("confidence").Text(confidenceText(q.Confidence)),
 							app.Td().Body(app.Button().Type("button").Class("edit").DataSet("query", q.ExtID).
 								DataSet("qid", q.ID).Text("Edit").OnClick(p.editRow)),
 						)

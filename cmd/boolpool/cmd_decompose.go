@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -28,13 +30,22 @@ type decomposeOutput struct {
 // decomposeMain is runDecompose with standard input passed in, so tests
 // can feed queries.
 func decomposeMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("decompose", stderr, `usage: boolpool decompose [--json] [--echo] ["QUERY"]
-       boolpool decompose --eval FILE [--json]
+	if len(args) > 0 && args[0] == "train" {
+		return decomposeTrain(ctx, args[1:], stdout, stderr)
+	}
+	fs := newFlagSet("decompose", stderr, `usage: boolpool decompose [--json] [--echo] [--rules | --model FILE] ["QUERY"]
+       boolpool decompose --eval FILE [--held-out] [--rules | --model FILE] [--json]
        boolpool decompose --project P [--split S] [--only-missing] [--dry-run] [--json]
+       boolpool decompose train --quest FILE [--debquest FILE] --out FILE
 
-Without QUERY, reads one query per line from standard input. With --project,
-stores the decomposer's expression of each of the project's queries (audited,
-one transaction) and prints how many per template and which failed; without
+Decomposes with the learned model embedded in boolpool (the rules where it is
+unsure), or with --rules the hand-written rules alone. Without QUERY, reads one
+query per line from standard input. --eval prints template accuracy (also on
+queries with a negation), atom count accuracy and atom F1 against the marked
+atoms of original_query; with --held-out only the QUEST queries the model held
+out of its training. With --project, stores the decomposer's expression of each
+of the project's queries (audited, one transaction) and prints how many per
+template, how many below the confidence threshold and which failed; without
 --only-missing, existing expressions (researchers' corrections too) are replaced.`)
 	asJSON := fs.Bool("json", false, "print one JSON object per query (with --eval: the report as JSON; with --project: the summary as JSON)")
 	evalPath := fs.String("eval", "", "evaluate on a QUEST-format jsonl `file` (query, original_query, metadata.template)")
@@ -44,12 +55,28 @@ one transaction) and prints how many per template and which failed; without
 	split := fs.String("split", "", "with --project: only this split's queries")
 	onlyMissing := fs.Bool("only-missing", false, "with --project: only queries without an expression")
 	dryRun := fs.Bool("dry-run", false, "with --project: decompose and summarise, store nothing")
+	rulesOnly := fs.Bool("rules", false, "use the hand-written rules, not the learned model")
+	modelPath := fs.String("model", "", "use this model `file` (from decompose train) instead of the embedded one")
+	heldOut := fs.Bool("held-out", false, "with --eval: only the queries the model held out of its training (its recorded split)")
 	if help, err := parseFlagsHelp(fs, args); help || err != nil {
+		return err
+	}
+	if *rulesOnly && *modelPath != "" {
+		return fmt.Errorf("%w: give --rules or --model, not both", errUsage)
+	}
+	if *heldOut && *evalPath == "" {
+		return fmt.Errorf("%w: --held-out needs --eval", errUsage)
+	}
+	dec, model, err := chooseDecomposer(*rulesOnly, *modelPath)
+	if err != nil {
 		return err
 	}
 	if *project != "" {
 		if fs.NArg() > 0 || *evalPath != "" {
 			return fmt.Errorf("%w: --project takes no query argument and no --eval", errUsage)
+		}
+		if *rulesOnly || *modelPath != "" {
+			return fmt.Errorf("%w: --project stores the default decomposer's expressions; --rules and --model are for queries and --eval", errUsage)
 		}
 		return decomposeProject(ctx, *db, *project, decompose.StoreOptions{Split: *split, OnlyMissing: *onlyMissing, DryRun: *dryRun}, *asJSON, stdout)
 	}
@@ -60,10 +87,13 @@ one transaction) and prints how many per template and which failed; without
 		if fs.NArg() > 0 {
 			return fmt.Errorf("%w: --eval takes no query argument", errUsage)
 		}
-		return decomposeEval(*evalPath, *asJSON, stdout)
+		if *heldOut && model == nil {
+			return fmt.Errorf("--held-out: no model to take the split from (the rules have none)")
+		}
+		return decomposeEval(*evalPath, dec, model, *heldOut, *asJSON, stdout)
 	}
 	emit := func(q string) error {
-		r := decompose.Decompose(q)
+		r := dec(q)
 		if *asJSON {
 			out := decomposeOutput{Result: r}
 			if *withQuery {
@@ -107,26 +137,177 @@ one transaction) and prints how many per template and which failed; without
 	return nil
 }
 
-func decomposeEval(path string, asJSON bool, stdout io.Writer) error {
+// chooseDecomposer returns the decomposer the flags ask for and its model
+// (nil for the rules).
+func chooseDecomposer(rulesOnly bool, modelPath string) (func(string) decompose.Result, *decompose.Model, error) {
+	switch {
+	case rulesOnly:
+		return decompose.Rules, nil, nil
+	case modelPath != "":
+		m, err := readModelFile(modelPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m.Decompose, m, nil
+	}
+	m, err := decompose.DefaultModel()
+	if err != nil {
+		// Decompose itself falls back to the rules; say so once.
+		return decompose.Decompose, nil, nil
+	}
+	return m.Decompose, m, nil
+}
+
+func readModelFile(path string) (*decompose.Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("--model: %w", err)
+	}
+	defer f.Close()
+	m, err := decompose.ReadModel(f)
+	if err != nil {
+		return nil, fmt.Errorf("--model %s: %w", path, err)
+	}
+	return m, nil
+}
+
+func readGold(flagName, path string) ([]decompose.Gold, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	defer f.Close()
 	items, err := decompose.ReadQuest(f)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", flagName, path, err)
 	}
 	if len(items) == 0 {
-		return fmt.Errorf("%s: no queries", path)
+		return nil, fmt.Errorf("%s %s: no queries", flagName, path)
 	}
-	rep := decompose.Evaluate(items)
+	return items, nil
+}
+
+func decomposeEval(path string, dec func(string) decompose.Result, model *decompose.Model, heldOut, asJSON bool, stdout io.Writer) error {
+	items, err := readGold("--eval", path)
+	if err != nil {
+		return err
+	}
+	if heldOut {
+		_, items = decompose.SplitHeldOut(items, model.Training.EvalPercent)
+		if len(items) == 0 {
+			return fmt.Errorf("--eval %s: none of its queries is in the model's held-out split", path)
+		}
+	}
+	rep := decompose.EvaluateWith(items, dec)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
 	return rep.Write(stdout)
+}
+
+// decomposeTrain trains the learned decomposer, evaluates it and the rules
+// on the held-out QUEST queries, and writes the model file.
+func decomposeTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("decompose train", stderr, `usage: boolpool decompose train --quest FILE [--debquest FILE] --out FILE
+
+Trains the template classifier and span tagger on QUEST-format jsonl: the
+QUEST file minus a deterministic held-out part (FNV-1a of the query text,
+--eval-percent of it), plus all of the DebQUEST file. Prints the model's and
+the rules' scores on the held-out part and records them in the model file
+(gzipped JSON; features are pruned until it is under --max-bytes).`)
+	questPath := fs.String("quest", "", "QUEST train jsonl `file` (required)")
+	debPath := fs.String("debquest", "", "DebQUEST train jsonl `file` (optional, all of it is trained on)")
+	outPath := fs.String("out", "", "model `file` to write, e.g. server/decompose/model/decomposer.json.gz (required)")
+	evalPercent := fs.Int("eval-percent", 20, "percent of the QUEST queries held out for evaluation")
+	rulesBelow := fs.Float64("rules-below", 0.9, "keep the rules' reading when the classifier overrules them with a probability below this")
+	keepRules := fs.Bool("keep-rules-atoms", true, "when the classifier agrees with the rules' template, keep the rules' atoms")
+	maxBytes := fs.Int("max-bytes", 5<<20, "prune features until the model file is at most this size")
+	if help, err := parseFlagsHelp(fs, args); help || err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("%w: decompose train takes no arguments, got %q", errUsage, fs.Args())
+	case *questPath == "":
+		return fmt.Errorf("%w: --quest is required", errUsage)
+	case *outPath == "":
+		return fmt.Errorf("%w: --out is required", errUsage)
+	case *evalPercent < 1 || *evalPercent > 50:
+		return fmt.Errorf("%w: --eval-percent %d: want 1–50", errUsage, *evalPercent)
+	case *rulesBelow < 0 || *rulesBelow > 1.01:
+		return fmt.Errorf("%w: --rules-below %g: want 0–1", errUsage, *rulesBelow)
+	}
+	quest, err := readGold("--quest", *questPath)
+	if err != nil {
+		return err
+	}
+	var deb []decompose.Gold
+	if *debPath != "" {
+		if deb, err = readGold("--debquest", *debPath); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	train, held := decompose.SplitHeldOut(quest, *evalPercent)
+	if len(held) == 0 || len(train) == 0 {
+		return fmt.Errorf("--quest %s: the split leaves %d training and %d held-out queries", *questPath, len(train), len(held))
+	}
+	m, err := decompose.Train(append(append([]decompose.Gold{}, train...), deb...),
+		decompose.TrainOptions{RulesBelow: *rulesBelow, KeepRulesAtoms: *keepRules})
+	if err != nil {
+		return err
+	}
+	m.Training = decompose.TrainingInfo{
+		Split:        "QUEST query held out when FNV-1a64(query text) % 100 < eval_percent",
+		EvalPercent:  *evalPercent,
+		QuestFile:    filepath.Base(*questPath),
+		QuestTrain:   len(train),
+		QuestHeldOut: len(held),
+	}
+	if *debPath != "" {
+		m.Training.DebquestFile, m.Training.DebquestTrain = filepath.Base(*debPath), len(deb)
+	}
+	var buf bytes.Buffer
+	for min := float32(0); ; min = min*2 + 0.001 {
+		if min > 0 {
+			m.Template.Prune(min)
+			m.Tagger.Prune(min)
+		}
+		// Evaluate the model as it will be written (pruning may change it).
+		rep := decompose.EvaluateWith(held, m.Decompose)
+		rules := decompose.EvaluateWith(held, decompose.Rules)
+		m.Training.Eval, m.Training.RulesEval = rep.Summary(), rules.Summary()
+		buf.Reset()
+		if err := decompose.WriteModel(&buf, m); err != nil {
+			return err
+		}
+		if buf.Len() <= *maxBytes {
+			break
+		}
+		if min > 1 {
+			return fmt.Errorf("model is %d bytes even with features under %.3f pruned; raise --max-bytes", buf.Len(), min)
+		}
+	}
+	if err := os.WriteFile(*outPath, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	tr := m.Training
+	fmt.Fprintf(stdout, "trained on %d QUEST + %d DebQUEST queries; held out %d QUEST queries (%d%%)\n", tr.QuestTrain, tr.DebquestTrain, tr.QuestHeldOut, tr.EvalPercent)
+	fmt.Fprintf(stdout, "wrote %s (%d bytes; %d classifier and %d tagger features)\n", *outPath, buf.Len(), len(m.Template.Features), len(m.Tagger.Features))
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "held-out QUEST\ttemplate acc\tnegation acc\tatom count acc\tatom token F1\tatom exact F1")
+	for _, row := range []struct {
+		name string
+		s    decompose.EvalSummary
+	}{{"model", tr.Eval}, {"rules", tr.RulesEval}} {
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", row.name, row.s.All.TemplateAccuracy, row.s.Negation.TemplateAccuracy,
+			row.s.All.AtomCountAccuracy, row.s.All.TokenF1, row.s.All.ExactF1)
+	}
+	return tw.Flush()
 }
 
 // decomposeProject stores the decomposer's expressions for a project's
@@ -158,7 +339,11 @@ func writeDecomposeSummary(w io.Writer, project string, sum decompose.Summary) e
 	if sum.Skipped > 0 {
 		fmt.Fprintf(w, "; %d skipped (already had one)", sum.Skipped)
 	}
-	fmt.Fprintf(w, "; %d failed\n", len(sum.Failed))
+	fmt.Fprintf(w, "; %d failed", len(sum.Failed))
+	if sum.Stored > 0 {
+		fmt.Fprintf(w, "; %d below confidence %.2f", sum.LowConfidence, sum.ConfidenceThreshold)
+	}
+	fmt.Fprintln(w)
 	if len(sum.ByTemplate) > 0 {
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "template\tqueries")

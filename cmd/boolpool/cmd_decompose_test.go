@@ -150,3 +150,72 @@ func TestDecomposeErrors(t *testing.T) {
 		t.Errorf("exit code %d, want 2 (%s)", code, errb.String())
 	}
 }
+
+// TestDecomposeTrain trains a model on a small QUEST-format file, checks
+// the printed held-out table and the model file, and evaluates the model
+// on its own held-out split with --eval --held-out --model.
+func TestDecomposeTrain(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	places := []string{"Peru", "Chile", "Bolivia", "Brazil", "Ghana", "Kenya", "Chad", "Niger", "Mali", "Togo", "Benin", "Laos", "Nepal", "Fiji", "Samoa", "Tonga"}
+	for i, p := range places {
+		q := places[(i+1)%len(places)]
+		lines = append(lines,
+			`{"query": "Birds of `+p+` or `+q+`", "original_query": "<mark>Birds of `+p+`</mark> or <mark>Birds of `+q+`</mark>", "metadata": {"template": "_ or _"}}`,
+			`{"query": "Fish of `+p+` but not of `+q+`", "original_query": "<mark>Fish of `+p+`</mark> that are not <mark>Fish of `+q+`</mark>", "metadata": {"template": "_ that are not _"}}`,
+			`{"query": "Trees of `+p+`", "original_query": "<mark>Trees of `+p+`</mark>", "metadata": {"template": "_"}}`)
+	}
+	quest := filepath.Join(dir, "quest.jsonl")
+	if err := os.WriteFile(quest, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.json.gz")
+	var out bytes.Buffer
+	if err := decomposeMain(context.Background(), []string{"train", "--quest", quest, "--out", model, "--eval-percent", "30"}, nil, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"trained on", "held out", "wrote " + model, "\nmodel ", "\nrules "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("train output lacks %q:\n%s", want, out.String())
+		}
+	}
+	m, err := readModelFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Training.EvalPercent != 30 || m.Training.QuestHeldOut == 0 || m.Training.QuestTrain+m.Training.QuestHeldOut != len(lines) {
+		t.Errorf("training info %+v", m.Training)
+	}
+	out.Reset()
+	if err := decomposeMain(context.Background(), []string{"--eval", quest, "--held-out", "--model", model, "--json"}, nil, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		N                int     `json:"n"`
+		TemplateAccuracy float64 `json:"template_accuracy"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.N != m.Training.QuestHeldOut || rep.TemplateAccuracy != m.Training.Eval.All.TemplateAccuracy {
+		t.Errorf("--held-out eval n=%d acc=%.3f; the model recorded n=%d acc=%.3f", rep.N, rep.TemplateAccuracy, m.Training.QuestHeldOut, m.Training.Eval.All.TemplateAccuracy)
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"train", "--out", model}, "--quest is required"},
+		{[]string{"train", "--quest", quest}, "--out is required"},
+		{[]string{"train", "--quest", quest, "--out", model, "--eval-percent", "0"}, "--eval-percent"},
+		{[]string{"--held-out", "x"}, "--held-out needs --eval"},
+		{[]string{"--rules", "--model", model, "x"}, "not both"},
+	} {
+		err := decomposeMain(context.Background(), tc.args, nil, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%q: err = %v, want a usage error containing %q", tc.args, err, tc.msg)
+		}
+	}
+	if err := decomposeMain(context.Background(), []string{"--model", filepath.Join(dir, "none.gz"), "x"}, nil, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "--model") {
+		t.Errorf("missing model file: err = %v", err)
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"boolpool/server/config"
+	"boolpool/server/decompose"
 	"boolpool/server/httpapi"
 	"boolpool/server/store"
 )
@@ -27,6 +29,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	log := cfg.Logger()
+	logDecomposer(log)
 	if cfg.DebugAddr != "" {
 		serveDebug(ctx, cfg.DebugAddr, log)
 	}
@@ -51,4 +54,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// services' background work (running jobs go back to the queue).
 	closeApp(ctx, a, log)
 	return err
+}
+
+// logDecomposer loads the embedded learned decomposer at start and says
+// which decomposer the server uses (the rules when the model is missing).
+func logDecomposer(log *slog.Logger) {
+	m, err := decompose.DefaultModel()
+	if err != nil {
+		log.Warn("decomposer: learned model not loaded; using the rules", "err", err)
+		return
+	}
+	e := m.Training.Eval
+	log.Info("decomposer: learned model", "held_out_template_accuracy", e.All.TemplateAccuracy,
+		"held_out_token_f1", e.All.TokenF1, "rules_below", m.RulesBelow)
 }

@@ -16,18 +16,29 @@ import (
 
 // Result is a decomposed query. Template is one of QUEST's template names,
 // or empty when the expression fits none (e.g. four disjuncts).
+// Confidence (0–1) is the learned decomposer's certainty (see
+// Model.Decompose); Source says which decomposer produced the result.
 type Result struct {
 	Template   string         `json:"template"`
 	Expression *boolexpr.Expr `json:"expression"`
 	Atoms      []string       `json:"atoms"`
+	Confidence float64        `json:"confidence"`
+	Source     string         `json:"source"`
 }
 
-// Decompose splits query into atoms and an expression. It never fails: a
-// query without connectives is a single atom.
-func Decompose(query string) Result {
+// Sources of a Result.
+const (
+	SourceRules = "rules" // the hand-written rules of this file
+	SourceModel = "model" // the learned template classifier and span tagger
+)
+
+// Rules splits query into atoms and an expression by the hand-written
+// rules. It never fails: a query without connectives is a single atom.
+// Its Confidence is 0 (the rules have no measure of it).
+func Rules(query string) Result {
 	q := normalize(query)
 	if q == "" {
-		return Result{Template: boolexpr.TemplateSingle, Expression: boolexpr.Atom(0), Atoms: []string{""}}
+		return Result{Template: boolexpr.TemplateSingle, Expression: boolexpr.Atom(0), Atoms: []string{""}, Source: SourceRules}
 	}
 	if pos, neg, ok := splitNegation(q); ok {
 		parts, viaAnd := splitAnd(pos, 2)
@@ -142,7 +153,7 @@ func nary(op boolexpr.Op, n int) *boolexpr.Expr {
 // result wraps an expression over already canonical atoms.
 func result(e *boolexpr.Expr, atoms []string) Result {
 	t, _ := boolexpr.TemplateOf(e)
-	return Result{Template: t, Expression: e, Atoms: atoms}
+	return Result{Template: t, Expression: e, Atoms: atoms, Source: SourceRules}
 }
 
 // questionPrefixes returns the openings people put before the actual category

@@ -114,7 +114,7 @@ func TestDecompose(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
-			r := Decompose(tc.query)
+			r := Rules(tc.query)
 			if r.Template != tc.template {
 				t.Errorf("template = %q, want %q", r.Template, tc.template)
 			}
@@ -172,7 +172,7 @@ func TestEvaluate(t *testing.T) {
 		gold("Fish of Bolivia but not of Brazil", "<mark>Fish of Bolivia</mark> that are not <mark>Fish of Brazil</mark>", boolexpr.TemplateNot),
 		gold("Trees of Guerrero", "<mark>Trees of Guerrero</mark> or <mark>Trees of the State of Mexico</mark>", boolexpr.TemplateOr2),
 	}
-	rep := Evaluate(items)
+	rep := EvaluateWith(items, Rules)
 	if rep.N != 2 || rep.TemplateCorrect != 1 || rep.TemplateAccuracy != 0.5 {
 		t.Errorf("scores = %+v", rep.Scores)
 	}

@@ -62,33 +62,53 @@ func ReadQuest(r io.Reader) ([]Gold, error) {
 // bags (stop words such as "of", "the", "from" dropped, a trailing plural
 // "s" stripped), pairs chosen greedily by that score; precision is the
 // credit over predicted atoms, recall over gold atoms.
+//
+// AtomCountAccuracy is the share of queries given as many atoms as the
+// gold structure has.
 type Scores struct {
-	N                int     `json:"n"`
-	TemplateCorrect  int     `json:"template_correct"`
-	TemplateAccuracy float64 `json:"template_accuracy"`
-	ExactF1          float64 `json:"atom_exact_f1"`
-	TokenF1          float64 `json:"atom_token_f1"`
+	N                 int     `json:"n"`
+	TemplateCorrect   int     `json:"template_correct"`
+	TemplateAccuracy  float64 `json:"template_accuracy"`
+	AtomCountCorrect  int     `json:"atom_count_correct"`
+	AtomCountAccuracy float64 `json:"atom_count_accuracy"`
+	ExactF1           float64 `json:"atom_exact_f1"`
+	TokenF1           float64 `json:"atom_token_f1"`
 }
 
 // Report is the result of Evaluate.
 type Report struct {
 	Scores
+	// Negation scores the queries whose gold expression negates an atom
+	// ("_ that are not _", "_ that are also _ but not _").
+	Negation    Scores             `json:"negation"`
 	PerTemplate map[string]*Scores `json:"per_template"`
 	// Confusion counts gold template → predicted template ("" = none).
 	Confusion map[string]map[string]int `json:"confusion"`
 }
 
-// Evaluate decomposes every gold query and scores the result.
-func Evaluate(items []Gold) Report {
+// Evaluate decomposes every gold query with the default decomposer
+// (Decompose) and scores the result.
+func Evaluate(items []Gold) Report { return EvaluateWith(items, Decompose) }
+
+// EvaluateWith decomposes every gold query with decompose and scores the
+// result.
+func EvaluateWith(items []Gold, decompose func(string) Result) Report {
 	rep := Report{PerTemplate: map[string]*Scores{}, Confusion: map[string]map[string]int{}}
 	for _, g := range items {
-		r := Decompose(g.Query)
+		r := decompose(g.Query)
 		exact, token := AtomF1(r.Atoms, r.Expression, g.Atoms, g.Expr)
 		ok := r.Template == g.Template
-		for _, s := range []*Scores{&rep.Scores, rep.perTemplate(g.Template)} {
+		scores := []*Scores{&rep.Scores, rep.perTemplate(g.Template)}
+		if g.Expr != nil && len(g.Expr.NegatedAtoms()) > 0 {
+			scores = append(scores, &rep.Negation)
+		}
+		for _, s := range scores {
 			s.N++
 			if ok {
 				s.TemplateCorrect++
+			}
+			if len(r.Atoms) == len(g.Atoms) {
+				s.AtomCountCorrect++
 			}
 			s.ExactF1 += exact
 			s.TokenF1 += token
@@ -98,9 +118,10 @@ func Evaluate(items []Gold) Report {
 		}
 		rep.Confusion[g.Template][r.Template]++
 	}
-	for _, s := range append([]*Scores{&rep.Scores}, rep.templateScores()...) {
+	for _, s := range append([]*Scores{&rep.Scores, &rep.Negation}, rep.templateScores()...) {
 		if s.N > 0 {
 			s.TemplateAccuracy = float64(s.TemplateCorrect) / float64(s.N)
+			s.AtomCountAccuracy = float64(s.AtomCountCorrect) / float64(s.N)
 			s.ExactF1 /= float64(s.N)
 			s.TokenF1 /= float64(s.N)
 		}
@@ -148,13 +169,14 @@ func (r *Report) templateNames() []string {
 // Write prints the report as a plain-text table.
 func (r *Report) Write(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%-32s %5s %9s %9s %9s\n", "template", "n", "tmpl_acc", "exact_f1", "token_f1")
+	fmt.Fprintf(bw, "%-32s %5s %9s %9s %9s %9s\n", "template", "n", "tmpl_acc", "count_acc", "exact_f1", "token_f1")
 	row := func(name string, s *Scores) {
-		fmt.Fprintf(bw, "%-32s %5d %9.3f %9.3f %9.3f\n", name, s.N, s.TemplateAccuracy, s.ExactF1, s.TokenF1)
+		fmt.Fprintf(bw, "%-32s %5d %9.3f %9.3f %9.3f %9.3f\n", name, s.N, s.TemplateAccuracy, s.AtomCountAccuracy, s.ExactF1, s.TokenF1)
 	}
 	for _, t := range r.templateNames() {
 		row(fmt.Sprintf("%q", t), r.PerTemplate[t])
 	}
+	row("negation (gold has NOT)", &r.Negation)
 	row("all", &r.Scores)
 	fmt.Fprintln(bw, "\nconfusion (gold -> predicted: count)")
 	for _, t := range r.templateNames() {

@@ -76,6 +76,25 @@ func TestStoreProjectExpressions(t *testing.T) {
 		t.Fatalf("summary %+v, want by template %+v", sum, want)
 	}
 	qs := byID()
+	low := 0
+	for _, id := range []string{"neg", "or", "or2"} {
+		r := decompose.Decompose(qs[id].Text)
+		if r.Confidence < decompose.LowConfidence {
+			low++
+		}
+		// The stored expression is the decomposer's reading: its
+		// confidence is known.
+		if c, ok := decompose.StoredConfidence(qs[id]); !ok || c != r.Confidence {
+			t.Errorf("%s: StoredConfidence = %v, %v; want %v, true", id, c, ok, r.Confidence)
+		}
+	}
+	if sum.LowConfidence != low || sum.ConfidenceThreshold != decompose.LowConfidence {
+		t.Errorf("low confidence %d (threshold %v), want %d (%v)", sum.LowConfidence, sum.ConfidenceThreshold, low, decompose.LowConfidence)
+	}
+	// An imported expression is not the decomposer's: no confidence.
+	if _, ok := decompose.StoredConfidence(qs["kept"]); ok {
+		t.Error("StoredConfidence of an imported expression reported ok")
+	}
 	neg := qs["neg"]
 	e, err := boolexpr.ParseJSON(neg.Expression, len(neg.Atoms))
 	if err != nil || neg.Template != boolexpr.TemplateNot || e.Op != boolexpr.OpAnd {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"boolpool/server/decompose"
 	"boolpool/web/api"
 )
 
@@ -37,6 +38,25 @@ func TestDecomposeAll(t *testing.T) {
 	}
 	if len(q.Atoms) == 0 || len(q.Expression) == 0 || string(q.Expression) == "null" {
 		t.Errorf("q2 still has no expression: %+v", q)
+	}
+	// The list carries the decomposer's confidence for q2, whose
+	// expression is now the decomposer's reading, and none for q1 (the
+	// fixture's own expression).
+	var qs []api.QueryExpression
+	if st := u.do("GET", "/api/projects/fixture/queries", nil, &qs); st != 200 {
+		t.Fatalf("queries: %d", st)
+	}
+	for _, x := range qs {
+		want := x.ID == e.fx.Queries["q2"]
+		if (x.Confidence != nil) != want {
+			t.Errorf("%s: confidence %v, want present=%v", x.ExtID, x.Confidence, want)
+		}
+		if want && *x.Confidence != decompose.Decompose(q.Text).Confidence {
+			t.Errorf("%s: confidence %v, want %v", x.ExtID, *x.Confidence, decompose.Decompose(q.Text).Confidence)
+		}
+	}
+	if sum.ConfidenceThreshold != decompose.LowConfidence || sum.LowConfidence < 0 || sum.LowConfidence > sum.Stored {
+		t.Errorf("low confidence %d of %d at %v", sum.LowConfidence, sum.Stored, sum.ConfidenceThreshold)
 	}
 	var n int
 	if err := e.st.Pool().QueryRow(ctx, `SELECT count(*) FROM audit_log a JOIN users u ON u.id = a.user_id

@@ -28,6 +28,7 @@ func (h poolHandlers) decomposeAll(c echo.Context) error {
 		return err
 	}
 	out := api.DecomposeSummary{Queries: sum.Queries, Stored: sum.Stored, Skipped: sum.Skipped, DryRun: sum.DryRun,
+		LowConfidence: sum.LowConfidence, ConfidenceThreshold: sum.ConfidenceThreshold,
 		ByTemplate: make([]api.DecomposeTemplateCount, len(sum.ByTemplate)), Failed: make([]api.DecomposeFailure, len(sum.Failed))}
 	for i, t := range sum.ByTemplate {
 		out.ByTemplate[i] = api.DecomposeTemplateCount{Template: t.Template, Queries: t.Queries}
@@ -35,6 +36,6 @@ func (h poolHandlers) decomposeAll(c echo.Context) error {
 	for i, f := range sum.Failed {
 		out.Failed[i] = api.DecomposeFailure{ExtID: f.ExtID, Text: f.Text, Reason: f.Reason}
 	}
-	h.log.Info("decompose all", "project", p.Name, "stored", sum.Stored, "skipped", sum.Skipped, "failed", len(sum.Failed), "dry_run", sum.DryRun)
+	h.log.Info("decompose all", "project", p.Name, "stored", sum.Stored, "low_confidence", sum.LowConfidence, "skipped", sum.Skipped, "failed", len(sum.Failed), "dry_run", sum.DryRun)
 	return c.JSON(http.StatusOK, out)
 }

@@ -14,6 +14,7 @@ import (
 	"boolpool/internal/judgingtest"
 	"boolpool/server/boolexpr"
 	"boolpool/server/config"
+	"boolpool/server/decompose"
 	"boolpool/server/httpapi"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
@@ -262,6 +263,9 @@ func TestExpressionListAndDecompose(t *testing.T) {
 	}
 	if len(sug.Atoms) == 0 || sug.Expression == "" {
 		t.Errorf("suggestion = %+v", sug)
+	}
+	if want := decompose.Decompose(qs[0].Text); sug.Confidence != want.Confidence || sug.Source != want.Source || sug.Source == "" {
+		t.Errorf("suggestion confidence %v source %q, want %v %q", sug.Confidence, sug.Source, want.Confidence, want.Source)
 	}
 	if _, err := boolexpr.ParseJSON(sug.Tree, len(sug.Atoms)); err != nil {
 		t.Errorf("suggestion tree: %v", err)

@@ -127,6 +127,9 @@ func queryExpression(q store.Query) api.QueryExpression {
 			out.Tree = q.Expression
 		}
 	}
+	if c, ok := decompose.StoredConfidence(q); ok {
+		out.Confidence = &c
+	}
 	return out
 }
 
@@ -309,5 +312,6 @@ func (h poolHandlers) decompose(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, api.ExpressionSuggestion{Template: res.Template, Atoms: res.Atoms, Expression: res.Expression.String(), Tree: tree})
+	return c.JSON(http.StatusOK, api.ExpressionSuggestion{Template: res.Template, Atoms: res.Atoms, Expression: res.Expression.String(), Tree: tree,
+		Confidence: res.Confidence, Source: res.Source})
 }

@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -46,6 +47,16 @@ func TestImportDecomposesQueriesWithoutStructure(t *testing.T) {
 			if tc.wantExprs {
 				if with != len(qs) || last.Decomposed != len(qs) || len(last.Notes) == 0 || !strings.HasPrefix(last.Notes[0], "decomposer: 4 queries got an expression") {
 					t.Errorf("%d of %d queries have an expression, Decomposed %d, notes %q", with, len(qs), last.Decomposed, last.Notes)
+				}
+				// The note says how many readings the decomposer doubts.
+				low := 0
+				for _, q := range qs {
+					if decompose.Decompose(q.Text).Confidence < decompose.LowConfidence {
+						low++
+					}
+				}
+				if want := fmt.Sprintf("; %d of the 4 below confidence %.2f", low, decompose.LowConfidence); len(last.Notes) == 0 || !strings.Contains(last.Notes[0], want) {
+					t.Errorf("notes %q lack %q", last.Notes, want)
 				}
 				// Re-importing the file (which stores the queries afresh)
 				// leaves them with expressions again.

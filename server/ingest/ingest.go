@@ -140,7 +140,12 @@ func decomposeImported(ctx context.Context, st *store.Store, projectID int64, fo
 	if n := len(sum.Failed); n > 0 {
 		note += fmt.Sprintf(", %d got none, e.g. %q: %s", n, apperr.Clip(sum.Failed[0].Text, 80), sum.Failed[0].Reason)
 	}
-	last.Notes = append([]string{note + "); --no-decompose turns this off"}, last.Notes...)
+	note += "); --no-decompose turns this off"
+	if sum.Stored > 0 {
+		note += fmt.Sprintf("; %d of the %d below confidence %.2f (check them first: the query editor lists the least confident first)",
+			sum.LowConfidence, sum.Stored, sum.ConfidenceThreshold)
+	}
+	last.Notes = append([]string{note}, last.Notes...)
 	return nil
 }
 

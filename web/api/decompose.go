@@ -4,7 +4,7 @@ package api
 //
 //	POST /api/projects/:project/decompose  DecomposeAllRequest → DecomposeSummary
 
-// DecomposeAllRequest asks the server to store the rule-based decomposer's
+// DecomposeAllRequest asks the server to store the decomposer's
 // expression for a project's queries.
 type DecomposeAllRequest struct {
 	OnlyMissing bool   `json:"only_missing"` // leave queries with an expression alone
@@ -27,10 +27,14 @@ type DecomposeFailure struct {
 
 // DecomposeSummary says what "decompose all" stored.
 type DecomposeSummary struct {
-	Queries    int                      `json:"queries"`
-	Stored     int                      `json:"stored"`
-	Skipped    int                      `json:"skipped"`
-	DryRun     bool                     `json:"dry_run"`
-	ByTemplate []DecomposeTemplateCount `json:"by_template"`
-	Failed     []DecomposeFailure       `json:"failed"`
+	Queries int  `json:"queries"`
+	Stored  int  `json:"stored"`
+	Skipped int  `json:"skipped"`
+	DryRun  bool `json:"dry_run"`
+	// LowConfidence of the stored expressions had a decomposer confidence
+	// below ConfidenceThreshold.
+	LowConfidence       int                      `json:"low_confidence"`
+	ConfidenceThreshold float64                  `json:"confidence_threshold"`
+	ByTemplate          []DecomposeTemplateCount `json:"by_template"`
+	Failed              []DecomposeFailure       `json:"failed"`
 }

@@ -111,6 +111,10 @@ type QueryExpression struct {
 	Atoms      []string        `json:"atoms"`
 	Expression string          `json:"expression"` // letter notation, e.g. "(A AND B) AND NOT C"; "" when unknown
 	Tree       json.RawMessage `json:"tree,omitempty"`
+	// Confidence is the decomposer's confidence (0–1) in the stored
+	// expression when it is the decomposer's own reading of the text;
+	// absent for corrected or imported expressions.
+	Confidence *float64 `json:"confidence,omitempty"`
 }
 
 // ExpressionRequest corrects a query's decomposition: either Expression in
@@ -134,4 +138,6 @@ type ExpressionSuggestion struct {
 	Atoms      []string        `json:"atoms"`
 	Expression string          `json:"expression"`
 	Tree       json.RawMessage `json:"tree"`
+	Confidence float64         `json:"confidence"` // 0–1, the decomposer's certainty
+	Source     string          `json:"source"`     // "model" (learned) or "rules"
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"boolpool/encoders"
+	"boolpool/server/export"
 	"boolpool/server/metrics"
 	"boolpool/server/progress"
 	"boolpool/server/retrieval"
@@ -95,7 +96,11 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	runName := sum.Name
 	if *out != "" {
-		if err := writeTRECRun(ctx, *out, stdout, runName, queries, results); err != nil {
+		ids, err := export.ProjectIDMaps(ctx, st, p.ID)
+		if err != nil {
+			return err
+		}
+		if err := writeTRECRun(ctx, *out, stdout, runName, queries, results, ids); err != nil {
 			return err
 		}
 	}
@@ -122,11 +127,14 @@ func printMethods(w io.Writer) error {
 	return tw.Flush()
 }
 
-func writeTRECRun(ctx context.Context, path string, stdout io.Writer, tag string, queries []retrieval.Query, results map[string][]retrieval.Result) error {
+// writeTRECRun writes a run file, ids written as the project's TREC tokens
+// (trecfmt's id rule: the same tokens as the project's qrels exports).
+func writeTRECRun(ctx context.Context, path string, stdout io.Writer, tag string, queries []retrieval.Query, results map[string][]retrieval.Result, ids trecfmt.IDMaps) error {
 	var lines []trecfmt.RunLine
+	tag = trecfmt.EncodeID(tag)
 	for _, q := range queries {
 		for i, r := range results[q.ID] {
-			lines = append(lines, trecfmt.RunLine{QueryID: q.ID, Iter: "Q0", DocID: r.DocID, Rank: i + 1, Score: r.Score, Tag: tag})
+			lines = append(lines, trecfmt.RunLine{QueryID: ids.Queries.Encode(q.ID), Iter: "Q0", DocID: ids.Docs.Encode(r.DocID), Rank: i + 1, Score: r.Score, Tag: tag})
 		}
 	}
 	if path == "-" {
@@ -437,9 +445,13 @@ func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Write
 		if err != nil {
 			return err
 		}
+		ids, err := export.ProjectIDMaps(ctx, st, p.ID)
+		if err != nil {
+			return err
+		}
 		for q, ds := range file {
 			for d := range ds {
-				addNeg(q, d)
+				addNeg(ids.Queries.Decode(q), ids.Docs.Decode(d))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"boolpool/web/api"
 )
@@ -57,4 +58,20 @@ func (c *Client) Exports(ctx context.Context, project string) ([]api.ExportSnaps
 // exportURL is the download address of one export format.
 func exportURL(project, format string) string {
 	return "/api/projects/" + url.PathEscape(project) + "/exports/" + url.PathEscape(format)
+}
+
+// dispositionName is the file name of a Content-Disposition header
+// (`attachment; filename="x.qrels"`), or "".
+func dispositionName(cd string) string {
+	const key = `filename="`
+	i := strings.Index(cd, key)
+	if i < 0 {
+		return ""
+	}
+	rest := cd[i+len(key):]
+	j := strings.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return rest[:j]
 }

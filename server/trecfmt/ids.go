@@ -224,6 +224,14 @@ func (m *IDMap) Decode(tok string) string {
 	return tok
 }
 
+// Len is the number of ids written as a different token.
+func (m *IDMap) Len() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.enc)
+}
+
 // IDPair is one id whose token differs from it.
 type IDPair struct {
 	Token, ID string

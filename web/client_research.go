@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"boolpool/web/api"
 )
@@ -65,4 +66,20 @@ func (c *Client) Estimates(ctx context.Context, project, pool string) (api.Estim
 	var r api.EstimateReport
 	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/estimates?pool="+url.QueryEscape(pool), nil, &r)
 	return r, err
+}
+
+// dispositionName is the file name of a Content-Disposition header
+// (`attachment; filename="x.qrels"`), or "".
+func dispositionName(cd string) string {
+	const key = `filename="`
+	i := strings.Index(cd, key)
+	if i < 0 {
+		return ""
+	}
+	rest := cd[i+len(key):]
+	j := strings.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return rest[:j]
 }

@@ -20,6 +20,7 @@ var exportFormats = []struct{ format, label string }{
 	{"quest-documents", "QUEST documents jsonl"},
 	{"trec-topics", "TREC topics"},
 	{"beir", "BEIR (zip: corpus, queries, qrels)"},
+	{"idmap", "Id map of the TREC files (token → id, TSV)"},
 }
 
 // ExportPanel offers a project's export downloads to admins and lists the
@@ -31,6 +32,8 @@ type ExportPanel struct {
 	snapshots []api.ExportSnapshot
 	message   string
 	qrels     string // qrels-consensus, quest-judged, beir: "" (direct), derived or both
+	busy      string // the format being downloaded, "" when none
+	failed    string // why the last download failed, "" when it did not
 }
 
 // NewExportPanel returns an empty panel.
@@ -99,11 +102,21 @@ func (x *ExportPanel) Render() app.UI {
 					// A non-empty download attribute: go-app's router lets
 					// such links through (it drops an empty one), so the
 					// browser saves the file the server names.
+					// The click fetches the file itself (download), so a
+					// failed export shows its error instead of nothing.
+					u, name := x.url(project, f.format), project+"-"+f.format
 					return app.Li().Body(
 						app.A().Class("button").ID("export-"+f.format).DataSet("format", f.format).
-							Href(x.url(project, f.format)).Attr("download", project+"-"+f.format).Text("Download " + f.label),
+							Href(u).Attr("download", name).Aria("busy", x.busy == f.format).Text("Download " + f.label).
+							OnClick(func(ctx app.Context, e app.Event) { x.download(ctx, e, f.format, f.label, u, name) }),
 					)
 				})),
+				app.If(x.busy != "", func() app.UI {
+					return app.P().Class("notice").Role("status").ID("export-busy").Text("Preparing the " + x.busyLabel() + " download…")
+				}),
+				app.If(x.failed != "", func() app.UI {
+					return app.P().Class("error").Role("alert").ID("export-error").Text(x.failed)
+				}),
 				app.Button().Type("button").ID("list-exports").Text("Show recorded exports").OnClick(x.loadSnapshots),
 				app.If(x.message != "", func() app.UI { return app.P().Class("notice").Role("status").Text(x.message) }),
 				app.If(len(x.snapshots) > 0, func() app.UI {
@@ -120,6 +133,35 @@ func (x *ExportPanel) Render() app.UI {
 			)
 		}),
 	)
+}
+
+// download fetches one export and saves it; an export the server refuses
+// or fails shows its reason (it used to leave the click without effect).
+func (x *ExportPanel) download(ctx app.Context, e app.Event, format, label, url, name string) {
+	e.PreventDefault()
+	if x.busy != "" {
+		return
+	}
+	x.busy, x.failed = format, ""
+	ctx.Async(func() {
+		err := download(url, name)
+		ctx.Dispatch(func(ctx app.Context) {
+			x.busy = ""
+			if err != nil {
+				x.failed = "Export " + label + " failed: " + err.Error()
+			}
+		})
+	})
+}
+
+// busyLabel is the label of the download under way.
+func (x *ExportPanel) busyLabel() string {
+	for _, f := range exportFormats {
+		if f.format == x.busy {
+			return f.label
+		}
+	}
+	return x.busy
 }
 
 // url is a download's address, with the qrels mode where it applies.

@@ -43,3 +43,16 @@ func TestCoefficientFormats(t *testing.T) {
 		t.Errorf("relevanceName(7) = %q", got)
 	}
 }
+
+// TestDispositionName: the saved file takes the server's name.
+func TestDispositionName(t *testing.T) {
+	for cd, want := range map[string]string{
+		`attachment; filename="fixture-idmap-1a2b3c4d.tsv"`: "fixture-idmap-1a2b3c4d.tsv",
+		`attachment`:              "",
+		`attachment; filename="x`: "",
+	} {
+		if got := dispositionName(cd); got != want {
+			t.Errorf("dispositionName(%q) = %q, want %q", cd, got, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"boolpool/server/estimate"
+	"boolpool/server/export"
 	"boolpool/server/metrics"
 	"boolpool/server/poolestimate"
 	"boolpool/server/trecfmt"
@@ -28,11 +29,25 @@ func runEvalEstimate(ctx context.Context, r evalEstimateRequest, stdout, stderr 
 	if r.project == "" {
 		return fmt.Errorf("%w: --estimate needs --project P (its pools hold the sampling design)", errUsage)
 	}
+	st, p, err := openProject(ctx, r.db, r.project)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// Files carry the project's ids as TREC tokens (white space encoded):
+	// read them back as the project's ids.
+	ids, err := export.ProjectIDMaps(ctx, st, p.ID)
+	if err != nil {
+		return err
+	}
 	opt := poolestimate.Options{Pool: r.pool, Runs: r.runs, Measures: r.measures, MinRel: r.minRel}
 	if r.qrels != "" {
 		lines, err := readFile(ctx, r.qrels, trecfmt.ReadQrels)
 		if err != nil {
 			return err
+		}
+		for i := range lines {
+			lines[i].QueryID, lines[i].DocID = ids.Queries.Decode(lines[i].QueryID), ids.Docs.Decode(lines[i].DocID)
 		}
 		q, err := metrics.NewQrels(lines)
 		if err != nil {
@@ -45,15 +60,17 @@ func runEvalEstimate(ctx context.Context, r evalEstimateRequest, stdout, stderr 
 		if err != nil {
 			return err
 		}
-		ranked, _ := metrics.RankRun(run)
+		decoded := metrics.Run{}
+		for q, docs := range run {
+			for i := range docs {
+				docs[i].DocID = ids.Docs.Decode(docs[i].DocID)
+			}
+			decoded[ids.Queries.Decode(q)] = docs
+		}
+		ranked, _ := metrics.RankRun(decoded)
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		opt.Rankings = append(opt.Rankings, estimate.NamedRanking{Name: name, Lists: ranked})
 	}
-	st, p, err := openProject(ctx, r.db, r.project)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	res, err := poolestimate.Compute(ctx, st, p.ID, opt)
 	if err != nil {
 		return err

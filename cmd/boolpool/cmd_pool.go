@@ -19,6 +19,7 @@ import (
 	"boolpool/server/boolexpr"
 	"boolpool/server/cal"
 	"boolpool/server/evalsim"
+	"boolpool/server/export"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
@@ -229,18 +230,21 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	if *calFeatures != pooling.CALFeaturesLexical && *calFeatures != pooling.CALFeaturesDense {
 		return fmt.Errorf("%w: --cal-features: %q is not lexical or lexical+dense", errUsage, *calFeatures)
 	}
-	var rel map[string]map[string]bool
-	if *qrelsFile != "" {
-		var err error
-		if rel, err = readRelevant(ctx, *qrelsFile); err != nil {
-			return err
-		}
-	}
 	st, p, err := openProject(ctx, *db, *project)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	var rel map[string]map[string]bool
+	if *qrelsFile != "" {
+		ids, err := export.ProjectIDMaps(ctx, st, p.ID)
+		if err != nil {
+			return err
+		}
+		if rel, err = readRelevant(ctx, *qrelsFile, ids); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	spec := pooling.GoldSpec{Runs: splitList(*runs), Depth: *depth, Split: *split, Strategies: names, Levels: lv, Budget: *budget,
 		Bandit: pooling.BanditOptions{Discount: *discount}, Qrels: rel,
@@ -268,8 +272,9 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	return printGoldSimulation(stdout, sum, *depth)
 }
 
-// readRelevant reads a TREC qrels file: query id → documents of relevance >= 1.
-func readRelevant(ctx context.Context, file string) (map[string]map[string]bool, error) {
+// readRelevant reads a TREC qrels file: query id → documents of relevance
+// >= 1, the file's tokens read as the project's ids (ids).
+func readRelevant(ctx context.Context, file string, ids trecfmt.IDMaps) (map[string]map[string]bool, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
@@ -282,10 +287,11 @@ func readRelevant(ctx context.Context, file string) (map[string]map[string]bool,
 	rel := map[string]map[string]bool{}
 	for _, q := range qs {
 		if q.Rel >= 1 {
-			if rel[q.QueryID] == nil {
-				rel[q.QueryID] = map[string]bool{}
+			qid := ids.Queries.Decode(q.QueryID)
+			if rel[qid] == nil {
+				rel[qid] = map[string]bool{}
 			}
-			rel[q.QueryID][q.DocID] = true
+			rel[qid][ids.Docs.Decode(q.DocID)] = true
 		}
 	}
 	return rel, nil
@@ -394,6 +400,13 @@ func runPoolNegatives(ctx context.Context, args []string, stdout, stderr io.Writ
 		return fmt.Errorf("%d queries' recomputed answer sets differ from their gold sets: wrong memberships file or atom order", mismatched)
 	}
 	fmt.Fprintf(stderr, "%d explicit negatives for %d queries (of %d; gold sets recomputed exactly)\n", len(lines), withNeg, len(qs))
+	tokens, err := export.ProjectIDMaps(ctx, st, p.ID)
+	if err != nil {
+		return err
+	}
+	for i, l := range lines {
+		lines[i].QueryID, lines[i].DocID = tokens.Queries.Encode(l.QueryID), tokens.Docs.Encode(l.DocID)
+	}
 	if *out == "-" {
 		return trecfmt.WriteQrels(ctx, stdout, lines)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"boolpool/server/estimate"
 	"boolpool/server/evalsim"
+	"boolpool/server/export"
 	"boolpool/server/pooling"
 	"boolpool/web/api"
 )
@@ -87,17 +88,21 @@ func runPoolSimulateEstimate(ctx context.Context, r estimateRequest, stdout, std
 	if err != nil {
 		return err
 	}
-	var rel map[string]map[string]bool
-	if r.qrelsFile != "" {
-		if rel, err = readRelevant(ctx, r.qrelsFile); err != nil {
-			return err
-		}
-	}
 	st, p, err := openProject(ctx, r.db, r.project)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	var rel map[string]map[string]bool
+	if r.qrelsFile != "" {
+		ids, err := export.ProjectIDMaps(ctx, st, p.ID)
+		if err != nil {
+			return err
+		}
+		if rel, err = readRelevant(ctx, r.qrelsFile, ids); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	sum, err := evalsim.SimulateProject(ctx, st, p.ID, evalsim.ProjectSpec{Runs: r.runs, Split: r.split, Depth: r.depth,
 		Strategies: r.strategies, Budget: r.budget, Measures: r.measures, Sample: cfg, Bandit: r.bandit, CAL: r.cal,

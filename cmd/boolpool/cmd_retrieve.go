@@ -15,6 +15,7 @@ import (
 
 	"boolpool/encoders"
 	"boolpool/server/app"
+	"boolpool/server/export"
 	"boolpool/server/metrics"
 	"boolpool/server/progress"
 	"boolpool/server/retrieval"
@@ -95,7 +96,11 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	runName := sum.Name
 	if *out != "" {
-		if err := writeTRECRun(ctx, *out, stdout, runName, queries, results); err != nil {
+		ids, err := export.ProjectIDMaps(ctx, st, p.ID)
+		if err != nil {
+			return err
+		}
+		if err := writeTRECRun(ctx, *out, stdout, runName, queries, results, ids); err != nil {
 			return err
 		}
 	}
@@ -122,11 +127,14 @@ func printMethods(w io.Writer) error {
 	return tw.Flush()
 }
 
-func writeTRECRun(ctx context.Context, path string, stdout io.Writer, tag string, queries []retrieval.Query, results map[string][]retrieval.Result) error {
+// writeTRECRun writes a run file, ids written as the project's TREC tokens
+// (trecfmt's id rule: the same tokens as the project's qrels exports).
+func writeTRECRun(ctx context.Context, path string, stdout io.Writer, tag string, queries []retrieval.Query, results map[string][]retrieval.Result, ids trecfmt.IDMaps) error {
 	var lines []trecfmt.RunLine
+	tag = trecfmt.EncodeID(tag)
 	for _, q := range queries {
 		for i, r := range results[q.ID] {
-			lines = append(lines, trecfmt.RunLine{QueryID: q.ID, Iter: "Q0", DocID: r.DocID, Rank: i + 1, Score: r.Score, Tag: tag})
+			lines = append(lines, trecfmt.RunLine{QueryID: ids.Queries.Encode(q.ID), Iter: "Q0", DocID: ids.Docs.Encode(r.DocID), Rank: i + 1, Score: r.Score, Tag: tag})
 		}
 	}
 	if path == "-" {
@@ -426,9 +434,13 @@ func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Write
 		if err != nil {
 			return err
 		}
+		ids, err := export.ProjectIDMaps(ctx, st, p.ID)
+		if err != nil {
+			return err
+		}
 		for q, ds := range file {
 			for d := range ds {
-				addNeg(q, d)
+				addNeg(ids.Queries.Decode(q), ids.Docs.Decode(d))
 			}
 		}
 	}
@@ -505,6 +517,17 @@ func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Write
 			templates = append(templates, q.Template)
 		}
 	}
+	// Documents are evaluated under their TREC tokens (issue 25): ties of
+	// score break by docid as trec_eval breaks them, so the numbers equal
+	// those of the exported run and qrels files.
+	tokens, err := export.ProjectIDMaps(ctx, st, p.ID)
+	if err != nil {
+		return err
+	}
+	qrels, opt = tokenizeEval(tokens.Docs, qrels, opt)
+	for i := range all {
+		all[i].run = tokenizeRun(tokens.Docs, all[i].run)
+	}
 	var rows []evalRow
 	for _, nr := range all {
 		res := metrics.EvaluateRun(qrels, nr.run, specs, opt)
@@ -541,6 +564,56 @@ func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Write
 
 // toMetricsRun converts retrieval results (in any order: the evaluator
 // ranks them by score) to a metrics.Run.
+// tokenizeEval is qrels and opt with every document id written as its
+// TREC token (docs.Encode).
+func tokenizeEval(docs *trecfmt.IDMap, qrels metrics.Qrels, opt metrics.Options) (metrics.Qrels, metrics.Options) {
+	if docs.Len() == 0 {
+		return qrels, opt
+	}
+	outQ := make(metrics.Qrels, len(qrels))
+	for q, ds := range qrels {
+		m := make(map[string]int, len(ds))
+		for d, g := range ds {
+			m[docs.Encode(d)] = g
+		}
+		outQ[q] = m
+	}
+	if opt.Negatives != nil {
+		neg := make(map[string]map[string]bool, len(opt.Negatives))
+		for q, ds := range opt.Negatives {
+			m := make(map[string]bool, len(ds))
+			for d := range ds {
+				m[docs.Encode(d)] = true
+			}
+			neg[q] = m
+		}
+		opt.Negatives = neg
+	}
+	pairs := make([]metrics.NevIRPair, len(opt.NevIRPairs))
+	for i, pr := range opt.NevIRPairs {
+		pr.Doc1, pr.Doc2 = docs.Encode(pr.Doc1), docs.Encode(pr.Doc2)
+		pairs[i] = pr
+	}
+	opt.NevIRPairs = pairs
+	return outQ, opt
+}
+
+// tokenizeRun is run with every document id written as its TREC token.
+func tokenizeRun(docs *trecfmt.IDMap, run metrics.Run) metrics.Run {
+	if docs.Len() == 0 {
+		return run
+	}
+	out := make(metrics.Run, len(run))
+	for q, ds := range run {
+		s := make([]metrics.Scored, len(ds))
+		for i, d := range ds {
+			s[i] = metrics.Scored{DocID: docs.Encode(d.DocID), Score: d.Score}
+		}
+		out[q] = s
+	}
+	return out
+}
+
 func toMetricsRun(results map[string][]retrieval.Result) metrics.Run {
 	run := make(metrics.Run, len(results))
 	for q, rs := range results {

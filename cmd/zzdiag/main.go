@@ -17,7 +17,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	p, err := st.ProjectByName(ctx, "bench-estimate")
+	p, err := st.ProjectByName(ctx, "val")
 	if err != nil {
 		panic(err)
 	}

@@ -62,6 +62,10 @@ func derivedQrels(ctx context.Context, st *store.Store, projectID int64, method 
 	if err != nil {
 		return c, err
 	}
+	ids, err := ProjectIDMaps(ctx, st, projectID)
+	if err != nil {
+		return c, err
+	}
 	for _, q := range qs {
 		rel := map[string]bool{}
 		for d, g := range direct[q.ID] {
@@ -89,7 +93,7 @@ func derivedQrels(ctx context.Context, st *store.Store, projectID int64, method 
 			if r.Conflict {
 				src = "direct-conflict"
 			}
-			if _, err := fmt.Fprintf(w, "%s\t0\t%s\t%d\t%s\n", q.ID, r.Doc, grade, src); err != nil {
+			if _, err := fmt.Fprintf(w, "%s\t0\t%s\t%d\t%s\n", ids.Queries.Encode(q.ID), ids.Docs.Encode(r.Doc), grade, src); err != nil {
 				return c, err
 			}
 			c.Qrels++

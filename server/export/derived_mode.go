@@ -73,10 +73,14 @@ func consensusQrelsMode(ctx context.Context, st *store.Store, projectID int64, m
 	if err != nil {
 		return c, err
 	}
+	ids, err := ProjectIDMaps(ctx, st, projectID)
+	if err != nil {
+		return c, err
+	}
 	write := func(q, d string, grade int, src string) error {
 		c.Qrels++
 		c.Lines++
-		_, err := fmt.Fprintf(w, "%s 0 %s %d %s\n", q, d, grade, src)
+		_, err := fmt.Fprintf(w, "%s 0 %s %d %s\n", ids.Queries.Encode(q), ids.Docs.Encode(d), grade, src)
 		return err
 	}
 	if mode == api.QrelsBoth {

@@ -28,7 +28,7 @@ import (
 
 // Formats lists the accepted --format names. beir writes a directory.
 func Formats() []string {
-	return []string{"quest", "quest-documents", "beir", "trec-topics", "trec-qrels", "trec-run", "csv", "qrels-consensus", "quest-judged", "boolq", "nevir", "qrels-derived", "quest-variants"}
+	return []string{"quest", "quest-documents", "beir", "trec-topics", "trec-qrels", "trec-run", "csv", "qrels-consensus", "quest-judged", "boolq", "nevir", "qrels-derived", "quest-variants", "idmap"}
 }
 
 // Options select what to export.
@@ -99,6 +99,8 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 		c, err = derivedQrels(ctx, st, projectID, opt.Consensus, bw)
 	case "quest-variants": // issue 13, derived.go
 		c, err = questVariants(ctx, st, projectID, bw)
+	case "idmap": // issue 25, trecids.go
+		c, err = idMapFile(ctx, st, projectID, bw)
 	case "beir":
 		return c, fmt.Errorf("export: beir writes a directory: pass --out DIR")
 	default:
@@ -140,11 +142,15 @@ func consensusQrels(ctx context.Context, st *store.Store, projectID int64, metho
 	if err := consensus.Current(ctx, st, projectID); err != nil {
 		return c, err
 	}
+	ids, err := ProjectIDMaps(ctx, st, projectID)
+	if err != nil {
+		return c, err
+	}
 	qw := trecfmt.NewQrelsWriter(w)
-	err := eachConsensusQrel(ctx, st, projectID, method, func(r store.ConsensusQrel) error {
+	err = eachConsensusQrel(ctx, st, projectID, method, func(r store.ConsensusQrel) error {
 		c.Qrels++
 		c.Lines++
-		return qw.Write(trecfmt.Qrel{QueryID: r.QueryExtID, Iter: "0", DocID: r.DocExtID, Rel: r.Relevance})
+		return qw.Write(trecfmt.Qrel{QueryID: ids.Queries.Encode(r.QueryExtID), Iter: "0", DocID: ids.Docs.Encode(r.DocExtID), Rel: r.Relevance})
 	})
 	if err != nil {
 		return c, err
@@ -436,11 +442,15 @@ func beirQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.W
 
 func trecTopics(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
+	ids, err := ProjectIDMaps(ctx, st, projectID)
+	if err != nil {
+		return c, err
+	}
 	tw := trecfmt.NewTopicsWriter(w)
-	err := st.EachQuery(ctx, projectID, func(q store.Query) error {
+	err = st.EachQuery(ctx, projectID, func(q store.Query) error {
 		c.Queries++
 		c.Lines++
-		return tw.Write(trecfmt.Topic{ID: q.ExtID, Title: oneLine(q.Text)})
+		return tw.Write(trecfmt.Topic{ID: ids.Queries.Encode(q.ExtID), Title: oneLine(q.Text)})
 	})
 	if err != nil {
 		return c, err
@@ -450,11 +460,15 @@ func trecTopics(ctx context.Context, st *store.Store, projectID int64, w *bufio.
 
 func trecQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
 	var c Counts
+	ids, err := ProjectIDMaps(ctx, st, projectID)
+	if err != nil {
+		return c, err
+	}
 	qw := trecfmt.NewQrelsWriter(w)
-	err := st.EachMergedQrel(ctx, projectID, "positive", func(r store.Qrel) error {
+	err = st.EachMergedQrel(ctx, projectID, "positive", func(r store.Qrel) error {
 		c.Qrels++
 		c.Lines++
-		return qw.Write(trecfmt.Qrel{QueryID: r.QueryExtID, Iter: "0", DocID: r.DocExtID, Rel: r.Relevance})
+		return qw.Write(trecfmt.Qrel{QueryID: ids.Queries.Encode(r.QueryExtID), Iter: "0", DocID: ids.Docs.Encode(r.DocExtID), Rel: r.Relevance})
 	})
 	if err != nil {
 		return c, err
@@ -471,10 +485,15 @@ func trecRun(ctx context.Context, st *store.Store, projectID int64, name string,
 	if err != nil {
 		return c, err
 	}
+	ids, err := ProjectIDMaps(ctx, st, projectID)
+	if err != nil {
+		return c, err
+	}
+	tag := trecfmt.EncodeID(name)
 	rw := trecfmt.NewRunWriter(w)
 	err = st.EachRunRow(ctx, runID, func(r store.RunRow) error {
 		c.Lines++
-		return rw.Write(trecfmt.RunLine{QueryID: r.QueryExtID, Iter: "Q0", DocID: r.DocExtID, Rank: r.Rank, Score: r.Score, Tag: name})
+		return rw.Write(trecfmt.RunLine{QueryID: ids.Queries.Encode(r.QueryExtID), Iter: "Q0", DocID: ids.Docs.Encode(r.DocExtID), Rank: r.Rank, Score: r.Score, Tag: tag})
 	})
 	if err != nil {
 		return c, err

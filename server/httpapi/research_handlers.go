@@ -335,6 +335,8 @@ func exportExt(format string) (string, bool) {
 		return "run", true
 	case "csv":
 		return "csv", true
+	case "idmap":
+		return "tsv", true
 	case "beir":
 		return "zip", true
 	default:

@@ -14,6 +14,10 @@ func importTRECTopics(ctx context.Context, im *store.Importer, in *input, res *R
 	res.Kind = "queries"
 	rr := in.records("topic")
 	tr := trecfmt.NewTopicsReader(rr, in.name)
+	ids, err := importIDMaps(ctx, im)
+	if err != nil {
+		return err
+	}
 	for n := 1; ; n++ {
 		rr.next()
 		t, err := tr.Read()
@@ -28,7 +32,7 @@ func importTRECTopics(ctx context.Context, im *store.Importer, in *input, res *R
 			text = t.Description
 		}
 		md, _ := json.Marshal(map[string]string{"description": t.Description, "narrative": t.Narrative})
-		if _, err := im.Query(ctx, store.QueryIn{ExtID: t.ID, Text: text, Metadata: md, Seq: n}); err != nil {
+		if _, err := im.Query(ctx, store.QueryIn{ExtID: ids.Queries.Decode(t.ID), Text: text, Metadata: md, Seq: n}); err != nil {
 			return err
 		}
 	}
@@ -37,6 +41,10 @@ func importTRECTopics(ctx context.Context, im *store.Importer, in *input, res *R
 func importTRECQrels(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	res.Kind = "qrels"
 	qr := trecfmt.NewQrelsReader(in.r, in.name)
+	ids, err := importIDMaps(ctx, im)
+	if err != nil {
+		return err
+	}
 	for {
 		q, err := qr.Read()
 		if errors.Is(err, io.EOF) {
@@ -45,14 +53,14 @@ func importTRECQrels(ctx context.Context, im *store.Importer, in *input, res *Re
 		if err != nil {
 			return err
 		}
-		qid, ok, err := im.QueryID(ctx, q.QueryID)
+		qid, ok, err := im.QueryID(ctx, ids.Queries.Decode(q.QueryID))
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return lineErr(in.name, qr.Line(), "qid", "unknown query %s (import its queries first)", quote(q.QueryID))
 		}
-		if err := im.Qrel(ctx, qid, q.DocID, q.Rel, "positive", "qrels"); err != nil {
+		if err := im.Qrel(ctx, qid, ids.Docs.Decode(q.DocID), q.Rel, "positive", "qrels"); err != nil {
 			return err
 		}
 	}
@@ -67,6 +75,10 @@ func importTRECRun(ctx context.Context, im *store.Importer, in *input, res *Resu
 	if err != nil {
 		return err
 	}
+	ids, err := importIDMaps(ctx, im)
+	if err != nil {
+		return err
+	}
 	rr := trecfmt.NewRunReader(in.r, in.name)
 	seen := map[[2]string]bool{}
 	for {
@@ -77,13 +89,14 @@ func importTRECRun(ctx context.Context, im *store.Importer, in *input, res *Resu
 		if err != nil {
 			return err
 		}
-		qid, ok, err := im.QueryID(ctx, l.QueryID)
+		qid, ok, err := im.QueryID(ctx, ids.Queries.Decode(l.QueryID))
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return lineErr(in.name, rr.Line(), "qid", "unknown query %s (import its queries first)", quote(l.QueryID))
 		}
+		l.QueryID, l.DocID = ids.Queries.Decode(l.QueryID), ids.Docs.Decode(l.DocID)
 		key := [2]string{l.QueryID, l.DocID}
 		if seen[key] {
 			return lineErr(in.name, rr.Line(), "docno", "document %s listed twice for query %s", quote(l.DocID), quote(l.QueryID))
@@ -93,4 +106,14 @@ func importTRECRun(ctx context.Context, im *store.Importer, in *input, res *Resu
 			return err
 		}
 	}
+}
+
+// importIDMaps are the project's TREC id maps (trecfmt's id rule, issue
+// 25) as the import's transaction sees them: tokens of the project's own
+// TREC exports, and the plain "_ for white space" form of other tools, read
+// back as the project's ids.
+func importIDMaps(ctx context.Context, im *store.Importer) (trecfmt.IDMaps, error) {
+	return trecfmt.BuildIDMaps(
+		func(kind string) ([]string, error) { return im.TRECIDCandidates(ctx, kind) },
+		func(kind string, ids []string) (map[string]bool, error) { return im.ExistingTRECIDs(ctx, kind, ids) })
 }

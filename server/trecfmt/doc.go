@@ -12,6 +12,13 @@
 // skipped; run fields after the sixth ignored) and is strict where
 // trec_eval silently guesses (atol/atof of a malformed number is an error
 // here, not 0).
+//
+// Writers refuse an id with white space; callers write ids through the
+// id rule of ids.go (EncodeID, and a project's IDMap): ids without white
+// space unchanged, others escaped (space → "_", "_" → "%5F", "%" → "%25",
+// other white space and control characters → "%XX"), a collision with an
+// id written unchanged resolved with a "~N" suffix. WriteIDMap writes the
+// ids that changed.
 package trecfmt
 
 import (

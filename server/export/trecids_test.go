@@ -3,6 +3,7 @@ package export_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/server/atoms"
+	"boolpool/server/boolexpr"
 	"boolpool/server/export"
 	"boolpool/server/ingest"
 	"boolpool/server/metrics"
@@ -315,5 +318,63 @@ func TestTRECExportsEvaluateAndReimport(t *testing.T) {
 	}
 	if _, err := ingest.Files(ctx, st, p.ID, "trec-qrels", []string{bad}, ingest.Options{}); err == nil || !strings.Contains(err.Error(), bad+":2: field qid") {
 		t.Errorf("unknown query: %v", err)
+	}
+}
+
+// TestDerivedQrelsEncodeIDs (issue 25): labels derived from constraint
+// judgments on documents with spaced ids are written as tokens in
+// qrels-derived and in qrels-consensus's derived mode (they were written
+// with the spaces, so a reader split the docid into two fields).
+func TestDerivedQrelsEncodeIDs(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	p, err := st.EnsureProject(ctx, "derivedids")
+	if err != nil {
+		t.Fatal(err)
+	}
+	and, _ := boolexpr.FromTemplate(boolexpr.TemplateAnd2, 2)
+	ej, _ := json.Marshal(and)
+	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
+		_, err := im.Query(ctx, store.QueryIn{ExtID: "q1", Text: "board games that are also Xlib programs", Template: boolexpr.TemplateAnd2,
+			OriginalQuery: "<mark>board games</mark> that are also <mark>Xlib programs</mark>",
+			Atoms:         []store.Atom{{Text: "board games", End: 11}, {Text: "Xlib programs", Start: 26, End: 39}}, Expression: ej})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := atoms.Sync(ctx, st, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	links, err := st.AtomLinks(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	games, xlib := links[0].AtomID, links[1].AtomID
+	if err := st.SetAtomLabels(ctx, p.ID, []store.AtomLabel{
+		{AtomID: games, DocExtID: "Chess game", Label: "yes"}, {AtomID: games, DocExtID: "X vier", Label: "yes"},
+		{AtomID: xlib, DocExtID: "X vier", Label: "yes"}, {AtomID: xlib, DocExtID: "Chess game", Label: "no"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		format string
+		opt    export.Options
+	}{{"qrels-derived", export.Options{}}, {"qrels-consensus", export.Options{Qrels: api.QrelsDerived}}} {
+		var b bytes.Buffer
+		if _, err := export.Write(ctx, st, p.ID, c.format, &b, c.opt); err != nil {
+			t.Fatalf("%s: %v", c.format, err)
+		}
+		got := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+			f := strings.Fields(l)
+			if len(f) != 5 {
+				t.Fatalf("%s: line %q has %d fields, want 5", c.format, l, len(f))
+			}
+			got[f[2]] = f[3]
+		}
+		if want := map[string]string{"Chess_game": "0", "X_vier": "1"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, want %v:\n%s", c.format, got, want, b.String())
+		}
 	}
 }

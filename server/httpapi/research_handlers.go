@@ -35,7 +35,8 @@ import (
 //	GET  /api/projects/:project/exports        []api.ExportSnapshot (admin)
 //	GET  /api/projects/:project/exports/:format  streamed download (admin): quest, quest-documents,
 //	                                           quest-judged, trec-topics, trec-qrels, qrels-consensus,
-//	                                           trec-run (?run=NAME), csv; the recorded snapshot's id is
+//	                                           trec-run (?run=NAME), csv, idmap (the ids the TREC files
+//	                                           write as other tokens, .tsv); the recorded snapshot's id is
 //	                                           in X-Export-Id and the file name; ?consensus=majority|dawid-skene
 //	                                           picks the consensus of qrels-consensus and quest-judged
 //

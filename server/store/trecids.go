@@ -19,12 +19,14 @@ type rowQuerier interface {
 }
 
 // The ids a project's TREC files can carry: query ext ids; document ext
-// ids of documents, qrels and runs.
+// ids of documents and qrels. Runs' documents are left out: a run ranks
+// the corpus, and unnesting every stored ranking (millions of rows) on
+// each export would cost seconds; a run's document outside the corpus and
+// the qrels is written by the plain rule (trecfmt.EncodeID).
 const (
 	queryIDsSQL = `SELECT ext_id FROM queries WHERE project_id = $1`
 	docIDsSQL   = `SELECT ext_id FROM documents WHERE project_id = $1
-		UNION SELECT doc_ext_id FROM qrels WHERE project_id = $1
-		UNION SELECT r.doc_ext_id FROM run_results r JOIN runs ru ON ru.id = r.run_id WHERE ru.project_id = $1`
+		UNION SELECT doc_ext_id FROM qrels WHERE project_id = $1`
 )
 
 func idsSQL(kind string) (string, error) {

@@ -142,9 +142,13 @@ func BuildIDMap(spaced []string, exists func(tokens []string) (map[string]bool, 
 	if len(ids) == 0 {
 		return m, nil
 	}
-	cands := make([]string, 0, 2*len(ids))
+	cands := make([]string, 0, len(ids))
 	for _, id := range ids {
-		cands = append(cands, EncodeID(id), plainForm(id))
+		t, p := EncodeID(id), plainForm(id)
+		cands = append(cands, t)
+		if p != t { // the same for an id without "_", "%" or other white space
+			cands = append(cands, p)
+		}
 	}
 	literal, err := exists(cands)
 	if err != nil {

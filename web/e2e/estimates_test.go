@@ -193,7 +193,8 @@ func TestEstimatesDashboard(t *testing.T) {
 	if !want.Estimated || want.Pool != "sampled" || len(want.Runs) != 3 || len(want.Measures) == 0 {
 		t.Fatalf("estimates %+v", want)
 	}
-	cellText := func(v api.EstimateValue) string { return fmt.Sprintf("%.4f ± %.4f", v.Est, (v.Hi-v.Lo)/2) }
+	// A cell shows the estimate and its 95 % interval, as the CLI's table.
+	cellText := func(v api.EstimateValue) string { return fmt.Sprintf("%.4f [%.4f, %.4f]", v.Est, v.Lo, v.Hi) }
 	for _, r := range want.Runs {
 		for _, m := range want.Measures {
 			v := r.Means[m]
@@ -313,16 +314,18 @@ func TestEstimatesDashboard(t *testing.T) {
 		t.Errorf("CLI relevant %+v %d %+v, the API %+v %d %+v", got.RelevantTotal, got.JudgedRelevant, got.JudgedRecall,
 			want.RelevantTotal, want.JudgedRelevant, want.JudgedRecall)
 	}
-	// The table prints each estimate with the interval the dashboard's
-	// "±" halves.
+	// The CLI's table prints what the dashboard shows, cell by cell.
 	table := cli()
 	for _, r := range want.Runs {
 		for _, m := range want.Measures {
-			v := r.Means[m]
-			if w := fmt.Sprintf("%.4f [%.4f, %.4f]", v.Est, v.Lo, v.Hi); !strings.Contains(table, w) {
+			if w := shown[r.Run][m]; !strings.Contains(table, r.Run) || !strings.Contains(table, w) {
 				t.Errorf("the CLI's table lacks %s %s %q:\n%s", r.Run, m, w, table)
 			}
 		}
+	}
+	if !strings.Contains(table, fmt.Sprintf("%d judged relevant; estimated in all %.1f [%.1f, %.1f]", want.JudgedRelevant,
+		want.RelevantTotal.Est, want.RelevantTotal.Lo, want.RelevantTotal.Hi)) {
+		t.Errorf("the CLI's table lacks the relevant total of the dashboard:\n%s", table)
 	}
 	t.Logf("boolpool eval --estimate:\n%s", table)
 }

@@ -266,6 +266,17 @@ func TestEstimatesDashboard(t *testing.T) {
 	if eval[bool](e, `!!document.querySelector('#estimates-design')`) != true {
 		t.Error("the panel does not say its numbers come from the sampled pool")
 	}
+	// The significant pairs: the API's, as the panel words them.
+	var sig []string
+	for _, p := range want.Pairs {
+		if p.Significant {
+			sig = append(sig, fmt.Sprintf("%s: %s vs %s, difference %+.4f (adjusted p %.3g)", p.Measure, p.A, p.B, p.Diff, p.PHolm))
+		}
+	}
+	shownPairs := eval[[]string](e, `[...document.querySelectorAll('#estimates-pairs li')].map(li => li.textContent)`)
+	if strings.Join(shownPairs, "\n") != strings.Join(sig, "\n") {
+		t.Errorf("dashboard pairs %q, the API's significant pairs %q", shownPairs, sig)
+	}
 
 	// `boolpool eval --estimate`, the built binary on the same database.
 	root, err := repoRoot()

@@ -123,8 +123,12 @@ func (e *EstimatesPanel) table() app.UI {
 			for _, m := range r.Measures {
 				v := runs[i].Means[m]
 				if r.Estimated {
-					cells = append(cells, app.Td().DataSet("measure", m).Title(fmt.Sprintf("95%% interval %.4f–%.4f, SE %.4f", v.Lo, v.Hi, v.SE)).
-						Textf("%.4f ± %.4f", v.Est, (v.Hi-v.Lo)/2))
+					// The interval, not "± half-width": it is clipped to
+					// [0, 1], so near 0 or 1 it is not symmetric.
+					cells = append(cells, app.Td().DataSet("measure", m).Title(fmt.Sprintf("95%% interval %.4f–%.4f, SE %.4f", v.Lo, v.Hi, v.SE)).Body(
+						app.Span().Class("mean").Textf("%.4f", v.Est),
+						app.Span().Class("interval").Textf(" [%.4f, %.4f]", v.Lo, v.Hi),
+					))
 				} else {
 					cells = append(cells, app.Td().DataSet("measure", m).Textf("%.4f", v.Est))
 				}

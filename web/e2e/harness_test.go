@@ -127,6 +127,7 @@ func requireBrowser(t testing.TB) string {
 type env struct {
 	t     testing.TB
 	st    *store.Store
+	dbURL string // the database's URL (for the CLI)
 	fx    *judgingtest.Fixture
 	judge *judging.Service // the server's own (its judgments reach the consensus)
 	url   string
@@ -139,7 +140,7 @@ type env struct {
 func newEnv(t testing.TB, ratersPerItem int) *env {
 	t.Helper()
 	chromium := requireBrowser(t)
-	st := storetest.New(t)
+	st, dbURL := storetest.NewWithURL(t)
 	fx := judgingtest.New(t, st, ratersPerItem)
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 1 << 20, LoginPerMinute: 1000, StaticDir: staticDir}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -178,7 +179,7 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	return &env{t: t, st: st, fx: fx, judge: a.Services.Judging, url: srv.URL, ctx: ctx, shots: screenshotDir(t)}
+	return &env{t: t, st: st, dbURL: dbURL, fx: fx, judge: a.Services.Judging, url: srv.URL, ctx: ctx, shots: screenshotDir(t)}
 }
 
 // screenshotDir is $BOOLPOOL_SCREENSHOTS or web/e2e/testdata/screenshots

@@ -62,6 +62,14 @@ func URL(t testing.TB) string {
 // New returns a store on a fresh, fully migrated database.
 func New(t testing.TB) *store.Store {
 	t.Helper()
+	s, _ := NewWithURL(t)
+	return s
+}
+
+// NewWithURL is New that also returns the database's URL (for tests that
+// run a command against the same database).
+func NewWithURL(t testing.TB) (*store.Store, string) {
+	t.Helper()
 	u := URL(t)
 	ctx := context.Background()
 	s, err := store.Open(ctx, u, 20)
@@ -72,5 +80,5 @@ func New(t testing.TB) *store.Store {
 	if _, err := s.Migrate(ctx); err != nil {
 		t.Fatalf("storetest: migrate: %v", err)
 	}
-	return s
+	return s, u
 }

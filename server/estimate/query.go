@@ -75,6 +75,7 @@ type qsample struct {
 	judgedRel int
 	nUnits    int
 	nStrata   int
+	pooled    []bool    // per stratum: R̂ and Ĝ from the rate pooled over queries
 	c         []float64 // per stratum: replicate weight factor
 	reps      []rep     // row r ≥ 1 is reps[r−1]
 	nRows     int
@@ -98,6 +99,16 @@ type qsample struct {
 // a document; units naming a stratum the design lacks are skipped). A
 // stratum's N_h is at least its number of judged units.
 func newSample(d QueryDesign, judged map[string]int, minRel int) *qsample {
+	return newSamplePooled(d, judged, minRel, nil)
+}
+
+// newSamplePooled is newSample where the strata named in pooled (sparse
+// strata, see Input.PoolSparse) contribute N_h·p̂ to R̂ and N_h·p̂_g to each
+// grade's count, p̂ the rate pooled over all queries, instead of their own
+// Horvitz–Thompson sums; their judged units still carry 1/π in the runs'
+// numerators. Their replicates leave R̂ and Ĝ unchanged (the pooled
+// rate's own variance is added over queries by Estimate).
+func newSamplePooled(d QueryDesign, judged map[string]int, minRel int, pooled map[string]pooledRate) *qsample {
 	s := &qsample{unitOf: make(map[string]int, len(d.Units)), judged: make(map[string]int, len(d.Units))}
 	H := len(d.Strata)
 	s.nStrata = H
@@ -132,15 +143,23 @@ func newSample(d QueryDesign, judged map[string]int, minRel int) *qsample {
 	s.c = make([]float64, H)
 	s.rh = make([]float64, H)
 	s.nRows = 1
+	s.pooled = make([]bool, H)
 	for h, m := range members {
 		n := len(m)
+		pr, isPooled := pooled[d.Strata[h].Name]
+		if isPooled && d.Strata[h].Sampled < d.Strata[h].Population {
+			s.pooled[h] = true
+			s.rh[h] = float64(max(d.Strata[h].Population, n)) * pr.rate
+		}
 		if n == 0 {
 			continue
 		}
 		popN := float64(max(d.Strata[h].Population, n))
 		for _, u := range m {
 			s.w[u] = popN / float64(n)
-			s.rh[h] += s.w[u] * s.rel[u]
+			if !s.pooled[h] {
+				s.rh[h] += s.w[u] * s.rel[u]
+			}
 		}
 		if float64(n) >= popN {
 			continue // a certainty stratum: no replicate
@@ -166,6 +185,17 @@ func newSample(d QueryDesign, judged map[string]int, minRel int) *qsample {
 			s.grades = append(s.grades, g)
 		}
 	}
+	for h := range s.pooled {
+		if !s.pooled[h] {
+			continue
+		}
+		for g, r := range pooled[d.Strata[h].Name].grades {
+			if g > 0 && r > 0 && !seenGrade[g] {
+				seenGrade[g] = true
+				s.grades = append(s.grades, g)
+			}
+		}
+	}
 	sort.Sort(sort.Reverse(sort.IntSlice(s.grades)))
 	idx := make(map[int]int, len(s.grades))
 	for i, g := range s.grades {
@@ -181,8 +211,22 @@ func newSample(d QueryDesign, judged map[string]int, minRel int) *qsample {
 		s.gi[u] = -1
 		if g > 0 {
 			s.gi[u] = idx[g]
-			s.gh[s.stratum[u]][idx[g]] += s.w[u]
-			s.gfull[idx[g]] += s.w[u]
+			if !s.pooled[s.stratum[u]] {
+				s.gh[s.stratum[u]][idx[g]] += s.w[u]
+				s.gfull[idx[g]] += s.w[u]
+			}
+		}
+	}
+	for h := range s.pooled {
+		if !s.pooled[h] {
+			continue
+		}
+		popN := float64(max(d.Strata[h].Population, len(members[h])))
+		for g, r := range pooled[d.Strata[h].Name].grades {
+			if g > 0 {
+				s.gh[h][idx[g]] += popN * r
+				s.gfull[idx[g]] += popN * r
+			}
 		}
 	}
 	// R̂ per row.
@@ -191,6 +235,10 @@ func newSample(d QueryDesign, judged map[string]int, minRel int) *qsample {
 		s.rhat[0] += x
 	}
 	for r, rp := range s.reps {
+		if s.pooled[rp.h] {
+			s.rhat[r+1] = s.rhat[0]
+			continue
+		}
 		s.rhat[r+1] = replicate(s.rhat[0], s.rh[rp.h], s.c[rp.h], s.w[rp.j]*s.rel[rp.j])
 	}
 	s.seen = make([]bool, nu)
@@ -339,6 +387,10 @@ func (s *qsample) ideals(k int) []float64 {
 	out := make([]float64, s.nRows)
 	out[0] = s.idealDCG(s.gfull, k)
 	for r, rp := range s.reps {
+		if s.pooled[rp.h] {
+			out[r+1] = out[0]
+			continue
+		}
 		gj := s.gi[rp.j]
 		for i := range s.gtmp {
 			wa := 0.0

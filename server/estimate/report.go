@@ -48,6 +48,9 @@ type Report struct {
 	// paired t-test over queries on the per-query estimates,
 	// Holm-corrected within each measure, alpha 0.05.
 	Pairs []PairTest `json:"pairs"`
+	// Pooled lists the sparse strata estimated from their rate pooled
+	// over queries (Input.PoolSparse).
+	Pooled []PooledStratum `json:"pooled,omitempty"`
 }
 
 // Input of Estimate.
@@ -57,6 +60,18 @@ type Input struct {
 	Runs    []NamedRanking
 	Specs   []metrics.Spec
 	MinRel  int // lowest relevant grade; 0 means 1, as in metrics.Options
+	// PoolSparse estimates the relevant documents of sparse strata — those
+	// whose judged units hold less than one relevant document per query on
+	// average, where a query's own Horvitz–Thompson sum is mostly 0 and
+	// now and then a huge 1/π — from the relevance rate pooled over all
+	// queries (a model-assisted estimate: it assumes the rate of a stratum
+	// is alike across queries), and adds the pooled rates' variance
+	// (binomial over all their judged units, Jeffreys' rate when none is
+	// relevant) to every mean and to R̂, through each mean's change when a
+	// rate moves by one standard error. R̂ per query and the means then
+	// carry the uncertainty the deep strata share across queries, which
+	// per-query jackknives cannot see.
+	PoolSparse bool
 	// Plugin reports the plug-in ratio estimates (statAP, R@k, nDCG@k as
 	// the formulas give them) without the jackknife bias correction.
 	Plugin bool
@@ -76,6 +91,150 @@ func Estimate(in Input) Report {
 	if minRel == 0 {
 		minRel = 1
 	}
+	if !in.PoolSparse {
+		return estimate(in, minRel, nil)
+	}
+	pool := pooledRates(in, minRel)
+	rep := estimate(in, minRel, pool)
+	if len(pool) == 0 {
+		return rep
+	}
+	rep.Pooled = make([]PooledStratum, 0, len(pool))
+	extra := make([]map[string]float64, len(rep.Runs))
+	for i := range extra {
+		extra[i] = map[string]float64{}
+	}
+	extraR := 0.0
+	for _, name := range metrics.SortedKeys(pool) {
+		pr := pool[name]
+		rep.Pooled = append(rep.Pooled, PooledStratum{Stratum: name, Judged: pr.n, Relevant: pr.k, Rate: pr.rate, SE: pr.se, Queries: pr.queries})
+		alt := estimate(in, minRel, shifted(pool, name, minRel))
+		for ri := range rep.Runs {
+			for _, m := range rep.Measures {
+				d := alt.Runs[ri].Means[m].Est - rep.Runs[ri].Means[m].Est
+				extra[ri][m] += d * d
+			}
+		}
+		d := alt.RelevantTotal.Est - rep.RelevantTotal.Est
+		extraR += d * d
+	}
+	for ri := range rep.Runs {
+		for _, m := range rep.Measures {
+			v := rep.Runs[ri].Means[m]
+			if v.Plain {
+				continue
+			}
+			rep.Runs[ri].Means[m] = interval(v.Est, v.SE*v.SE+extra[ri][m], 0, 1)
+		}
+	}
+	t := rep.RelevantTotal
+	rep.RelevantTotal = interval(t.Est, t.SE*t.SE+extraR, float64(rep.JudgedRelevant), math.Inf(1))
+	rep.JudgedRecall = judgedRecall(rep.JudgedRelevant, t.Est, t.SE*t.SE+extraR)
+	return rep
+}
+
+// pooledRate is a sparse stratum's relevance rate pooled over queries.
+type pooledRate struct {
+	n, k, queries int
+	rate, se      float64
+	grades        map[int]float64 // grade → rate of judged units with that grade
+}
+
+// PooledStratum reports a stratum estimated from its pooled rate.
+type PooledStratum struct {
+	Stratum  string  `json:"stratum"`
+	Queries  int     `json:"queries"`
+	Judged   int     `json:"judged"`
+	Relevant int     `json:"relevant"`
+	Rate     float64 `json:"rate"`
+	SE       float64 `json:"se"`
+}
+
+// pooledRates finds the sparse strata (sampled, fewer relevant judged
+// units than queries having them) and their pooled rates; the standard
+// error uses Jeffreys' rate (k + ½)/(n + 1), so a stratum with no relevant
+// unit still has one.
+func pooledRates(in Input, minRel int) map[string]pooledRate {
+	type acc struct {
+		n, k, queries int
+		grades        map[int]int
+	}
+	by := map[string]*acc{}
+	for q, d := range in.Designs {
+		judged := in.Judged[q]
+		for h, st := range d.Strata {
+			if st.Sampled >= st.Population {
+				continue
+			}
+			a := by[st.Name]
+			if a == nil {
+				a = &acc{grades: map[int]int{}}
+				by[st.Name] = a
+			}
+			a.queries++
+			seen := map[string]bool{}
+			for _, u := range d.Units {
+				if u.Stratum != h || seen[u.Doc] {
+					continue
+				}
+				g, ok := judged[u.Doc]
+				if !ok {
+					continue
+				}
+				seen[u.Doc] = true
+				a.n++
+				if g >= minRel {
+					a.k++
+				}
+				a.grades[g]++
+			}
+		}
+	}
+	out := map[string]pooledRate{}
+	for name, a := range by {
+		if a.n == 0 || a.k >= a.queries {
+			continue
+		}
+		jr := (float64(a.k) + 0.5) / (float64(a.n) + 1)
+		pr := pooledRate{n: a.n, k: a.k, queries: a.queries, rate: float64(a.k) / float64(a.n),
+			se: math.Sqrt(jr * (1 - jr) / float64(a.n)), grades: map[int]float64{}}
+		for g, c := range a.grades {
+			pr.grades[g] = float64(c) / float64(a.n)
+		}
+		out[name] = pr
+	}
+	return out
+}
+
+// shifted is pool with stratum name's rate one standard error higher (its
+// grades scaled alike; with no relevant unit the shift goes to grade
+// minRel).
+func shifted(pool map[string]pooledRate, name string, minRel int) map[string]pooledRate {
+	out := make(map[string]pooledRate, len(pool))
+	for k, v := range pool {
+		out[k] = v
+	}
+	pr := pool[name]
+	up := pooledRate{n: pr.n, k: pr.k, queries: pr.queries, rate: pr.rate + pr.se, se: pr.se, grades: map[int]float64{}}
+	for g, r := range pr.grades {
+		up.grades[g] = r
+	}
+	if pr.rate > 0 {
+		f := (pr.rate + pr.se) / pr.rate
+		for g, r := range pr.grades {
+			if g >= minRel {
+				up.grades[g] = r * f
+			}
+		}
+	} else {
+		up.grades[minRel] += pr.se
+	}
+	out[name] = up
+	return out
+}
+
+// estimate is Estimate with the given pooled strata (nil: none).
+func estimate(in Input, minRel int, pool map[string]pooledRate) Report {
 	queries := metrics.SortedKeys(in.Designs)
 	nq, nr := len(queries), len(in.Runs)
 	names := make([]string, len(in.Specs))
@@ -100,7 +259,7 @@ func Estimate(in Input) Report {
 			var theta []float64
 			for qi := range next {
 				q := queries[qi]
-				s := newSample(in.Designs[q], in.Judged[q], minRel)
+				s := newSamplePooled(in.Designs[q], in.Judged[q], minRel, pool)
 				if len(theta) < s.nRows {
 					theta = make([]float64, s.nRows)
 				}

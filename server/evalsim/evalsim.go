@@ -16,9 +16,7 @@ package evalsim
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"boolpool/server/estimate"
@@ -71,6 +69,10 @@ type Input struct {
 	Bandit     pooling.BanditOptions
 	CAL        *pooling.CALSim // needed for strategy cal
 	Levels     []float64
+	// PerQueryOnly turns off the pooled estimate of sparse strata
+	// (estimate.Input.PoolSparse): every stratum from its own
+	// Horvitz–Thompson sum.
+	PerQueryOnly bool
 }
 
 // Accuracy is one measure's agreement under a strategy with the full gold.
@@ -280,8 +282,9 @@ func evaluatePlain(qs []Query, runs []pooling.Run, specs []metrics.Spec, qrelsOf
 }
 
 // drawSample scales the design to the budget and draws every query's
-// sample (one seeded generator per query, so the draw does not depend on
-// the order of the queries).
+// sample with the generator a sampled pool uses (pooling.SampleRNG: one
+// stream per query, so the draw does not depend on the order of the
+// queries and equals what `boolpool pool --strategy sample` draws).
 func drawSample(qs []Query, in Input) (estimate.SampleConfig, map[string]estimate.QueryDesign, error) {
 	inputs := make([]estimate.QueryInput, len(qs))
 	for i, q := range qs {
@@ -293,7 +296,7 @@ func drawSample(qs []Query, in Input) (estimate.SampleConfig, map[string]estimat
 	}
 	out := make(map[string]estimate.QueryDesign, len(qs))
 	for i, q := range qs {
-		out[q.ID] = estimate.Draw(inputs[i], cfg, rand.New(rand.NewPCG(cfg.Seed, seedOf(q.ID))))
+		out[q.ID] = estimate.Draw(inputs[i], cfg, pooling.SampleRNG(cfg.Seed, q.ID))
 	}
 	return cfg, out, nil
 }
@@ -313,14 +316,8 @@ func queryInput(qid string, in Input) estimate.QueryInput {
 	return qi
 }
 
-func seedOf(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
-}
-
 func sampleInput(qs []Query, in Input, designs map[string]estimate.QueryDesign, judgedGrades func(int) map[string]int) estimate.Input {
-	ei := estimate.Input{Designs: designs, Judged: map[string]map[string]int{}, Specs: in.Measures, MinRel: 1}
+	ei := estimate.Input{Designs: designs, Judged: map[string]map[string]int{}, Specs: in.Measures, MinRel: 1, PoolSparse: !in.PerQueryOnly}
 	for qi, q := range qs {
 		ei.Judged[q.ID] = judgedGrades(qi)
 	}

@@ -103,7 +103,7 @@ func Compute(ctx context.Context, st *store.Store, projectID int64, opt Options)
 	if err != nil {
 		return Result{}, err
 	}
-	in := estimate.Input{Judged: judged, Specs: specs, MinRel: minRel}
+	in := estimate.Input{Judged: judged, Specs: specs, MinRel: minRel, PoolSparse: true}
 	for _, r := range runs {
 		in.Runs = append(in.Runs, estimate.NamedRanking{Name: r.Name, Lists: r.Lists})
 	}

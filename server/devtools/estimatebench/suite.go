@@ -30,7 +30,9 @@ import (
 	"boolpool/server/metrics"
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
+	"boolpool/server/reuse"
 	"boolpool/server/store"
+	"boolpool/web/api"
 )
 
 // Suite returns the estimate suite.
@@ -132,7 +134,79 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(rows, timing), nil
+	rows = append(rows, timing)
+	reuseRows, err := reusability(ctx, env, vp, names, rel)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, reuseRows...), nil
+}
+
+// reuseDepth is the depth of the pool the reusability rows leave runs out
+// of.
+const reuseDepth = 10
+
+// reusability judges a depth-10 pool of every run with the gold (the
+// judged set is the pool) and reports the leave-one-run-out and
+// leave-one-family-out test (server/reuse, the report of `boolpool eval
+// reusability`): the largest change of a left-out run's nDCG@10 and AP and
+// the lowest Kendall τ of the ranking.
+func reusability(ctx context.Context, env *bench.Env, vp valproject.Project, names []string, rel map[string]map[string]bool) ([]bench.Row, error) {
+	runs, err := pooling.LoadRuns(ctx, env.Store, vp.Store.ID, names)
+	if err != nil {
+		return nil, err
+	}
+	specs, err := reuse.ParseMeasures("ndcg@10,ap")
+	if err != nil {
+		return nil, err
+	}
+	infos, err := env.Store.ListRuns(ctx, vp.Store.ID)
+	if err != nil {
+		return nil, err
+	}
+	method := map[string]string{}
+	for _, r := range infos {
+		method[r.Name] = r.Method
+	}
+	in := reuse.ReuseInput{Pool: fmt.Sprintf("depth-%d", reuseDepth), Qrels: metrics.Qrels{}, Specs: specs, MinRel: 1}
+	for _, r := range runs {
+		in.Runs = append(in.Runs, reuse.Run{Name: r.Name, Family: reuse.Family(method[r.Name], r.Name), Ranked: r.Lists})
+	}
+	for _, q := range vp.Queries {
+		items, err := pooling.Build(q.ID, runs, nil, pooling.Options{Depth: reuseDepth, Strategy: pooling.Depth}, pooling.NoJudgments)
+		if err != nil {
+			return nil, err
+		}
+		judged := map[string]int{}
+		for _, it := range items {
+			in.Items = append(in.Items, reuse.PoolItem{Query: q.ID, Doc: it.DocID, Sources: it.Sources})
+			judged[it.DocID] = 0
+			if rel[q.ID][it.DocID] {
+				judged[it.DocID] = 1
+			}
+		}
+		in.Qrels[q.ID] = judged
+	}
+	t0 := time.Now()
+	rep := reuse.Reusability(in)
+	took := time.Since(t0)
+	minTau := func(los []api.LeaveOut, m string) float64 {
+		t := 1.0
+		for _, lo := range los {
+			if v := lo.Measures[m].KendallTau; v != nil {
+				t = math.Min(t, *v)
+			}
+		}
+		return t
+	}
+	var rows []bench.Row
+	for _, m := range rep.Measures {
+		rows = append(rows,
+			bench.Row{Suite: suite, Name: fmt.Sprintf("reusability (depth-%d pool, %d runs): largest |change| of a left-out run's %s", reuseDepth, len(runs), m),
+				Value: rep.MaxAbsChange[m], Unit: m, Note: fmt.Sprintf("lowest Kendall τ of the ranking %.3f; leave one family out: largest |change| %.4f, lowest τ %.3f; computed in %s",
+					minTau(rep.LeaveOneRun, m), rep.MaxAbsChangeFamily[m], minTau(rep.LeaveOneFamily, m), took.Round(time.Millisecond))})
+	}
+	return rows, nil
 }
 
 // saveRuns runs every method to depth 1000 over the val queries (dense ones

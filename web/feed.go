@@ -603,14 +603,6 @@ func (f *taskFeed) flushPersist() {
 	}
 }
 
-// retryNow is the status badge's "retry now".
-func (f *taskFeed) retryNow() {
-	if f.outbox != nil {
-		f.outbox.RetryNow(time.Now())
-		f.poke()
-	}
-}
-
 // header renders the navigation bar, sync badge and progress for a page.
 func (f *taskFeed) header(title string) app.UI {
 	return app.Div().Body(

@@ -169,6 +169,58 @@ func TestImportRules(t *testing.T) {
 	for _, v := range check(module, pkgs) {
 		t.Error(v)
 	}
+	for _, v := range checkAllowed(module, pkgs, allowedImports) {
+		t.Error(v)
+	}
+}
+
+// TestCheckAllowedCatchesViolations: an import outside the package's row,
+// a package without a row and a row without a package each fail; a "dir/..."
+// row allows the packages below dir; imports outside the module are not
+// ruled here.
+func TestCheckAllowedCatchesViolations(t *testing.T) {
+	const m = "example"
+	allowed := map[string][]string{
+		"server/store":   {"migrations"},
+		"migrations":     {},
+		"cmd/boolpool":   {"server/..."},
+		"server/judging": {"server/store"},
+	}
+	clean := []pkg{
+		{ImportPath: m + "/server/store", Imports: []string{m + "/migrations", "github.com/jackc/pgx/v5", "context"}},
+		{ImportPath: m + "/migrations", Imports: []string{"embed"}},
+		{ImportPath: m + "/cmd/boolpool", Imports: []string{m + "/server/store", m + "/server/judging"}},
+		{ImportPath: m + "/server/judging", Imports: []string{m + "/server/store"}},
+		{ImportPath: "other/module/pkg", Imports: []string{m + "/server/judging"}},
+	}
+	if got := checkAllowed(m, clean, allowed); len(got) > 0 {
+		t.Errorf("violations in a clean graph: %q", got)
+	}
+	tests := []struct {
+		name string
+		pkgs []pkg
+		want string
+	}{
+		{"an import outside the row", append(slices.Clone(clean[1:]),
+			pkg{ImportPath: m + "/server/store", Imports: []string{m + "/migrations", m + "/server/judging"}}),
+			"example/server/store imports example/server/judging, outside its row"},
+		{"a dir/... row does not reach outside dir", append(slices.Clone(clean[:2]),
+			pkg{ImportPath: m + "/cmd/boolpool", Imports: []string{m + "/encoders"}}, clean[3]),
+			"example/cmd/boolpool imports example/encoders"},
+		{"a package without a row", append(slices.Clone(clean),
+			pkg{ImportPath: m + "/server/new"}),
+			"example/server/new has no row"},
+		{"a row without a package", clean[:3],
+			"server/judging has a row in"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkAllowed(m, tt.pkgs, allowed)
+			if len(got) != 1 || !strings.Contains(got[0], tt.want) {
+				t.Errorf("violations %q, want one with %q", got, tt.want)
+			}
+		})
+	}
 }
 
 // TestCheckCatchesViolations: each rule fails on a graph that breaks it

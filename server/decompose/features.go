@@ -10,12 +10,8 @@ import (
 // aligned to the tokens, and the feature strings of the template
 // classifier and the span tagger.
 
-// Segment classes of the span tagger: a positive or a negated atom.
-const (
-	classPos = 0
-	classNeg = 1
-)
-
+// tagClasses are the segment classes of the span tagger: a positive or a
+// negated atom.
 func tagClasses() []string { return []string{"pos", "neg"} }
 
 // Tag labels (see learn.Tagger): O, B-pos, I-pos, B-neg, I-neg.

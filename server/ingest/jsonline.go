@@ -251,7 +251,7 @@ func nonFiniteToNull(raw []byte) []byte {
 // returned as it is, and so is text inside strings (where JSON allows no
 // raw line break).
 func oneLine(raw []byte) []byte {
-	if bytes.IndexAny(raw, "\r\n") < 0 {
+	if !bytes.ContainsAny(raw, "\r\n") {
 		return raw
 	}
 	out := make([]byte, 0, len(raw))

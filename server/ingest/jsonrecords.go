@@ -188,7 +188,7 @@ func (a *arrayReader) each(fn func(rec jsonRecord) error) error {
 			return a.errAt(a.line, "expected ',' or ']' after array element %d, found %q", seq, c)
 		}
 	}
-	c, err = a.nonSpace()
+	_, err = a.nonSpace()
 	if errors.Is(err, io.EOF) {
 		return nil
 	}

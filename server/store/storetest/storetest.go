@@ -16,9 +16,30 @@ import (
 	"boolpool/server/store"
 )
 
-// URL creates an empty database and returns its URL; the database is dropped
-// when the test ends. Tests fail (not skip) without DATABASE_URL: the store
-// is never mocked.
+// KeepEnv names the environment variable that says what becomes of a
+// failed test's database: "1" keeps it, "0" drops it. Unset, it is kept
+// except under CI=true (where nobody is left to look at it).
+const KeepEnv = "BOOLPOOL_KEEP_FAILED_DB"
+
+// keepFailed reports whether a test's database is kept: only when the
+// test failed, and then as KeepEnv (or CI) says.
+func keepFailed(failed bool, getenv func(string) string) bool {
+	if !failed {
+		return false
+	}
+	switch getenv(KeepEnv) {
+	case "1":
+		return true
+	case "0":
+		return false
+	}
+	return getenv("CI") != "true"
+}
+
+// URL creates an empty database and returns its URL. The database is
+// dropped when the test ends, unless the test failed: then it is kept for
+// inspection and its URL logged (see KeepEnv). Tests fail (not skip)
+// without DATABASE_URL: the store is never mocked.
 func URL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv("DATABASE_URL")
@@ -35,10 +56,20 @@ func URL(t testing.TB) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	name := "boolpool_t_" + hex.EncodeToString(b[:])
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("storetest: parse DATABASE_URL: %v", err)
+	}
+	u.Path = "/" + name
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("storetest: create database: %v", err)
 	}
 	t.Cleanup(func() {
+		if keepFailed(t.Failed(), os.Getenv) {
+			t.Logf("storetest: the test failed; its database is kept for inspection: psql '%s' (drop it with: psql '%s' -c 'DROP DATABASE %s'; %s=0 drops failed tests' databases)",
+				u, base, name, KeepEnv)
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		c, err := pgx.Connect(ctx, base)
@@ -51,11 +82,6 @@ func URL(t testing.TB) string {
 			t.Logf("storetest: drop %s: %v", name, err)
 		}
 	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("storetest: parse DATABASE_URL: %v", err)
-	}
-	u.Path = "/" + name
 	return u.String()
 }
 

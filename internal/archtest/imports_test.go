@@ -1,0 +1,170 @@
+package archtest
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// allowedImports is the map of ARCHITECTURE.md's package table as data:
+// for each of the module's packages (module-relative), the module's
+// packages its non-test files may import. An entry "dir/..." allows dir
+// and every package below it. TestImportRules fails when a package imports
+// one of the module's packages outside its row, when a package has no row,
+// and when a row names a package that no longer exists. Standard-library
+// and third-party imports are not listed here: depRules and
+// wasm/deps_test.go rule those.
+//
+// Adding a dependency is a decision: add it to the row here and to the
+// "may import" column of ARCHITECTURE.md in the same change.
+var allowedImports = map[string][]string{
+	// Commands: flags, files, output. boolpool wires everything; zzdiag is
+	// a one-off diagnostic of the retrieval runs.
+	"cmd/boolpool": {"encoders", "server/...", "web/api"},
+	"cmd/zzdiag":   {"server/evalsim", "server/pooling", "server/retrieval", "server/store"},
+
+	// The composition root and the HTTP edge.
+	"server/app": {"encoders", "server/apperr", "server/atompool", "server/auth", "server/config", "server/consensus",
+		"server/embedjob", "server/httpapi", "server/jobs", "server/judging", "server/live", "server/pooling",
+		"server/retrieval", "server/store", "web/api"},
+	"server/httpapi": {"server/apperr", "server/atompool", "server/auth", "server/boolexpr", "server/config",
+		"server/consensus", "server/decompose", "server/export", "server/ingest", "server/jobs", "server/judging",
+		"server/live", "server/poolestimate", "server/pooling", "server/retrieval", "server/reuse", "server/store",
+		"web", "web/api"},
+
+	// The judgment flow: judging → consensus → live / export.
+	"server/auth":      {"server/apperr", "server/store", "web/api"},
+	"server/judging":   {"server/apperr", "server/boolexpr", "server/store", "web/api"},
+	"server/consensus": {"server/apperr", "server/judging", "server/store", "web/api"},
+	"server/live":      {"server/agreement", "server/boolexpr", "server/consensus", "server/metrics", "server/store", "web/api"},
+	"server/export": {"server/apperr", "server/atoms", "server/boolexpr", "server/consensus", "server/judging",
+		"server/store", "server/trecfmt", "web/api"},
+
+	// Pools, retrieval, constraints, evaluation.
+	"server/pooling": {"server/apperr", "server/boolexpr", "server/cal", "server/estimate", "server/lexical",
+		"server/retrieval", "server/store"},
+	"server/cal":   {"server/lexical"},
+	"server/atoms": {"server/boolexpr", "server/store"},
+	"server/atompool": {"server/agreement", "server/apperr", "server/atoms", "server/boolexpr", "server/cal",
+		"server/consensus", "server/pooling", "server/retrieval", "server/store", "web/api"},
+	"server/poolestimate": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/pooling", "server/store"},
+	"server/reuse": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/retrieval",
+		"server/store", "web/api"},
+	"server/evalsim": {"server/cal", "server/estimate", "server/lexical", "server/metrics", "server/pooling",
+		"server/retrieval", "server/store"},
+	"server/estimate":  {"server/metrics"},
+	"server/retrieval": {"server/boolexpr", "server/lexical", "server/progress", "server/store"},
+	"server/embedjob":  {"encoders", "encoders/tokenizer", "server/progress", "server/store"},
+
+	// Input, jobs, the demo.
+	"server/ingest":          {"server/apperr", "server/boolexpr", "server/decompose", "server/store", "server/textseg", "server/trecfmt"},
+	"server/decompose":       {"server/boolexpr", "server/decompose/learn", "server/store"},
+	"server/decompose/learn": {},
+	"server/jobs": {"server/apperr", "server/atompool", "server/estimate", "server/lexical", "server/pooling",
+		"server/retrieval", "server/store", "web/api"},
+	"server/demo": {"server/apperr", "server/auth", "server/ingest", "server/lexical", "server/pooling",
+		"server/retrieval", "server/store", "web/api"},
+
+	// Storage.
+	"server/store":           {"migrations", "server/apperr", "server/estimate", "web/api"},
+	"server/store/storetest": {"server/store"},
+	"migrations":             {},
+
+	// Building blocks without the database.
+	"server/agreement": {},
+	"server/apperr":    {},
+	"server/backup":    {},
+	"server/boolexpr":  {},
+	"server/config":    {},
+	"server/lexical":   {},
+	"server/metrics":   {"server/trecfmt"},
+	"server/progress":  {},
+	"server/textseg":   {},
+	"server/trecfmt":   {"server/apperr"},
+
+	// The encoders (cgo, ONNX Runtime): none of server/.
+	"encoders":           {"encoders/onnxgen", "encoders/tokenizer"},
+	"encoders/onnxgen":   {},
+	"encoders/tokenizer": {},
+
+	// The browser app (js/wasm): no cgo, pgx, Echo (wasm/deps_test.go).
+	"web":     {"server/boolexpr", "web/api"},
+	"web/api": {"server/boolexpr"},
+	"wasm":    {"web"},
+	"web/e2e": {},
+
+	// Dev tooling, linked by cmd/boolpool's bench commands only.
+	"server/devtools/bench": {"encoders", "encoders/tokenizer", "server/apperr", "server/auth", "server/consensus",
+		"server/devtools/loadgen", "server/devtools/synth", "server/export", "server/ingest", "server/live",
+		"server/store", "web/api"},
+	"server/devtools/loadgen":    {"server/auth", "server/store", "web/api"},
+	"server/devtools/synth":      {"server/consensus", "server/live"},
+	"server/devtools/valproject": {"server/ingest", "server/lexical", "server/retrieval", "server/store"},
+	"server/devtools/atomsbench": {"server/atompool", "server/atoms", "server/cal", "server/devtools/bench",
+		"server/devtools/valproject", "server/lexical", "server/pooling"},
+	"server/devtools/calbench": {"server/cal", "server/devtools/bench", "server/devtools/valproject", "server/lexical",
+		"server/pooling", "server/retrieval", "server/store"},
+	"server/devtools/estimatebench": {"encoders", "server/cal", "server/devtools/bench", "server/devtools/valproject",
+		"server/embedjob", "server/estimate", "server/evalsim", "server/metrics", "server/pooling", "server/retrieval",
+		"server/store"},
+	"server/devtools/retrievalbench": {"encoders", "server/decompose", "server/devtools/bench", "server/embedjob",
+		"server/ingest", "server/lexical", "server/live", "server/metrics", "server/pooling", "server/progress",
+		"server/retrieval", "server/store"},
+	"server/devtools/scalebench": {"encoders", "server/devtools/bench", "server/embedjob", "server/ingest",
+		"server/lexical", "server/live", "server/pooling", "server/retrieval", "server/store", "web/api"},
+
+	// Test fixtures (imported by tests only) and this test.
+	"internal/judgingtest":  {"server/auth", "server/boolexpr", "server/retrieval", "server/store", "web/api"},
+	"internal/debquesttest": {"server/atoms", "server/boolexpr"},
+	"internal/archtest":     {},
+}
+
+// allows reports whether a row of allowedImports lets its package import
+// dep (module-relative).
+func allows(row []string, dep string) bool {
+	return slices.ContainsFunc(row, func(a string) bool {
+		if dir, ok := strings.CutSuffix(a, "/..."); ok {
+			return within(dep, dir)
+		}
+		return a == dep
+	})
+}
+
+// checkAllowed returns every import of one of the module's packages that
+// the package's row in allowed does not list, every package without a row,
+// and every row whose package is not in pkgs.
+func checkAllowed(module string, pkgs []pkg, allowed map[string][]string) []string {
+	const where = "allowedImports (internal/archtest/imports_test.go)"
+	const also = "ARCHITECTURE.md's package table"
+	var bad []string
+	seen := map[string]bool{}
+	for _, p := range pkgs {
+		from, ok := strings.CutPrefix(p.ImportPath, module+"/")
+		if !ok {
+			continue
+		}
+		seen[from] = true
+		row, ok := allowed[from]
+		if !ok {
+			bad = append(bad, fmt.Sprintf("%s has no row in %s: add one listing the packages it may import, and the package to %s", p.ImportPath, where, also))
+			continue
+		}
+		for _, imp := range p.Imports {
+			dep, ok := strings.CutPrefix(imp, module+"/")
+			if !ok || allows(row, dep) {
+				continue
+			}
+			bad = append(bad, fmt.Sprintf("%s imports %s, outside its row in %s (may import: %s); if the dependency is meant, add it there and to %s",
+				p.ImportPath, imp, where, strings.Join(row, ", "), also))
+		}
+	}
+	var stale []string
+	for from := range allowed {
+		if !seen[from] {
+			stale = append(stale, fmt.Sprintf("%s has a row in %s but is no package of the module: remove or rename the row", from, where))
+		}
+	}
+	sort.Strings(stale)
+	return append(bad, stale...)
+}

@@ -80,6 +80,9 @@ func (p *ConstraintPage) onKey(ctx app.Context, key string, ev app.Value) bool {
 		return true
 	case "Escape":
 		p.showKeys, p.showHelp = false, false
+		if ev.Get("target").Truthy() && ev.Get("target").Get("blur").Truthy() {
+			ev.Get("target").Call("blur")
+		}
 		return true
 	case "i":
 		p.showHelp = !p.showHelp

@@ -156,15 +156,27 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 		f.listen(ev, func(app.Value) { f.clock.touch(time.Now()) })
 	}
 	if onKey != nil {
+		// A button clicked with the mouse does not keep the focus (as in
+		// Safari): the keys stay the page's shortcuts after a click, and a
+		// button has the focus only when the keyboard put it there, which
+		// is when Enter and Space are its own (pageKey).
+		f.listen("mousedown", func(ev app.Value) {
+			if b := closest(ev.Get("target"), "button"); b.Truthy() {
+				ev.Call("preventDefault")
+				if a := app.Window().Get("document").Get("activeElement"); a.Truthy() && !a.Equal(b) && a.Get("blur").Truthy() {
+					a.Call("blur")
+				}
+			}
+		})
 		f.listen("keydown", func(ev app.Value) {
 			f.clock.touch(time.Now())
-			if isTyping(ev) && ev.Get("key").String() != "Escape" {
-				return
-			}
 			if ev.Get("ctrlKey").Bool() || ev.Get("metaKey").Bool() || ev.Get("altKey").Bool() {
 				return
 			}
 			key := ev.Get("key").String()
+			if !pageKey(ev, key) {
+				return
+			}
 			// preventDefault must run synchronously in the event.
 			if handledKeys[key] {
 				ev.Call("preventDefault")
@@ -175,8 +187,60 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 }
 
 // handledKeys are the keys the judging views take over (so space does not
-// scroll and Enter does not click a focused button twice).
+// scroll).
 var handledKeys = map[string]bool{" ": true, "Enter": true, "j": true, "k": true, "?": true, "Backspace": true, "S": true}
+
+// dialogSelector finds the open dialogs of a judging page: the keymap, the
+// instructions, the skip dialog and the sign-out confirmation (a closed
+// keymap or instructions panel has no role).
+const dialogSelector = `[role="dialog"], [role="alertdialog"], #skip-dialog`
+
+// dialogKeys are the keys an open dialog answers to, by its id (Esc closes
+// every dialog; ? and i toggle their own).
+var dialogKeys = map[string]string{"keymap": "?", "instructions": "i"}
+
+// pageKey reports whether a key pressed is the page's shortcut (issue 25):
+// not when typed in a text field (but Esc, which leaves it); not Enter or
+// Space on a focused button, link or other control, which are the
+// control's own (except Enter on a radio-like choice or a checkbox, which
+// submits as in a form); and while a dialog is open, only the dialog's own
+// keys, so nothing acts behind it.
+func pageKey(ev app.Value, key string) bool {
+	if key == "Escape" {
+		return true
+	}
+	if isTyping(ev) {
+		return false
+	}
+	t := ev.Get("target")
+	if key == " " || key == "Enter" {
+		if c := closest(t, `button, a[href], input, select, textarea, summary, [role="button"], [role="link"], [role="radio"], [role="checkbox"], [contenteditable="true"]`); c.Truthy() {
+			field := closest(c, `[role="radio"], [role="checkbox"], input[type="radio"], input[type="checkbox"]`).Truthy()
+			if key == " " || !field || closest(c, dialogSelector).Truthy() {
+				return false
+			}
+		}
+	}
+	doc := app.Window().Get("document")
+	if !doc.Truthy() {
+		return true
+	}
+	open := doc.Call("querySelectorAll", dialogSelector)
+	for i := 0; i < open.Length(); i++ {
+		if k, ok := dialogKeys[open.Index(i).Get("id").String()]; !ok || k != key {
+			return false
+		}
+	}
+	return true
+}
+
+// closest is el.closest(selector), or undefined when el is not an element.
+func closest(el app.Value, selector string) app.Value {
+	if !el.Truthy() || el.Get("closest").Type() != app.TypeFunction {
+		return app.Undefined()
+	}
+	return el.Call("closest", selector)
+}
 
 func (f *taskFeed) listen(event string, h func(ev app.Value)) {
 	fn := app.FuncOf(func(this app.Value, args []app.Value) any {

@@ -247,6 +247,16 @@ func (p *JudgePage) saveDraft() {
 	}
 }
 
+// focusField focuses a form field in the page (client only).
+func focusField(id string) {
+	if !app.IsClient {
+		return
+	}
+	if el := app.Window().GetElementByID(id); el.Truthy() {
+		el.Call("focus")
+	}
+}
+
 // setFieldValue sets a form field's value in the page (client only).
 func setFieldValue(id, v string) {
 	if !app.IsClient {
@@ -533,6 +543,11 @@ func (p *JudgePage) open(ctx app.Context, h HistoryEntry) {
 			}
 			p.shownItem = 0
 			p.revisit(ctx, t)
+			// The item is on screen: the keys are the page's again, not the
+			// history button's that opened it.
+			if a := app.Window().Get("document").Get("activeElement"); closest(a, "#history").Truthy() {
+				a.Call("blur")
+			}
 		})
 	})
 }
@@ -647,6 +662,8 @@ func (p *JudgePage) renderSkip() app.UI {
 						if k, err := strconv.Atoi(eventData(ctx, "reason")); err == nil && k >= 0 && k < len(skipReasons) {
 							p.skipReason = skipReasons[k]
 							setFieldValue("skip-reason", p.skipReason)
+							// Back to the reason: Enter skips, Esc cancels.
+							focusField("skip-reason")
 						}
 					})
 			}),

@@ -52,6 +52,7 @@ func NewConstraintPage() *ConstraintPage { return &ConstraintPage{marked: map[in
 // OnNav sets the page up from /constraint/<project>.
 func (p *ConstraintPage) OnNav(ctx app.Context) {
 	p.onChange = p.syncForm
+	p.openDialog = p.dialog
 	p.nav(ctx, api.KindConstraint)
 	ctx.Page().SetTitle("Constraints · boolpool")
 }
@@ -245,4 +246,15 @@ func (p *ConstraintPage) renderDocument(t api.Task) app.UI {
 			}),
 		),
 	)
+}
+
+// dialog names the dialog open on the page (the keymap on top).
+func (p *ConstraintPage) dialog() string {
+	switch {
+	case p.showKeys:
+		return dialogKeymap
+	case p.showHelp:
+		return dialogInstructions
+	}
+	return dialogNone
 }

@@ -77,7 +77,10 @@ type taskFeed struct {
 	cancel    context.CancelFunc
 	release   []func()
 	onChange  func(ctx app.Context) // called when the current task may have changed
-	navved    bool
+	// openDialog names the page's open dialog (dialogNone …): while one
+	// is open only its keys act (dialogKey).
+	openDialog func() string
+	navved     bool
 	// retryLoad is set when the first load failed for lack of network; the
 	// sync loop tries again.
 	retryLoad bool
@@ -181,7 +184,14 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 			if handledKeys[key] {
 				ev.Call("preventDefault")
 			}
-			ctx.Dispatch(func(ctx app.Context) { onKey(ctx, key, ev) })
+			ctx.Dispatch(func(ctx app.Context) {
+				// The page's dialog state, not the DOM: a key pressed right
+				// after the one closing a dialog comes before the render.
+				if f.openDialog != nil && !dialogKey(f.openDialog(), key) {
+					return
+				}
+				onKey(ctx, key, ev)
+			})
 		})
 	}
 }
@@ -190,14 +200,33 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 // scroll).
 var handledKeys = map[string]bool{" ": true, "Enter": true, "j": true, "k": true, "?": true, "Backspace": true, "S": true}
 
-// dialogSelector finds the open dialogs of a judging page: the keymap, the
+// dialogSelector finds the dialogs of a judging page: the keymap, the
 // instructions, the skip dialog and the sign-out confirmation (a closed
 // keymap or instructions panel has no role).
 const dialogSelector = `[role="dialog"], [role="alertdialog"], #skip-dialog`
 
-// dialogKeys are the keys an open dialog answers to, by its id (Esc closes
-// every dialog; ? and i toggle their own).
-var dialogKeys = map[string]string{"keymap": "?", "instructions": "i"}
+// Dialogs a judging page may have open (taskFeed.openDialog).
+const (
+	dialogNone         = ""
+	dialogKeymap       = "keymap"
+	dialogInstructions = "instructions"
+	dialogSkip         = "skip"
+)
+
+// dialogKey reports whether a key acts while dialog is open: every key
+// with none open, else Esc (closes every dialog) and the dialog's own
+// toggle (? the keymap, i the instructions).
+func dialogKey(dialog, key string) bool {
+	switch {
+	case dialog == dialogNone || key == "Escape":
+		return true
+	case dialog == dialogKeymap:
+		return key == "?"
+	case dialog == dialogInstructions:
+		return key == "i"
+	}
+	return false
+}
 
 // pageKey reports whether a key pressed is the page's shortcut (issue 25):
 // not when typed in a text field (but Esc, which leaves it); not Enter or
@@ -221,17 +250,11 @@ func pageKey(ev app.Value, key string) bool {
 			}
 		}
 	}
+	// The sign-out confirmation (the navigation bar's) takes every key but
+	// Esc; the page's own dialogs are checked against its state
+	// (taskFeed.openDialog).
 	doc := app.Window().Get("document")
-	if !doc.Truthy() {
-		return true
-	}
-	open := doc.Call("querySelectorAll", dialogSelector)
-	for i := 0; i < open.Length(); i++ {
-		if k, ok := dialogKeys[open.Index(i).Get("id").String()]; !ok || k != key {
-			return false
-		}
-	}
-	return true
+	return !doc.Truthy() || !doc.Call("querySelector", `[role="alertdialog"]`).Truthy()
 }
 
 // closest is el.closest(selector), or undefined when el is not an element.

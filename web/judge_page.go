@@ -83,6 +83,7 @@ func NewJudgePage() *JudgePage {
 // OnNav sets the page up from its URL: /judge/<project> or /item/<id>.
 func (p *JudgePage) OnNav(ctx app.Context) {
 	p.onChange = p.syncForm
+	p.openDialog = p.dialog
 	p.nav(ctx, api.KindRelevance)
 	ctx.Page().SetTitle("Judge · boolpool")
 }
@@ -803,4 +804,17 @@ func choice(group, key, label string, selected bool, onClick app.EventHandler) a
 		app.Kbd().Text(key),
 		app.Span().Text(label),
 	)
+}
+
+// dialog names the dialog open on the page (the keymap on top).
+func (p *JudgePage) dialog() string {
+	switch {
+	case p.showKeys:
+		return dialogKeymap
+	case p.showHelp:
+		return dialogInstructions
+	case p.skipOpen:
+		return dialogSkip
+	}
+	return dialogNone
 }

@@ -35,6 +35,8 @@ type Store interface {
 	SaveValidationVerdict(ctx context.Context, v store.ValidationVerdict) error
 	CountItems(ctx context.Context, projectID int64) (store.ItemCounts, error)
 	GoldRecordOf(ctx context.Context, projectID, userID int64) (store.GoldRecord, error)
+	MemberProjects(ctx context.Context, userID int64) ([]store.MemberProject, error)
+	ProgressOf(ctx context.Context, userID, projectID int64, kind string) (store.RaterProgress, error)
 }
 
 // Observer is told about every newly stored relevance judgment, after its

@@ -208,7 +208,7 @@ func (p *ConstraintPage) renderTask(t api.Task) app.UI {
 					})
 				}),
 			),
-			app.P().ID("evidence-count").Textf("%d sentence(s) marked as evidence", p.markedCount()),
+			app.P().ID("evidence-count").Text(plural(p.markedCount(), "sentence", "sentences")+" marked as evidence"),
 			app.If(p.message != "", func() app.UI { return app.P().ID("form-message").Class("error").Role("alert").Text(p.message) }),
 			app.Button().Type("button").ID("show-keys").Class("link").Text("Keyboard shortcuts (?)").
 				OnClick(func(ctx app.Context, e app.Event) { p.showKeys = !p.showKeys }),

@@ -42,6 +42,9 @@ var negatedSatisfiedLabels = map[string]string{
 	api.SatisfiedUnsure: "unsure",
 }
 
+// noGradeHint starts the message a digit above 3 shows (issue 25).
+const noGradeHint = "There is no grade "
+
 // skipReasons are offered in the skip dialog (any other can be typed).
 var skipReasons = []string{
 	"I cannot read the document (language, garbled text)",
@@ -297,7 +300,14 @@ func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
 	}
 	if g, ok := gradeOf(key); ok {
 		p.relevance = g
+		if strings.HasPrefix(p.message, noGradeHint) {
+			p.message = ""
+		}
 		p.saveDraft()
+		return true
+	}
+	if len(key) == 1 && key[0] >= '4' && key[0] <= '9' {
+		p.message = noGradeHint + fmt.Sprintf("%s: the relevance scale is 0–3 (0 definitely not relevant, 1 likely not, 2 likely relevant, 3 definitely relevant).", key)
 		return true
 	}
 	switch {
@@ -690,9 +700,9 @@ func (p *JudgePage) renderAtom(t api.Task, i int) app.UI {
 	if a.Negated {
 		cls = append(cls, "negated")
 	}
-	hint, question := "supporting sentences", "Does the constraint hold for the document?"
+	hint, hints, question := "supporting sentence", "supporting sentences", "Does the constraint hold for the document?"
 	if a.Negated {
-		hint, question = "sentences showing the excluded property", "Is the excluded property present in the document?"
+		hint, hints, question = "sentence showing the excluded property", "sentences showing the excluded property", "Is the excluded property present in the document?"
 	}
 	return app.Li().Class(cls...).DataSet("atom", i).Aria("current", i == p.activeAtom).Body(
 		app.Button().Type("button").Class("atom-pick").Aria("pressed", i == p.activeAtom).
@@ -702,7 +712,7 @@ func (p *JudgePage) renderAtom(t api.Task, i int) app.UI {
 			app.If(a.Negated, func() app.UI { return app.Span().Class("not-badge").Text("NOT") }),
 			app.Span().Class("atom-text").Text(a.Text),
 		),
-		app.Span().Class("atom-count").Textf("%d %s", len(p.attributions[i]), hint),
+		app.Span().Class("atom-count").Text(plural(len(p.attributions[i]), hint, hints)),
 		app.If(a.Negated, func() app.UI {
 			return app.Span().Class("not-explained").Text("Relevant documents must NOT have this property.")
 		}),

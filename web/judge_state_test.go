@@ -66,7 +66,7 @@ func TestHistoryMostRecentFirstOncePerItem(t *testing.T) {
 	if got := LoadHistory(st, 7, api.KindRelevance); len(got) != 4 || got[0].Req.ClientID != "c4" || got[0].Item != "q · d" || got[3].Req.ItemID != 1 || *got[0].Req.Relevance != 0 {
 		t.Errorf("history stored by the writer: %+v", got)
 	}
-	if got := HistoryLabel(hs[1].Req); got != "2 likely relevant · none evidence" {
+	if got := HistoryLabel(hs[1].Req); got != "2 likely relevant · no evidence" {
 		t.Errorf("label %q", got)
 	}
 	if got := HistoryLabel(api.JudgmentRequest{SkipReason: "German"}); got != "skipped: German" {

@@ -203,7 +203,7 @@ func (s *Service) paused(ctx context.Context, p store.Project, r Rater) (bool, s
 		return false, "", nil
 	}
 	s.log.Info("rater paused by the gold accuracy check", "project", p.Name, "user", r.ID, "gold_judged", g.Judged, "gold_correct", g.Correct)
-	return true, fmt.Sprintf("Your answers on check items agree with the reference answers %d times out of %d, below this project's minimum of %.0f%%. "+
+	return true, fmt.Sprintf("Your answers agree with the reference answers on %d of the %d check items you judged, below this project's minimum of %.0f%%. "+
 		"New items are paused until a researcher reviews your work; judgments of items already on your screen are still saved.",
 		g.Correct, g.Judged, 100*q.GoldMinAccuracy), nil
 }

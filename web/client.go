@@ -117,6 +117,13 @@ func (c *Client) Me(ctx context.Context) (api.Me, error) {
 	return me, err
 }
 
+// MyProjects lists the signed-in user's projects with their progress.
+func (c *Client) MyProjects(ctx context.Context) (api.MyProjects, error) {
+	var out api.MyProjects
+	err := c.do(ctx, http.MethodGet, "/api/me/projects", nil, &out)
+	return out, err
+}
+
 // Login opens a session.
 func (c *Client) Login(ctx context.Context, username, password string) (api.Me, error) {
 	var me api.Me
@@ -182,7 +189,8 @@ func homeFor(me api.Me) string {
 	case api.RoleResearcher:
 		return "/researcher"
 	}
-	if len(me.Projects) > 0 {
+	// An annotator in several projects chooses one on the home page.
+	if len(me.Projects) == 1 {
 		return "/judge/" + me.Projects[0]
 	}
 	return "/"

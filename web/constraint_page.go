@@ -52,6 +52,7 @@ func NewConstraintPage() *ConstraintPage { return &ConstraintPage{marked: map[in
 // OnNav sets the page up from /constraint/<project>.
 func (p *ConstraintPage) OnNav(ctx app.Context) {
 	p.onChange = p.syncForm
+	p.openDialog = p.dialog
 	p.nav(ctx, api.KindConstraint)
 	ctx.Page().SetTitle("Constraints · boolpool")
 }
@@ -80,6 +81,9 @@ func (p *ConstraintPage) onKey(ctx app.Context, key string, ev app.Value) bool {
 		return true
 	case "Escape":
 		p.showKeys, p.showHelp = false, false
+		if ev.Get("target").Truthy() && ev.Get("target").Get("blur").Truthy() {
+			ev.Get("target").Call("blur")
+		}
 		return true
 	case "i":
 		p.showHelp = !p.showHelp
@@ -204,7 +208,7 @@ func (p *ConstraintPage) renderTask(t api.Task) app.UI {
 					})
 				}),
 			),
-			app.P().ID("evidence-count").Textf("%d sentence(s) marked as evidence", p.markedCount()),
+			app.P().ID("evidence-count").Text(plural(p.markedCount(), "sentence", "sentences")+" marked as evidence"),
 			app.If(p.message != "", func() app.UI { return app.P().ID("form-message").Class("error").Role("alert").Text(p.message) }),
 			app.Button().Type("button").ID("show-keys").Class("link").Text("Keyboard shortcuts (?)").
 				OnClick(func(ctx app.Context, e app.Event) { p.showKeys = !p.showKeys }),
@@ -242,4 +246,15 @@ func (p *ConstraintPage) renderDocument(t api.Task) app.UI {
 			}),
 		),
 	)
+}
+
+// dialog names the dialog open on the page (the keymap on top).
+func (p *ConstraintPage) dialog() string {
+	switch {
+	case p.showKeys:
+		return dialogKeymap
+	case p.showHelp:
+		return dialogInstructions
+	}
+	return dialogNone
 }

@@ -77,7 +77,10 @@ type taskFeed struct {
 	cancel    context.CancelFunc
 	release   []func()
 	onChange  func(ctx app.Context) // called when the current task may have changed
-	navved    bool
+	// openDialog names the page's open dialog (dialogNone …): while one
+	// is open only its keys act (dialogKey).
+	openDialog func() string
+	navved     bool
 	// retryLoad is set when the first load failed for lack of network; the
 	// sync loop tries again.
 	retryLoad bool
@@ -156,27 +159,111 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 		f.listen(ev, func(app.Value) { f.clock.touch(time.Now()) })
 	}
 	if onKey != nil {
+		// A button clicked with the mouse does not keep the focus (as in
+		// Safari): the keys stay the page's shortcuts after a click, and a
+		// button has the focus only when the keyboard put it there, which
+		// is when Enter and Space are its own (pageKey).
+		f.listen("mousedown", func(ev app.Value) {
+			if b := closest(ev.Get("target"), "button"); b.Truthy() {
+				ev.Call("preventDefault")
+				if a := app.Window().Get("document").Get("activeElement"); a.Truthy() && !a.Equal(b) && a.Get("blur").Truthy() {
+					a.Call("blur")
+				}
+			}
+		})
 		f.listen("keydown", func(ev app.Value) {
 			f.clock.touch(time.Now())
-			if isTyping(ev) && ev.Get("key").String() != "Escape" {
-				return
-			}
 			if ev.Get("ctrlKey").Bool() || ev.Get("metaKey").Bool() || ev.Get("altKey").Bool() {
 				return
 			}
 			key := ev.Get("key").String()
+			if !pageKey(ev, key) {
+				return
+			}
 			// preventDefault must run synchronously in the event.
 			if handledKeys[key] {
 				ev.Call("preventDefault")
 			}
-			ctx.Dispatch(func(ctx app.Context) { onKey(ctx, key, ev) })
+			ctx.Dispatch(func(ctx app.Context) {
+				// The page's dialog state, not the DOM: a key pressed right
+				// after the one closing a dialog comes before the render.
+				if f.openDialog != nil && !dialogKey(f.openDialog(), key) {
+					return
+				}
+				onKey(ctx, key, ev)
+			})
 		})
 	}
 }
 
 // handledKeys are the keys the judging views take over (so space does not
-// scroll and Enter does not click a focused button twice).
+// scroll).
 var handledKeys = map[string]bool{" ": true, "Enter": true, "j": true, "k": true, "?": true, "Backspace": true, "S": true}
+
+// dialogSelector finds the dialogs of a judging page: the keymap, the
+// instructions, the skip dialog and the sign-out confirmation (a closed
+// keymap or instructions panel has no role).
+const dialogSelector = `[role="dialog"], [role="alertdialog"], #skip-dialog`
+
+// Dialogs a judging page may have open (taskFeed.openDialog).
+const (
+	dialogNone         = ""
+	dialogKeymap       = "keymap"
+	dialogInstructions = "instructions"
+	dialogSkip         = "skip"
+)
+
+// dialogKey reports whether a key acts while dialog is open: every key
+// with none open, else Esc (closes every dialog) and the dialog's own
+// toggle (? the keymap, i the instructions).
+func dialogKey(dialog, key string) bool {
+	switch {
+	case dialog == dialogNone || key == "Escape":
+		return true
+	case dialog == dialogKeymap:
+		return key == "?"
+	case dialog == dialogInstructions:
+		return key == "i"
+	}
+	return false
+}
+
+// pageKey reports whether a key pressed is the page's shortcut (issue 25):
+// not when typed in a text field (but Esc, which leaves it); not Enter or
+// Space on a focused button, link or other control, which are the
+// control's own (except Enter on a radio-like choice or a checkbox, which
+// submits as in a form); and while a dialog is open, only the dialog's own
+// keys, so nothing acts behind it.
+func pageKey(ev app.Value, key string) bool {
+	if key == "Escape" {
+		return true
+	}
+	if isTyping(ev) {
+		return false
+	}
+	t := ev.Get("target")
+	if key == " " || key == "Enter" {
+		if c := closest(t, `button, a[href], input, select, textarea, summary, [role="button"], [role="link"], [role="radio"], [role="checkbox"], [contenteditable="true"]`); c.Truthy() {
+			field := closest(c, `[role="radio"], [role="checkbox"], input[type="radio"], input[type="checkbox"]`).Truthy()
+			if key == " " || !field || closest(c, dialogSelector).Truthy() {
+				return false
+			}
+		}
+	}
+	// The sign-out confirmation (the navigation bar's) takes every key but
+	// Esc; the page's own dialogs are checked against its state
+	// (taskFeed.openDialog).
+	doc := app.Window().Get("document")
+	return !doc.Truthy() || !doc.Call("querySelector", `[role="alertdialog"]`).Truthy()
+}
+
+// closest is el.closest(selector), or undefined when el is not an element.
+func closest(el app.Value, selector string) app.Value {
+	if !el.Truthy() || el.Get("closest").Type() != app.TypeFunction {
+		return app.Undefined()
+	}
+	return el.Call("closest", selector)
+}
 
 func (f *taskFeed) listen(event string, h func(ev app.Value)) {
 	fn := app.FuncOf(func(this app.Value, args []app.Value) any {

@@ -42,6 +42,9 @@ var negatedSatisfiedLabels = map[string]string{
 	api.SatisfiedUnsure: "unsure",
 }
 
+// noGradeHint starts the message a digit above 3 shows (issue 25).
+const noGradeHint = "There is no grade "
+
 // skipReasons are offered in the skip dialog (any other can be typed).
 var skipReasons = []string{
 	"I cannot read the document (language, garbled text)",
@@ -83,6 +86,7 @@ func NewJudgePage() *JudgePage {
 // OnNav sets the page up from its URL: /judge/<project> or /item/<id>.
 func (p *JudgePage) OnNav(ctx app.Context) {
 	p.onChange = p.syncForm
+	p.openDialog = p.dialog
 	p.nav(ctx, api.KindRelevance)
 	ctx.Page().SetTitle("Judge · boolpool")
 }
@@ -247,6 +251,16 @@ func (p *JudgePage) saveDraft() {
 	}
 }
 
+// focusField focuses a form field in the page (client only).
+func focusField(id string) {
+	if !app.IsClient {
+		return
+	}
+	if el := app.Window().GetElementByID(id); el.Truthy() {
+		el.Call("focus")
+	}
+}
+
 // setFieldValue sets a form field's value in the page (client only).
 func setFieldValue(id, v string) {
 	if !app.IsClient {
@@ -286,7 +300,14 @@ func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
 	}
 	if g, ok := gradeOf(key); ok {
 		p.relevance = g
+		if strings.HasPrefix(p.message, noGradeHint) {
+			p.message = ""
+		}
 		p.saveDraft()
+		return true
+	}
+	if len(key) == 1 && key[0] >= '4' && key[0] <= '9' {
+		p.message = noGradeHint + fmt.Sprintf("%s: the relevance scale is 0–3 (0 definitely not relevant, 1 likely not, 2 likely relevant, 3 definitely relevant).", key)
 		return true
 	}
 	switch {
@@ -533,6 +554,11 @@ func (p *JudgePage) open(ctx app.Context, h HistoryEntry) {
 			}
 			p.shownItem = 0
 			p.revisit(ctx, t)
+			// The item is on screen: the keys are the page's again, not the
+			// history button's that opened it.
+			if a := app.Window().Get("document").Get("activeElement"); closest(a, "#history").Truthy() {
+				a.Call("blur")
+			}
 		})
 	})
 }
@@ -647,6 +673,8 @@ func (p *JudgePage) renderSkip() app.UI {
 						if k, err := strconv.Atoi(eventData(ctx, "reason")); err == nil && k >= 0 && k < len(skipReasons) {
 							p.skipReason = skipReasons[k]
 							setFieldValue("skip-reason", p.skipReason)
+							// Back to the reason: Enter skips, Esc cancels.
+							focusField("skip-reason")
 						}
 					})
 			}),
@@ -672,9 +700,9 @@ func (p *JudgePage) renderAtom(t api.Task, i int) app.UI {
 	if a.Negated {
 		cls = append(cls, "negated")
 	}
-	hint, question := "supporting sentences", "Does the constraint hold for the document?"
+	hint, hints, question := "supporting sentence", "supporting sentences", "Does the constraint hold for the document?"
 	if a.Negated {
-		hint, question = "sentences showing the excluded property", "Is the excluded property present in the document?"
+		hint, hints, question = "sentence showing the excluded property", "sentences showing the excluded property", "Is the excluded property present in the document?"
 	}
 	return app.Li().Class(cls...).DataSet("atom", i).Aria("current", i == p.activeAtom).Body(
 		app.Button().Type("button").Class("atom-pick").Aria("pressed", i == p.activeAtom).
@@ -684,7 +712,7 @@ func (p *JudgePage) renderAtom(t api.Task, i int) app.UI {
 			app.If(a.Negated, func() app.UI { return app.Span().Class("not-badge").Text("NOT") }),
 			app.Span().Class("atom-text").Text(a.Text),
 		),
-		app.Span().Class("atom-count").Textf("%d %s", len(p.attributions[i]), hint),
+		app.Span().Class("atom-count").Text(plural(len(p.attributions[i]), hint, hints)),
 		app.If(a.Negated, func() app.UI {
 			return app.Span().Class("not-explained").Text("Relevant documents must NOT have this property.")
 		}),
@@ -786,4 +814,17 @@ func choice(group, key, label string, selected bool, onClick app.EventHandler) a
 		app.Kbd().Text(key),
 		app.Span().Text(label),
 	)
+}
+
+// dialog names the dialog open on the page (the keymap on top).
+func (p *JudgePage) dialog() string {
+	switch {
+	case p.showKeys:
+		return dialogKeymap
+	case p.showHelp:
+		return dialogInstructions
+	case p.skipOpen:
+		return dialogSkip
+	}
+	return dialogNone
 }

@@ -113,7 +113,7 @@ func HistoryLabel(r api.JudgmentRequest) string {
 	case r.Relevance != nil:
 		s := relevanceName(*r.Relevance)
 		if r.Evidence != "" {
-			s += " · " + r.Evidence + " evidence"
+			s += " · " + evidenceName(r.Evidence)
 		}
 		return s
 	case r.Paraphrase != nil:
@@ -254,4 +254,21 @@ func FirstVisit(st Storage, userID int64, kind string) bool {
 	}
 	_ = st.Set(seenKey(userID, kind), true)
 	return true
+}
+
+// evidenceName names an evidence label in a sentence ("partial evidence",
+// "no evidence").
+func evidenceName(e string) string {
+	if e == api.EvidenceNone {
+		return "no evidence"
+	}
+	return e + " evidence"
+}
+
+// plural is "1 sentence", "2 sentences": n and the noun for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

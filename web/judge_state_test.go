@@ -66,7 +66,7 @@ func TestHistoryMostRecentFirstOncePerItem(t *testing.T) {
 	if got := LoadHistory(st, 7, api.KindRelevance); len(got) != 4 || got[0].Req.ClientID != "c4" || got[0].Item != "q · d" || got[3].Req.ItemID != 1 || *got[0].Req.Relevance != 0 {
 		t.Errorf("history stored by the writer: %+v", got)
 	}
-	if got := HistoryLabel(hs[1].Req); got != "2 likely relevant · none evidence" {
+	if got := HistoryLabel(hs[1].Req); got != "2 likely relevant · no evidence" {
 		t.Errorf("label %q", got)
 	}
 	if got := HistoryLabel(api.JudgmentRequest{SkipReason: "German"}); got != "skipped: German" {
@@ -104,7 +104,7 @@ func TestHistoryListHTMLEscapesText(t *testing.T) {
 		{Req: api.JudgmentRequest{ItemID: 3, SkipReason: "<b>German</b>"}},
 	}, 3)
 	want := `<ol class="history-list">` +
-		`<li data-item="5"><button type="button" class="link history-open" data-item="5">Item 5</button> <span class="history-label">2 likely relevant · none evidence</span>` +
+		`<li data-item="5"><button type="button" class="link history-open" data-item="5">Item 5</button> <span class="history-label">2 likely relevant · no evidence</span>` +
 		`<span class="history-what" title="&lt;img src=x onerror=&#34;alert(1)&#34;&gt; · d">&lt;img src=x onerror=&#34;alert(1)&#34;&gt; · d</span></li>` +
 		`<li data-item="3" class="revisiting" aria-current="true"><button type="button" class="link history-open" data-item="3">Item 3</button> <span class="history-label">skipped: &lt;b&gt;German&lt;/b&gt;</span></li>` +
 		`</ol>`

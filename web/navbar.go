@@ -25,8 +25,8 @@ func NewNavBar() *NavBar { return &NavBar{} }
 // Me sets the signed-in user.
 func (n *NavBar) Me(v api.Me) *NavBar { n.Ime = v; return n }
 
-// Active names the current section (a task kind, "researcher", "setup",
-// "dashboard", "adjudication", "pools", "queries" or "admin").
+// Active names the current section (a task kind, "home", "researcher",
+// "setup", "dashboard", "adjudication", "pools", "queries" or "admin").
 func (n *NavBar) Active(v string) *NavBar { n.Iactive = v; return n }
 
 // Project sets the project the judging links point at.
@@ -35,7 +35,7 @@ func (n *NavBar) Project(v string) *NavBar { n.Iproject = v; return n }
 // Render draws the bar.
 func (n *NavBar) Render() app.UI {
 	project := n.Iproject
-	if project == "" && len(n.Ime.Projects) > 0 {
+	if project == "" && len(n.Ime.Projects) > 0 && !(n.Iactive == "home" && len(n.Ime.Projects) > 1) {
 		project = n.Ime.Projects[0]
 	}
 	link := func(href, label, section string) app.UI {
@@ -48,6 +48,7 @@ func (n *NavBar) Render() app.UI {
 	return app.Nav().Class("navbar").Aria("label", "Main").Body(
 		app.A().Class("brand").Href("/").Text("boolpool"),
 		app.Ul().Body(
+			app.If(len(n.Ime.Projects) > 1, func() app.UI { return link("/", "My projects", "home") }),
 			app.If(project != "", func() app.UI {
 				return app.Range([]int{0}).Slice(func(int) app.UI {
 					return app.Div().Class("navgroup").Body(

@@ -37,6 +37,7 @@ func NewParaphrasePage() *ParaphrasePage { return &ParaphrasePage{} }
 // OnNav sets the page up from /paraphrase/<project>.
 func (p *ParaphrasePage) OnNav(ctx app.Context) {
 	p.onChange = p.syncForm
+	p.openDialog = p.dialog
 	p.nav(ctx, api.KindParaphrase)
 	ctx.Page().SetTitle("Paraphrase · boolpool")
 }
@@ -174,4 +175,15 @@ func loadInstructions(ctx app.Context, cl *Client, project, kind string, dst *ap
 			*dst = in
 		})
 	})
+}
+
+// dialog names the dialog open on the page (the keymap on top).
+func (p *ParaphrasePage) dialog() string {
+	switch {
+	case p.showKeys:
+		return dialogKeymap
+	case p.showHelp:
+		return dialogInstructions
+	}
+	return dialogNone
 }

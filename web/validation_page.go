@@ -41,6 +41,7 @@ func NewValidationPage() *ValidationPage { return &ValidationPage{} }
 // OnNav sets the page up from /validate/<project>.
 func (p *ValidationPage) OnNav(ctx app.Context) {
 	p.onChange = p.syncForm
+	p.openDialog = p.dialog
 	p.nav(ctx, api.KindValidation)
 	ctx.Page().SetTitle("Validate · boolpool")
 }
@@ -148,4 +149,15 @@ func (p *ValidationPage) Render() app.UI {
 		NewKeymapDialog().Open(p.showKeys).Keys(validationKeys),
 		NewInstructionsPanel().Open(p.showHelp).Instructions(p.instructions),
 	)
+}
+
+// dialog names the dialog open on the page (the keymap on top).
+func (p *ValidationPage) dialog() string {
+	switch {
+	case p.showKeys:
+		return dialogKeymap
+	case p.showHelp:
+		return dialogInstructions
+	}
+	return dialogNone
 }

@@ -217,3 +217,47 @@ func AddRelevanceItems(ctx context.Context, st *store.Store, f *Fixture, n int) 
 	}
 	return nil
 }
+
+// AddOtherProjectItems makes user a member of the fixture's other project
+// too and gives that project a query ("Films set in Paris") with n
+// relevance items (documents "other-0" …), for annotators in two projects.
+// It returns the items' ids.
+func AddOtherProjectItems(ctx context.Context, st *store.Store, f *Fixture, user string, n int) ([]int64, error) {
+	if err := st.AddProjectMember(ctx, f.Other.ID, f.Users[user].ID); err != nil {
+		return nil, err
+	}
+	var qid int64
+	_, err := st.Import(ctx, f.Other.ID, func(im *store.Importer) error {
+		for i := 0; i < n; i++ {
+			body, starts := join([]string{fmt.Sprintf("Film number %d is set in Paris.", i), "It is a comedy."})
+			if err := im.Document(ctx, store.DocumentIn{ExtID: fmt.Sprintf("other-%d", i), Title: fmt.Sprintf("Film %d", i), Body: body, SentenceStarts: starts}); err != nil {
+				return err
+			}
+		}
+		text := "Films set in Paris"
+		expr, err := json.Marshal(boolexpr.Atom(0))
+		if err != nil {
+			return err
+		}
+		qid, err = im.Query(ctx, store.QueryIn{ExtID: "oq1", Text: text, OriginalQuery: text,
+			Atoms: []store.Atom{{Text: text, Start: 0, End: len(text)}}, Expression: expr})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("import the other project: %w", err)
+	}
+	var ids []int64
+	for i := 0; i < n; i++ {
+		d, err := st.DocumentByExtID(ctx, f.Other.ID, fmt.Sprintf("other-%d", i))
+		if err != nil {
+			return nil, err
+		}
+		id := d.ID
+		it, err := st.CreateItem(ctx, store.NewItem{ProjectID: f.Other.ID, Kind: api.KindRelevance, QueryID: qid, DocumentID: &id, Priority: i})
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, it.ID)
+	}
+	return ids, nil
+}

@@ -34,6 +34,7 @@ var routeAccess = map[string]access{
 	"GET /readyz":                                               public,
 	"POST /api/auth/login":                                      public,
 	"GET /api/me":                                               signedIn,
+	"GET /api/me/projects":                                      signedIn,
 	"POST /api/auth/logout":                                     signedIn,
 	"POST /api/projects/:project/queue":                         signedIn,
 	"GET /api/projects/:project/instructions":                   signedIn,

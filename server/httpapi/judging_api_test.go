@@ -529,3 +529,61 @@ func TestWasmServing(t *testing.T) {
 		t.Errorf("login page: %d, prerendered form missing", res.StatusCode)
 	}
 }
+
+// Issue 25: an annotator in two projects gets both from GET
+// /api/me/projects with their progress; nobody sees others' projects.
+func TestMyProjects(t *testing.T) {
+	e := newEnv(t, 1, nil)
+	if _, err := judgingtest.AddOtherProjectItems(context.Background(), e.st, e.fx, "annotator1", 2); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.anon().do("GET", "/api/me/projects", nil, nil); st != 401 {
+		t.Errorf("anonymous GET /api/me/projects: %d, want 401", st)
+	}
+	u := e.login("annotator1")
+	u.queue(api.KindRelevance, 1)
+	get := func(u *user) map[string]map[string]api.Progress {
+		t.Helper()
+		var out api.MyProjects
+		if st := u.do("GET", "/api/me/projects", nil, &out); st != 200 {
+			t.Fatalf("GET /api/me/projects: %d", st)
+		}
+		m := map[string]map[string]api.Progress{}
+		for _, p := range out.Projects {
+			m[p.Name] = map[string]api.Progress{}
+			for _, k := range p.Kinds {
+				m[p.Name][k.Kind] = k.Progress
+			}
+		}
+		return m
+	}
+	got := get(u)
+	if len(got) != 2 || got["fixture"] == nil || got["fixture-other"] == nil {
+		t.Fatalf("annotator1's projects: %v, want fixture and fixture-other", got)
+	}
+	if p := got["fixture"][api.KindRelevance]; p.Total() != 6 || p.Leased != 1 || p.Done != 0 {
+		t.Errorf("fixture relevance: %+v, want 1 leased of 6", p)
+	}
+	if _, ok := got["fixture"][api.KindParaphrase]; !ok {
+		t.Errorf("fixture's paraphrase items are not listed: %v", got["fixture"])
+	}
+	if p := got["fixture-other"][api.KindRelevance]; p.Total() != 2 || p.Done != 0 || len(got["fixture-other"]) != 1 {
+		t.Errorf("fixture-other: %v, want relevance only, 0 of 2", got["fixture-other"])
+	}
+	// Judging in the other project counts there.
+	var q api.Queue
+	if st := u.do("POST", "/api/projects/fixture-other/queue", api.QueueRequest{Kind: api.KindRelevance, N: 1}, &q); st != 200 || len(q.Tasks) != 1 {
+		t.Fatalf("queue in fixture-other: %d %+v", st, q)
+	}
+	req := api.JudgmentRequest{ClientID: uuid(1), AuthorID: u.id, ItemID: q.Tasks[0].ItemID, Kind: api.KindRelevance, Relevance: rel(2), Evidence: api.EvidencePartial}
+	if st := u.do("POST", "/api/judgments", req, nil); st != 200 && st != 201 {
+		t.Fatalf("judge in fixture-other: %d", st)
+	}
+	if p := get(u)["fixture-other"][api.KindRelevance]; p.Done != 1 || p.Total() != 2 {
+		t.Errorf("fixture-other after one judgment: %+v, want 1 done of 2", p)
+	}
+	// The outsider sees their own project only.
+	if got := get(e.login("outsider")); len(got) != 1 || got["fixture-other"] == nil {
+		t.Errorf("the outsider's projects: %v, want fixture-other only", got)
+	}
+}

@@ -60,6 +60,7 @@ func (s *Server) routes() {
 
 	// Any signed-in user (annotators and up); unsafe methods need the CSRF header.
 	e.GET("/api/me", ah.me, signedIn...)
+	e.GET("/api/me/projects", th.projects, signedIn...)
 	e.POST("/api/auth/logout", ah.logout, signedIn...)
 	e.POST("/api/projects/:project/queue", th.queue, signedIn...)
 	e.GET("/api/projects/:project/instructions", th.instructions, signedIn...)

@@ -19,6 +19,7 @@ type taskService interface {
 	Task(ctx context.Context, r judging.Rater, itemID int64) (api.Task, error)
 	Instructions(ctx context.Context, r judging.Rater, project, kind string) (api.Instructions, error)
 	Stats(ctx context.Context, r judging.Rater, project string) (api.ProjectStats, error)
+	Projects(ctx context.Context, r judging.Rater) (api.MyProjects, error)
 }
 
 type taskHandlers struct{ svc taskService }
@@ -34,6 +35,16 @@ func (h taskHandlers) queue(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, q)
+}
+
+// projects lists the signed-in user's own projects with their progress
+// (GET /api/me/projects).
+func (h taskHandlers) projects(c echo.Context) error {
+	out, err := h.svc.Projects(c.Request().Context(), rater(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 func (h taskHandlers) item(c echo.Context) error {

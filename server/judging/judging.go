@@ -35,6 +35,8 @@ type Store interface {
 	SaveValidationVerdict(ctx context.Context, v store.ValidationVerdict) error
 	CountItems(ctx context.Context, projectID int64) (store.ItemCounts, error)
 	GoldRecordOf(ctx context.Context, projectID, userID int64) (store.GoldRecord, error)
+	MemberProjects(ctx context.Context, userID int64) ([]store.MemberProject, error)
+	ProgressOf(ctx context.Context, userID, projectID int64, kind string) (store.RaterProgress, error)
 }
 
 // Observer is told about every newly stored relevance judgment, after its
@@ -201,7 +203,7 @@ func (s *Service) paused(ctx context.Context, p store.Project, r Rater) (bool, s
 		return false, "", nil
 	}
 	s.log.Info("rater paused by the gold accuracy check", "project", p.Name, "user", r.ID, "gold_judged", g.Judged, "gold_correct", g.Correct)
-	return true, fmt.Sprintf("Your answers on check items agree with the reference answers %d times out of %d, below this project's minimum of %.0f%%. "+
+	return true, fmt.Sprintf("Your answers agree with the reference answers on %d of the %d check items you judged, below this project's minimum of %.0f%%. "+
 		"New items are paused until a researcher reviews your work; judgments of items already on your screen are still saved.",
 		g.Correct, g.Judged, 100*q.GoldMinAccuracy), nil
 }

@@ -3,6 +3,7 @@ package judging_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"boolpool/internal/judgingtest"
@@ -91,6 +92,10 @@ func TestGoldPause(t *testing.T) {
 	}
 	if !q.Paused || q.PauseReason == "" {
 		t.Fatalf("below the threshold: paused %v (%q)", q.Paused, q.PauseReason)
+	}
+	// Issue 25: "1 times out of 2" read badly.
+	if !strings.Contains(q.PauseReason, "on 1 of the 2 check items you judged") {
+		t.Errorf("pause reason %q, want the count as 1 of the 2 check items", q.PauseReason)
 	}
 	// Only what was leased before (the two regular items and whatever
 	// the previous, unpaused queue calls added), nothing new.

@@ -223,6 +223,8 @@ func TestAnnotatorJourney(t *testing.T) {
 	e.do("validation page", chromedp.Navigate(e.url+"/validate/fixture"),
 		chromedp.WaitVisible(chromedp.CSS(`#validation[data-wasm="1"][data-state="ready"]`)))
 	e.do("paraphrase shown", chromedp.WaitVisible(chromedp.CSS(`#paraphrase-shown`)))
+	// The first visit's instructions take the keys until closed (issue 25).
+	e.closeFirstVisitInstructions()
 	for _, k := range []string{"y", "s", "1"} {
 		e.key(k)
 	}

@@ -20,8 +20,9 @@ import (
 
 // TestRecallSample is a diagnosis tool (see docs/pooling-and-judging.md,
 // "Continuous active learning"): with BOOLPOOL_SHARED_DATA and
-// BOOLPOOL_CAL_SAMPLE=k it checks that every gold title of every k-th DebQUEST val query is a corpus document id, reviews
-// each such query with the gold as the oracle (no stopping rule) and logs
+// BOOLPOOL_CAL_SAMPLE=k it checks that every gold title of every k-th
+// DebQUEST val query is a corpus document id, reviews each such query with
+// the gold as the oracle (no stopping rule) and logs
 // the share of the sample's gold found after 25, 50, 100 and 200 (and
 // BOOLPOOL_CAL_MAX) judgments per query. BOOLPOOL_CAL_RUNS=1 adds the
 // fusion of the six lexical runs as the prior; BOOLPOOL_CAL_VERBOSE=1 logs

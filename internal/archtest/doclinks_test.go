@@ -12,7 +12,7 @@ import (
 )
 
 // TestDocLinks checks every relative link of the Markdown pages at the
-// repository root and in docs/: each `](path)` or `](path#anchor)` names a
+// repository root, in docs/ and the packages' README.md files: each `](path)` or `](path#anchor)` names a
 // file that exists, and an anchor into a Markdown page names one of its
 // headings (as GitHub makes anchors). It also checks that the README links
 // every page of docs/, so no reference page is unreachable from the door.
@@ -32,7 +32,11 @@ func TestDocLinks(t *testing.T) {
 	if len(docs) == 0 {
 		t.Fatal("docs/ holds no Markdown page")
 	}
-	pages = append(pages, docs...)
+	readmes, err := filepath.Glob(filepath.Join(root, "*", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(append(pages, docs...), readmes...)
 	anchors := map[string]map[string]bool{} // page → its heading anchors, read on demand
 	anchorsOf := func(page string) (map[string]bool, error) {
 		if a, ok := anchors[page]; ok {

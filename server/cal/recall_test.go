@@ -18,10 +18,11 @@ import (
 	"boolpool/server/retrieval"
 )
 
-// TestRecallSample is a diagnosis tool (see the README's cal section): with
-// BOOLPOOL_SHARED_DATA and BOOLPOOL_CAL_SAMPLE=k it checks that every gold
-// title of every k-th DebQUEST val query is a corpus document id, reviews
-// each such query with the gold as the oracle (no stopping rule) and logs
+// TestRecallSample is a diagnosis tool (see docs/pooling-and-judging.md,
+// "Continuous active learning"): with BOOLPOOL_SHARED_DATA and
+// BOOLPOOL_CAL_SAMPLE=k it checks that every gold title of every k-th
+// DebQUEST val query is a corpus document id, reviews each such query with
+// the gold as the oracle (no stopping rule) and logs
 // the share of the sample's gold found after 25, 50, 100 and 200 (and
 // BOOLPOOL_CAL_MAX) judgments per query. BOOLPOOL_CAL_RUNS=1 adds the
 // fusion of the six lexical runs as the prior; BOOLPOOL_CAL_VERBOSE=1 logs
@@ -264,7 +265,7 @@ func TestRecallSample(t *testing.T) {
 var markRe = regexp.MustCompile(`<mark>(.*?)</mark>`)
 
 // fusedRuns is the reciprocal-rank fusion (k = 60) of the top 100 of the
-// six lexical runs `pool simulate` pools in the README's table.
+// six lexical runs `pool simulate` pools in docs/pooling-and-judging.md's table.
 func fusedRuns(t *testing.T, ix *lexical.Index, text, original, template string) []string {
 	t.Helper()
 	q := retrieval.Query{ID: "q", Text: text, Template: template}

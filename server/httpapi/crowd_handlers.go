@@ -15,7 +15,7 @@ import (
 	"boolpool/web/api"
 )
 
-// Crowd entry (README "Crowd entry"):
+// Crowd entry (docs/crowd.md):
 //
 //	GET  /enter/:project?key=K&participant=ID   start page (PROLIFIC_PID is accepted for participant)
 //	POST /enter/:project                         form: key, participant, form, replace → session, 303 /judge/<project>

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -16,7 +17,14 @@ type LoginPage struct {
 	busy     bool
 	mounted  bool
 	next     string
+	// signingOut names the user whose sign-out in this browser waits for
+	// the network to end their server session ("" if none).
+	signingOut string
 }
+
+// signOutRetry is how often the sign-in page tries to end the session of
+// a sign-out made offline.
+const signOutRetry = 2 * time.Second
 
 // NewLoginPage returns the page.
 func NewLoginPage() *LoginPage { return &LoginPage{} }
@@ -30,8 +38,38 @@ func (p *LoginPage) OnNav(ctx app.Context) {
 	}
 }
 
-// OnMount marks the page interactive.
-func (p *LoginPage) OnMount(ctx app.Context) { p.mounted = app.IsClient }
+// OnMount marks the page interactive and, if a sign-out made offline is
+// still pending, ends its server session as soon as the network allows.
+func (p *LoginPage) OnMount(ctx app.Context) {
+	p.mounted = app.IsClient
+	if !app.IsClient {
+		return
+	}
+	cl := NewClient()
+	pending, ok := signOutPending(cl.st)
+	if !ok {
+		return
+	}
+	p.signingOut = pending.Username
+	if p.signingOut == "" {
+		p.signingOut = "the previous user"
+	}
+	// The goroutine ends with the page (ctx is cancelled on dismount) or
+	// once the server confirmed the sign-out.
+	ctx.Async(func() {
+		for {
+			if err := cl.SettleSignOut(ctx); err == nil {
+				ctx.Dispatch(func(ctx app.Context) { p.signingOut = "" })
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(signOutRetry):
+			}
+		}
+	})
+}
 
 func (p *LoginPage) submit(ctx app.Context, e app.Event) {
 	e.PreventDefault()
@@ -74,6 +112,11 @@ func (p *LoginPage) Render() app.UI {
 		app.Main().Class("login-box").Body(
 			app.H1().Text("boolpool"),
 			app.P().Class("hint").Text("Sign in to judge, research or administer."),
+			app.If(p.signingOut != "", func() app.UI {
+				return app.P().ID("signout-pending").Class("notice", "warning").Role("status").Textf(
+					"%s is signed out in this browser. The network is down, so the server does not know yet: "+
+						"it is told as soon as the connection is back (keep this page open).", p.signingOut)
+			}),
 			app.Form().ID("login-form").OnSubmit(p.submit).Body(
 				app.Label().For("username").Text("Username"),
 				app.Input().ID("username").Name("username").Type("text").AutoComplete(true).Required(true).AutoFocus(true).

@@ -387,7 +387,10 @@ func (f *taskFeed) setTasks(ctx app.Context, tasks []api.Task) {
 		}
 	}
 	for _, t := range tasks {
-		if !seen[t.ItemID] && !f.judged[t.ItemID] && !f.outbox.Has(t.ItemID) {
+		// An item judged here (before a reload too: it is in the outbox,
+		// or was sent from it since) is leased only until the server has
+		// its judgment.
+		if !seen[t.ItemID] && !f.judged[t.ItemID] && !f.outbox.Judged(t.ItemID) {
 			keep = append(keep, t)
 			seen[t.ItemID] = true
 		}
@@ -431,7 +434,7 @@ func (f *taskFeed) shownProgress() api.Progress {
 	p := f.progress
 	n := 0
 	for id := range f.leasedAt {
-		if f.submitted[id] || (f.outbox != nil && f.outbox.Has(id)) {
+		if f.submitted[id] || (f.outbox != nil && f.outbox.Judged(id)) {
 			n++
 		}
 	}

@@ -160,6 +160,11 @@ type Outbox struct {
 	st      Storage
 	userID  int64
 	entries []OutboxEntry
+	// sent are the items whose judgment this outbox sent since it was
+	// loaded: a lease answer computed before the server stored one may
+	// arrive after it left the outbox (issue 25: an item judged offline
+	// came back as new after an offline reload).
+	sent map[int64]bool
 }
 
 // LoadOutbox reads userID's outbox from storage (userID 0: nobody is known
@@ -176,7 +181,7 @@ func (o *Outbox) Switch(userID int64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	migrateV1(o.st)
-	o.userID, o.entries = userID, nil
+	o.userID, o.entries, o.sent = userID, nil, nil
 	if userID == 0 {
 		return
 	}
@@ -328,6 +333,17 @@ func (o *Outbox) Has(itemID int64) bool {
 	return false
 }
 
+// Judged reports whether an item has a judgment waiting in the outbox or
+// sent from it since it was loaded: a lease of that item is stale.
+func (o *Outbox) Judged(itemID int64) bool {
+	if o.Has(itemID) {
+		return true
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.sent[itemID]
+}
+
 // SyncState summarises the outbox for the status badge.
 type SyncState string
 
@@ -457,6 +473,10 @@ func (o *Outbox) remove(clientID string) {
 	defer o.mu.Unlock()
 	for i, e := range o.entries {
 		if e.Req.ClientID == clientID {
+			if o.sent == nil {
+				o.sent = map[int64]bool{}
+			}
+			o.sent[e.Req.ItemID] = true
 			o.entries = append(o.entries[:i], o.entries[i+1:]...)
 			break
 		}

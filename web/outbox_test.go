@@ -62,6 +62,14 @@ func TestOutboxSurvivesReloadAndRetries(t *testing.T) {
 	if LoadOutbox(st, 7).Pending() != 0 {
 		t.Error("acknowledged judgments still stored")
 	}
+	// Sent items stay judged for this page (a stale lease of one is
+	// dropped), not for the next load.
+	if o.Has(2) || !o.Judged(2) || o.Judged(4) {
+		t.Errorf("after sending: Has(2) %v, Judged(2) %v, Judged(4) %v; want false true false", o.Has(2), o.Judged(2), o.Judged(4))
+	}
+	if LoadOutbox(st, 7).Judged(2) {
+		t.Error("a new load still counts item 2 as judged here")
+	}
 }
 
 func TestOutboxRejectsKeepWork(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
@@ -110,5 +111,89 @@ func TestOfflineSignOutEndsTheSessionWhenBack(t *testing.T) {
 	js := judgments(t, e.st, a1)
 	if len(js) != 1 || strconv.FormatInt(js[0].ItemID, 10) != item {
 		t.Fatalf("annotator1's judgments %+v, want the one of item %s", js, item)
+	}
+}
+
+// Minor: an item judged offline came back as a new item after an offline
+// reload. The lease answer that brings it back left the server before the
+// judgment arrived there and reaches the page after the outbox sent it:
+// the test holds the lease answers in the browser until then.
+func TestItemJudgedOfflineIsNotLeasedAgainAfterReload(t *testing.T) {
+	e := newEnv(t, 1)
+	a1 := e.fx.Users["annotator1"].ID
+	e.login("annotator1")
+	e.judgeReady("judge page")
+	e.closeFirstVisitInstructions()
+	e.offline(true)
+	item := e.judgeByKeys("2", "p")
+	e.waitJS("queued", `document.querySelector("#judge").dataset.pending === "1"`, 10*time.Second)
+	e.do("reload offline", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-pending="1"]`)))
+
+	paused := make(chan fetch.RequestID, 64)
+	lctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	if err := chromedp.Listen(lctx, func(ev any) {
+		if p, ok := ev.(*fetch.EventRequestPaused); ok {
+			select {
+			case paused <- p.RequestID:
+			default:
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	call := func(what string, f func(ctx context.Context) error) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+		defer cancel()
+		if err := f(ctx); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	call("hold lease answers", func(ctx context.Context) error {
+		_, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/queue", RequestStage: fetch.RequestStageResponse}}})
+		return err
+	})
+	// The network is back, but for the judgment: a lease is answered.
+	e.blockJudgments(true)
+	var held []fetch.RequestID
+	select {
+	case id := <-paused:
+		held = append(held, id)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no lease request after the network came back")
+	}
+	// Now the judgment goes out and is acknowledged.
+	e.blockJudgments(false)
+	deadline := time.Now().Add(45 * time.Second)
+	for (len(judgments(t, e.st, a1)) == 0 || e.outboxLen(a1) != 0) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n, left := len(judgments(t, e.st, a1)), e.outboxLen(a1); n != 1 || left != 0 {
+		t.Fatalf("after the network came back: %d judgments stored, %d in the outbox; want 1 and 0", n, left)
+	}
+	// The answers held (leased before the judgment was stored) arrive.
+	for more := true; more; {
+		select {
+		case id := <-paused:
+			held = append(held, id)
+		default:
+			more = false
+		}
+	}
+	call("release lease answers", func(ctx context.Context) error {
+		for _, id := range held {
+			if _, err := chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id}); err != nil {
+				return err
+			}
+		}
+		_, err := chromedp.Call(ctx, fetch.Disable, struct{}{})
+		return err
+	})
+	e.judgeReady("judging page after the network came back")
+	time.Sleep(1500 * time.Millisecond) // later lease answers too
+	e.shot("offline-reload-01-next-item")
+	if got := e.itemOnScreen("#judge"); got == item {
+		t.Errorf("item %s, judged offline and saved since, is on screen again as a new item", item)
 	}
 }

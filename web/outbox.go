@@ -62,7 +62,9 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 		return err
 	}
 	f.counts()
-	if f.sync != SyncOffline {
+	if f.sync == SyncSaved || f.sync == SyncPending {
+		// Offline, signed out or another account's session: that still
+		// holds for this judgment.
 		f.sync = SyncPending
 	}
 	f.next(ctx, req, item)
@@ -165,6 +167,11 @@ type Outbox struct {
 	// arrive after it left the outbox (issue 25: an item judged offline
 	// came back as new after an offline reload).
 	sent map[int64]bool
+	// failed is why the last send failed (offline, signed out, another
+	// account), until one succeeds: a flush with nothing due during the
+	// backoff reports it instead of "pending" (issue 25: a disabled
+	// account's page said "Saving…" for ever).
+	failed SyncState
 }
 
 // LoadOutbox reads userID's outbox from storage (userID 0: nobody is known
@@ -181,7 +188,7 @@ func (o *Outbox) Switch(userID int64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	migrateV1(o.st)
-	o.userID, o.entries, o.sent = userID, nil, nil
+	o.userID, o.entries, o.sent, o.failed = userID, nil, nil, ""
 	if userID == 0 {
 		return
 	}
@@ -391,31 +398,53 @@ func (o *Outbox) Flush(ctx context.Context, send func(context.Context, api.Judgm
 		switch {
 		case err == nil:
 			o.remove(e.Req.ClientID)
+			o.setFailed("")
 			res.Sent++
 			continue
 		case errors.Is(err, ErrNetwork) || StatusOf(err) >= 500 || StatusOf(err) == 429 || StatusOf(err) == 408:
 			o.retry(e.Req.ClientID, err, now())
-			res.Err, res.State = err, SyncOffline
+			res.Err, res.State = err, o.setFailed(SyncOffline)
 			return res
 		case StatusOf(err) == 401:
 			o.retry(e.Req.ClientID, err, now())
-			res.Err, res.State = err, SyncSignedOut
+			res.Err, res.State = err, o.setFailed(SyncSignedOut)
 			return res
 		case isAuthorRefusal(err):
 			o.retry(e.Req.ClientID, err, now())
-			res.Err, res.State = err, SyncOtherAccount
+			res.Err, res.State = err, o.setFailed(SyncOtherAccount)
 			return res
 		default:
 			o.reject(e.Req.ClientID, err)
 			res.Err = err
 		}
 	}
-	if o.Pending() > 0 {
-		res.State = SyncPending
-	} else {
+	switch {
+	case o.Pending() == 0:
 		res.State = SyncSaved
+	case o.Failed() != "":
+		// Nothing was due (backoff): the last failure still holds.
+		res.State = o.Failed()
+	default:
+		res.State = SyncPending
 	}
 	return res
+}
+
+// setFailed records why sending fails ("" once a send succeeded) and
+// returns it.
+func (o *Outbox) setFailed(s SyncState) SyncState {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.failed = s
+	return s
+}
+
+// Failed is why the last send failed, "" if it did not (or nothing was
+// sent yet).
+func (o *Outbox) Failed() SyncState {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.failed
 }
 
 // Submit sends one judgment; it never sends one whose author is not the

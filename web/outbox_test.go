@@ -51,8 +51,8 @@ func TestOutboxSurvivesReloadAndRetries(t *testing.T) {
 	// Backoff: nothing is due right away.
 	var sent []int64
 	online := func(_ context.Context, r api.JudgmentRequest) error { sent = append(sent, r.ItemID); return nil }
-	if res := o.Flush(context.Background(), online, func() time.Time { return now }); res.Sent != 0 {
-		t.Errorf("sent %d during backoff", res.Sent)
+	if res := o.Flush(context.Background(), online, func() time.Time { return now }); res.Sent != 0 || res.State != SyncOffline {
+		t.Errorf("during backoff: sent %d, state %q; want 0, still offline", res.Sent, res.State)
 	}
 	// Later, in order.
 	res = o.Flush(context.Background(), online, func() time.Time { return now.Add(time.Minute) })

@@ -6,12 +6,15 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"boolpool/server/store"
 )
 
 // Issue 25: signing out while offline, an offline reload, a disabled
@@ -195,5 +198,46 @@ func TestItemJudgedOfflineIsNotLeasedAgainAfterReload(t *testing.T) {
 	e.shot("offline-reload-01-next-item")
 	if got := e.itemOnScreen("#judge"); got == item {
 		t.Errorf("item %s, judged offline and saved since, is on screen again as a new item", item)
+	}
+}
+
+// Minor: when an admin disables the account of an annotator at work, the
+// judgments that can no longer be sent are named in a message, not left
+// "Saving…" forever, and they stay in the browser.
+func TestDisabledAccountSaysJudgmentsAreNotSaved(t *testing.T) {
+	e := newEnv(t, 1)
+	a1 := e.fx.Users["annotator1"].ID
+	e.login("annotator1")
+	e.judgeReady("judge page")
+	e.closeFirstVisitInstructions()
+	e.judgeByKeys("2", "p")
+	e.waitSaved()
+
+	yes := true
+	if _, err := e.st.UpdateUser(context.Background(), store.UserUpdate{ID: a1, Disabled: &yes, By: e.fx.Users["admin"].ID}); err != nil {
+		t.Fatal(err)
+	}
+	e.judgeByKeys("1", "p")
+	// Past the first retries: the page still says why.
+	time.Sleep(5 * time.Second)
+	badge := eval[string](e, `document.querySelector("#sync-status").textContent`)
+	if strings.Contains(badge, "Saving") {
+		t.Errorf("5 s after the account was disabled the badge says %q", badge)
+	}
+	msg := eval[string](e, `(document.querySelector("#session-ended") || {textContent: ""}).textContent`)
+	for _, want := range []string{"1 judgment", "not saved", "disabled", "contact the researcher"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if role := eval[string](e, `(document.querySelector("#session-ended") || {getAttribute: () => ""}).getAttribute("role")`); role != "alert" {
+		t.Errorf("message role %q, want alert", role)
+	}
+	e.shot("disabled-account-01-message")
+	if n := e.outboxLen(a1); n != 1 {
+		t.Errorf("the outbox holds %d judgments, want the unsent 1", n)
+	}
+	if n := len(judgments(t, e.st, a1)); n != 1 {
+		t.Errorf("%d judgments stored, want the one made before the account was disabled", n)
 	}
 }

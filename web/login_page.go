@@ -20,6 +20,7 @@ type LoginPage struct {
 	// signingOut names the user whose sign-out in this browser waits for
 	// the network to end their server session ("" if none).
 	signingOut string
+	stop       context.CancelFunc // ends the sign-out retries (nil: none run)
 }
 
 // signOutRetry is how often the sign-in page tries to end the session of
@@ -54,21 +55,34 @@ func (p *LoginPage) OnMount(ctx app.Context) {
 	if p.signingOut == "" {
 		p.signingOut = "the previous user"
 	}
-	// The goroutine ends with the page (ctx is cancelled on dismount) or
-	// once the server confirmed the sign-out.
+	// The goroutine ends with the page (OnDismount) or once the server
+	// confirmed the sign-out.
+	p.OnDismount()
+	loopCtx, cancel := context.WithCancel(context.Background())
+	p.stop = cancel
 	ctx.Async(func() {
+		t := time.NewTicker(signOutRetry)
+		defer t.Stop()
 		for {
-			if err := cl.SettleSignOut(ctx); err == nil {
+			if err := cl.SettleSignOut(loopCtx); err == nil {
 				ctx.Dispatch(func(ctx app.Context) { p.signingOut = "" })
 				return
 			}
 			select {
-			case <-ctx.Done():
+			case <-loopCtx.Done():
 				return
-			case <-time.After(signOutRetry):
+			case <-t.C:
 			}
 		}
 	})
+}
+
+// OnDismount stops the sign-out retries.
+func (p *LoginPage) OnDismount() {
+	if p.stop != nil {
+		p.stop()
+		p.stop = nil
+	}
 }
 
 func (p *LoginPage) submit(ctx app.Context, e app.Event) {

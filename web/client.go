@@ -48,6 +48,7 @@ func StatusOf(err error) int {
 // session's CSRF token and sends it on every state-changing request.
 type Client struct {
 	base string
+	st   Storage // where a pending sign-out is kept (nil: none is checked)
 	mu   sync.Mutex
 	csrf string
 }
@@ -64,6 +65,7 @@ func NewClient() *Client {
 	if app.IsClient {
 		u := app.Window().URL()
 		base = u.Scheme + "://" + u.Host
+		return &Client{base: base, st: browserStorage{}}
 	}
 	return &Client{base: base}
 }
@@ -74,7 +76,22 @@ func (c *Client) setCSRF(t string) {
 	c.mu.Unlock()
 }
 
+// do sends a request, after ending the server session of a sign-out made
+// while offline (SettleSignOut): until that worked, nothing is sent as the
+// signed-out user and the answer is a 401 (a sign-in itself answers why
+// the sign-out could not be settled).
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	if err := c.SettleSignOut(ctx); err != nil {
+		if path == "/api/auth/login" {
+			return err
+		}
+		return errSignOutPending(err)
+	}
+	return c.roundTrip(ctx, method, path, in, out)
+}
+
+// roundTrip sends one request with the session's CSRF token.
+func (c *Client) roundTrip(ctx context.Context, method, path string, in, out any) error {
 	var body []byte
 	header := [][2]string{{"Accept", "application/json"}}
 	if in != nil {

@@ -387,7 +387,10 @@ func (f *taskFeed) setTasks(ctx app.Context, tasks []api.Task) {
 		}
 	}
 	for _, t := range tasks {
-		if !seen[t.ItemID] && !f.judged[t.ItemID] && !f.outbox.Has(t.ItemID) {
+		// An item judged here (before a reload too: it is in the outbox,
+		// or was sent from it since) is leased only until the server has
+		// its judgment.
+		if !seen[t.ItemID] && !f.judged[t.ItemID] && !f.outbox.Judged(t.ItemID) {
 			keep = append(keep, t)
 			seen[t.ItemID] = true
 		}
@@ -431,7 +434,7 @@ func (f *taskFeed) shownProgress() api.Progress {
 	p := f.progress
 	n := 0
 	for id := range f.leasedAt {
-		if f.submitted[id] || (f.outbox != nil && f.outbox.Has(id)) {
+		if f.submitted[id] || (f.outbox != nil && f.outbox.Judged(id)) {
 			n++
 		}
 	}
@@ -699,9 +702,23 @@ func (f *taskFeed) header(title string) app.UI {
 			NewProgressBar().Progress(f.shownProgress()).Kind(f.kind),
 			NewSyncBadge().State(string(f.sync)).Pending(f.pending).Rejected(f.rejected),
 		),
+		app.If(f.sync == SyncSignedOut && f.pending > 0, func() app.UI { return f.sessionEnded() }),
 		app.If(len(f.refused) > 0 || len(f.orphans) > 0, func() app.UI {
 			return NewRefusedList().Entries(f.refused).Unattributed(f.orphans)
 		}),
+	)
+}
+
+// sessionEnded says, when the server no longer takes the user's judgments
+// (401: the session ended, expired, or the account was disabled, which ends
+// its sessions), how many are not saved and what to do (issue 25: the page
+// said "Saving…" for ever). They stay in the outbox.
+func (f *taskFeed) sessionEnded() app.UI {
+	return app.Div().ID("session-ended").Class("notice", "error").Role("alert").Body(
+		app.P().Textf("Your session has ended: you were signed out, it expired, or your account was disabled. "+
+			"%d judgment(s) you made are not saved on the server: they are kept in this browser and sent when you sign in here again. "+
+			"If you cannot sign in, contact the researcher.", f.pending),
+		app.A().Href("/login").Text("Sign in again"),
 	)
 }
 

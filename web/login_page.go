@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -16,7 +17,15 @@ type LoginPage struct {
 	busy     bool
 	mounted  bool
 	next     string
+	// signingOut names the user whose sign-out in this browser waits for
+	// the network to end their server session ("" if none).
+	signingOut string
+	stop       context.CancelFunc // ends the sign-out retries (nil: none run)
 }
+
+// signOutRetry is how often the sign-in page tries to end the session of
+// a sign-out made offline.
+const signOutRetry = 2 * time.Second
 
 // NewLoginPage returns the page.
 func NewLoginPage() *LoginPage { return &LoginPage{} }
@@ -30,8 +39,51 @@ func (p *LoginPage) OnNav(ctx app.Context) {
 	}
 }
 
-// OnMount marks the page interactive.
-func (p *LoginPage) OnMount(ctx app.Context) { p.mounted = app.IsClient }
+// OnMount marks the page interactive and, if a sign-out made offline is
+// still pending, ends its server session as soon as the network allows.
+func (p *LoginPage) OnMount(ctx app.Context) {
+	p.mounted = app.IsClient
+	if !app.IsClient {
+		return
+	}
+	cl := NewClient()
+	pending, ok := signOutPending(cl.st)
+	if !ok {
+		return
+	}
+	p.signingOut = pending.Username
+	if p.signingOut == "" {
+		p.signingOut = "the previous user"
+	}
+	// The goroutine ends with the page (OnDismount) or once the server
+	// confirmed the sign-out.
+	p.OnDismount()
+	loopCtx, cancel := context.WithCancel(context.Background())
+	p.stop = cancel
+	ctx.Async(func() {
+		t := time.NewTicker(signOutRetry)
+		defer t.Stop()
+		for {
+			if err := cl.SettleSignOut(loopCtx); err == nil {
+				ctx.Dispatch(func(ctx app.Context) { p.signingOut = "" })
+				return
+			}
+			select {
+			case <-loopCtx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+}
+
+// OnDismount stops the sign-out retries.
+func (p *LoginPage) OnDismount() {
+	if p.stop != nil {
+		p.stop()
+		p.stop = nil
+	}
+}
 
 func (p *LoginPage) submit(ctx app.Context, e app.Event) {
 	e.PreventDefault()
@@ -74,6 +126,11 @@ func (p *LoginPage) Render() app.UI {
 		app.Main().Class("login-box").Body(
 			app.H1().Text("boolpool"),
 			app.P().Class("hint").Text("Sign in to judge, research or administer."),
+			app.If(p.signingOut != "", func() app.UI {
+				return app.P().ID("signout-pending").Class("notice", "warning").Role("status").Textf(
+					"%s is signed out in this browser. The network is down, so the server does not know yet: "+
+						"it is told as soon as the connection is back (keep this page open).", p.signingOut)
+			}),
 			app.Form().ID("login-form").OnSubmit(p.submit).Body(
 				app.Label().For("username").Text("Username"),
 				app.Input().ID("username").Name("username").Type("text").AutoComplete(true).Required(true).AutoFocus(true).

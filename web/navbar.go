@@ -1,6 +1,8 @@
 package web
 
 import (
+	"time"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"boolpool/web/api"
@@ -111,15 +113,29 @@ func (n *NavBar) logout(ctx app.Context, e app.Event) {
 	n.signOut(ctx, e)
 }
 
-// signOut ends the session. The confirmation stays on screen until the
-// page leaves: a dispatch from a removed element (its button) is dropped.
+// signOut ends the session. It is first recorded in the browser (a
+// pending sign-out, see SettleSignOut), so that, when the network is down
+// now, the server's session still ends as soon as it is back and no page
+// acts as this user meanwhile. Unsent judgments stay in the author's
+// outbox. The confirmation stays on screen until the page leaves: a
+// dispatch from a removed element (its button) is dropped.
 func (n *NavBar) signOut(ctx app.Context, e app.Event) {
-	forgetAccount(ctx.LocalStorage())
 	cl := NewClient()
+	marked := false
+	if cl.st != nil {
+		err := markSignOut(cl.st, n.Ime, time.Now())
+		if err != nil {
+			app.Log(err)
+		}
+		marked = err == nil
+	}
+	forgetAccount(ctx.LocalStorage())
 	ctx.Async(func() {
-		// The CSRF token comes from /api/me; a failure still leaves the
-		// user on the login page, where the session is gone or expires.
-		if _, err := cl.Me(ctx); err == nil {
+		if marked {
+			// A failure leaves the sign-out pending: the sign-in page and
+			// every request try again.
+			_ = cl.SettleSignOut(ctx)
+		} else if _, err := cl.Me(ctx); err == nil {
 			_ = cl.Logout(ctx)
 		}
 		ctx.Dispatch(func(ctx app.Context) { ctx.Navigate("/login") })

@@ -62,7 +62,9 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 		return err
 	}
 	f.counts()
-	if f.sync != SyncOffline {
+	if f.sync == SyncSaved || f.sync == SyncPending {
+		// Offline, signed out or another account's session: that still
+		// holds for this judgment.
 		f.sync = SyncPending
 	}
 	f.next(ctx, req, item)
@@ -160,6 +162,16 @@ type Outbox struct {
 	st      Storage
 	userID  int64
 	entries []OutboxEntry
+	// sent are the items whose judgment this outbox sent since it was
+	// loaded: a lease answer computed before the server stored one may
+	// arrive after it left the outbox (issue 25: an item judged offline
+	// came back as new after an offline reload).
+	sent map[int64]bool
+	// failed is why the last send failed (offline, signed out, another
+	// account), until one succeeds: a flush with nothing due during the
+	// backoff reports it instead of "pending" (issue 25: a disabled
+	// account's page said "Saving…" for ever).
+	failed SyncState
 }
 
 // LoadOutbox reads userID's outbox from storage (userID 0: nobody is known
@@ -176,7 +188,7 @@ func (o *Outbox) Switch(userID int64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	migrateV1(o.st)
-	o.userID, o.entries = userID, nil
+	o.userID, o.entries, o.sent, o.failed = userID, nil, nil, ""
 	if userID == 0 {
 		return
 	}
@@ -328,6 +340,17 @@ func (o *Outbox) Has(itemID int64) bool {
 	return false
 }
 
+// Judged reports whether an item has a judgment waiting in the outbox or
+// sent from it since it was loaded: a lease of that item is stale.
+func (o *Outbox) Judged(itemID int64) bool {
+	if o.Has(itemID) {
+		return true
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.sent[itemID]
+}
+
 // SyncState summarises the outbox for the status badge.
 type SyncState string
 
@@ -375,31 +398,53 @@ func (o *Outbox) Flush(ctx context.Context, send func(context.Context, api.Judgm
 		switch {
 		case err == nil:
 			o.remove(e.Req.ClientID)
+			o.setFailed("")
 			res.Sent++
 			continue
 		case errors.Is(err, ErrNetwork) || StatusOf(err) >= 500 || StatusOf(err) == 429 || StatusOf(err) == 408:
 			o.retry(e.Req.ClientID, err, now())
-			res.Err, res.State = err, SyncOffline
+			res.Err, res.State = err, o.setFailed(SyncOffline)
 			return res
 		case StatusOf(err) == 401:
 			o.retry(e.Req.ClientID, err, now())
-			res.Err, res.State = err, SyncSignedOut
+			res.Err, res.State = err, o.setFailed(SyncSignedOut)
 			return res
 		case isAuthorRefusal(err):
 			o.retry(e.Req.ClientID, err, now())
-			res.Err, res.State = err, SyncOtherAccount
+			res.Err, res.State = err, o.setFailed(SyncOtherAccount)
 			return res
 		default:
 			o.reject(e.Req.ClientID, err)
 			res.Err = err
 		}
 	}
-	if o.Pending() > 0 {
-		res.State = SyncPending
-	} else {
+	switch {
+	case o.Pending() == 0:
 		res.State = SyncSaved
+	case o.Failed() != "":
+		// Nothing was due (backoff): the last failure still holds.
+		res.State = o.Failed()
+	default:
+		res.State = SyncPending
 	}
 	return res
+}
+
+// setFailed records why sending fails ("" once a send succeeded) and
+// returns it.
+func (o *Outbox) setFailed(s SyncState) SyncState {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.failed = s
+	return s
+}
+
+// Failed is why the last send failed, "" if it did not (or nothing was
+// sent yet).
+func (o *Outbox) Failed() SyncState {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.failed
 }
 
 // Submit sends one judgment; it never sends one whose author is not the
@@ -457,6 +502,10 @@ func (o *Outbox) remove(clientID string) {
 	defer o.mu.Unlock()
 	for i, e := range o.entries {
 		if e.Req.ClientID == clientID {
+			if o.sent == nil {
+				o.sent = map[int64]bool{}
+			}
+			o.sent[e.Req.ItemID] = true
 			o.entries = append(o.entries[:i], o.entries[i+1:]...)
 			break
 		}

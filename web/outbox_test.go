@@ -51,8 +51,8 @@ func TestOutboxSurvivesReloadAndRetries(t *testing.T) {
 	// Backoff: nothing is due right away.
 	var sent []int64
 	online := func(_ context.Context, r api.JudgmentRequest) error { sent = append(sent, r.ItemID); return nil }
-	if res := o.Flush(context.Background(), online, func() time.Time { return now }); res.Sent != 0 {
-		t.Errorf("sent %d during backoff", res.Sent)
+	if res := o.Flush(context.Background(), online, func() time.Time { return now }); res.Sent != 0 || res.State != SyncOffline {
+		t.Errorf("during backoff: sent %d, state %q; want 0, still offline", res.Sent, res.State)
 	}
 	// Later, in order.
 	res = o.Flush(context.Background(), online, func() time.Time { return now.Add(time.Minute) })
@@ -61,6 +61,14 @@ func TestOutboxSurvivesReloadAndRetries(t *testing.T) {
 	}
 	if LoadOutbox(st, 7).Pending() != 0 {
 		t.Error("acknowledged judgments still stored")
+	}
+	// Sent items stay judged for this page (a stale lease of one is
+	// dropped), not for the next load.
+	if o.Has(2) || !o.Judged(2) || o.Judged(4) {
+		t.Errorf("after sending: Has(2) %v, Judged(2) %v, Judged(4) %v; want false true false", o.Has(2), o.Judged(2), o.Judged(4))
+	}
+	if LoadOutbox(st, 7).Judged(2) {
+		t.Error("a new load still counts item 2 as judged here")
 	}
 }
 

@@ -120,6 +120,7 @@ func (f *taskFeed) nav(ctx app.Context, kind string) {
 		f.submitted = map[int64]bool{}
 	}
 	f.revisiting = 0
+	f.completed = false // the queue answer says again
 	f.navved = true
 	if f.client != nil {
 		f.load(ctx)
@@ -432,6 +433,12 @@ func (f *taskFeed) refill(ctx app.Context) {
 	ctx.Async(func() {
 		q, err := cl.Queue(context.Background(), project, kind, n)
 		ctx.Dispatch(func(ctx app.Context) {
+			if f.completed && (err != nil || !q.Completed) {
+				// Completion is final on this page: a failed refill or an
+				// answer computed before the one that said the participant
+				// is done changes nothing.
+				return
+			}
 			if err != nil {
 				if errors.Is(err, ErrNetwork) {
 					f.sync = SyncOffline

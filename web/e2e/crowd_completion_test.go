@@ -36,6 +36,7 @@ func TestCrowdCompletion(t *testing.T) {
 	e.setInput("#crowd-quota-items", "2")
 	e.do("save completion", chromedp.Click(chromedp.CSS(`#crowd-completion-save`)))
 	e.waitJS("completion saved", `document.querySelector("#crowd-message").textContent === "Completion settings saved."`, 10*time.Second)
+	eval[bool](e, `(document.querySelector("#crowd-completion-form").scrollIntoView(), true)`)
 	e.shot("18-crowd-completion-settings")
 
 	link = strings.Replace(link, "{{%PROLIFIC_PID%}}", "pp1", 1)
@@ -81,6 +82,7 @@ func TestCrowdCompletion(t *testing.T) {
 	if len(row) < 5 || row[1] != "2" || row[4] != "yes" {
 		t.Errorf("payment table row %q; want 2 items, completed yes", row)
 	}
+	eval[bool](e, `(document.querySelector("#crowd-completion-form").scrollIntoView(), true)`)
 	e.shot("20-crowd-payment-table")
 	csvText := eval[string](e, `fetch(document.querySelector("#crowd-participants-csv").getAttribute("href")).then(r => r.text())`)
 	lines := strings.Split(strings.TrimSpace(csvText), "\n")

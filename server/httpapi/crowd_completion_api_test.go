@@ -255,3 +255,51 @@ func TestCrowdQuotaCompletesAndPaymentTable(t *testing.T) {
 		t.Errorf("annotator reads the payment table: %d, want 403", st)
 	}
 }
+
+// Without a quota, a participant for whom nothing is left gets the code
+// and the URL (not "completed": more items may come) and counts as
+// completed in the payment table; before that they do not.
+func TestCrowdNothingLeftGivesCodeAndURL(t *testing.T) {
+	e := newEnv(t, 1, nil)
+	cs := e.enableCrowd(0)
+	r := e.login("researcher")
+	const done = "https://example.org/done?cc=ZZ-1"
+	if st := r.do("PUT", "/api/projects/fixture/crowd", api.CrowdUpdateRequest{CompletionCode: strp("ZZ-1"), CompletionURL: strp(done)}, nil); st != 200 {
+		t.Fatalf("settings: %d", st)
+	}
+	p := e.anon()
+	if st, _ := p.enter(cs.EntryPath, "solo", nil); st != 303 {
+		t.Fatalf("entry: %d", st)
+	}
+	n := 0
+	for round := 0; ; round++ {
+		q := p.queue(api.KindRelevance, 3)
+		if len(q.Tasks) == 0 {
+			if q.Completed || q.CompletionCode != "ZZ-1" || q.CompletionURL != done || n == 0 {
+				t.Fatalf("nothing left after %d judgments: %+v; want the code and URL, not completed", n, q)
+			}
+			break
+		}
+		if q.CompletionCode != "" || q.CompletionURL != "" {
+			t.Fatalf("code handed out with %d tasks left: %+v", len(q.Tasks), q)
+		}
+		if round == 0 {
+			var table api.CrowdParticipants
+			if st := r.do("GET", "/api/projects/fixture/crowd/participants", nil, &table); st != 200 || len(table.Participants) != 1 || table.Participants[0].Completed {
+				t.Fatalf("table before the end: %d %+v", st, table)
+			}
+		}
+		for _, tk := range q.Tasks {
+			n++
+			judgeTask(t, p, n, tk.ItemID, 1, 1000)
+		}
+		if round > 50 {
+			t.Fatal("the queue never ran dry")
+		}
+	}
+	var table api.CrowdParticipants
+	if st := r.do("GET", "/api/projects/fixture/crowd/participants", nil, &table); st != 200 || len(table.Participants) != 1 ||
+		!table.Participants[0].Completed || table.Participants[0].Items != n || table.Participants[0].CompletedAt == nil {
+		t.Errorf("table after the end (%d judged): %d %+v", n, st, table)
+	}
+}

@@ -36,7 +36,7 @@ type Store interface {
 	CountItems(ctx context.Context, projectID int64) (store.ItemCounts, error)
 	GoldRecordOf(ctx context.Context, projectID, userID int64) (store.GoldRecord, error)
 	CrowdWorkOf(ctx context.Context, projectID, userID int64) (store.CrowdWork, error)
-	EndCrowdWork(ctx context.Context, projectID, userID int64) error
+	EndCrowdWork(ctx context.Context, projectID, userID int64, release bool) error
 }
 
 // Observer is told about every newly stored relevance judgment, after its
@@ -200,7 +200,7 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 			q.CompletionURL = p.CrowdCompletionURL
 			// Nothing left for them: they are done as far as the
 			// payment table goes.
-			if err := s.st.EndCrowdWork(ctx, p.ID, r.ID); err != nil {
+			if err := s.st.EndCrowdWork(ctx, p.ID, r.ID, false); err != nil {
 				return api.Queue{}, err
 			}
 		}
@@ -213,7 +213,7 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 // completion code and the URL back to the crowd platform. The first such
 // answer is recorded for the payment table.
 func (s *Service) completed(ctx context.Context, p store.Project, r Rater, kind string) (api.Queue, error) {
-	if err := s.st.EndCrowdWork(ctx, p.ID, r.ID); err != nil {
+	if err := s.st.EndCrowdWork(ctx, p.ID, r.ID, true); err != nil {
 		return api.Queue{}, err
 	}
 	lp := leaseParams(p, r, kind, 1)

@@ -285,16 +285,18 @@ func (s *Store) CrowdWorkOf(ctx context.Context, projectID, userID int64) (Crowd
 	return w, nil
 }
 
-// EndCrowdWork closes a participant's study: their live leases in the
-// project are given back (a late judgment of one is still accepted, as for
-// any expired lease) and the first time they were told they are done is
-// recorded (and audited).
-func (s *Store) EndCrowdWork(ctx context.Context, projectID, userID int64) error {
+// EndCrowdWork records that a participant was told they are done (the
+// first time, audited). With release (they reached the quota) their live
+// leases in the project, of every kind, are given back too; a late
+// judgment of one is still accepted, as for any expired lease.
+func (s *Store) EndCrowdWork(ctx context.Context, projectID, userID int64, release bool) error {
 	return s.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `UPDATE assignments a SET status = 'expired', lease_expires_at = least(a.lease_expires_at, now())
-			FROM items i WHERE i.id = a.item_id AND a.user_id = $2 AND i.project_id = $1 AND a.status = 'leased'`,
-			projectID, userID); err != nil {
-			return fmt.Errorf("store: end crowd work: %w", err)
+		if release {
+			if _, err := tx.Exec(ctx, `UPDATE assignments a SET status = 'expired', lease_expires_at = least(a.lease_expires_at, now())
+				FROM items i WHERE i.id = a.item_id AND a.user_id = $2 AND i.project_id = $1 AND a.status = 'leased'`,
+				projectID, userID); err != nil {
+				return fmt.Errorf("store: end crowd work: %w", err)
+			}
 		}
 		tag, err := tx.Exec(ctx, `UPDATE users SET crowd_completed_at = now() WHERE id = $1 AND crowd_completed_at IS NULL`, userID)
 		if err != nil {

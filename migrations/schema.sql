@@ -618,7 +618,14 @@ CREATE TABLE public.projects (
     gold_min_accuracy real DEFAULT 0 NOT NULL,
     gold_min_judged integer DEFAULT 5 NOT NULL,
     gold_pause boolean DEFAULT false NOT NULL,
+    crowd_completion_url text DEFAULT ''::text NOT NULL,
+    crowd_quota_items integer DEFAULT 0 NOT NULL,
+    crowd_quota_minutes integer DEFAULT 0 NOT NULL,
+    CONSTRAINT projects_completion_code_length CHECK ((length(completion_code) <= 200)),
+    CONSTRAINT projects_crowd_completion_url_check CHECK ((length(crowd_completion_url) <= 2048)),
     CONSTRAINT projects_crowd_max_participants_check CHECK ((crowd_max_participants >= 0)),
+    CONSTRAINT projects_crowd_quota_items_check CHECK (((crowd_quota_items >= 0) AND (crowd_quota_items <= 1000000))),
+    CONSTRAINT projects_crowd_quota_minutes_check CHECK (((crowd_quota_minutes >= 0) AND (crowd_quota_minutes <= 100000))),
     CONSTRAINT projects_gold_min_accuracy_check CHECK (((gold_min_accuracy >= (0)::double precision) AND (gold_min_accuracy <= (1)::double precision))),
     CONSTRAINT projects_gold_min_judged_check CHECK (((gold_min_judged >= 1) AND (gold_min_judged <= 1000))),
     CONSTRAINT projects_gold_rate_check CHECK (((gold_rate >= (0)::double precision) AND (gold_rate <= (1)::double precision))),
@@ -907,6 +914,7 @@ CREATE TABLE public.users (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     crowd_project_id bigint,
     crowd_token_hash bytea,
+    crowd_completed_at timestamp with time zone,
     CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['annotator'::text, 'researcher'::text, 'admin'::text])))
 );
 

@@ -34,3 +34,15 @@ func (c *Client) RotateCrowdKey(ctx context.Context, project string) (api.CrowdS
 	err := c.do(ctx, http.MethodPost, "/api/projects/"+url.PathEscape(project)+"/crowd/rotate", nil, &out)
 	return out, err
 }
+
+// CrowdParticipants reads a project's payment table (researchers).
+func (c *Client) CrowdParticipants(ctx context.Context, project string) (api.CrowdParticipants, error) {
+	var out api.CrowdParticipants
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/crowd/participants", nil, &out)
+	return out, err
+}
+
+// CrowdParticipantsCSVPath is where the payment table downloads as CSV.
+func CrowdParticipantsCSVPath(project string) string {
+	return "/api/projects/" + url.PathEscape(project) + "/crowd/participants.csv"
+}

@@ -21,6 +21,9 @@ const (
 	stateReady   = "ready"
 	stateEmpty   = "empty"
 	stateError   = "error"
+	// stateCompleted: a crowd participant reached the project's quota
+	// (api.Queue.Completed); the page shows the completion code.
+	stateCompleted = "completed"
 )
 
 // preload is how many tasks a page keeps leased: the current one and the
@@ -44,8 +47,15 @@ type taskFeed struct {
 	tasks    []api.Task
 	progress api.Progress
 	code     string // crowd-platform completion code, once all work is done
-	paused   string // the server's pause reason (gold accuracy check), "" = not paused
-	judged   map[int64]bool
+	doneURL  string // where a crowd participant who is done goes back to
+	// completed: the participant reached the quota; returning is set once
+	// the automatic return to doneURL is scheduled, stay when they chose
+	// to stay on the page.
+	completed bool
+	returning bool
+	stay      bool
+	paused    string // the server's pause reason (gold accuracy check), "" = not paused
+	judged    map[int64]bool
 	// submitted are the items judged here this session (until the server
 	// refuses one); leasedAt are the items the last queue answer still
 	// counted as leased. Their overlap is judged but not yet counted done
@@ -113,6 +123,7 @@ func (f *taskFeed) nav(ctx app.Context, kind string) {
 		f.submitted = map[int64]bool{}
 	}
 	f.revisiting = 0
+	f.completed = false // the queue answer says again
 	f.navved = true
 	if f.client != nil {
 		f.load(ctx)
@@ -323,12 +334,12 @@ func (f *taskFeed) load(ctx app.Context) {
 		var tasks []api.Task
 		var prog api.Progress
 		var code, paused string
+		var q api.Queue
 		if itemID > 0 {
 			var t api.Task
 			t, err = cl.Item(c, itemID)
 			tasks = []api.Task{t}
 		} else {
-			var q api.Queue
 			n := preload + f.outbox.Pending()
 			if n > maxQueue {
 				n = maxQueue
@@ -350,10 +361,14 @@ func (f *taskFeed) load(ctx app.Context) {
 			f.progress = prog
 			f.leasedAt = taskIDs(tasks)
 			if code != "" {
-				f.code = code
+				f.code, f.doneURL = code, q.CompletionURL
 			}
 			f.paused = paused
 			f.useHistory()
+			if q.Completed {
+				f.complete(ctx, q)
+				return
+			}
 			f.setTasks(ctx, tasks)
 		})
 	})
@@ -508,6 +523,12 @@ func (f *taskFeed) refill(ctx app.Context) {
 	ctx.Async(func() {
 		q, err := cl.Queue(context.Background(), project, kind, n)
 		ctx.Dispatch(func(ctx app.Context) {
+			if f.completed && (err != nil || !q.Completed) {
+				// Completion is final on this page: a failed refill or an
+				// answer computed before the one that said the participant
+				// is done changes nothing.
+				return
+			}
 			if err != nil {
 				if errors.Is(err, ErrNetwork) {
 					f.sync = SyncOffline
@@ -520,10 +541,50 @@ func (f *taskFeed) refill(ctx app.Context) {
 			f.progress = q.Progress
 			f.leasedAt = taskIDs(q.Tasks)
 			if q.CompletionCode != "" {
-				f.code = q.CompletionCode
+				f.code, f.doneURL = q.CompletionCode, q.CompletionURL
 			}
 			f.paused = q.PauseReason
+			if q.Completed {
+				f.complete(ctx, q)
+				return
+			}
 			f.setTasks(ctx, q.Tasks)
+		})
+	})
+}
+
+// returnDelay is how long the completion page shows the code before it
+// sends the participant back to the crowd platform.
+const returnDelay = 8 * time.Second
+
+// complete ends the participant's work on this page: they reached the
+// project's quota, so the tasks on screen go (the server gave their leases
+// back) and the completion code is shown; once every judgment is sent, the
+// page returns them to the completion URL after returnDelay.
+func (f *taskFeed) complete(ctx app.Context, q api.Queue) {
+	f.completed = true
+	f.code, f.doneURL = q.CompletionCode, q.CompletionURL
+	f.tasks, f.leasedAt, f.revisiting = nil, nil, 0
+	f.state = stateCompleted
+	f.scheduleReturn(ctx)
+}
+
+// scheduleReturn starts the automatic return to the completion URL, once:
+// only when the participant is done, a URL is set and nothing waits in the
+// outbox (leaving would strand it).
+func (f *taskFeed) scheduleReturn(ctx app.Context) {
+	if !f.completed || f.returning || f.stay || f.doneURL == "" || f.pending > 0 || !app.IsClient {
+		return
+	}
+	f.returning = true
+	target := f.doneURL
+	setTimeout(returnDelay, func() {
+		ctx.Dispatch(func(ctx app.Context) {
+			if f.stay || f.pending > 0 {
+				f.returning = false
+				return
+			}
+			app.Window().Get("location").Call("assign", target)
 		})
 	})
 }
@@ -732,6 +793,8 @@ func (f *taskFeed) body(ready func(t api.Task) app.UI) app.UI {
 			app.P().Text(f.errMsg),
 			app.A().Href("/").Text("Back to the start page"),
 		)
+	case stateCompleted:
+		return f.completedNotice()
 	case stateEmpty:
 		msg := "Nothing left to judge here right now. Thank you!"
 		if f.paused != "" {
@@ -753,6 +816,9 @@ func (f *taskFeed) body(ready func(t api.Task) app.UI) app.UI {
 			app.If(f.code != "" && f.pending == 0, func() app.UI {
 				return app.P().Body(app.Text("Your completion code: "), app.Strong().ID("completion-code").Text(f.code))
 			}),
+			app.If(f.doneURL != "" && f.pending == 0, func() app.UI {
+				return app.P().Body(app.A().ID("completion-return").Class("button").Href(f.doneURL).Text("Return to the study"))
+			}),
 		)
 	}
 	t, ok := f.current()
@@ -760,6 +826,38 @@ func (f *taskFeed) body(ready func(t api.Task) app.UI) app.UI {
 		return app.P().Class("notice").Text("Loading…")
 	}
 	return ready(t)
+}
+
+// completedNotice is the page of a participant who reached the quota: the
+// code, large, and the way back to the crowd platform.
+func (f *taskFeed) completedNotice() app.UI {
+	return app.Div().ID("completed").Class("notice", "completed").Role("status").Body(
+		app.H2().Text("You have finished this study. Thank you!"),
+		app.If(f.pending > 0, func() app.UI {
+			return app.P().Class("warning").Textf("%d judgment(s) are still being sent. Please keep this page open until they are saved.", f.pending)
+		}),
+		app.If(f.pending == 0 && f.code != "", func() app.UI {
+			return app.Div().Body(
+				app.P().Text("Your completion code:"),
+				app.P().Class("completion-code").Body(app.Strong().ID("completion-code").Text(f.code)),
+			)
+		}),
+		app.If(f.pending == 0 && f.doneURL != "", func() app.UI {
+			return app.Div().Body(
+				app.P().Body(app.A().ID("completion-return").Class("button").Href(f.doneURL).Text("Return to the study")),
+				app.If(f.returning && !f.stay, func() app.UI {
+					return app.P().Class("hint").Body(
+						app.Text("Taking you back to the study in a few seconds. "),
+						app.Button().ID("completion-stay").Type("button").Text("Stay on this page").
+							OnClick(func(ctx app.Context, e app.Event) { f.stay = true }),
+					)
+				}),
+			)
+		}),
+		app.If(f.pending == 0 && f.code == "" && f.doneURL == "", func() app.UI {
+			return app.P().Text("You can close this page.")
+		}),
+	)
 }
 
 // rootAttrs decorates a page root with the attributes tests and CSS use.

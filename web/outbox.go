@@ -128,7 +128,9 @@ func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
 				// twice: "10 done" with 9 judged, issue 17).
 				f.lastSave = time.Now()
 			}
+			f.scheduleReturn(ctx)
 			switch {
+			case f.completed:
 			case f.retryLoad && res.Sent > 0:
 				f.retryLoad = false
 				f.load(ctx)

@@ -32,6 +32,7 @@ func commands() map[string]command {
 		"serve":   {"run the HTTP server and web app (with a job worker; --workers 0: without)", runServe},
 		"worker":  {"run background jobs (encode, retrieve) queued by the servers", runWorker},
 		"user":    {"add an account: user add --username U --role R --password P [--project P]", runUser},
+		"crowd":   {"crowd studies: crowd set (completion code, URL, quota), crowd participants (payment table)", runCrowd},
 		"backup":  {"dump the database (pg_dump custom format)", runBackup},
 		"restore": {"restore a backup into the database, in one transaction", runRestore},
 		"bench":   {"run the benchmarks and print one table (make bench)", runBench},

@@ -6,11 +6,13 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
+	"boolpool/server/export"
 	"boolpool/server/store"
 	"boolpool/web/api"
 )
@@ -22,6 +24,8 @@ import (
 //	GET  /api/projects/:project/crowd            api.CrowdSettings (researcher)
 //	PUT  /api/projects/:project/crowd            api.CrowdUpdateRequest → api.CrowdSettings
 //	POST /api/projects/:project/crowd/rotate     new key (old links stop working) → api.CrowdSettings
+//	GET  /api/projects/:project/crowd/participants      api.CrowdParticipants (the payment table)
+//	GET  /api/projects/:project/crowd/participants.csv  the same as CSV (also ?format=csv)
 
 // crowdService is what the crowd handlers need from auth.
 type crowdService interface {
@@ -38,6 +42,7 @@ type crowdService interface {
 type crowdStore interface {
 	CrowdSettingsByName(ctx context.Context, name string) (store.CrowdSettings, error)
 	UpdateCrowdSettings(ctx context.Context, u store.CrowdUpdate) error
+	CrowdParticipants(ctx context.Context, projectID int64) ([]store.CrowdParticipant, error)
 }
 
 type crowdHandlers struct {
@@ -209,7 +214,9 @@ func (h crowdHandlers) enter(c echo.Context) error {
 func crowdView(cs store.CrowdSettings) api.CrowdSettings {
 	v := api.CrowdSettings{
 		Enabled: cs.Enabled, MaxParticipants: cs.MaxParticipants, Participants: cs.Participants,
-		LeaseCap: api.CrowdLeaseCap,
+		LeaseCap:       api.CrowdLeaseCap,
+		CompletionCode: cs.CompletionCode, CompletionURL: cs.CompletionURL,
+		QuotaItems: cs.QuotaItems, QuotaMinutes: cs.QuotaMinutes,
 	}
 	if cs.Enabled && cs.Key != "" {
 		v.EntryPath = "/enter/" + url.PathEscape(cs.Project) + "?key=" + url.QueryEscape(cs.Key)
@@ -240,19 +247,21 @@ func (h crowdHandlers) update(c echo.Context) error {
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	if req.Enabled == nil && req.MaxParticipants == nil {
-		return apperr.Invalidf("body", "nothing to change: send enabled or max_participants")
+	ss, _ := auth.CurrentSession(c)
+	u := store.CrowdUpdate{ProjectID: p.ID, Enabled: req.Enabled, MaxParticipants: req.MaxParticipants,
+		CompletionCode: req.CompletionCode, CompletionURL: req.CompletionURL,
+		QuotaItems: req.QuotaItems, QuotaMinutes: req.QuotaMinutes, By: ss.User.ID}
+	if req == (api.CrowdUpdateRequest{}) {
+		return apperr.Invalidf("body", "nothing to change: send enabled, max_participants, completion_code, completion_url, quota_items or quota_minutes")
 	}
-	if req.MaxParticipants != nil && (*req.MaxParticipants < 0 || *req.MaxParticipants > 1_000_000) {
-		return apperr.Invalidf("max_participants", "must be between 0 (no cap) and 1000000")
+	if err := u.Validate(); err != nil {
+		return err
 	}
 	ctx := c.Request().Context()
 	cs, err := h.st.CrowdSettingsByName(ctx, p.Name)
 	if err != nil {
 		return err
 	}
-	ss, _ := auth.CurrentSession(c)
-	u := store.CrowdUpdate{ProjectID: p.ID, Enabled: req.Enabled, MaxParticipants: req.MaxParticipants, By: ss.User.ID}
 	if req.Enabled != nil && *req.Enabled && cs.Key == "" {
 		if u.NewKey, err = auth.NewCrowdKey(); err != nil {
 			return err
@@ -279,4 +288,37 @@ func (h crowdHandlers) rotate(c echo.Context) error {
 		return err
 	}
 	return h.settings(c)
+}
+
+// participants answers the payment table, as JSON or (participants.csv,
+// or ?format=csv) as CSV.
+func (h crowdHandlers) participants(c echo.Context) error {
+	p, err := h.research.project(c)
+	if err != nil {
+		return err
+	}
+	format := c.QueryParam("format")
+	if strings.HasSuffix(c.Path(), ".csv") {
+		format = "csv"
+	}
+	if format != "" && format != "csv" && format != "json" {
+		return apperr.Invalidf("format", "must be csv or json")
+	}
+	ps, err := h.st.CrowdParticipants(c.Request().Context(), p.ID)
+	if err != nil {
+		return err
+	}
+	out := api.CrowdParticipants{QuotaItems: p.CrowdQuotaItems, QuotaMinutes: p.CrowdQuotaMinutes,
+		Participants: make([]api.CrowdParticipant, 0, len(ps))}
+	for _, cp := range ps {
+		out.Participants = append(out.Participants, export.CrowdParticipantView(cp))
+	}
+	if format != "csv" {
+		return c.JSON(http.StatusOK, out)
+	}
+	h2 := c.Response().Header()
+	h2.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+	h2.Set(echo.HeaderContentDisposition, `attachment; filename="`+p.Name+`-participants.csv"`)
+	c.Response().WriteHeader(http.StatusOK)
+	return export.CrowdParticipantsCSV(c.Response(), out.Participants)
 }

@@ -97,6 +97,8 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/crowd", ch.settings, researcher...)
 	e.PUT("/api/projects/:project/crowd", ch.update, researcher...)
 	e.POST("/api/projects/:project/crowd/rotate", ch.rotate, researcher...)
+	e.GET("/api/projects/:project/crowd/participants", ch.participants, researcher...)
+	e.GET("/api/projects/:project/crowd/participants.csv", ch.participants, researcher...)
 	e.GET("/api/projects", sh.listProjects, researcher...)
 	e.POST("/api/projects", sh.createProject, researcher...)
 	e.GET("/api/setup/options", sh.options, researcher...)

@@ -37,6 +37,8 @@ type Store interface {
 	GoldRecordOf(ctx context.Context, projectID, userID int64) (store.GoldRecord, error)
 	MemberProjects(ctx context.Context, userID int64) ([]store.MemberProject, error)
 	ProgressOf(ctx context.Context, userID, projectID int64, kind string) (store.RaterProgress, error)
+	CrowdWorkOf(ctx context.Context, projectID, userID int64) (store.CrowdWork, error)
+	EndCrowdWork(ctx context.Context, projectID, userID int64, release bool) error
 }
 
 // Observer is told about every newly stored relevance judgment, after its
@@ -156,11 +158,25 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 	if r.Crowd && req.N > api.CrowdLeaseCap {
 		req.N = api.CrowdLeaseCap
 	}
-	lp := leaseParams(p, r, req.Kind, req.N)
 	paused, reason, err := s.paused(ctx, p, r)
 	if err != nil {
 		return api.Queue{}, err
 	}
+	var work store.CrowdWork
+	quota := r.Crowd && (p.CrowdQuotaItems > 0 || p.CrowdQuotaMinutes > 0)
+	if quota {
+		if work, err = s.st.CrowdWorkOf(ctx, p.ID, r.ID); err != nil {
+			return api.Queue{}, err
+		}
+		if !paused && store.QuotaReached(p, work) {
+			return s.completed(ctx, p, r, req.Kind)
+		}
+		// No more leases than the quota still needs.
+		if p.CrowdQuotaItems > 0 {
+			req.N = max(1, min(req.N, p.CrowdQuotaItems-work.Items))
+		}
+	}
+	lp := leaseParams(p, r, req.Kind, req.N)
 	lp.NoNew = paused
 	as, tds, pr, err := s.st.LeaseTasks(ctx, lp)
 	if err != nil {
@@ -182,8 +198,39 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 	q.Paused, q.PauseReason = paused, reason
 	if len(q.Tasks) == 0 && pr.Done > 0 && !paused {
 		q.CompletionCode = p.CompletionCode
+		if r.Crowd {
+			q.CompletionURL = p.CrowdCompletionURL
+			// Nothing left for them: they are done as far as the
+			// payment table goes.
+			if err := s.st.EndCrowdWork(ctx, p.ID, r.ID, false); err != nil {
+				return api.Queue{}, err
+			}
+		}
 	}
 	return q, nil
+}
+
+// completed is the queue answer of a crowd participant who reached the
+// project's quota: no tasks (their leases are given back), Completed, the
+// completion code and the URL back to the crowd platform. The first such
+// answer is recorded for the payment table.
+func (s *Service) completed(ctx context.Context, p store.Project, r Rater, kind string) (api.Queue, error) {
+	if err := s.st.EndCrowdWork(ctx, p.ID, r.ID, true); err != nil {
+		return api.Queue{}, err
+	}
+	lp := leaseParams(p, r, kind, 1)
+	lp.NoNew = true
+	_, _, pr, err := s.st.LeaseTasks(ctx, lp)
+	if err != nil {
+		return api.Queue{}, err
+	}
+	return api.Queue{
+		Tasks:          []api.Task{},
+		Progress:       api.Progress{Done: pr.Done, Skipped: pr.Skipped, ActiveMs: pr.ActiveMs},
+		Completed:      true,
+		CompletionCode: p.CompletionCode,
+		CompletionURL:  p.CrowdCompletionURL,
+	}, nil
 }
 
 // paused applies the project's gold accuracy check to the rater: when the

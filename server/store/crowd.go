@@ -5,6 +5,11 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -21,15 +26,24 @@ type CrowdSettings struct {
 	Key             string
 	MaxParticipants int
 	Participants    int // crowd accounts of the project so far
+	// Completion (migration 0091): the code shown to a participant who is
+	// done, the crowd platform's URL they are sent back to, and the quota
+	// that makes them done (items judged, active minutes; 0 = none).
+	CompletionCode string
+	CompletionURL  string
+	QuotaItems     int
+	QuotaMinutes   int
 }
 
 // CrowdSettingsByName reads a project's crowd entry settings.
 func (s *Store) CrowdSettingsByName(ctx context.Context, name string) (CrowdSettings, error) {
 	var c CrowdSettings
 	err := s.pool.QueryRow(ctx, `SELECT p.id, p.name, p.crowd_enabled, p.crowd_key, p.crowd_max_participants,
-			(SELECT count(*) FROM users u WHERE u.crowd_project_id = p.id)
+			(SELECT count(*) FROM users u WHERE u.crowd_project_id = p.id),
+			p.completion_code, p.crowd_completion_url, p.crowd_quota_items, p.crowd_quota_minutes
 		FROM projects p WHERE p.name = $1`, name).
-		Scan(&c.ProjectID, &c.Project, &c.Enabled, &c.Key, &c.MaxParticipants, &c.Participants)
+		Scan(&c.ProjectID, &c.Project, &c.Enabled, &c.Key, &c.MaxParticipants, &c.Participants,
+			&c.CompletionCode, &c.CompletionURL, &c.QuotaItems, &c.QuotaMinutes)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, fmt.Errorf("store: project %q: %w", name, ErrNotFound)
 	}
@@ -45,19 +59,91 @@ type CrowdUpdate struct {
 	ProjectID       int64
 	Enabled         *bool
 	MaxParticipants *int
+	CompletionCode  *string
+	CompletionURL   *string // "" clears it
+	QuotaItems      *int
+	QuotaMinutes    *int
 	NewKey          string
 	By              int64
 }
 
-// UpdateCrowdSettings applies u and records it in the audit log (without
-// the key).
+// Bounds of the crowd settings (the columns' checks, migrations 0060 and
+// 0091).
+const (
+	MaxCrowdParticipants = 1_000_000
+	MaxCompletionCode    = 200
+	MaxCompletionURL     = 2048
+	MaxCrowdQuotaItems   = 1_000_000
+	MaxCrowdQuotaMinutes = 100_000
+)
+
+// Validate checks the fields u sets; the error is an *apperr.Invalid
+// naming the field as the API spells it (max_participants,
+// completion_code, completion_url, quota_items, quota_minutes).
+func (u CrowdUpdate) Validate() error {
+	if u.MaxParticipants != nil && (*u.MaxParticipants < 0 || *u.MaxParticipants > MaxCrowdParticipants) {
+		return apperr.Invalidf("max_participants", "must be between 0 (no cap) and %d", MaxCrowdParticipants)
+	}
+	if u.CompletionCode != nil {
+		c := *u.CompletionCode
+		if len(c) > MaxCompletionCode {
+			return apperr.Invalidf("completion_code", "must be at most %d bytes", MaxCompletionCode)
+		}
+		if !utf8.ValidString(c) || strings.IndexFunc(c, func(r rune) bool { return unicode.IsControl(r) }) >= 0 {
+			return apperr.Invalidf("completion_code", "must be text without control characters")
+		}
+		if strings.TrimSpace(c) != c {
+			return apperr.Invalidf("completion_code", "must not start or end with white space")
+		}
+	}
+	if u.CompletionURL != nil && *u.CompletionURL != "" {
+		if err := validCompletionURL(*u.CompletionURL); err != "" {
+			return apperr.Invalidf("completion_url", "%s", err)
+		}
+	}
+	if u.QuotaItems != nil && (*u.QuotaItems < 0 || *u.QuotaItems > MaxCrowdQuotaItems) {
+		return apperr.Invalidf("quota_items", "must be between 0 (no quota) and %d", MaxCrowdQuotaItems)
+	}
+	if u.QuotaMinutes != nil && (*u.QuotaMinutes < 0 || *u.QuotaMinutes > MaxCrowdQuotaMinutes) {
+		return apperr.Invalidf("quota_minutes", "must be between 0 (no quota) and %d", MaxCrowdQuotaMinutes)
+	}
+	return nil
+}
+
+// validCompletionURL says what is wrong with a completion URL ("" if
+// nothing): an absolute http or https URL with a host, at most
+// MaxCompletionURL bytes, without spaces or control characters.
+func validCompletionURL(s string) string {
+	if len(s) > MaxCompletionURL {
+		return fmt.Sprintf("must be at most %d bytes", MaxCompletionURL)
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+		return "must not contain spaces or control characters"
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return "must be an http:// or https:// URL with a host, e.g. https://app.prolific.com/submissions/complete?cc=CODE"
+	}
+	return ""
+}
+
+// UpdateCrowdSettings validates u (Validate), applies it and records it in
+// the audit log (without the key).
 func (s *Store) UpdateCrowdSettings(ctx context.Context, u CrowdUpdate) error {
+	if err := u.Validate(); err != nil {
+		return err
+	}
 	return s.InTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE projects SET
 				crowd_enabled = coalesce($2, crowd_enabled),
 				crowd_max_participants = coalesce($3, crowd_max_participants),
-				crowd_key = CASE WHEN $4 = '' THEN crowd_key ELSE $4 END
-			WHERE id = $1`, u.ProjectID, u.Enabled, u.MaxParticipants, u.NewKey)
+				crowd_key = CASE WHEN $4 = '' THEN crowd_key ELSE $4 END,
+				completion_code = coalesce($5, completion_code),
+				crowd_completion_url = coalesce($6, crowd_completion_url),
+				crowd_quota_items = coalesce($7, crowd_quota_items),
+				crowd_quota_minutes = coalesce($8, crowd_quota_minutes)
+			WHERE id = $1`, u.ProjectID, u.Enabled, u.MaxParticipants, u.NewKey,
+			u.CompletionCode, u.CompletionURL, u.QuotaItems, u.QuotaMinutes)
 		if err != nil {
 			return fmt.Errorf("store: crowd settings: %w", err)
 		}
@@ -65,7 +151,9 @@ func (s *Store) UpdateCrowdSettings(ctx context.Context, u CrowdUpdate) error {
 			return fmt.Errorf("store: project %d: %w", u.ProjectID, ErrNotFound)
 		}
 		return audit(ctx, tx, u.By, u.ProjectID, "project.crowd", "project", fmt.Sprint(u.ProjectID),
-			map[string]any{"enabled": u.Enabled, "max_participants": u.MaxParticipants, "key_rotated": u.NewKey != ""})
+			map[string]any{"enabled": u.Enabled, "max_participants": u.MaxParticipants, "key_rotated": u.NewKey != "",
+				"completion_code": u.CompletionCode, "completion_url": u.CompletionURL,
+				"quota_items": u.QuotaItems, "quota_minutes": u.QuotaMinutes})
 	})
 }
 
@@ -160,4 +248,141 @@ func (s *Store) newCrowdUser(ctx context.Context, tx pgx.Tx, e CrowdEntry, ext s
 		return fmt.Errorf("store: crowd membership: %w", err)
 	}
 	return audit(ctx, tx, u.ID, e.ProjectID, "user.crowd_entry", "user", fmt.Sprint(u.ID), map[string]any{"participant": e.Participant})
+}
+
+// CrowdWork is one participant's work in a project: items judged (done
+// assignments of any kind, not skips), the active time logged with their
+// judgments (the judging page's clock: gaps between inputs capped at two
+// minutes), and when they were first told they were done.
+type CrowdWork struct {
+	Items       int
+	ActiveMs    int64
+	CompletedAt *time.Time
+}
+
+// QuotaReached reports whether w meets one of the project's crowd quotas
+// (none set: never).
+func QuotaReached(p Project, w CrowdWork) bool {
+	return quotaReached(p.CrowdQuotaItems, p.CrowdQuotaMinutes, w)
+}
+
+func quotaReached(items, minutes int, w CrowdWork) bool {
+	return (items > 0 && w.Items >= items) || (minutes > 0 && w.ActiveMs >= int64(minutes)*60_000)
+}
+
+// CrowdWorkOf reads one participant's work in a project (their own rows).
+func (s *Store) CrowdWorkOf(ctx context.Context, projectID, userID int64) (CrowdWork, error) {
+	var w CrowdWork
+	err := s.pool.QueryRow(ctx, `SELECT
+			(SELECT count(*) FROM assignments a JOIN items i ON i.id = a.item_id
+				WHERE a.user_id = $2 AND i.project_id = $1 AND a.status = 'done'),
+			(SELECT coalesce(sum(active_ms), 0) FROM activity WHERE user_id = $2 AND project_id = $1),
+			(SELECT crowd_completed_at FROM users WHERE id = $2)`, projectID, userID).
+		Scan(&w.Items, &w.ActiveMs, &w.CompletedAt)
+	if err != nil {
+		return w, fmt.Errorf("store: crowd work: %w", err)
+	}
+	return w, nil
+}
+
+// EndCrowdWork records that a participant was told they are done (the
+// first time, audited). With release (they reached the quota) their live
+// leases in the project, of every kind, are given back too; a late
+// judgment of one is still accepted, as for any expired lease.
+func (s *Store) EndCrowdWork(ctx context.Context, projectID, userID int64, release bool) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		if release {
+			if _, err := tx.Exec(ctx, `UPDATE assignments a SET status = 'expired', lease_expires_at = least(a.lease_expires_at, now())
+				FROM items i WHERE i.id = a.item_id AND a.user_id = $2 AND i.project_id = $1 AND a.status = 'leased'`,
+				projectID, userID); err != nil {
+				return fmt.Errorf("store: end crowd work: %w", err)
+			}
+		}
+		tag, err := tx.Exec(ctx, `UPDATE users SET crowd_completed_at = now() WHERE id = $1 AND crowd_completed_at IS NULL`, userID)
+		if err != nil {
+			return fmt.Errorf("store: end crowd work: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return nil
+		}
+		return audit(ctx, tx, userID, projectID, "user.crowd_completed", "user", fmt.Sprint(userID), map[string]any{})
+	})
+}
+
+// CrowdParticipant is one participant's line of a project's payment table.
+type CrowdParticipant struct {
+	UserID      int64
+	Participant string // the id the crowd platform gave them
+	Disabled    bool
+	CrowdWork
+	GoldJudged, GoldCorrect int // as GoldRecordOf
+	FirstAt, LastAt         *time.Time
+	Completed               bool // told they were done, or past the quota now
+}
+
+// CrowdParticipants is the payment table of a project: every participant
+// who entered by its crowd link, in order of entry.
+func (s *Store) CrowdParticipants(ctx context.Context, projectID int64) ([]CrowdParticipant, error) {
+	var items, minutes int
+	var name string
+	err := s.pool.QueryRow(ctx, `SELECT name, crowd_quota_items, crowd_quota_minutes FROM projects WHERE id = $1`, projectID).
+		Scan(&name, &items, &minutes)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("store: project %d: %w", projectID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: crowd participants: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `WITH crowd AS (
+			SELECT id, external_id, disabled, crowd_completed_at, created_at FROM users WHERE crowd_project_id = $1
+		), done AS (
+			SELECT a.user_id, count(*) AS n FROM assignments a JOIN items i ON i.id = a.item_id
+			WHERE i.project_id = $1 AND a.status = 'done' AND a.user_id IN (SELECT id FROM crowd)
+			GROUP BY a.user_id
+		), act AS (
+			SELECT user_id, sum(active_ms) AS ms FROM activity
+			WHERE project_id = $1 AND user_id IN (SELECT id FROM crowd) GROUP BY user_id
+		), times AS (
+			SELECT j.user_id, min(j.created_at) AS first_at, max(j.created_at) AS last_at
+			FROM judgments j JOIN items i ON i.id = j.item_id
+			WHERE i.project_id = $1 AND j.user_id IN (SELECT id FROM crowd) GROUP BY j.user_id
+		), gold AS (
+			SELECT g.user_id, count(*) AS judged, count(*) FILTER (WHERE g.correct) AS correct FROM (
+				SELECT c.user_id, (c.relevance >= 2) = (`+goldGrade+` >= 2) AS correct
+				FROM current_judgments c JOIN items i ON i.id = c.item_id
+				WHERE c.project_id = $1 AND c.item_kind = 'relevance' AND i.is_gold AND c.relevance IS NOT NULL
+					AND `+goldGrade+` BETWEEN 0 AND 3 AND c.user_id IN (SELECT id FROM crowd)
+				UNION ALL
+				SELECT c.user_id, c.payload->>'satisfied' = i.gold_answer->>'satisfied'
+				FROM current_judgments c JOIN items i ON i.id = c.item_id
+				WHERE c.project_id = $1 AND c.item_kind = 'constraint' AND i.is_gold
+					AND i.gold_answer->>'satisfied' IS NOT NULL AND c.user_id IN (SELECT id FROM crowd)
+			) g GROUP BY g.user_id
+		)
+		SELECT u.id, coalesce(u.external_id, ''), u.disabled, coalesce(done.n, 0), coalesce(act.ms, 0)::bigint,
+			u.crowd_completed_at, coalesce(gold.judged, 0), coalesce(gold.correct, 0), times.first_at, times.last_at
+		FROM crowd u
+		LEFT JOIN done ON done.user_id = u.id
+		LEFT JOIN act ON act.user_id = u.id
+		LEFT JOIN times ON times.user_id = u.id
+		LEFT JOIN gold ON gold.user_id = u.id
+		ORDER BY u.created_at, u.id`, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("store: crowd participants: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (CrowdParticipant, error) {
+		var c CrowdParticipant
+		err := r.Scan(&c.UserID, &c.Participant, &c.Disabled, &c.Items, &c.ActiveMs, &c.CompletedAt,
+			&c.GoldJudged, &c.GoldCorrect, &c.FirstAt, &c.LastAt)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: crowd participants: %w", err)
+	}
+	for i := range out {
+		c := &out[i]
+		c.Participant = strings.TrimPrefix(c.Participant, name+"/")
+		c.Completed = c.CompletedAt != nil || quotaReached(items, minutes, c.CrowdWork)
+	}
+	return out, nil
 }

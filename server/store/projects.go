@@ -27,10 +27,15 @@ type Project struct {
 	GoldMinAccuracy float32 `db:"gold_min_accuracy"`
 	GoldMinJudged   int     `db:"gold_min_judged"`
 	GoldPause       bool    `db:"gold_pause"`
+	// Crowd completion (migration 0091): where a participant who is done
+	// goes back to, and the per-participant quota (0 = none).
+	CrowdCompletionURL string `db:"crowd_completion_url"`
+	CrowdQuotaItems    int    `db:"crowd_quota_items"`
+	CrowdQuotaMinutes  int    `db:"crowd_quota_minutes"`
 }
 
 const projectCols = `id, name, title, raters_per_item, gold_rate, lease_seconds, instructions, completion_code, created_at,
-	gold_min_accuracy, gold_min_judged, gold_pause`
+	gold_min_accuracy, gold_min_judged, gold_pause, crowd_completion_url, crowd_quota_items, crowd_quota_minutes`
 
 // EnsureProject returns the project called name, creating it if needed.
 func (s *Store) EnsureProject(ctx context.Context, name string) (Project, error) {

@@ -124,10 +124,17 @@ type QueueRequest struct {
 // and the project pauses such raters): Tasks then holds only the items
 // already leased to them, no new ones, and PauseReason says why.
 // Judgments of items already assigned are still accepted.
+//
+// Completed is set for a crowd participant who reached the project's quota
+// (items judged or active minutes): Tasks is empty and stays so, and the
+// page shows CompletionCode and sends them back to CompletionURL (the crowd
+// platform's, when the researcher set one).
 type Queue struct {
 	Tasks          []Task   `json:"tasks"`
 	Progress       Progress `json:"progress"`
+	Completed      bool     `json:"completed,omitempty"`
 	CompletionCode string   `json:"completion_code,omitempty"`
+	CompletionURL  string   `json:"completion_url,omitempty"`
 	Paused         bool     `json:"paused,omitempty"`
 	PauseReason    string   `json:"pause_reason,omitempty"`
 }

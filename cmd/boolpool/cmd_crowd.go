@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+
+	"boolpool/server/apperr"
+	"boolpool/server/auth"
+	"boolpool/server/export"
+	"boolpool/server/store"
+	"boolpool/web/api"
+)
+
+const crowdUsage = `usage:
+  boolpool crowd set --project P [--enabled=true|false] [--max-participants N]
+                     [--completion-code C] [--completion-url U] [--quota-items N] [--quota-minutes M]
+  boolpool crowd participants --project P [--format csv|json]
+
+set changes a project's crowd entry (only the flags given; --completion-url ""
+clears the URL; 0 = no quota). participants prints the payment table: per
+participant items judged, active minutes, gold accuracy, completed yes/no.`
+
+// runCrowd is 'boolpool crowd set|participants' (README "Crowd entry").
+func runCrowd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "set" && args[0] != "participants") {
+		fmt.Fprintln(stderr, crowdUsage)
+		return fmt.Errorf("%w: want the sub-command 'set' or 'participants'", errUsage)
+	}
+	if args[0] == "participants" {
+		return runCrowdParticipants(ctx, args[1:], stdout, stderr)
+	}
+	return runCrowdSet(ctx, args[1:], stdout, stderr)
+}
+
+// crowdFlags maps the API's field names (apperr.Invalid) to the flags.
+var crowdFlags = map[string]string{
+	"max_participants": "max-participants", "completion_code": "completion-code", "completion_url": "completion-url",
+	"quota_items": "quota-items", "quota_minutes": "quota-minutes",
+}
+
+func runCrowdSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("crowd set", stderr, crowdUsage)
+	dbURL := dbFlag(fs)
+	project := fs.String("project", "", "the project (required)")
+	enabled := fs.Bool("enabled", false, "turn crowd entry on (true) or off (false)")
+	maxP := fs.Int("max-participants", 0, "most participants (0 = no cap)")
+	code := fs.String("completion-code", "", "the code shown to a participant who is done")
+	doneURL := fs.String("completion-url", "", `where a participant who is done is sent (http/https), e.g. https://app.prolific.com/submissions/complete?cc=CODE; "" clears it`)
+	items := fs.Int("quota-items", 0, "items a participant judges to be done (0 = no quota)")
+	minutes := fs.Int("quota-minutes", 0, "active minutes after which a participant is done (0 = no quota)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *project == "" {
+		return fmt.Errorf("%w: --project is required", errUsage)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var u store.CrowdUpdate
+	if set["enabled"] {
+		u.Enabled = enabled
+	}
+	if set["max-participants"] {
+		u.MaxParticipants = maxP
+	}
+	if set["completion-code"] {
+		u.CompletionCode = code
+	}
+	if set["completion-url"] {
+		u.CompletionURL = doneURL
+	}
+	if set["quota-items"] {
+		u.QuotaItems = items
+	}
+	if set["quota-minutes"] {
+		u.QuotaMinutes = minutes
+	}
+	if u == (store.CrowdUpdate{}) {
+		return fmt.Errorf("%w: nothing to change: give --enabled, --max-participants, --completion-code, --completion-url, --quota-items or --quota-minutes", errUsage)
+	}
+	if err := crowdFlagError(u.Validate()); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, *dbURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	p, err := st.ProjectByName(ctx, *project)
+	if err != nil {
+		return fmt.Errorf("--project: %w", err)
+	}
+	u.ProjectID = p.ID
+	if u.Enabled != nil && *u.Enabled {
+		cs, err := st.CrowdSettingsByName(ctx, p.Name)
+		if err != nil {
+			return err
+		}
+		if cs.Key == "" {
+			if u.NewKey, err = auth.NewCrowdKey(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := crowdFlagError(st.UpdateCrowdSettings(ctx, u)); err != nil {
+		return err
+	}
+	cs, err := st.CrowdSettingsByName(ctx, p.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "crowd entry of %s: enabled %t, max participants %d, completion code %q, completion URL %q, quota %d items, %d minutes\n",
+		cs.Project, cs.Enabled, cs.MaxParticipants, cs.CompletionCode, cs.CompletionURL, cs.QuotaItems, cs.QuotaMinutes)
+	if cs.Enabled && cs.Key != "" {
+		fmt.Fprintf(stdout, "entry link: <public URL>/enter/%s?key=%s&participant={{%%PROLIFIC_PID%%}}\n", url.PathEscape(cs.Project), url.QueryEscape(cs.Key))
+	}
+	return nil
+}
+
+// crowdFlagError names the flag of an invalid field.
+func crowdFlagError(err error) error {
+	var inv *apperr.Invalid
+	if errors.As(err, &inv) {
+		name := crowdFlags[inv.Field]
+		if name == "" {
+			name = inv.Field
+		}
+		return fmt.Errorf("%w: --%s: %s", errUsage, name, inv.Reason)
+	}
+	return err
+}
+
+func runCrowdParticipants(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("crowd participants", stderr, crowdUsage)
+	dbURL := dbFlag(fs)
+	project := fs.String("project", "", "the project (required)")
+	format := fs.String("format", "csv", "csv or json")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" {
+		return fmt.Errorf("%w: --project is required", errUsage)
+	}
+	if *format != "csv" && *format != "json" {
+		return fmt.Errorf("%w: --format: must be csv or json", errUsage)
+	}
+	st, err := openStore(ctx, *dbURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	p, err := st.ProjectByName(ctx, *project)
+	if err != nil {
+		return fmt.Errorf("--project: %w", err)
+	}
+	ps, err := st.CrowdParticipants(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	out := api.CrowdParticipants{QuotaItems: p.CrowdQuotaItems, QuotaMinutes: p.CrowdQuotaMinutes,
+		Participants: make([]api.CrowdParticipant, 0, len(ps))}
+	for _, cp := range ps {
+		out.Participants = append(out.Participants, export.CrowdParticipantView(cp))
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return export.CrowdParticipantsCSV(stdout, out.Participants)
+}

@@ -9,19 +9,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// A held total is soft state (a display figure, counted again when it is
-// missing or old), and it is written on every task fetch: its commits do
-// not wait for the WAL flush (synchronous_commit off for that one
-// statement's transaction, as lease_items does for leases). A crash of
-// Postgres may forget the last moments' used_at or total; the rater's
-// total is then counted afresh. Judgments are never written this way.
-const softCommit = `(SELECT set_config('synchronous_commit', 'off', true)) AS soft`
-
 // HeldTotal returns the progress total held for a rater's kind of work
 // and marks it used now, unless they were away longer than idle (then
 // ok is false and the caller counts it again).
 func (s *Store) HeldTotal(ctx context.Context, projectID, userID int64, kind string, idle time.Duration) (total int, ok bool, err error) {
-	err = s.pool.QueryRow(ctx, `UPDATE rater_totals SET used_at = now() FROM `+softCommit+`
+	err = s.pool.QueryRow(ctx, `UPDATE rater_totals SET used_at = now()
 		WHERE project_id = $1 AND user_id = $2 AND kind = $3 AND used_at > now() - $4::interval
 		RETURNING total`, projectID, userID, kind, idle).Scan(&total)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -35,8 +27,7 @@ func (s *Store) HeldTotal(ctx context.Context, projectID, userID int64, kind str
 
 // HoldTotal stores a rater's newly counted progress total.
 func (s *Store) HoldTotal(ctx context.Context, projectID, userID int64, kind string, total int) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO rater_totals (project_id, user_id, kind, total)
-		SELECT $1, $2, $3, $4 FROM `+softCommit+`
+	_, err := s.pool.Exec(ctx, `INSERT INTO rater_totals (project_id, user_id, kind, total) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (project_id, user_id, kind) DO UPDATE SET total = EXCLUDED.total, used_at = now()`, projectID, userID, kind, total)
 	if err != nil {
 		return fmt.Errorf("store: hold total: %w", err)

@@ -56,6 +56,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	repeats := fs.Int("repeats", 5, "repeats per measurement (medians are reported)")
 	quick := fs.Bool("quick", false, "one repeat and smaller inputs (smoke test)")
 	shared := fs.String("shared-data", os.Getenv("BOOLPOOL_SHARED_DATA"), "the shared data directory (enables full-corpus suites)")
+	profiles := fs.String("profile-dir", "", "write CPU and allocation profiles of the load suite's servers under saturated load here ('' = none)")
 	sizes := fs.String("scale-sizes", "100000,300000,1000000", "corpus sizes (documents) of the scale suite, comma-separated")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -91,7 +92,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	})
 	defer release()
 	env := &bench.Env{Store: st, DBURL: benchURL, SharedData: *shared, Runtime: runtime, Repeats: *repeats, Quick: *quick,
-		Log: slog.New(slog.NewTextHandler(stderr, nil)), Progress: stderr}
+		Log: slog.New(slog.NewTextHandler(stderr, nil)), Progress: stderr, ProfileDir: *profiles}
 	want := map[string]bool{}
 	for _, s := range strings.Split(*only, ",") {
 		if s = strings.TrimSpace(s); s != "" {

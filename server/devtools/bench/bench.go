@@ -69,6 +69,11 @@ type Env struct {
 	Quick    bool
 	Log      *slog.Logger
 	Progress io.Writer
+	// ProfileDir, when set, makes the load suite start its servers with
+	// net/http/pprof on a loopback port and write a CPU and an allocation
+	// profile of each saturated scenario's measured window there (dev
+	// tooling: the served pprof listener is off unless asked for).
+	ProfileDir string
 }
 
 // SharedRuntime makes an Env.Runtime that calls open on first use and

@@ -3,7 +3,10 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,12 +51,35 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		srv, err := loadgen.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), "-db-max-conns", "48")
+		args := []string{"-db-max-conns", "48"}
+		profile := env.ProfileDir != "" && think == 0
+		debugAddr := ""
+		if profile {
+			dport, err := loadgen.FreePort()
+			if err != nil {
+				return nil, err
+			}
+			debugAddr = fmt.Sprintf("127.0.0.1:%d", dport)
+			args = append(args, "-debug-addr", debugAddr)
+		}
+		srv, err := loadgen.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), args...)
 		if err != nil {
 			return nil, err
 		}
+		profiled := make(chan error, 1)
+		if profile {
+			go func() {
+				profiled <- writeProfiles(ctx, debugAddr, filepath.Join(env.ProfileDir, project), warm, dur-warm-time.Second)
+			}()
+		} else {
+			profiled <- nil
+		}
 		res := loadgen.Run(ctx, loadgen.Config{BaseURL: srv.URL(), Project: project, Users: creds, Duration: dur, Warmup: warm, Think: think})
+		perr := <-profiled
 		_ = srv.Kill()
+		if perr != nil {
+			return nil, fmt.Errorf("%s: profiles: %w", project, perr)
+		}
 		if res.ErrorsTotal() > 0 {
 			return nil, fmt.Errorf("%s: %d errors, e.g. %v; server log: %s", project, res.ErrorsTotal(), res.Errors[:min(3, len(res.Errors))], srv.Log(2000))
 		}
@@ -98,6 +124,49 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// writeProfiles waits out the warm-up, then takes a CPU and an allocation
+// profile (allocations during the window, not since start) of the server's
+// next window at once, from its net/http/pprof listener on debugAddr, and
+// writes them to prefix.cpu.pprof and prefix.allocs.pprof.
+func writeProfiles(ctx context.Context, debugAddr, prefix string, warm, window time.Duration) error {
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(warm):
+	}
+	secs := max(1, int(window.Seconds()))
+	errs := make(chan error, 2)
+	for _, p := range []struct{ path, file string }{{"profile", ".cpu.pprof"}, {"allocs", ".allocs.pprof"}} {
+		go func() {
+			errs <- fetchProfile(ctx, fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", debugAddr, p.path, secs), prefix+p.file)
+		}()
+	}
+	return errors.Join(<-errs, <-errs)
+}
+
+func fetchProfile(ctx context.Context, url, file string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s: %s", url, resp.Status, b)
+	}
+	return os.WriteFile(file, b, 0o644)
 }
 
 var tpsRe = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)

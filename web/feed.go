@@ -195,6 +195,14 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 			if handledKeys[key] {
 				ev.Call("preventDefault")
 			}
+			// Esc leaves a text field at once, not after the dispatch: a
+			// shortcut typed right after it (m on the paraphrase page) is
+			// then the page's, not a letter in the field.
+			if key == "Escape" && isTyping(ev) {
+				if t := ev.Get("target"); t.Get("blur").Truthy() {
+					t.Call("blur")
+				}
+			}
 			ctx.Dispatch(func(ctx app.Context) {
 				// The page's dialog state, not the DOM: a key pressed right
 				// after the one closing a dialog comes before the render.

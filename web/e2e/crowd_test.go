@@ -47,8 +47,11 @@ func TestCrowdEntry(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-state="ready"]`)))
 	e.do("paraphrase page", chromedp.Navigate(e.url+"/paraphrase/fixture"),
 		chromedp.WaitVisible(chromedp.CSS(`#paraphrase[data-wasm="1"][data-state="ready"]`)))
+	// The paraphrase field takes the focus when the page is ready (a
+	// moment after the state says so on a loaded machine).
+	e.waitJS("field focused", `document.activeElement && document.activeElement.id === "paraphrase-text"`, 10*time.Second)
 	for i := 0; i < 2; i++ {
-		// The paraphrase field has the focus: Esc leaves it, m marks.
+		// Esc leaves the field (if it has the focus), m marks.
 		e.do("leave the field", chromedp.KeyEvent("\x1b"))
 		e.key("m")
 		e.do("nonsensical checked", chromedp.WaitVisible(chromedp.CSS(`#nonsensical:checked`)))

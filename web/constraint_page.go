@@ -250,11 +250,5 @@ func (p *ConstraintPage) renderDocument(t api.Task) app.UI {
 
 // dialog names the dialog open on the page (the keymap on top).
 func (p *ConstraintPage) dialog() string {
-	switch {
-	case p.showKeys:
-		return dialogKeymap
-	case p.showHelp:
-		return dialogInstructions
-	}
-	return dialogNone
+	return keysOrHelp(p.showKeys, p.showHelp)
 }

@@ -215,6 +215,18 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 	}
 }
 
+// keysOrHelp names the open dialog of a page whose only dialogs are the
+// keymap (on top) and the instructions.
+func keysOrHelp(showKeys, showHelp bool) string {
+	switch {
+	case showKeys:
+		return dialogKeymap
+	case showHelp:
+		return dialogInstructions
+	}
+	return dialogNone
+}
+
 // handledKeys are the keys the judging views take over (so space does not
 // scroll).
 var handledKeys = map[string]bool{" ": true, "Enter": true, "j": true, "k": true, "?": true, "Backspace": true, "S": true}

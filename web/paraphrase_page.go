@@ -179,11 +179,5 @@ func loadInstructions(ctx app.Context, cl *Client, project, kind string, dst *ap
 
 // dialog names the dialog open on the page (the keymap on top).
 func (p *ParaphrasePage) dialog() string {
-	switch {
-	case p.showKeys:
-		return dialogKeymap
-	case p.showHelp:
-		return dialogInstructions
-	}
-	return dialogNone
+	return keysOrHelp(p.showKeys, p.showHelp)
 }

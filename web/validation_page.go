@@ -153,11 +153,5 @@ func (p *ValidationPage) Render() app.UI {
 
 // dialog names the dialog open on the page (the keymap on top).
 func (p *ValidationPage) dialog() string {
-	switch {
-	case p.showKeys:
-		return dialogKeymap
-	case p.showHelp:
-		return dialogInstructions
-	}
-	return dialogNone
+	return keysOrHelp(p.showKeys, p.showHelp)
 }

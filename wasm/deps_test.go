@@ -50,15 +50,15 @@ func TestWasmDependencyGraph(t *testing.T) {
 	}
 }
 
-// TestWireTypesAreLeaf keeps web/api a leaf: the standard library and the
+// TestWireTypesAreLeaf keeps api a leaf: the standard library and the
 // Boolean query model only.
 func TestWireTypesAreLeaf(t *testing.T) {
-	for _, d := range deps(t, "boolpool/web/api") {
+	for _, d := range deps(t, "boolpool/api") {
 		if strings.Contains(strings.Split(d, "/")[0], ".") {
-			t.Errorf("web/api depends on third-party package %s", d)
+			t.Errorf("api depends on third-party package %s", d)
 		}
-		if strings.HasPrefix(d, "boolpool/") && d != "boolpool/web/api" && d != "boolpool/server/boolexpr" {
-			t.Errorf("web/api depends on %s", d)
+		if strings.HasPrefix(d, "boolpool/") && d != "boolpool/api" && d != "boolpool/server/boolexpr" {
+			t.Errorf("api depends on %s", d)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // AdjudicationPage is a project's adjudication queue (/adjudicate/:project):

@@ -7,7 +7,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // CALExtendStep is how many judgments the Extend button adds to a query's

@@ -12,7 +12,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // ErrNetwork marks a request that never got an HTTP answer (offline, server

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // CALPools lists a project's cal pools with the state of every query

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Derived fetches a project's derived qrels per query and its consistency

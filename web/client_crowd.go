@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // CrowdSettings reads a project's crowd entry (researchers).

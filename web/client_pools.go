@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // ensureCSRF fetches the session's CSRF token when the client does not

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // SetQuality changes a project's gold settings (researchers). Like

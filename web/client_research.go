@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Dashboard fetches a project's live snapshot once (researchers).

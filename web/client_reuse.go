@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Reusability fetches the leave-out report of one pool (researchers).

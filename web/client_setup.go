@@ -9,7 +9,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Projects lists the projects the user may set up.

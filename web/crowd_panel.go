@@ -9,7 +9,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // CrowdPanel is the setup page's "Crowd entry" section: researchers turn a

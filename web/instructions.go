@@ -3,7 +3,7 @@ package web
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // InstructionsPanel shows a project's instructions for a task kind with

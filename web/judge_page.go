@@ -11,7 +11,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"boolpool/server/boolexpr"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // atomKeys select the active atom (home row; none clashes with the other

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // What the judging pages keep in browser storage for each account besides

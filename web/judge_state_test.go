@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 func TestDraftsSurviveAReloadPerUser(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Browser-storage keys. Each account has its own outbox: judgments wait

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // recorder is a send function that records what it sent.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // memStorage is an in-memory Storage that round-trips through JSON like

@@ -3,7 +3,7 @@ package web
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Page is the frame every research page renders into: the root element

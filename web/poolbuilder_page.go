@@ -11,7 +11,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // PoolBuilderPage builds a judging pool for a project (/pools/:project):

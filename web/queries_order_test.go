@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestQueriesByConfidence: least confident first, queries without a confidence

@@ -10,7 +10,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"boolpool/server/boolexpr"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // QueriesPage is the query-expression editor (/queries/:project): it lists

@@ -3,7 +3,7 @@ package web
 import (
 	"testing"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 func TestAttributionText(t *testing.T) {

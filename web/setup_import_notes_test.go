@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestImportNotesListIgnoredFields: the setup page's import result shows

@@ -3,7 +3,7 @@
 // paraphrase, stage-2 validation), and the researcher and admin pages. It
 // compiles both to wasm (the browser) and for the server (prerendering), so
 // it must never import pgx, Echo, onnxruntime or cgo; wire types come from
-// web/api.
+// api.
 package web
 
 import (

@@ -12,7 +12,7 @@ import (
 	"boolpool/server/atompool"
 	"boolpool/server/atoms"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // runAtoms manages a project's shared constraints (issue 13):

@@ -13,7 +13,7 @@ import (
 	"boolpool/server/auth"
 	"boolpool/server/export"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 const crowdUsage = `usage:

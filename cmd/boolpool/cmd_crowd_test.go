@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestCrowdSetAndParticipants: 'boolpool crowd set' validates each flag

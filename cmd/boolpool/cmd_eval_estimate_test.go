@@ -11,7 +11,7 @@ import (
 	"boolpool/server/auth"
 	"boolpool/server/poolestimate"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // estimateGrade is the grade of estimateProject's document number d for

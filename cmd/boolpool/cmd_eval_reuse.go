@@ -12,7 +12,7 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/reuse"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // evalSubcommands are `boolpool eval reusability` and `boolpool eval

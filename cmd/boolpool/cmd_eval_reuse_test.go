@@ -9,7 +9,7 @@ import (
 
 	"boolpool/internal/judgingtest"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // reuseCLITest is a CLI world holding the judging fixture with its two runs,

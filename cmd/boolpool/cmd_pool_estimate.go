@@ -13,7 +13,7 @@ import (
 	"boolpool/server/evalsim"
 	"boolpool/server/export"
 	"boolpool/server/pooling"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // simConfig is the design `pool simulate --strategies sample` draws: the

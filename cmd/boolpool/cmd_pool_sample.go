@@ -11,7 +11,7 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/estimate"
 	"boolpool/server/pooling"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // sampleFlags are `boolpool pool`'s flags of strategy sample (a stratified

@@ -9,7 +9,7 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // runUser manages accounts: 'boolpool user add --username U --role R

@@ -23,7 +23,7 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // migratedDB is a fresh migrated database: its URL and a store on it.

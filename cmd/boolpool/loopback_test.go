@@ -23,7 +23,7 @@ import (
 	"boolpool/internal/judgingtest"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestHelperServeProcess is not a test: TestLoopbackTwoServersOneWorker

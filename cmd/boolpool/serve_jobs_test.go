@@ -18,7 +18,7 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // runJob submits one job to the job client of a worker (server/app), and waits for its end.

@@ -20,24 +20,24 @@ import (
 // "may import" column of ARCHITECTURE.md in the same change.
 var allowedImports = map[string][]string{
 	// Commands: flags, files, output. boolpool wires everything.
-	"cmd/boolpool": {"encoders", "server/...", "web/api"},
+	"cmd/boolpool": {"encoders", "server/...", "api"},
 
 	// The composition root and the HTTP edge.
 	"server/app": {"encoders", "server/apperr", "server/atompool", "server/auth", "server/config", "server/consensus",
 		"server/embedjob", "server/httpapi", "server/jobs", "server/judging", "server/live", "server/pooling",
-		"server/retrieval", "server/store", "web/api"},
+		"server/retrieval", "server/store", "api"},
 	"server/httpapi": {"server/apperr", "server/atompool", "server/auth", "server/boolexpr", "server/config",
 		"server/consensus", "server/decompose", "server/export", "server/ingest", "server/jobs", "server/judging",
 		"server/live", "server/poolestimate", "server/pooling", "server/retrieval", "server/reuse", "server/store",
-		"web", "web/api"},
+		"web", "api"},
 
 	// The judgment flow: judging → consensus → live / export.
-	"server/auth":      {"server/apperr", "server/store", "web/api"},
-	"server/judging":   {"server/apperr", "server/boolexpr", "server/store", "web/api"},
-	"server/consensus": {"server/apperr", "server/judging", "server/store", "web/api"},
-	"server/live":      {"server/agreement", "server/boolexpr", "server/consensus", "server/metrics", "server/store", "web/api"},
+	"server/auth":      {"server/apperr", "server/store", "api"},
+	"server/judging":   {"server/apperr", "server/boolexpr", "server/store", "api"},
+	"server/consensus": {"server/apperr", "server/judging", "server/store", "api"},
+	"server/live":      {"server/agreement", "server/boolexpr", "server/consensus", "server/metrics", "server/store", "api"},
 	"server/export": {"server/apperr", "server/atoms", "server/boolexpr", "server/consensus", "server/judging",
-		"server/store", "server/trecfmt", "web/api"},
+		"server/store", "server/trecfmt", "api"},
 
 	// Pools, retrieval, constraints, evaluation.
 	"server/pooling": {"server/apperr", "server/boolexpr", "server/cal", "server/estimate", "server/lexical",
@@ -45,10 +45,10 @@ var allowedImports = map[string][]string{
 	"server/cal":   {"server/lexical"},
 	"server/atoms": {"server/boolexpr", "server/store"},
 	"server/atompool": {"server/agreement", "server/apperr", "server/atoms", "server/boolexpr", "server/cal",
-		"server/consensus", "server/pooling", "server/retrieval", "server/store", "web/api"},
+		"server/consensus", "server/pooling", "server/retrieval", "server/store", "api"},
 	"server/poolestimate": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/pooling", "server/store"},
 	"server/reuse": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/retrieval",
-		"server/store", "web/api"},
+		"server/store", "api"},
 	"server/evalsim": {"server/cal", "server/estimate", "server/lexical", "server/metrics", "server/pooling",
 		"server/retrieval", "server/store"},
 	"server/estimate":  {"server/metrics"},
@@ -60,12 +60,12 @@ var allowedImports = map[string][]string{
 	"server/decompose":       {"server/boolexpr", "server/decompose/learn", "server/store"},
 	"server/decompose/learn": {},
 	"server/jobs": {"server/apperr", "server/atompool", "server/estimate", "server/lexical", "server/pooling",
-		"server/retrieval", "server/store", "web/api"},
+		"server/retrieval", "server/store", "api"},
 	"server/demo": {"server/apperr", "server/auth", "server/ingest", "server/lexical", "server/pooling",
-		"server/retrieval", "server/store", "web/api"},
+		"server/retrieval", "server/store", "api"},
 
 	// Storage.
-	"server/store":           {"migrations", "server/apperr", "server/estimate", "web/api"},
+	"server/store":           {"migrations", "server/apperr", "server/estimate", "api"},
 	"server/store/storetest": {"server/store"},
 	"migrations":             {},
 
@@ -87,16 +87,16 @@ var allowedImports = map[string][]string{
 	"encoders/tokenizer": {},
 
 	// The browser app (js/wasm): no cgo, pgx, Echo (wasm/deps_test.go).
-	"web":     {"server/boolexpr", "web/api"},
-	"web/api": {"server/boolexpr"},
+	"web":     {"server/boolexpr", "api"},
+	"api":     {"server/boolexpr"},
 	"wasm":    {"web"},
 	"web/e2e": {},
 
 	// Dev tooling, linked by cmd/boolpool's bench commands only.
 	"server/devtools/bench": {"encoders", "encoders/tokenizer", "server/apperr", "server/auth", "server/consensus",
 		"server/devtools/loadgen", "server/devtools/synth", "server/export", "server/ingest", "server/live",
-		"server/store", "web/api"},
-	"server/devtools/loadgen":    {"server/auth", "server/store", "web/api"},
+		"server/store", "api"},
+	"server/devtools/loadgen":    {"server/auth", "server/store", "api"},
 	"server/devtools/synth":      {"server/consensus", "server/live"},
 	"server/devtools/valproject": {"server/ingest", "server/lexical", "server/retrieval", "server/store"},
 	"server/devtools/atomsbench": {"server/atompool", "server/atoms", "server/cal", "server/devtools/bench",
@@ -105,15 +105,15 @@ var allowedImports = map[string][]string{
 		"server/pooling", "server/retrieval", "server/store"},
 	"server/devtools/estimatebench": {"encoders", "server/cal", "server/devtools/bench", "server/devtools/valproject",
 		"server/embedjob", "server/estimate", "server/evalsim", "server/metrics", "server/pooling", "server/retrieval",
-		"server/reuse", "server/store", "web/api"},
+		"server/reuse", "server/store", "api"},
 	"server/devtools/retrievalbench": {"encoders", "server/decompose", "server/devtools/bench", "server/embedjob",
 		"server/ingest", "server/lexical", "server/live", "server/metrics", "server/pooling", "server/progress",
 		"server/retrieval", "server/store"},
 	"server/devtools/scalebench": {"encoders", "server/devtools/bench", "server/embedjob", "server/ingest",
-		"server/lexical", "server/live", "server/pooling", "server/retrieval", "server/store", "web/api"},
+		"server/lexical", "server/live", "server/pooling", "server/retrieval", "server/store", "api"},
 
 	// Test fixtures (imported by tests only) and this test.
-	"internal/judgingtest":  {"server/auth", "server/boolexpr", "server/retrieval", "server/store", "web/api"},
+	"internal/judgingtest":  {"server/auth", "server/boolexpr", "server/retrieval", "server/store", "api"},
 	"internal/debquesttest": {"server/atoms", "server/boolexpr"},
 	"internal/archtest":     {},
 }

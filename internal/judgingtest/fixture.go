@@ -14,7 +14,7 @@ import (
 	"boolpool/server/auth"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Password is every fixture account's password.

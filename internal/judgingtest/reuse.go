@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // ReusePool is the pool AddJudgedPool saves: the depth-2 pool of Runs,

@@ -17,7 +17,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // productionKinds are the job kinds `boolpool serve` and `boolpool worker`

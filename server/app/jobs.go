@@ -16,7 +16,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // JobKinds are the background job kinds of every job client (serve,

@@ -14,7 +14,7 @@ import (
 	"boolpool/server/consensus"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Live constraint judging (issue 13): Pool creates constraint items

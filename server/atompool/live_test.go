@@ -18,7 +18,7 @@ import (
 	"boolpool/server/judging"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // constraintTruth is what the fixture's documents say about each atom.

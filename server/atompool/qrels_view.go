@@ -7,7 +7,7 @@ import (
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // QrelsLabels returns the project's labels under a qrels mode, as grades

@@ -6,7 +6,7 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // AccountStore is what CreateAccount needs.

@@ -11,7 +11,7 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Cookie names.

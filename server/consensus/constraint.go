@@ -7,7 +7,7 @@ import (
 
 	"boolpool/server/judging"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Constraint consensus (issue 13): the current yes / no / unsure votes of a

@@ -11,7 +11,7 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/judging"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Service owns the stored consensus: it refreshes an item's consensus after

@@ -10,7 +10,7 @@ import (
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 func TestRefreshAdjudicateQueue(t *testing.T) {

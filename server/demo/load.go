@@ -17,7 +17,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 //go:embed data/documents.jsonl.gz data/queries.jsonl

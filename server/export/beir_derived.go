@@ -9,7 +9,7 @@ import (
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // BEIR with derived qrels (issue 13). BEIR's qrels TSV has fixed columns

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // CrowdParticipantView is one line of a project's crowd payment table

@@ -10,7 +10,7 @@ import (
 	"boolpool/server/export"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestJudgmentsCSVNeutralisesFormulas: a comment, an id or a name that

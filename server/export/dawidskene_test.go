@@ -11,7 +11,7 @@ import (
 	"boolpool/server/export"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestConsensusQrelsDawidSkene: raters 1 and 2 call every gold

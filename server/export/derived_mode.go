@@ -11,7 +11,7 @@ import (
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Qrels modes of qrels-consensus and quest-judged (Options.Qrels, issue 13):

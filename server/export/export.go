@@ -23,7 +23,7 @@ import (
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Formats lists the accepted --format names. beir writes a directory.

@@ -14,7 +14,7 @@ import (
 	"boolpool/server/consensus"
 	"boolpool/server/judging"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Exports of our own judgments (both first ask the consensus owner to bring

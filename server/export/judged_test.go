@@ -14,7 +14,7 @@ import (
 	"boolpool/server/export"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 func TestJudgedExports(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/server/trecfmt"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // questIDsProject is a QUEST-style project whose document ids are

@@ -10,7 +10,7 @@ import (
 	"boolpool/server/atompool"
 	"boolpool/server/pooling"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // newAtomsEnv is the fixture (1 rater per item) with the two runs and a

@@ -11,7 +11,7 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // authService is what the auth handlers need.

@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"boolpool/server/apperr"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // FuzzBindJSON feeds arbitrary bodies to the strict JSON request decoder

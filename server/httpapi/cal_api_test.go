@@ -11,7 +11,7 @@ import (
 	"boolpool/internal/judgingtest"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // calDocs are documents beyond the fixture's six, with no items: what a

@@ -12,10 +12,10 @@ import (
 	"boolpool/server/auth"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
-// Live continuous active learning (researchers; wire types in web/api/cal.go):
+// Live continuous active learning (researchers; wire types in api/cal.go):
 //
 //	GET  /api/projects/:project/cal                            []api.CALPool
 //	POST /api/projects/:project/pools/:pool/cal/:query/stop    api.CALQueryStatus

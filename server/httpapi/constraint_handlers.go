@@ -8,7 +8,7 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/atompool"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // constraintHandlers serve constraint judging for researchers (issue 13):

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"boolpool/internal/judgingtest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // enableCrowd turns crowd entry on for the fixture project (as its

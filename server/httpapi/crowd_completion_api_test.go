@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"boolpool/internal/judgingtest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 func strp(s string) *string { return &s }

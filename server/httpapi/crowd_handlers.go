@@ -14,7 +14,7 @@ import (
 	"boolpool/server/auth"
 	"boolpool/server/export"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Crowd entry (docs/crowd.md):

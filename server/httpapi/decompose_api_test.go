@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"boolpool/server/decompose"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestDecomposeAll: the editor's "decompose all" stores the decomposer's

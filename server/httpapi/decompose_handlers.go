@@ -7,7 +7,7 @@ import (
 
 	"boolpool/server/auth"
 	"boolpool/server/decompose"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // decomposeAll stores the decomposer's expressions for a project's queries

@@ -7,7 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"boolpool/server/apperr"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // handleError is the one place where errors become HTTP statuses.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"boolpool/server/export"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestExpressionGuards (issue 17, defect 7): once a query has judgments

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 var injections = []string{

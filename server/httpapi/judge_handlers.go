@@ -13,7 +13,7 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/judging"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // judgmentService is what the judgment handler needs.

@@ -20,7 +20,7 @@ import (
 	"boolpool/server/httpapi"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 type env struct {

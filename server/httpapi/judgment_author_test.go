@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // A judgment is stored only under the user who made it: the browser sends

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // fixtureTruth is what the judging fixture's documents say about each atom

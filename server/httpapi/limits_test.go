@@ -19,7 +19,7 @@ import (
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // newLimitsEnv is an env served by the net/http server Run would serve

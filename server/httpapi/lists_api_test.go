@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestCutListsAndBEIRZip (issue 17): the job list takes ?limit (bad → 400

@@ -12,7 +12,7 @@ import (
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestLiveAcrossServers: two servers on one database, each relaying

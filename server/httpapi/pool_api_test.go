@@ -18,7 +18,7 @@ import (
 	"boolpool/server/httpapi"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // newPoolEnv is the fixture (2 raters per item) with its two stored runs,

@@ -19,11 +19,11 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Pool builder and query-expression editor (researchers; wire types in
-// web/api/pools.go):
+// api/pools.go):
 //
 //	GET  /api/projects/:project/runs           []api.RunSummary
 //	POST /api/projects/:project/pools/preview  api.PoolSpec → api.PoolPreview; nothing is saved

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestPoolSampleAPI: the pool builder's endpoints take a sampled pool

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestQualitySettingsAndGoldFlag: researchers read and change the gold

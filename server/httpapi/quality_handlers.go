@@ -8,11 +8,11 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Quality settings of a project (researcher; wire types in
-// web/api/quality.go):
+// api/quality.go):
 //
 //	GET /api/projects/:project/quality  api.QualitySettings
 //	PUT /api/projects/:project/quality  api.QualitySettings → api.QualitySettings;

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // sseClient reads snapshot events from /api/projects/:project/live.

@@ -17,10 +17,10 @@ import (
 	"boolpool/server/export"
 	"boolpool/server/live"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
-// Researcher and admin endpoints (wire types in web/api/research.go):
+// Researcher and admin endpoints (wire types in api/research.go):
 //
 //	GET  /api/projects/:project/dashboard      api.LiveSnapshot (researcher)
 //	GET  /api/projects/:project/live           text/event-stream of "snapshot" events carrying

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"boolpool/internal/judgingtest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestReusabilityAndStabilityAPI: the reports of the judged depth-2 pool

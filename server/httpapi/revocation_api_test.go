@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"boolpool/server/config"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Defect 5: a member removed from a project can no longer read or judge

@@ -9,7 +9,7 @@ import (
 
 	"boolpool/server/auth"
 	"boolpool/web"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // routes is the one route table, grouped by middleware and role.

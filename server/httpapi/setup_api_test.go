@@ -18,7 +18,7 @@ import (
 	"boolpool/internal/judgingtest"
 	"boolpool/server/app"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // newSetupEnv is newEnv with a job client of the retrieve kind (lexical

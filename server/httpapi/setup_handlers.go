@@ -23,10 +23,10 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
-// Project setup endpoints (wire types and routes in web/api/setup.go):
+// Project setup endpoints (wire types and routes in api/setup.go):
 // create a project, upload files through the importers of `boolpool
 // import`, and start, watch and cancel background jobs (encoder and
 // retrieval runs). Researchers see and change the projects they are

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestUploadJSONArrayReportsIgnoredFields: an uploaded NevIR file that is

@@ -10,7 +10,7 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/judging"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // taskService is what the task handlers need.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestExportSpacedIDs (issue 25): a project with QUEST ids (Wikipedia

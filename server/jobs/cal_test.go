@@ -14,7 +14,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestCALBatchGrowsOnJudgments: a published cal pool, the judgment flow

@@ -11,7 +11,7 @@ import (
 	"boolpool/server/lexical"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // IndexResult is what an index job stores as its result.

@@ -11,7 +11,7 @@ import (
 	"boolpool/server/atompool"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Pool is the job kind of the pool builder's publish: its parameters are

@@ -3,7 +3,7 @@ package jobs
 import (
 	"boolpool/server/estimate"
 	"boolpool/server/pooling"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // sampleParams translates the pool builder's sample spec (nil: none).

@@ -9,7 +9,7 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestPoolJobSample: the pool job (River's real client) publishes a sampled

@@ -12,7 +12,7 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // poolFixture is the judging fixture with its two stored runs (bm25,

@@ -12,7 +12,7 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // DefaultDenseEncoder is the encoder of dense methods when a retrieve job

@@ -10,7 +10,7 @@ import (
 
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // testClock is a clock that moves only when the test moves it.

@@ -1,6 +1,6 @@
 package judging
 
-import "boolpool/web/api"
+import "boolpool/api"
 
 // DefaultInstructions are shown when a project has none of its own for a
 // task kind (after QUEST's annotation interfaces, Appendix C).

@@ -17,7 +17,7 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Store is what judging needs from the database.

@@ -5,7 +5,7 @@ import (
 
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 func TestContradiction(t *testing.T) {

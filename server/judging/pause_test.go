@@ -10,7 +10,7 @@ import (
 	"boolpool/server/judging"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestGoldPause: an annotator whose gold accuracy falls below the

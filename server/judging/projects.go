@@ -3,7 +3,7 @@ package judging
 import (
 	"context"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Projects lists the rater's own projects (their memberships) with their

@@ -10,7 +10,7 @@ import (
 	"boolpool/server/judging"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // BenchmarkQueueAndSubmit is one rater's cycle (lease the next item with

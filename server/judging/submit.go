@@ -10,7 +10,7 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Submit stores a judgment. It is idempotent on req.ClientID: a retry gets

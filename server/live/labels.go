@@ -6,7 +6,7 @@ import (
 
 	"boolpool/server/consensus"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Metrics over other qrels (issue 13): the dashboard's leaderboard can be

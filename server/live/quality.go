@@ -7,7 +7,7 @@ import (
 
 	"boolpool/server/consensus"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Quality control on the dashboard: each annotator's gold record against

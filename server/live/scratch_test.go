@@ -8,7 +8,7 @@ import (
 	"boolpool/server/agreement"
 	"boolpool/server/consensus"
 	"boolpool/server/metrics"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Recompute computes the snapshot of d from scratch with the agreement and

@@ -14,7 +14,7 @@ import (
 	"boolpool/server/consensus"
 	"boolpool/server/metrics"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Service keeps, for projects someone has watched since start-up, an

@@ -15,7 +15,7 @@ import (
 	"boolpool/server/live"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // project is a small judged project built with the store's own functions.

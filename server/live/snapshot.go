@@ -9,7 +9,7 @@ import (
 
 	"boolpool/server/agreement"
 	"boolpool/server/consensus"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // num turns an undefined coefficient (NaN) into null.

@@ -10,7 +10,7 @@ import (
 
 	"boolpool/server/consensus"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // randomData builds a project with nq queries, nr runs, pools of judged

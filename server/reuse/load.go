@@ -12,7 +12,7 @@ import (
 	"boolpool/server/metrics"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // LoadDepth is the most results of each run per query that are read:

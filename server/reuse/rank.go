@@ -14,7 +14,7 @@ import (
 
 	"boolpool/server/estimate"
 	"boolpool/server/metrics"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Run is one run: its name, its method family and its ranking per query

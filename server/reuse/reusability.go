@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"boolpool/server/metrics"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // PoolItem is one item of a pool: its query, its document and the runs

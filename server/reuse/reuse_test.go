@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"boolpool/server/metrics"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 func specs(t *testing.T, list string) []metrics.Spec {

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"boolpool/server/metrics"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Vote is one annotator's current label of an item.

@@ -9,11 +9,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Job states: the names the job runner uses for the states defined once,
-// with their values, in web/api (the setup page shows them).
+// with their values, in api (the setup page shows them).
 const (
 	JobQueued      = api.JobQueued
 	JobRunning     = api.JobRunning

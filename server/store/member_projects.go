@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // taskKinds are the task kinds in the order people see them.

@@ -10,7 +10,7 @@ import (
 	"boolpool/server/estimate"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestPoolDesignRoundTrip: a sampled pool saved with SaveNewPool (items

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // User is one account. PasswordHash is an encoded argon2id hash (see

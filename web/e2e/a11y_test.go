@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"boolpool/internal/judgingtest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestAccessibilityEveryPage (issue 17, accessibility gap): on each main

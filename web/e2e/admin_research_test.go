@@ -13,7 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"boolpool/internal/judgingtest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestAdminDownloadsAFile (issue 17, defect 1 and the BEIR gap): a plain

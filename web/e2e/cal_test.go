@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // TestCALDashboardTable: a published cal pool shows on the dashboard as

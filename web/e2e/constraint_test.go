@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"boolpool/internal/judgingtest"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // constraintTruth is what the fixture's documents (by title) say about

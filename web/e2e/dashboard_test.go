@@ -20,7 +20,7 @@ import (
 
 	"boolpool/internal/judgingtest"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // dashUser is an annotator judging through the JSON API (faster than the

@@ -18,7 +18,7 @@ import (
 
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // estQueries are the queries of the estimates test: the fixture's q1 and

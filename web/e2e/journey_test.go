@@ -15,7 +15,7 @@ import (
 
 	"boolpool/server/judging"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // judgments returns a user's judgments, oldest first.

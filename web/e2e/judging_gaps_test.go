@@ -17,7 +17,7 @@ import (
 
 	"boolpool/server/judging"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Issue 17, the judging page: a stable progress total with an exact done

@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"boolpool/server/atompool"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Issue 25, Major 2: Enter and Space on a focused control are the

@@ -16,7 +16,7 @@ import (
 
 	"boolpool/server/judging"
 	"boolpool/web"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // blockJudgments makes POST /api/judgments fail in the browser (as if the

@@ -13,7 +13,7 @@ import (
 
 	"boolpool/internal/judgingtest"
 	"boolpool/server/boolexpr"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // setInput sets a field's value and fires the input event the page listens to.

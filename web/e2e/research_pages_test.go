@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // judgeFirstShared has annotator1 and annotator2 judge the first item

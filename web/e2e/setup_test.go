@@ -13,7 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // choose sets a select's value and fires the change event the page

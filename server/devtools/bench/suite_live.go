@@ -14,7 +14,7 @@ import (
 	"boolpool/server/export"
 	"boolpool/server/live"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // LiveSuite measures the live dashboards at the scale (2,000

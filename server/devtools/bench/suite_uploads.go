@@ -20,7 +20,7 @@ import (
 	"boolpool/server/auth"
 	"boolpool/server/devtools/loadgen"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // UploadsSuite posts a gzip holding one 1 GiB line (a few MB on the wire)

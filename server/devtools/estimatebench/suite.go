@@ -32,7 +32,7 @@ import (
 	"boolpool/server/retrieval"
 	"boolpool/server/reuse"
 	"boolpool/server/store"
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Suite returns the estimate suite.

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"boolpool/web/api"
+	"boolpool/api"
 )
 
 // Config drives one load run.

@@ -65,8 +65,10 @@ run: build
 	  echo; echo "boolpool is at http://$(ADDR)/  (Ctrl-C stops the server; 'make stop' stops Postgres)"; echo; \
 	  exec $(CURDIR)/bin/boolpool serve -addr $(ADDR)
 
+# The bracket keeps pkill's pattern from matching the shell that runs it
+# (its command line holds "boolpool[ ]serve", the pattern matches "boolpool serve").
 stop:
-	@-pkill -f "$(CURDIR)/bin/boolpool serve" 2>/dev/null || true
+	@-pkill -f "$(CURDIR)/bin/boolpool[ ]serve" 2>/dev/null || true
 	@scripts/db.sh stop
 
 clean-db:

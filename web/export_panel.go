@@ -3,7 +3,9 @@ package web
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -173,7 +175,9 @@ func (x *ExportPanel) url(project, format string) string {
 	return u
 }
 
-// countsText prints an export's counts in key order.
+// countsText prints an export's counts in key order: whole numbers as
+// integers (JSON decodes them as float64, which %v printed as 1.211073e+06)
+// and empty values left out.
 func countsText(m map[string]any) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -181,11 +185,39 @@ func countsText(m map[string]any) string {
 	}
 	sort.Strings(keys)
 	out := ""
-	for i, k := range keys {
-		if i > 0 {
+	for _, k := range keys {
+		v := countValue(m[k])
+		if v == "" {
+			continue
+		}
+		if out != "" {
 			out += ", "
 		}
-		out += fmt.Sprintf("%s %v", k, m[k])
+		out += k + " " + v
 	}
 	return out
+}
+
+// countValue is one count as text, "" for an empty value.
+func countValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case string:
+		return x
+	case []any:
+		if len(x) == 0 {
+			return ""
+		}
+	case map[string]any:
+		if len(x) == 0 {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%v", v)
 }

@@ -56,3 +56,16 @@ func TestDispositionName(t *testing.T) {
 		}
 	}
 }
+
+// TestCountsText: an export record's byte count reads as an integer, not
+// 1.211073e+06, and empty fields are left out.
+func TestCountsText(t *testing.T) {
+	got := countsText(map[string]any{
+		"bytes": float64(1211073), "qrels": float64(12), "mode": "", "runs": []any{},
+		"score": 0.5, "format": "trec", "missing": nil,
+	})
+	want := "bytes 1211073, format trec, qrels 12, score 0.5"
+	if got != want {
+		t.Errorf("countsText = %q, want %q", got, want)
+	}
+}

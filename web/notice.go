@@ -21,13 +21,18 @@ func liveNotice(id, msg string) app.UI {
 // userMessage is an API error as a person should read it: the server's
 // explanation without the package and operation prefixes that wrap it
 // ("store: update user 3: …") and without the trailing status word
-// ("…: conflict").
+// ("…: conflict"); a missing thing still says so (`project "x" not
+// found.`, which read `project "x".`).
 func userMessage(err error) string {
 	if err == nil {
 		return ""
 	}
 	var keep []string
+	notFound := false
 	for _, part := range strings.Split(err.Error(), ": ") {
+		if part == "not found" {
+			notFound = true
+		}
 		if internalPart(part) {
 			continue
 		}
@@ -37,6 +42,9 @@ func userMessage(err error) string {
 		return "The server refused the change."
 	}
 	msg := strings.Join(keep, ": ")
+	if notFound && !strings.Contains(strings.ToLower(msg), "not found") {
+		msg = strings.TrimSuffix(msg, ".") + " not found"
+	}
 	if !strings.HasSuffix(msg, ".") {
 		msg += "."
 	}

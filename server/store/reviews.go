@@ -52,7 +52,7 @@ const reviewCols = `r.id, r.judgment_id, j.item_id, r.project_id, r.annotator_id
 // JudgmentSummary is a relevance judgment with what it is about, as the
 // review queue and the annotator's feedback list it.
 type JudgmentSummary struct {
-	JudgmentID  int64     `db:"judgment_id"`
+	JudgmentID  int64     `db:"j_judgment_id"`
 	ItemID      int64     `db:"j_item_id"`
 	AnnotatorID int64     `db:"j_annotator_id"`
 	Annotator   string    `db:"j_annotator"`
@@ -68,7 +68,7 @@ type JudgmentSummary struct {
 
 // summaryCols reads a JudgmentSummary from jj (a judgments row or the
 // current_judgments view), uj (its user), q and d (LEFT JOIN documents).
-const summaryCols = `jj.id AS judgment_id, jj.item_id AS j_item_id, jj.user_id AS j_annotator_id, uj.username AS j_annotator,
+const summaryCols = `jj.id AS j_judgment_id, jj.item_id AS j_item_id, jj.user_id AS j_annotator_id, uj.username AS j_annotator,
 	q.ext_id AS query_ext_id, q.text AS query_text, COALESCE(d.ext_id, '') AS doc_ext_id, COALESCE(d.title, '') AS doc_title,
 	COALESCE(jj.relevance, 0)::smallint AS grade, COALESCE(jj.evidence, '') AS evidence, jj.comment, jj.created_at AS judged_at`
 

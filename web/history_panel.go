@@ -130,7 +130,7 @@ func historyReviewHTML(r api.Review) string {
 	out := `<div class="history-review review-` + html.EscapeString(r.Verdict) + `" data-review="` + strconv.FormatInt(r.ID, 10) + `">` +
 		`<strong>` + html.EscapeString(what) + `</strong>`
 	if r.Note != "" {
-		out += `: <q class="review-note">` + html.EscapeString(r.Note) + `</q>`
+		out += ` <q class="review-note">` + html.EscapeString(r.Note) + `</q>`
 	}
 	return out + `</div>`
 }

@@ -128,7 +128,7 @@ func TestHistoryListShowsReviewNote(t *testing.T) {
 		Note: "Not in the <Andes>", Current: true}})
 	want := `<ol class="history-list">` +
 		`<li data-item="5"><button type="button" class="link history-open" data-item="5">Item 5</button> <span class="history-label">2 likely relevant · no evidence</span>` +
-		`<div class="history-review review-correct" data-review="9"><strong>Corrected to 0 definitely not relevant by researcher</strong>: ` +
+		`<div class="history-review review-correct" data-review="9"><strong>Corrected to 0 definitely not relevant by researcher</strong> ` +
 		`<q class="review-note">Not in the &lt;Andes&gt;</q></div></li>` +
 		`<li data-item="4"><button type="button" class="link history-open" data-item="4">Item 4</button> <span class="history-label">2 likely relevant · no evidence</span></li>` +
 		`</ol>`

@@ -65,7 +65,7 @@ func (f *ReviewForm) Render() app.UI {
 				}),
 		),
 		app.If(f.correcting, func() app.UI {
-			return app.Form().ID("correct-"+id).Class("review-correct").Aria("label", "Correct judgment "+id).
+			return app.Form().ID("correct-"+id).Class("review-correct-form").Aria("label", "Correct judgment "+id).
 				OnSubmit(func(ctx app.Context, e app.Event) { e.PreventDefault(); f.correct(ctx) }).Body(
 				app.Label().For("correct-grade-"+id).Text("Corrected grade"),
 				app.Select().ID("correct-grade-"+id).OnChange(func(ctx app.Context, e app.Event) {

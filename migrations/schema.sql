@@ -504,6 +504,38 @@ CREATE SEQUENCE public.jobs_id_seq
 
 ALTER SEQUENCE public.jobs_id_seq OWNED BY public.jobs.id;
 
+-- Name: judgment_reviews; Type: TABLE; Schema: public; Owner: -
+
+CREATE TABLE public.judgment_reviews (
+    id bigint NOT NULL,
+    judgment_id bigint NOT NULL,
+    project_id bigint NOT NULL,
+    annotator_id bigint NOT NULL,
+    reviewer_id bigint NOT NULL,
+    verdict text NOT NULL,
+    relevance smallint,
+    note text DEFAULT ''::text NOT NULL,
+    adjudication_id bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT judgment_reviews_correction CHECK (((verdict = 'correct'::text) = (relevance IS NOT NULL))),
+    CONSTRAINT judgment_reviews_note_check CHECK ((length(note) <= 4000)),
+    CONSTRAINT judgment_reviews_relevance_check CHECK (((relevance >= 0) AND (relevance <= 3))),
+    CONSTRAINT judgment_reviews_verdict_check CHECK ((verdict = ANY (ARRAY['accept'::text, 'correct'::text])))
+);
+
+-- Name: judgment_reviews_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+
+CREATE SEQUENCE public.judgment_reviews_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+-- Name: judgment_reviews_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+
+ALTER SEQUENCE public.judgment_reviews_id_seq OWNED BY public.judgment_reviews.id;
+
 -- Name: judgments_id_seq; Type: SEQUENCE; Schema: public; Owner: -
 
 CREATE SEQUENCE public.judgments_id_seq
@@ -975,6 +1007,10 @@ ALTER TABLE ONLY public.items ALTER COLUMN id SET DEFAULT nextval('public.items_
 
 ALTER TABLE ONLY public.jobs ALTER COLUMN id SET DEFAULT nextval('public.jobs_id_seq'::regclass);
 
+-- Name: judgment_reviews id; Type: DEFAULT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.judgment_reviews ALTER COLUMN id SET DEFAULT nextval('public.judgment_reviews_id_seq'::regclass);
+
 -- Name: judgments id; Type: DEFAULT; Schema: public; Owner: -
 
 ALTER TABLE ONLY public.judgments ALTER COLUMN id SET DEFAULT nextval('public.judgments_id_seq'::regclass);
@@ -1096,6 +1132,11 @@ ALTER TABLE ONLY public.items
 
 ALTER TABLE ONLY public.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
+
+-- Name: judgment_reviews judgment_reviews_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.judgment_reviews
+    ADD CONSTRAINT judgment_reviews_pkey PRIMARY KEY (id);
 
 -- Name: judgments judgments_client_id_key; Type: CONSTRAINT; Schema: public; Owner: -
 
@@ -1305,6 +1346,18 @@ CREATE INDEX jobs_project_idx ON public.jobs USING btree (project_id, id DESC);
 
 CREATE INDEX jobs_unfinished_idx ON public.jobs USING btree (state) WHERE (state = ANY (ARRAY['queued'::text, 'running'::text]));
 
+-- Name: judgment_reviews_annotator; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX judgment_reviews_annotator ON public.judgment_reviews USING btree (annotator_id, project_id, id DESC);
+
+-- Name: judgment_reviews_judgment; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX judgment_reviews_judgment ON public.judgment_reviews USING btree (judgment_id, id DESC);
+
+-- Name: judgment_reviews_project; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX judgment_reviews_project ON public.judgment_reviews USING btree (project_id, id DESC);
+
 -- Name: judgments_item; Type: INDEX; Schema: public; Owner: -
 
 CREATE INDEX judgments_item ON public.judgments USING btree (item_id);
@@ -1512,6 +1565,31 @@ ALTER TABLE ONLY public.jobs
 
 ALTER TABLE ONLY public.jobs
     ADD CONSTRAINT jobs_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+
+-- Name: judgment_reviews judgment_reviews_adjudication_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.judgment_reviews
+    ADD CONSTRAINT judgment_reviews_adjudication_id_fkey FOREIGN KEY (adjudication_id) REFERENCES public.adjudications(id) ON DELETE SET NULL;
+
+-- Name: judgment_reviews judgment_reviews_annotator_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.judgment_reviews
+    ADD CONSTRAINT judgment_reviews_annotator_id_fkey FOREIGN KEY (annotator_id) REFERENCES public.users(id);
+
+-- Name: judgment_reviews judgment_reviews_judgment_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.judgment_reviews
+    ADD CONSTRAINT judgment_reviews_judgment_id_fkey FOREIGN KEY (judgment_id) REFERENCES public.judgments(id) ON DELETE CASCADE;
+
+-- Name: judgment_reviews judgment_reviews_project_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.judgment_reviews
+    ADD CONSTRAINT judgment_reviews_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+
+-- Name: judgment_reviews judgment_reviews_reviewer_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.judgment_reviews
+    ADD CONSTRAINT judgment_reviews_reviewer_id_fkey FOREIGN KEY (reviewer_id) REFERENCES public.users(id);
 
 -- Name: judgments judgments_item_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/api"
 )
 
 // actionHistory carries the history panel's buttons to the judging page
@@ -21,6 +23,12 @@ type HistoryPanel struct {
 	app.Compo
 	Ientries    []HistoryEntry
 	Irevisiting int64
+	// Ifeedback is the newest review of the user's judgment of each item
+	// (by item id), shown under the item with its note; Iproject and
+	// IfeedbackTotal link to the feedback page.
+	Ifeedback      map[int64]api.Review
+	IfeedbackTotal int
+	Iproject       string
 }
 
 // NewHistoryPanel returns an empty panel.
@@ -31,6 +39,13 @@ func (h *HistoryPanel) Entries(v []HistoryEntry) *HistoryPanel { h.Ientries = v;
 
 // Revisiting sets the item brought back from the history (0 if none).
 func (h *HistoryPanel) Revisiting(v int64) *HistoryPanel { h.Irevisiting = v; return h }
+
+// Feedback sets the reviews of the user's judgments (by item), how many
+// they received in all and the project of the feedback page.
+func (h *HistoryPanel) Feedback(byItem map[int64]api.Review, total int, project string) *HistoryPanel {
+	h.Ifeedback, h.IfeedbackTotal, h.Iproject = byItem, total, project
+	return h
+}
 
 // Render draws the panel. The list is one piece of HTML (historyListHTML),
 // replaced whole when it changes: after a submit every row moves down one
@@ -51,10 +66,15 @@ func (h *HistoryPanel) Render() app.UI {
 				Aria("keyshortcuts", "Backspace").Text("Back (Backspace)").
 				OnClick(func(ctx app.Context, e app.Event) { ctx.NewAction(actionHistory, app.Tags{"op": "back"}) }),
 		),
+		app.If(h.Iproject != "" && h.IfeedbackTotal > 0, func() app.UI {
+			return app.P().ID("feedback-received").Body(
+				app.A().Href("/feedback/"+h.Iproject).Textf("Feedback received (%d)", h.IfeedbackTotal),
+			)
+		}),
 		app.If(len(es) == 0, func() app.UI {
 			return app.P().Class("hint").Text("The items you judge are listed here, to go back and correct them.")
 		}),
-		app.Raw(historyListHTML(es, h.Irevisiting)),
+		app.Raw(historyListHTML(es, h.Irevisiting, h.Ifeedback)),
 		app.If(len(es) > 0, func() app.UI {
 			return app.P().Class("hint").Textf("The %d most recent are listed. Going back opens an item as you judged it; submitting it again replaces your earlier judgment.", historyShown)
 		}),
@@ -71,8 +91,9 @@ func (h *HistoryPanel) onClick(ctx app.Context, e app.Event) {
 }
 
 // historyListHTML is the history list: for each entry its item id (a button
-// to open it again), its label and what was judged, all text escaped.
-func historyListHTML(es []HistoryEntry, revisiting int64) string {
+// to open it again), its label and what was judged, and a researcher's
+// review of the judgment with its note, all text escaped.
+func historyListHTML(es []HistoryEntry, revisiting int64, feedback map[int64]api.Review) string {
 	var b strings.Builder
 	b.WriteString(`<ol class="history-list">`)
 	for _, e := range es {
@@ -86,8 +107,30 @@ func historyListHTML(es []HistoryEntry, revisiting int64) string {
 		if e.Item != "" {
 			b.WriteString(`<span class="history-what" title="` + html.EscapeString(e.Item) + `">` + html.EscapeString(shorten(e.Item, 70)) + `</span>`)
 		}
+		if r, ok := feedback[e.Req.ItemID]; ok {
+			b.WriteString(historyReviewHTML(r))
+		}
 		b.WriteString(`</li>`)
 	}
 	b.WriteString(`</ol>`)
 	return b.String()
+}
+
+// historyReviewHTML is a review under a history entry: the verdict, who,
+// and the note (escaped).
+func historyReviewHTML(r api.Review) string {
+	what := "Accepted"
+	if r.Verdict == api.ReviewCorrect && r.Relevance != nil {
+		what = "Corrected to " + relevanceName(*r.Relevance)
+	}
+	what += " by " + r.Reviewer
+	if !r.Current {
+		what += " (your earlier judgment)"
+	}
+	out := `<div class="history-review review-` + html.EscapeString(r.Verdict) + `" data-review="` + strconv.FormatInt(r.ID, 10) + `">` +
+		`<strong>` + html.EscapeString(what) + `</strong>`
+	if r.Note != "" {
+		out += ` <q class="review-note">` + html.EscapeString(r.Note) + `</q>`
+	}
+	return out + `</div>`
 }

@@ -76,6 +76,11 @@ type JudgePage struct {
 	// history, to show them as judged.
 	prefill map[int64]api.JudgmentRequest
 	drafts  *Drafts // the signed-in user's drafts (nil until known)
+	// feedback is the newest review of the user's judgment of each item in
+	// the project (by item), shown in the history; feedbackTotal counts
+	// every review they received there.
+	feedback      map[int64]api.Review
+	feedbackTotal int
 }
 
 // NewJudgePage returns the page.
@@ -89,6 +94,36 @@ func (p *JudgePage) OnNav(ctx app.Context) {
 	p.openDialog = p.dialog
 	p.nav(ctx, api.KindRelevance)
 	ctx.Page().SetTitle("Judge · boolpool")
+	if p.client != nil {
+		p.loadFeedback(ctx)
+	}
+}
+
+// loadFeedback fetches the reviews of the user's judgments in the
+// project, for the history. Without them (offline, no project) the
+// history shows none.
+func (p *JudgePage) loadFeedback(ctx app.Context) {
+	project, cl := p.project, p.client
+	if project == "" || cl == nil {
+		return
+	}
+	ctx.Async(func() {
+		f, err := cl.Feedback(context.Background(), project, api.MaxBrowsePage, 0)
+		if err != nil {
+			return
+		}
+		byItem := make(map[int64]api.Review, len(f.Entries))
+		for _, e := range f.Entries { // newest first
+			if _, ok := byItem[e.Review.ItemID]; !ok {
+				byItem[e.Review.ItemID] = e.Review
+			}
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			if p.project == project {
+				p.feedback, p.feedbackTotal = byItem, f.Total
+			}
+		})
+	})
 }
 
 // OnMount starts the client: session, tasks, outbox and keyboard.
@@ -97,6 +132,7 @@ func (p *JudgePage) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
+	p.loadFeedback(ctx)
 	ctx.Handle(actionHistory, func(ctx app.Context, a app.Action) {
 		op, item := a.Tags.Get("op"), a.Tags.Get("item")
 		ctx.Dispatch(func(ctx app.Context) {
@@ -588,7 +624,7 @@ func (p *JudgePage) Render() app.UI {
 		p.header("Relevance"),
 		app.Main().Body(p.body(p.renderTask)),
 		app.If(p.state != stateReady && len(p.history) > 0, func() app.UI {
-			return NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting)
+			return NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting).Feedback(p.feedback, p.feedbackTotal, p.project)
 		}),
 		NewKeymapDialog().Open(p.showKeys).Keys(judgeKeys),
 		NewInstructionsPanel().Open(p.showHelp).Kind(api.KindRelevance).Instructions(p.instructions),
@@ -610,7 +646,7 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 			app.Ol().Class("atoms").Aria("label", "Constraints").Body(
 				app.Range(t.Query.Atoms).Slice(func(i int) app.UI { return p.renderAtom(t, i) }),
 			),
-			NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting),
+			NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting).Feedback(p.feedback, p.feedbackTotal, p.project),
 		),
 		app.Section().Class("doc-panel").Aria("label", "Document").Body(
 			app.If(t.Document != nil, func() app.UI { return p.renderDocument(t) }).

@@ -102,7 +102,7 @@ func TestHistoryListHTMLEscapesText(t *testing.T) {
 	got := historyListHTML([]HistoryEntry{
 		{Req: api.JudgmentRequest{ItemID: 5, Relevance: &rel, Evidence: api.EvidenceNone}, Item: `<img src=x onerror="alert(1)"> · d`},
 		{Req: api.JudgmentRequest{ItemID: 3, SkipReason: "<b>German</b>"}},
-	}, 3)
+	}, 3, nil)
 	want := `<ol class="history-list">` +
 		`<li data-item="5"><button type="button" class="link history-open" data-item="5">Item 5</button> <span class="history-label">2 likely relevant · no evidence</span>` +
 		`<span class="history-what" title="&lt;img src=x onerror=&#34;alert(1)&#34;&gt; · d">&lt;img src=x onerror=&#34;alert(1)&#34;&gt; · d</span></li>` +
@@ -111,7 +111,28 @@ func TestHistoryListHTMLEscapesText(t *testing.T) {
 	if got != want {
 		t.Errorf("history list\n got %s\nwant %s", got, want)
 	}
-	if got := historyListHTML(nil, 0); got != `<ol class="history-list"></ol>` {
+	if got := historyListHTML(nil, 0, nil); got != `<ol class="history-list"></ol>` {
 		t.Errorf("empty history list: %s", got)
+	}
+}
+
+// TestHistoryListShowsReviewNote: a researcher's correction of an item in
+// the history is shown under it with its note, escaped; an item without a
+// review shows none.
+func TestHistoryListShowsReviewNote(t *testing.T) {
+	two, zero := 2, 0
+	got := historyListHTML([]HistoryEntry{
+		{Req: api.JudgmentRequest{ItemID: 5, Relevance: &two, Evidence: api.EvidenceNone}},
+		{Req: api.JudgmentRequest{ItemID: 4, Relevance: &two, Evidence: api.EvidenceNone}},
+	}, 0, map[int64]api.Review{5: {ID: 9, Verdict: api.ReviewCorrect, Relevance: &zero, Reviewer: "researcher",
+		Note: "Not in the <Andes>", Current: true}})
+	want := `<ol class="history-list">` +
+		`<li data-item="5"><button type="button" class="link history-open" data-item="5">Item 5</button> <span class="history-label">2 likely relevant · no evidence</span>` +
+		`<div class="history-review review-correct" data-review="9"><strong>Corrected to 0 definitely not relevant by researcher</strong> ` +
+		`<q class="review-note">Not in the &lt;Andes&gt;</q></div></li>` +
+		`<li data-item="4"><button type="button" class="link history-open" data-item="4">Item 4</button> <span class="history-label">2 likely relevant · no evidence</span></li>` +
+		`</ol>`
+	if got != want {
+		t.Errorf("history list\n got %s\nwant %s", got, want)
 	}
 }

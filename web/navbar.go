@@ -28,7 +28,8 @@ func NewNavBar() *NavBar { return &NavBar{} }
 func (n *NavBar) Me(v api.Me) *NavBar { n.Ime = v; return n }
 
 // Active names the current section (a task kind, "home", "researcher",
-// "setup", "dashboard", "adjudication", "pools", "queries" or "admin").
+// "setup", "dashboard", "adjudication", "review", "browse", "pools",
+// "queries", "feedback" or "admin").
 func (n *NavBar) Active(v string) *NavBar { n.Iactive = v; return n }
 
 // Project sets the project the judging links point at.
@@ -58,6 +59,7 @@ func (n *NavBar) Render() app.UI {
 						link("/paraphrase/"+project, "Paraphrase", api.KindParaphrase),
 						link("/validate/"+project, "Validate", api.KindValidation),
 						link("/constraint/"+project, "Constraints", api.KindConstraint),
+						link("/feedback/"+project, "Feedback", "feedback"),
 					)
 				})
 			}),
@@ -74,6 +76,8 @@ func (n *NavBar) Render() app.UI {
 					return app.Div().Class("navgroup").Body(
 						link("/dashboard/"+project, "Dashboard", "dashboard"),
 						link("/adjudicate/"+project, "Adjudication", "adjudication"),
+						link("/review/"+project, "Review", "review"),
+						link("/browse/"+project, "Browse", "browse"),
 						link("/pools/"+project, "Pools", "pools"),
 						link("/queries/"+project, "Queries", "queries"),
 					)

@@ -40,6 +40,8 @@ type QueriesPage struct {
 	// byConfidence lists the decomposer's least confident readings
 	// first (queries without a confidence last, in import order).
 	byConfidence bool
+	// search keeps the queries whose id, text or atoms contain it.
+	search string
 }
 
 // NewQueriesPage returns the page.
@@ -224,10 +226,30 @@ func (p *QueriesPage) send(ctx app.Context, force bool) {
 // ordered returns the queries as listed: import order, or with
 // byConfidence the least confident first.
 func (p *QueriesPage) ordered() []api.QueryExpression {
+	qs := matchingQueries(p.queries, p.search)
 	if !p.byConfidence {
-		return p.queries
+		return qs
 	}
-	return byConfidence(p.queries)
+	return byConfidence(qs)
+}
+
+// matchingQueries keeps the queries whose id, text or atom texts contain
+// text, case-insensitively ("" keeps all). The item browser's Queries tab
+// searches on the server, a page at a time, for projects too large to
+// list whole.
+func matchingQueries(qs []api.QueryExpression, text string) []api.QueryExpression {
+	t := strings.ToLower(strings.TrimSpace(text))
+	if t == "" {
+		return qs
+	}
+	var out []api.QueryExpression
+	for _, q := range qs {
+		hay := strings.ToLower(q.ExtID + "\n" + q.Text + "\n" + strings.Join(q.Atoms, "\n"))
+		if strings.Contains(hay, t) {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // byConfidence sorts a copy of qs by the decomposer's confidence,
@@ -281,6 +303,14 @@ func (p *QueriesPage) Render() app.UI {
 		app.If(p.current() != nil, func() app.UI { return p.renderEditor(*p.current()) }),
 		app.If(len(p.queries) > 0, func() app.UI {
 			return app.Section().Aria("label", "Queries").Body(
+				app.Div().Class("filters").Body(
+					app.Label().For("query-filter").Text("Search"),
+					app.Input().ID("query-filter").Type("search").Value(p.search).
+						Placeholder("id, text or constraint").
+						OnInput(func(ctx app.Context, e app.Event) { p.search = ctx.JSSrc().Get("value").String() }),
+					app.Span().ID("query-filter-count").Role("status").Textf("%d of %d queries", len(listed), len(p.queries)),
+					app.A().Href("/browse/"+p.project+"?tab=queries").Text("Search with judging figures (item browser)"),
+				),
 				app.Table().ID("query-list").Body(
 					app.THead().Body(app.Tr().Body(
 						app.Th().Scope("col").Text("Query"), app.Th().Scope("col").Text("Text"),

@@ -88,6 +88,8 @@ func (p *ResearcherPage) Render() app.UI {
 							app.Td().Text(s.Contradictions), app.Td().Text(s.Annotators),
 							app.Td().Body(app.A().Href("/dashboard/"+s.Project).Text("Dashboard"), app.Text(" · "),
 								app.A().Href("/adjudicate/"+s.Project).Text("Adjudication"), app.Text(" · "),
+								app.A().Href("/review/"+s.Project).Text("Review"), app.Text(" · "),
+								app.A().Href("/browse/"+s.Project).Text("Browse"), app.Text(" · "),
 								app.A().Href("/pools/"+s.Project).Text("Pools"), app.Text(" · "),
 								app.A().Href("/queries/"+s.Project).Text("Queries"), app.Text(" · "),
 								app.A().Href("/setup/"+s.Project).Text("Setup")))

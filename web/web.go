@@ -28,6 +28,9 @@ func Routes() {
 	app.RouteWithRegexp(`^/adjudicate/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewAdjudicationPage() })
 	app.RouteWithRegexp(`^/pools/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewPoolBuilderPage() })
 	app.RouteWithRegexp(`^/queries/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewQueriesPage() })
+	app.RouteWithRegexp(`^/review/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewReviewPage() })
+	app.RouteWithRegexp(`^/browse/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewBrowsePage() })
+	app.RouteWithRegexp(`^/feedback/[a-z0-9][a-z0-9_-]*$`, func() app.Composer { return NewFeedbackPage() })
 }
 
 // Handler returns the go-app handler serving the pages, app.js, the service

@@ -39,6 +39,7 @@ func (s *Server) routes() {
 	eh := estimateHandlers{research: rh, st: st}
 	rr := reuseHandlers{research: rh, st: st}
 	jh := judgeHandlers{svc: svc.Judging}
+	rv := reviewHandlers{research: rh, st: st, cons: svc.Consensus}
 	ph := poolHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
 	calh := calHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
 	sh := setupHandlers{research: rh, st: st, importSt: st, jobs: svc.Jobs, encoders: svc.Encoders,
@@ -66,6 +67,8 @@ func (s *Server) routes() {
 	e.GET("/api/projects/:project/instructions", th.instructions, signedIn...)
 	e.GET("/api/items/:id", th.item, signedIn...)
 	e.POST("/api/judgments", jh.submit, signedIn...)
+	// The reviews of the signed-in user's own judgments (a member of the project).
+	e.GET("/api/projects/:project/feedback", rv.feedback, signedIn...)
 
 	// Researchers and admins.
 	e.GET("/api/projects/:project/stats", th.stats, researcher...)
@@ -84,6 +87,11 @@ func (s *Server) routes() {
 	e.PUT("/api/projects/:project/quality", rh.setQuality, researcher...)
 	e.GET("/api/items/:id/adjudication", rh.adjudicationItem, researcher...)
 	e.POST("/api/items/:id/adjudication", rh.adjudicate, researcher...)
+	e.GET("/api/projects/:project/reviews", rv.queue, researcher...)
+	e.POST("/api/judgments/:id/review", rv.review, researcher...)
+	e.GET("/api/projects/:project/browse/items", rv.browseItems, researcher...)
+	e.GET("/api/projects/:project/browse/queries", rv.browseQueries, researcher...)
+	e.GET("/api/items/:id/detail", rv.detail, researcher...)
 	e.GET("/api/projects/:project/runs", ph.runs, researcher...)
 	e.POST("/api/projects/:project/pools/preview", ph.preview, researcher...)
 	e.POST("/api/projects/:project/pools", ph.publish, researcher...)

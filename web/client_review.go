@@ -1,0 +1,70 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"boolpool/api"
+)
+
+// ReviewQueue fetches every annotator's review counts and, when annotator
+// is set, one page of their judgments not yet reviewed (researchers).
+func (c *Client) ReviewQueue(ctx context.Context, project, annotator string, limit, offset int) (api.ReviewQueue, error) {
+	var q api.ReviewQueue
+	v := url.Values{"limit": {fmt.Sprint(limit)}, "offset": {fmt.Sprint(offset)}}
+	if annotator != "" {
+		v.Set("annotator", annotator)
+	}
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/reviews?"+v.Encode(), nil, &q)
+	return q, err
+}
+
+// Review records a researcher's review of a judgment. Like Adjudicate, it
+// fetches the CSRF token first when the page does not know it yet.
+func (c *Client) Review(ctx context.Context, judgmentID int64, req api.ReviewRequest) (api.ReviewResult, error) {
+	c.mu.Lock()
+	known := c.csrf != ""
+	c.mu.Unlock()
+	if !known {
+		if _, err := c.Me(ctx); err != nil {
+			return api.ReviewResult{}, err
+		}
+	}
+	var res api.ReviewResult
+	err := c.do(ctx, http.MethodPost, fmt.Sprintf("/api/judgments/%d/review", judgmentID), req, &res)
+	return res, err
+}
+
+// Feedback fetches the reviews of the signed-in user's own judgments in a
+// project, newest first.
+func (c *Client) Feedback(ctx context.Context, project string, limit, offset int) (api.Feedback, error) {
+	var f api.Feedback
+	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/projects/%s/feedback?limit=%d&offset=%d", url.PathEscape(project), limit, offset), nil, &f)
+	return f, err
+}
+
+// BrowseItems fetches one page of the item browser; filter holds its
+// query parameters (text, query, annotator, label, agreement, gold, from,
+// to, kind, limit, offset).
+func (c *Client) BrowseItems(ctx context.Context, project string, filter url.Values) (api.BrowseItems, error) {
+	var out api.BrowseItems
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/browse/items?"+filter.Encode(), nil, &out)
+	return out, err
+}
+
+// BrowseQueries fetches one page of the project's queries containing text.
+func (c *Client) BrowseQueries(ctx context.Context, project, text string, limit, offset int) (api.BrowseQueries, error) {
+	var out api.BrowseQueries
+	v := url.Values{"text": {text}, "limit": {fmt.Sprint(limit)}, "offset": {fmt.Sprint(offset)}}
+	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/browse/queries?"+v.Encode(), nil, &out)
+	return out, err
+}
+
+// ItemDetail fetches any item with all its judgments and reviews.
+func (c *Client) ItemDetail(ctx context.Context, itemID int64) (api.ItemDetail, error) {
+	var d api.ItemDetail
+	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/items/%d/detail", itemID), nil, &d)
+	return d, err
+}

@@ -10,7 +10,7 @@
 // sample the share of 95 % intervals that contain the full-gold value.
 //
 // It is laboratory code: `boolpool pool simulate --estimate` and the
-// `estimate` suite of `boolpool bench` use it; no serving path does.
+// `estimate` suite of `boolpool-lab bench` use it; no serving path does.
 package evalsim
 
 import (

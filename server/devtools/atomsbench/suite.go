@@ -1,4 +1,4 @@
-// Package atomsbench is the "atoms" suite of `boolpool bench` (issue 13's
+// Package atomsbench is the "atoms" suite of `boolpool-lab bench` (issue 13's
 // target): constraint pooling against the query-level strategies on all
 // DebQUEST val queries, from one run. First over the pools: atoms-pools and
 // the pool orders over the same candidates (depth-100 pools of boolpool's

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -29,7 +28,7 @@ func LoginSuite() Suite { return Suite{Name: "login", Run: runLogin} }
 const loginAttempts = 60
 
 func runLogin(ctx context.Context, env *Env) ([]Row, error) {
-	bin, err := os.Executable()
+	bin, err := env.serverBin()
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ import (
 func UploadsSuite() Suite { return Suite{Name: "uploads", Run: runUploads} }
 
 func runUploads(ctx context.Context, env *Env) ([]Row, error) {
-	bin, err := os.Executable()
+	bin, err := env.serverBin()
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-// Package estimatebench is the "estimate" suite of `boolpool bench`
+// Package estimatebench is the "estimate" suite of `boolpool-lab bench`
 // (issue 24's targets): on DebQUEST val with the gold as the oracle, 11
 // runs (the six lexical and sparse methods, the three dense methods on the
 // static MiniLM encoder, and two reciprocal-rank fusions, all to depth

@@ -8,13 +8,13 @@ import (
 	"slices"
 	"sort"
 
+	"boolpool/api"
 	"boolpool/server/agreement"
 	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Live constraint judging (issue 13): Pool creates constraint items

@@ -3,11 +3,11 @@ package atompool
 import (
 	"context"
 
+	"boolpool/api"
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // QrelsLabels returns the project's labels under a qrels mode, as grades

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/ingest"
@@ -17,7 +18,6 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 //go:embed data/documents.jsonl.gz data/queries.jsonl

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/server/cal"
 	"boolpool/server/devtools/bench"
@@ -32,7 +33,6 @@ import (
 	"boolpool/server/retrieval"
 	"boolpool/server/reuse"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Suite returns the estimate suite.

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/server/devtools/bench"
 	"boolpool/server/embedjob"
@@ -36,7 +37,6 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Name is the suite's name.

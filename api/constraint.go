@@ -1,9 +1,11 @@
 package api
 
+import "boolpool/server/vocab"
+
 // KindConstraint is a constraint judgment (issue 13): does this document
 // satisfy one atom of the project's queries? yes / no / unsure, with
 // supporting (or counter-) sentences.
-const KindConstraint = "constraint"
+const KindConstraint = vocab.KindConstraint
 
 // ConstraintView is what a constraint task asks about: one shared atom.
 type ConstraintView struct {

@@ -12,11 +12,12 @@ import (
 
 	"boolpool/server/atompool"
 	"boolpool/server/atoms"
+	"boolpool/server/vocab"
 )
 
 // atomStrategies are the strategies of runPoolSimulateAtoms: constraint
 // pooling over the runs' pools, and the whole-corpus simulations (issue 13).
-var atomStrategies = []string{atompool.StrategyAtoms, atompool.StrategyAtomsPools, atompool.StrategyCALFull, atompool.StrategyCALBound}
+var atomStrategies = vocab.Strategies(vocab.AtomSim)
 
 // isAtomStrategies says whether names are all atomStrategies.
 func isAtomStrategies(names []string) bool {

@@ -36,23 +36,23 @@ var allowedImports = map[string][]string{
 	// The judgment flow: judging → consensus → live / export.
 	"server/auth":      {"server/apperr", "server/store", "api"},
 	"server/judging":   {"server/apperr", "server/boolexpr", "server/store", "api"},
-	"server/consensus": {"server/apperr", "server/judging", "server/store", "api"},
+	"server/consensus": {"server/apperr", "server/judging", "server/store", "server/vocab", "api"},
 	"server/live":      {"server/agreement", "server/boolexpr", "server/consensus", "server/metrics", "server/store", "api"},
 	"server/export": {"server/apperr", "server/atoms", "server/boolexpr", "server/consensus", "server/judging",
 		"server/store", "server/trecfmt", "api"},
 
 	// Pools, retrieval, constraints, evaluation.
 	"server/pooling": {"server/apperr", "server/boolexpr", "server/cal", "server/estimate", "server/lexical",
-		"server/retrieval", "server/store"},
+		"server/retrieval", "server/store", "server/vocab"},
 	"server/cal":   {"server/lexical"},
 	"server/atoms": {"server/boolexpr", "server/store"},
 	"server/atompool": {"server/agreement", "server/apperr", "server/atoms", "server/boolexpr", "server/cal",
-		"server/consensus", "server/pooling", "server/retrieval", "server/store", "api"},
+		"server/consensus", "server/pooling", "server/retrieval", "server/store", "server/vocab", "api"},
 	"server/poolestimate": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/pooling", "server/store"},
 	"server/reuse": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/retrieval",
 		"server/store", "api"},
 	"server/evalsim": {"server/cal", "server/estimate", "server/lexical", "server/metrics", "server/pooling",
-		"server/retrieval", "server/store"},
+		"server/retrieval", "server/store", "server/vocab"},
 	"server/estimate":  {"server/metrics"},
 	"server/retrieval": {"server/boolexpr", "server/lexical", "server/progress", "server/store"},
 	"server/embedjob":  {"encoders", "encoders/tokenizer", "server/progress", "server/store"},
@@ -67,11 +67,12 @@ var allowedImports = map[string][]string{
 		"server/retrieval", "server/store", "api"},
 
 	// Storage.
-	"server/store":           {"migrations", "server/apperr", "server/estimate", "api"},
+	"server/store":           {"migrations", "server/apperr", "server/estimate", "server/vocab"},
 	"server/store/storetest": {"server/store"},
 	"migrations":             {},
 
 	// Building blocks without the database.
+	"server/vocab":     {},
 	"server/agreement": {},
 	"server/apperr":    {},
 	"server/backup":    {},
@@ -90,15 +91,15 @@ var allowedImports = map[string][]string{
 
 	// The browser app (js/wasm): no cgo, pgx, Echo (wasm/deps_test.go).
 	"web":     {"server/boolexpr", "api"},
-	"api":     {"server/boolexpr"},
+	"api":     {"server/boolexpr", "server/vocab"},
 	"wasm":    {"web"},
 	"web/e2e": {},
 
 	// Dev tooling, linked by cmd/boolpool-lab only.
 	"server/devtools/bench": {"encoders", "encoders/tokenizer", "server/apperr", "server/auth", "server/consensus",
 		"server/devtools/loadgen", "server/devtools/synth", "server/export", "server/ingest", "server/live",
-		"server/store", "api"},
-	"server/devtools/loadgen":    {"server/auth", "server/store", "api"},
+		"server/store", "server/vocab", "api"},
+	"server/devtools/loadgen":    {"server/auth", "server/store", "server/vocab", "api"},
 	"server/devtools/synth":      {"server/consensus", "server/live"},
 	"server/devtools/valproject": {"server/ingest", "server/lexical", "server/retrieval", "server/store"},
 	"server/devtools/atomsbench": {"server/atompool", "server/atoms", "server/cal", "server/devtools/bench",

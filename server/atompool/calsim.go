@@ -10,13 +10,14 @@ import (
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/cal"
+	"boolpool/server/vocab"
 )
 
 // StrategyAtoms is constraint pooling over the whole corpus
 // (SimulateAtomsCAL) in `pool simulate`: one active learner per atom,
 // every query's candidates ranked by its expression over its atoms'
 // estimates.
-const StrategyAtoms = "atoms"
+const StrategyAtoms = vocab.StrategyAtoms
 
 // CALSimOptions configure SimulateAtomsCAL.
 type CALSimOptions struct {

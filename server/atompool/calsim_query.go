@@ -7,15 +7,16 @@ import (
 	"math"
 
 	"boolpool/server/cal"
+	"boolpool/server/vocab"
 )
 
 // StrategyCALFull is the query-level counterpart of StrategyAtoms: one
 // active learner per query over the whole corpus, no stopping rule.
-const StrategyCALFull = "cal-full"
+const StrategyCALFull = vocab.StrategyCALFull
 
 // StrategyCALBound names the query-level bound of QueryLevelHindsight in
 // the simulations' tables (not a strategy: it knows the gold).
-const StrategyCALBound = "cal-bound"
+const StrategyCALBound = vocab.StrategyCALBound
 
 // SimulateQueryLevelCAL judges whole (query, document) pairs over the
 // whole corpus of opt.Engine: every query has its own AutoTAR review (the

@@ -7,11 +7,12 @@ import (
 
 	"boolpool/server/boolexpr"
 	"boolpool/server/pooling"
+	"boolpool/server/vocab"
 )
 
 // StrategyAtomsPools is constraint pooling over the runs' pools
 // (SimulateAtoms) in `pool simulate`.
-const StrategyAtomsPools = "atoms-pools"
+const StrategyAtomsPools = vocab.StrategyAtomsPools
 
 // SimInput is a constraint-pooling simulation.
 type SimInput struct {
@@ -41,7 +42,7 @@ type Ranker func(text string, positives []string) []string
 
 // StrategyFeedback is the query-level relevance-feedback strategy of
 // SimulateQueryLevel (the query-level counterpart of the atoms' Ranker).
-const StrategyFeedback = "feedback"
+const StrategyFeedback = vocab.StrategyFeedback
 
 // cursor walks a query's candidate lists round-robin, each document once;
 // a list can be replaced (a feedback re-ranking) and is then walked from

@@ -34,6 +34,8 @@ const (
 	// tooling (benchmarks, load generator, synthetic data).
 	serverCmd = "cmd/boolpool"
 	labCmd    = "cmd/boolpool-lab"
+	// The constraint-pooling simulations, apart from the live pools.
+	atomSim = "server/atomsim"
 )
 
 // depRule forbids a package (module-relative path) to depend, directly or
@@ -50,12 +52,12 @@ type depRule struct {
 // runs one way, judging → consensus → live/export, wired by the
 // composition root (server/app) rather than by imports.
 var depRules = []depRule{
-	{httpapi, []string{encoders, devtools, "github.com/yalue/onnxruntime_go"}, "the request path links neither the encoders nor the dev tooling"},
+	{httpapi, []string{encoders, devtools, atomSim, "github.com/yalue/onnxruntime_go"}, "the request path links neither the encoders, the dev tooling nor the research simulations"},
 	{"server/judging", []string{"server/consensus", "server/live", "server/export", httpapi}, "the judgment flow runs one way: judging → consensus → live/export"},
 	{"server/consensus", []string{"server/live", "server/export", httpapi}, "the judgment flow runs one way: consensus → live/export"},
 	{"server/export", []string{"server/live", httpapi}, "export reads the store, not the live state"},
 	{"server/live", []string{"server/export", httpapi}, "live subscribes to consensus; it does not export"},
-	{appRoot, []string{devtools}, "the composition root builds the product, not the dev tooling"},
+	{appRoot, []string{devtools, atomSim}, "the composition root builds the product, not the dev tooling or the research simulations"},
 	{serverCmd, []string{devtools}, "the server binary links no dev tooling: the benchmarks and load tools are " + labCmd + "'s"},
 }
 

@@ -1,7 +1,6 @@
 package atompool
 
 import (
-	"boolpool/server/atoms"
 	"context"
 	"fmt"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"boolpool/api"
 	"boolpool/server/agreement"
 	"boolpool/server/apperr"
+	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/retrieval"

@@ -21,8 +21,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"boolpool/server/atompool"
 	"boolpool/server/atoms"
+	"boolpool/server/atomsim"
 	"boolpool/server/cal"
 	"boolpool/server/devtools/bench"
 	"boolpool/server/devtools/valproject"
@@ -66,7 +66,7 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 	}
 	qlTook := time.Since(t0)
 	t0 = time.Now()
-	at, err := atompool.SimulateProject(ctx, env.Store, p.ID, valproject.RunMethods, valproject.PoolDepth, "val", oracle, 0)
+	at, err := atomsim.SimulateProject(ctx, env.Store, p.ID, valproject.RunMethods, valproject.PoolDepth, "val", oracle, 0)
 	if err != nil {
 		return nil, err
 	}

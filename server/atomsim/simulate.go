@@ -1,10 +1,11 @@
-package atompool
+package atomsim
 
 import (
 	"boolpool/server/atoms"
 	"fmt"
 	"math"
 
+	"boolpool/server/atompool"
 	"boolpool/server/boolexpr"
 	"boolpool/server/pooling"
 	"boolpool/server/vocab"
@@ -284,7 +285,7 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 			if in.Budget > 0 && len(res.Steps) >= in.Budget {
 				return res, nil
 			}
-			judge(q.Atoms[nextAtom(q, labels, d, pYes)], d)
+			judge(q.Atoms[atompool.NextAtom(q, labels, d, pYes)], d)
 		}
 	}
 }
@@ -302,37 +303,6 @@ func positiveUse(q atoms.Query, key string) bool {
 		}
 	}
 	return false
-}
-
-// nextAtom picks the unjudged atom of q on doc most likely to decide the
-// expression: the probability that, once judged, the expression is no
-// longer Unknown. Ties go to the lower index.
-func nextAtom(q atoms.Query, l atoms.Labels, doc string, pYes func(string) float64) int {
-	vals := make([]boolexpr.Truth, len(q.Atoms))
-	for i, k := range q.Atoms {
-		vals[i], _ = l.Get(k, doc)
-	}
-	best, bestP := -1, -1.0
-	for i, k := range q.Atoms {
-		if _, ok := l.Get(k, doc); ok {
-			continue
-		}
-		p := pYes(k)
-		decide := 0.0
-		vals[i] = boolexpr.True
-		if q.Expr.Eval3(vals) != boolexpr.Unknown {
-			decide += p
-		}
-		vals[i] = boolexpr.False
-		if q.Expr.Eval3(vals) != boolexpr.Unknown {
-			decide += 1 - p
-		}
-		vals[i] = boolexpr.Unknown
-		if decide > bestP {
-			best, bestP = i, decide
-		}
-	}
-	return best
 }
 
 // QueryLevelResult is a query-level strategy's outcome in the same

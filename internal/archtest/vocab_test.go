@@ -1,18 +1,23 @@
 package archtest
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"boolpool/server/vocab"
 )
 
 // vocabHome is the one package that defines the shared vocabulary.
@@ -207,5 +212,73 @@ func TestCheckVocabularyCatchesViolations(t *testing.T) {
 				t.Errorf("violations %q, want one with %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// schemaChecks are the CHECK constraints of migrations/schema.sql that
+// list vocabulary words, with the words they must allow.
+var schemaChecks = map[string][]string{
+	"users_role_check":         vocabulary["roles"],
+	"items_kind_check":         vocabulary["task kinds"],
+	"judgments_kind_check":     vocabulary["task kinds"],
+	"jobs_state_check":         vocabulary["job states"],
+	"judgments_evidence_check": vocabulary["evidence values"],
+	"pools_strategy_check":     vocab.Strategies(vocab.Publish),
+}
+
+// checkValues matches a CHECK (col = ANY (ARRAY['a'::text, …])) line of
+// the schema dump.
+var checkValues = regexp.MustCompile(`CONSTRAINT (\w+) CHECK \(\(\w+ = ANY \(ARRAY\[([^\]]*)\]\)\)\)`)
+
+// checkSchema returns every constraint of want that schema lacks or whose
+// words differ from want's (as sets).
+func checkSchema(schema string, want map[string][]string) []string {
+	got := map[string][]string{}
+	for _, m := range checkValues.FindAllStringSubmatch(schema, -1) {
+		var words []string
+		for _, v := range strings.Split(m[2], ",") {
+			words = append(words, strings.TrimSuffix(strings.Trim(strings.TrimSpace(v), "'"), "'::text"))
+		}
+		got[m[1]] = words
+	}
+	var bad []string
+	for name, words := range want {
+		have, ok := got[name]
+		if !ok {
+			bad = append(bad, "migrations/schema.sql has no constraint "+name+" listing its words")
+			continue
+		}
+		a, b := slices.Clone(have), slices.Clone(words)
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			bad = append(bad, fmt.Sprintf("migrations/schema.sql: %s allows %q, server/vocab defines %q: a migration changes the CHECK when a word is added", name, have, words))
+		}
+	}
+	sort.Strings(bad)
+	return bad
+}
+
+// TestSchemaChecksMatchVocabulary: the database's CHECK constraints on
+// roles, task kinds, job states, evidence values and pool strategies
+// allow exactly the words server/vocab defines (the publishable
+// strategies of its registry), so the SQL lists are no second definition
+// that can drift.
+func TestSchemaChecksMatchVocabulary(t *testing.T) {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := os.ReadFile(filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), "migrations", "schema.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range checkSchema(string(schema), schemaChecks) {
+		t.Error(v)
+	}
+	bad := checkSchema("    CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['annotator'::text, 'admin'::text])))",
+		map[string][]string{"users_role_check": vocabulary["roles"], "pools_strategy_check": {"depth"}})
+	if len(bad) != 2 || !strings.Contains(bad[0], "no constraint pools_strategy_check") || !strings.Contains(bad[1], `users_role_check allows ["annotator" "admin"]`) {
+		t.Errorf("checkSchema on a drifted schema: %q", bad)
 	}
 }

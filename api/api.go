@@ -36,9 +36,9 @@ const (
 
 // Per-atom satisfied labels.
 const (
-	SatisfiedYes    = "yes"
-	SatisfiedNo     = "no"
-	SatisfiedUnsure = "unsure"
+	SatisfiedYes    = vocab.SatisfiedYes
+	SatisfiedNo     = vocab.SatisfiedNo
+	SatisfiedUnsure = vocab.SatisfiedUnsure
 )
 
 // CSRFHeader carries the session's CSRF token on every state-changing request.

@@ -43,9 +43,9 @@ type ConstraintPoolResult struct {
 
 // Qrels sources of a derived-qrels export or summary.
 const (
-	QrelsDirect  = "direct"
-	QrelsDerived = "derived"
-	QrelsBoth    = "both"
+	QrelsDirect  = vocab.QrelsDirect
+	QrelsDerived = vocab.QrelsDerived
+	QrelsBoth    = vocab.QrelsBoth
 )
 
 // DerivedQuery is one query's derived qrels: documents whose label follows

@@ -45,9 +45,9 @@ var allowedImports = map[string][]string{
 	"server/pooling": {"server/apperr", "server/boolexpr", "server/cal", "server/estimate", "server/lexical",
 		"server/retrieval", "server/store", "server/vocab"},
 	"server/cal":   {"server/lexical"},
-	"server/atoms": {"server/boolexpr", "server/store"},
+	"server/atoms": {"server/boolexpr", "server/store", "server/vocab"},
 	"server/atompool": {"server/agreement", "server/apperr", "server/atoms", "server/boolexpr", "server/cal",
-		"server/consensus", "server/pooling", "server/retrieval", "server/store", "api"},
+		"server/consensus", "server/pooling", "server/retrieval", "server/store", "server/vocab", "api"},
 	"server/atomsim": {"server/atompool", "server/atoms", "server/boolexpr", "server/cal", "server/pooling",
 		"server/retrieval", "server/store", "server/vocab"},
 	"server/poolestimate": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/pooling", "server/store"},
@@ -66,7 +66,7 @@ var allowedImports = map[string][]string{
 	"server/jobs": {"server/apperr", "server/atompool", "server/estimate", "server/lexical", "server/pooling",
 		"server/retrieval", "server/store", "api"},
 	"server/demo": {"server/apperr", "server/auth", "server/ingest", "server/lexical", "server/pooling",
-		"server/retrieval", "server/store", "api"},
+		"server/retrieval", "server/store", "server/vocab"},
 
 	// Storage.
 	"server/store":           {"migrations", "server/apperr", "server/estimate", "server/vocab"},
@@ -115,7 +115,7 @@ var allowedImports = map[string][]string{
 		"server/ingest", "server/lexical", "server/live", "server/metrics", "server/pooling", "server/progress",
 		"server/retrieval", "server/store"},
 	"server/devtools/scalebench": {"encoders", "server/devtools/bench", "server/embedjob", "server/ingest",
-		"server/lexical", "server/live", "server/pooling", "server/retrieval", "server/store", "api"},
+		"server/lexical", "server/live", "server/pooling", "server/retrieval", "server/store", "server/vocab"},
 
 	// Test fixtures (imported by tests only) and this test.
 	"internal/judgingtest":  {"server/auth", "server/boolexpr", "server/retrieval", "server/store", "api"},

@@ -36,6 +36,8 @@ var vocabulary = map[string][]string{
 	"strategies":        {"docid", "depth", "mtf", "bandit", "cal", "atoms", "sample", "atoms-pools", "cal-full", "cal-bound", "feedback"},
 	"consensus methods": {"majority", "dawid-skene"},
 	"evidence values":   {"complete", "partial", "none"},
+	"satisfied labels":  {"yes", "no", "unsure"},
+	"qrels sources":     {"direct", "derived", "both"},
 }
 
 // homonyms are const definitions spelt like a vocabulary word that mean

@@ -1,6 +1,7 @@
 // Package vocab defines, once, the words the server, the store and the
 // wire contract (api) share: roles, task kinds, job kinds and states,
-// pooling strategies, consensus methods and evidence values. It imports
+// pooling strategies, consensus methods, evidence values, satisfied labels
+// and qrels sources. It imports
 // nothing, so every layer may use it: server/store uses it instead of the
 // wire types, and api re-exports the words on the wire under its own
 // names (api.RoleAdmin = vocab.RoleAdmin). internal/archtest checks that
@@ -32,6 +33,21 @@ const (
 	EvidenceComplete = "complete"
 	EvidencePartial  = "partial"
 	EvidenceNone     = "none"
+)
+
+// Per-atom satisfied labels of a constraint judgment.
+const (
+	SatisfiedYes    = "yes"
+	SatisfiedNo     = "no"
+	SatisfiedUnsure = "unsure"
+)
+
+// Qrels sources: where a qrel's label comes from, and the qrels mode of a
+// derived-qrels export or summary.
+const (
+	QrelsDirect  = "direct"  // from a judgment of the whole (query, document)
+	QrelsDerived = "derived" // from the atoms' labels
+	QrelsBoth    = "both"    // both known and they agree
 )
 
 // Job kinds (jobs.kind); server/app registers a runner for each.

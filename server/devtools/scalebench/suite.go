@@ -27,7 +27,6 @@ import (
 	"strings"
 	"time"
 
-	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/server/devtools/bench"
 	"boolpool/server/embedjob"
@@ -37,6 +36,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Name is the suite's name.
@@ -117,7 +117,7 @@ func run(ctx context.Context, env *bench.Env, sizes []int) ([]bench.Row, error) 
 		return nil, err
 	}
 	defer enc.Close()
-	user, err := env.Store.CreateUser(ctx, store.NewUser{Username: "scale-bench", Role: api.RoleResearcher})
+	user, err := env.Store.CreateUser(ctx, store.NewUser{Username: "scale-bench", Role: vocab.RoleResearcher})
 	if err != nil {
 		return nil, err
 	}

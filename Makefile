@@ -16,7 +16,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /web/e2e)
 # Run every Go command with the managed database unless DATABASE_URL is set.
 WITH_DB = eval "$$(scripts/db.sh start)"; export DATABASE_URL;
 
-.PHONY: help deps bin build wasm db run stop clean-db test test-unit fmt-check vet lint schema bench fuzz clean
+.PHONY: help deps bin lab build wasm db run stop clean-db test test-unit fmt-check vet lint schema bench fuzz clean
 
 help:
 	@echo "make run      install what is missing, start Postgres+pgvector, load the demo, serve the app"
@@ -27,7 +27,8 @@ help:
 	@echo "make build    bin/boolpool and static/app.wasm (precompressed)"
 	@echo "make db       start (or reuse) the managed Postgres and migrate it; prints DATABASE_URL=..."
 	@echo "make stop     stop the managed Postgres;  make clean-db  also delete its data"
-	@echo "make bench    run the benchmarks; writes bench/results.md"
+	@echo "make lab      bin/boolpool-lab, the benchmark and load tools (not linked into bin/boolpool)"
+	@echo "make bench    run the benchmarks (bin/boolpool-lab bench); writes bench/results.md"
 	@echo "make fuzz     longer fuzzing runs"
 
 # deps installs the runtime pieces the encoders need (cached, idempotent)
@@ -40,6 +41,11 @@ deps: bin
 
 bin:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/boolpool ./cmd/boolpool
+
+# lab: the second binary, the benchmarks, load generator and synthetic data
+# (server/devtools); the load suites start bin/boolpool as their server.
+lab:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/boolpool-lab ./cmd/boolpool-lab
 
 build: deps wasm
 
@@ -106,8 +112,8 @@ test-unit: deps wasm
 schema:
 	@$(WITH_DB) BOOLPOOL_WRITE_SCHEMA=1 $(GO) test -count=1 -run '^TestSchemaSnapshot$$' ./server/store/
 
-bench: build
-	@$(WITH_DB) bin/boolpool migrate >/dev/null && bin/boolpool bench --out bench/results.md
+bench: build lab
+	@$(WITH_DB) bin/boolpool migrate >/dev/null && bin/boolpool-lab bench --server-bin bin/boolpool --out bench/results.md
 
 fuzz:
 	@scripts/fuzz.sh 60s

@@ -7,34 +7,38 @@ import (
 	"time"
 
 	"boolpool/server/boolexpr"
+	"boolpool/server/vocab"
 )
+
+// The words of the wire that the server shares are defined once, in
+// server/vocab; api names them for the browser.
 
 // Roles, from least to most privileged.
 const (
-	RoleAnnotator  = "annotator"
-	RoleResearcher = "researcher"
-	RoleAdmin      = "admin"
+	RoleAnnotator  = vocab.RoleAnnotator
+	RoleResearcher = vocab.RoleResearcher
+	RoleAdmin      = vocab.RoleAdmin
 )
 
 // Task kinds (items.kind).
 const (
-	KindRelevance  = "relevance"
-	KindParaphrase = "paraphrase"
-	KindValidation = "validation"
+	KindRelevance  = vocab.KindRelevance
+	KindParaphrase = vocab.KindParaphrase
+	KindValidation = vocab.KindValidation
 )
 
 // Evidence labels.
 const (
-	EvidenceComplete = "complete"
-	EvidencePartial  = "partial"
-	EvidenceNone     = "none"
+	EvidenceComplete = vocab.EvidenceComplete
+	EvidencePartial  = vocab.EvidencePartial
+	EvidenceNone     = vocab.EvidenceNone
 )
 
 // Per-atom satisfied labels.
 const (
-	SatisfiedYes    = "yes"
-	SatisfiedNo     = "no"
-	SatisfiedUnsure = "unsure"
+	SatisfiedYes    = vocab.SatisfiedYes
+	SatisfiedNo     = vocab.SatisfiedNo
+	SatisfiedUnsure = vocab.SatisfiedUnsure
 )
 
 // CSRFHeader carries the session's CSRF token on every state-changing request.

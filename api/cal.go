@@ -1,5 +1,7 @@
 package api
 
+import "boolpool/server/vocab"
+
 // Wire types of live continuous active learning (pools with strategy cal):
 //
 //	GET  /api/projects/:project/cal                              []CALPool (every cal pool of the project)
@@ -8,7 +10,7 @@ package api
 
 // StrategyCAL is continuous active learning: a pool that grows as
 // judgments arrive.
-const StrategyCAL = "cal"
+const StrategyCAL = vocab.StrategyCAL
 
 // CALQueryStatus is one query of a cal pool.
 type CALQueryStatus struct {

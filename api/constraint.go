@@ -1,9 +1,11 @@
 package api
 
+import "boolpool/server/vocab"
+
 // KindConstraint is a constraint judgment (issue 13): does this document
 // satisfy one atom of the project's queries? yes / no / unsure, with
 // supporting (or counter-) sentences.
-const KindConstraint = "constraint"
+const KindConstraint = vocab.KindConstraint
 
 // ConstraintView is what a constraint task asks about: one shared atom.
 type ConstraintView struct {
@@ -41,9 +43,9 @@ type ConstraintPoolResult struct {
 
 // Qrels sources of a derived-qrels export or summary.
 const (
-	QrelsDirect  = "direct"
-	QrelsDerived = "derived"
-	QrelsBoth    = "both"
+	QrelsDirect  = vocab.QrelsDirect
+	QrelsDerived = vocab.QrelsDerived
+	QrelsBoth    = vocab.QrelsBoth
 )
 
 // DerivedQuery is one query's derived qrels: documents whose label follows

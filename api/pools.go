@@ -1,6 +1,10 @@
 package api
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"boolpool/server/vocab"
+)
 
 // Wire types of the pool builder and the query-expression editor:
 //
@@ -14,10 +18,10 @@ import "encoding/json"
 
 // Pool strategies a researcher may publish.
 const (
-	StrategyDepth  = "depth"
-	StrategyMTF    = "mtf"
-	StrategyBandit = "bandit"
-	StrategyAtoms  = "atoms" // live constraint pooling: constraint items in batches
+	StrategyDepth  = vocab.StrategyDepth
+	StrategyMTF    = vocab.StrategyMTF
+	StrategyBandit = vocab.StrategyBandit
+	StrategyAtoms  = vocab.StrategyAtoms // live constraint pooling: constraint items in batches
 )
 
 // RunSummary is one stored run of a project.

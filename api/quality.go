@@ -1,5 +1,7 @@
 package api
 
+import "boolpool/server/vocab"
+
 // Quality control (issue 11): gold items and reliability-weighted
 // consensus.
 //
@@ -22,8 +24,8 @@ type QualitySettings struct {
 
 // Consensus methods of qrels exports (?consensus= and --consensus).
 const (
-	ConsensusMajority   = "majority"
-	ConsensusDawidSkene = "dawid-skene"
+	ConsensusMajority   = vocab.ConsensusMajority
+	ConsensusDawidSkene = vocab.ConsensusDawidSkene
 )
 
 // QualityView is the dashboard's quality panel: the settings, how many

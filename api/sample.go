@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"boolpool/server/vocab"
 )
 
 // Wire types of sampled pools (strategy sample, issue 24): a stratified
@@ -12,7 +14,7 @@ import (
 // PoolSpec.Sample configures it; PoolPreview.Sample sums what was drawn.
 
 // StrategySample is a stratified sample with inclusion probabilities.
-const StrategySample = "sample"
+const StrategySample = vocab.StrategySample
 
 // SampleSpec configures a sampled pool (server/pooling.SampleParams):
 //

@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"time"
+
+	"boolpool/server/vocab"
 )
 
 // Wire types of the researchers' project setup page and the admins'
@@ -22,21 +24,21 @@ import (
 
 // Job kinds.
 const (
-	JobKindRetrieve = "retrieve"
-	JobKindEncode   = "encode"
-	JobKindIndex    = "index"
-	JobKindPool     = "pool" // params: PoolSpec (with a name); result: PoolPublished
+	JobKindRetrieve = vocab.JobKindRetrieve
+	JobKindEncode   = vocab.JobKindEncode
+	JobKindIndex    = vocab.JobKindIndex
+	JobKindPool     = vocab.JobKindPool // params: PoolSpec (with a name); result: PoolPublished
 )
 
 // Job states (the jobs table's state column; the server's job runner
 // writes them, the setup page shows them).
 const (
-	JobQueued      = "queued"
-	JobRunning     = "running"
-	JobDone        = "done"
-	JobFailed      = "failed"
-	JobInterrupted = "interrupted"
-	JobCancelled   = "cancelled"
+	JobQueued      = vocab.JobQueued
+	JobRunning     = vocab.JobRunning
+	JobDone        = vocab.JobDone
+	JobFailed      = vocab.JobFailed
+	JobInterrupted = vocab.JobInterrupted
+	JobCancelled   = vocab.JobCancelled
 )
 
 // ProjectCounts summarises a project's contents.
@@ -166,7 +168,7 @@ func (j JobView) Finished() bool { return JobFinished(j.State) }
 
 // JobFinished reports whether a job state is final (neither queued nor
 // running).
-func JobFinished(state string) bool { return state != JobQueued && state != JobRunning }
+func JobFinished(state string) bool { return vocab.JobFinished(state) }
 
 // UserUpdateRequest changes an account; absent fields stay. Projects, when
 // present, becomes the user's exact set of project memberships.

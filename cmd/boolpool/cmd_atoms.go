@@ -9,10 +9,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"boolpool/api"
 	"boolpool/server/atompool"
 	"boolpool/server/atoms"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // runAtoms manages a project's shared constraints (issue 13):

@@ -9,11 +9,11 @@ import (
 	"io"
 	"net/url"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/export"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 const crowdUsage = `usage:

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/server/store"
 	"boolpool/api"
+	"boolpool/server/store"
 )
 
 // TestCrowdSetAndParticipants: 'boolpool crowd set' validates each flag

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/server/auth"
 	"boolpool/server/poolestimate"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // estimateGrade is the grade of estimateProject's document number d for

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/reuse"
-	"boolpool/api"
 )
 
 // evalSubcommands are `boolpool eval reusability` and `boolpool eval

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // reuseCLITest is a CLI world holding the judging fixture with its two runs,

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"boolpool/encoders"
+	"boolpool/server/atomsim"
 	"boolpool/server/boolexpr"
 	"boolpool/server/cal"
 	"boolpool/server/evalsim"
@@ -199,7 +200,7 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	names := splitList(*strategies)
-	wholeCorpus := isAtomStrategies(names) && !slices.Contains(names, atompool.StrategyAtomsPools)
+	wholeCorpus := isAtomStrategies(names) && !slices.Contains(names, atomsim.StrategyAtomsPools)
 	if *project == "" || (*runs == "" && !wholeCorpus) {
 		return fmt.Errorf("%w: --project and --runs are required (--runs: not for atoms, cal-full, cal-bound alone)", errUsage)
 	}

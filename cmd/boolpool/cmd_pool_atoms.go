@@ -10,13 +10,14 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"boolpool/server/atompool"
 	"boolpool/server/atoms"
+	"boolpool/server/atomsim"
+	"boolpool/server/vocab"
 )
 
 // atomStrategies are the strategies of runPoolSimulateAtoms: constraint
 // pooling over the runs' pools, and the whole-corpus simulations (issue 13).
-var atomStrategies = []string{atompool.StrategyAtoms, atompool.StrategyAtomsPools, atompool.StrategyCALFull, atompool.StrategyCALBound}
+var atomStrategies = vocab.Strategies(vocab.AtomSim)
 
 // isAtomStrategies says whether names are all atomStrategies.
 func isAtomStrategies(names []string) bool {
@@ -50,7 +51,7 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, names, runs [
 	if atomQrels == "" {
 		return fmt.Errorf("%w: --strategies %s needs --atom-qrels FILE", errUsage, strings.Join(names, ","))
 	}
-	if slices.Contains(names, atompool.StrategyAtomsPools) && len(runs) == 0 {
+	if slices.Contains(names, atomsim.StrategyAtomsPools) && len(runs) == 0 {
 		return fmt.Errorf("%w: --strategies atoms-pools needs --runs", errUsage)
 	}
 	oracle, err := atoms.ReadOracleFile(atomQrels)
@@ -69,8 +70,8 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, names, runs [
 	for _, name := range names {
 		start := time.Now()
 		switch name {
-		case atompool.StrategyAtomsPools:
-			res, err := atompool.SimulateProject(ctx, st, p.ID, runs, depth, split, oracle, budget)
+		case atomsim.StrategyAtomsPools:
+			res, err := atomsim.SimulateProject(ctx, st, p.ID, runs, depth, split, oracle, budget)
 			if err != nil {
 				return err
 			}
@@ -84,7 +85,7 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, names, runs [
 	}
 	if len(whole) > 0 {
 		start := time.Now()
-		res, err := atompool.SimulateProjectCAL(ctx, st, p.ID, split, oracle, whole, atompool.CALSimOptions{Budget: budget, StopAt: stopAt, BoundCap: calMax}, slog.New(slog.NewTextHandler(stderr, nil)))
+		res, err := atomsim.SimulateProjectCAL(ctx, st, p.ID, split, oracle, whole, atomsim.CALSimOptions{Budget: budget, StopAt: stopAt, BoundCap: calMax}, slog.New(slog.NewTextHandler(stderr, nil)))
 		if err != nil {
 			return err
 		}
@@ -92,10 +93,10 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, names, runs [
 		queries = res.Queries
 		for _, name := range whole {
 			switch name {
-			case atompool.StrategyAtoms:
+			case atomsim.StrategyAtoms:
 				gold = res.Atoms.Gold
 				sims = append(sims, stepSim(name, *res.Atoms))
-			case atompool.StrategyCALFull:
+			case atomsim.StrategyCALFull:
 				r := res.QueryLevel
 				gold = r.Gold
 				found := 0
@@ -103,7 +104,7 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, names, runs [
 					found = r.Found[len(r.Found)-1]
 				}
 				sims = append(sims, atomSim{name, len(r.Found), found, float64(found) / float64(max(r.Gold, 1)), r.JudgmentsTo})
-			case atompool.StrategyCALBound:
+			case atomsim.StrategyCALBound:
 				b := res.Bound
 				gold = b.Gold
 				n, _ := b.JudgmentsTo(float64(b.Found) / float64(max(b.Gold, 1)))
@@ -127,8 +128,8 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, names, runs [
 		return jsonOut(stdout, map[string]any{"queries": queries, "gold": gold, "strategies": out})
 	}
 	fmt.Fprintf(stdout, "%d queries, %d gold pairs; an atom judgment counts one judgment; recall is of ALL gold\n", queries, gold)
-	if slices.Contains(names, atompool.StrategyCALBound) {
-		fmt.Fprintf(stdout, "%s is a bound, not a strategy: each query's review cut at the best point chosen knowing the gold\n", atompool.StrategyCALBound)
+	if slices.Contains(names, atomsim.StrategyCALBound) {
+		fmt.Fprintf(stdout, "%s is a bound, not a strategy: each query's review cut at the best point chosen knowing the gold\n", atomsim.StrategyCALBound)
 	}
 	fmt.Fprintln(stdout)
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
@@ -152,7 +153,7 @@ func runPoolSimulateAtoms(ctx context.Context, db, project string, names, runs [
 }
 
 // stepSim summarises an atom-judging simulation.
-func stepSim(name string, r atompool.SimResult) atomSim {
+func stepSim(name string, r atomsim.SimResult) atomSim {
 	found := 0
 	if len(r.Steps) > 0 {
 		found = r.Steps[len(r.Steps)-1].Found

@@ -9,11 +9,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/estimate"
 	"boolpool/server/evalsim"
 	"boolpool/server/export"
 	"boolpool/server/pooling"
-	"boolpool/api"
 )
 
 // simConfig is the design `pool simulate --strategies sample` draws: the

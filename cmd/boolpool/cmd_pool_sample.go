@@ -8,10 +8,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/estimate"
 	"boolpool/server/pooling"
-	"boolpool/api"
 )
 
 // sampleFlags are `boolpool pool`'s flags of strategy sample (a stratified

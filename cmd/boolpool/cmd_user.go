@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
-	"boolpool/api"
 )
 
 // runUser manages accounts: 'boolpool user add --username U --role R

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/server/app"
 	"boolpool/server/config"
@@ -23,7 +24,6 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // migratedDB is a fresh migrated database: its URL and a store on it.

@@ -19,11 +19,11 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // TestHelperServeProcess is not a test: TestLoopbackTwoServersOneWorker

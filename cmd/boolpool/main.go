@@ -1,6 +1,7 @@
-// Command boolpool is the one binary of the boolpool annotation platform:
-// server, database migrations, import/export, encoders, retrieval, pooling,
-// evaluation and benchmarks.
+// Command boolpool is the binary of the boolpool annotation platform:
+// server, database migrations, import/export, encoders, retrieval, pooling
+// and evaluation. The benchmarks and load tools are the lab binary's
+// (cmd/boolpool-lab), so this one links none of server/devtools.
 package main
 
 import (
@@ -35,7 +36,6 @@ func commands() map[string]command {
 		"crowd":   {"crowd studies: crowd set (completion code, URL, quota), crowd participants (payment table)", runCrowd},
 		"backup":  {"dump the database (pg_dump custom format)", runBackup},
 		"restore": {"restore a backup into the database, in one transaction", runRestore},
-		"bench":   {"run the benchmarks and print one table (make bench)", runBench},
 		"demo":    {"load the demo project and accounts (or rebuild its data)", runDemo},
 		"import":  {"import documents, queries, qrels or runs into a project", runImport},
 		"export":  {"export a project's queries, documents, qrels, runs or judgments", runExport},

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/app"
 	"boolpool/server/config"
 	"boolpool/server/embedjob"
@@ -18,7 +19,6 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // runJob submits one job to the job client of a worker (server/app), and waits for its end.

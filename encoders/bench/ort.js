@@ -1,6 +1,6 @@
 // ort.js times onnxruntime-node on an ONNX file written by boolpool.
 //
-// Serve mode (what `boolpool bench --suites encoders` uses): the Go suite
+// Serve mode (what `boolpool-lab bench --suites encoders` uses): the Go suite
 // starts `node ort.js --serve` once and sends one JSON command per line on
 // stdin; each gets one JSON line back. Go and node measurements then
 // alternate in short rounds, so a busy machine disturbs both sides alike.

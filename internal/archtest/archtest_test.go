@@ -30,6 +30,12 @@ const (
 	encoders = "encoders"
 	devtools = "server/devtools"
 	appRoot  = "server/app" // the composition root
+	// The server binary, and the lab binary that alone links the dev
+	// tooling (benchmarks, load generator, synthetic data).
+	serverCmd = "cmd/boolpool"
+	labCmd    = "cmd/boolpool-lab"
+	// The constraint-pooling simulations, apart from the live pools.
+	atomSim = "server/atomsim"
 )
 
 // depRule forbids a package (module-relative path) to depend, directly or
@@ -46,12 +52,13 @@ type depRule struct {
 // runs one way, judging → consensus → live/export, wired by the
 // composition root (server/app) rather than by imports.
 var depRules = []depRule{
-	{httpapi, []string{encoders, devtools, "github.com/yalue/onnxruntime_go"}, "the request path links neither the encoders nor the dev tooling"},
+	{httpapi, []string{encoders, devtools, atomSim, "github.com/yalue/onnxruntime_go"}, "the request path links neither the encoders, the dev tooling nor the research simulations"},
 	{"server/judging", []string{"server/consensus", "server/live", "server/export", httpapi}, "the judgment flow runs one way: judging → consensus → live/export"},
 	{"server/consensus", []string{"server/live", "server/export", httpapi}, "the judgment flow runs one way: consensus → live/export"},
 	{"server/export", []string{"server/live", httpapi}, "export reads the store, not the live state"},
 	{"server/live", []string{"server/export", httpapi}, "live subscribes to consensus; it does not export"},
-	{appRoot, []string{devtools}, "the composition root builds the product, not the dev tooling"},
+	{appRoot, []string{devtools, atomSim}, "the composition root builds the product, not the dev tooling or the research simulations"},
+	{serverCmd, []string{devtools}, "the server binary links no dev tooling: the benchmarks and load tools are " + labCmd + "'s"},
 }
 
 // within reports whether path is dir or a package below it.
@@ -94,8 +101,8 @@ func check(module string, pkgs []pkg) []string {
 			if !ok {
 				continue
 			}
-			if within(r, devtools) && !within(from, devtools) && !within(from, "cmd") {
-				bad = append(bad, fmt.Sprintf("%s imports %s (only cmd/ and server/devtools/ may import the dev tooling)", p.ImportPath, imp))
+			if within(r, devtools) && !within(from, devtools) && from != labCmd {
+				bad = append(bad, fmt.Sprintf("%s imports %s (only %s and %s/ may import the dev tooling)", p.ImportPath, imp, labCmd, devtools))
 			}
 			if within(r, appRoot) && !within(from, "cmd") && !within(from, appRoot) {
 				bad = append(bad, fmt.Sprintf("%s imports %s (only cmd/ builds the composition root; tests may)", p.ImportPath, imp))
@@ -237,7 +244,8 @@ func TestCheckCatchesViolations(t *testing.T) {
 			{ImportPath: m + "/server/store/storetest", Imports: []string{m + "/server/store", "testing"}},
 			{ImportPath: m + "/server/judging/judgingtest", Imports: []string{m + "/server/store/storetest"}},
 			{ImportPath: m + "/server/devtools/bench", Imports: []string{m + "/encoders", m + "/server/devtools/loadgen"}},
-			{ImportPath: m + "/cmd/boolpool", Imports: []string{m + "/server/devtools/bench", m + "/server/app", "net/http/httptest"}},
+			{ImportPath: m + "/cmd/boolpool", Imports: []string{m + "/server/app", "net/http/httptest"}, Deps: []string{m + "/server/app", "net/http/httptest"}},
+			{ImportPath: m + "/cmd/boolpool-lab", Imports: []string{m + "/server/devtools/bench", m + "/server/app"}, Deps: []string{m + "/server/devtools/bench", m + "/server/devtools/loadgen"}},
 			{ImportPath: m + "/server/app", Imports: []string{m + "/encoders", m + "/server/httpapi"}, Deps: []string{m + "/encoders", m + "/server/httpapi"}},
 		}, ""},
 		{"a service package imports the composition root", []pkg{
@@ -255,6 +263,12 @@ func TestCheckCatchesViolations(t *testing.T) {
 		{"httpapi on the dev tooling", []pkg{
 			{ImportPath: m + "/server/httpapi", Deps: []string{m + "/server/devtools/loadgen"}},
 		}, "depends on example/server/devtools/loadgen"},
+		{"the server binary links the dev tooling, through another package", []pkg{
+			{ImportPath: m + "/cmd/boolpool", Imports: []string{m + "/server/jobs"}, Deps: []string{m + "/server/jobs", m + "/server/devtools/synth"}},
+		}, "example/cmd/boolpool depends on example/server/devtools/synth"},
+		{"another command imports the dev tooling", []pkg{
+			{ImportPath: m + "/cmd/other", Imports: []string{m + "/server/devtools/bench"}},
+		}, "example/cmd/other imports example/server/devtools/bench (only cmd/boolpool-lab"},
 		{"a domain package imports the dev tooling", []pkg{
 			{ImportPath: m + "/server/live", Imports: []string{m + "/server/devtools/synth"}},
 		}, "example/server/live imports example/server/devtools/synth"},
@@ -281,6 +295,33 @@ func TestCheckCatchesViolations(t *testing.T) {
 				t.Errorf("violations %q, want one with %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestServerBinaryLinksNoDevtools is issue 26's target as written:
+// `go list -deps ./cmd/boolpool` names no server/devtools package, while
+// the lab binary does link them (so a renamed devtools folder cannot make
+// this test pass vacuously).
+func TestServerBinaryLinksNoDevtools(t *testing.T) {
+	module, _ := listModule(t)
+	deps := func(cmd string) []string {
+		out, err := exec.Command("go", "list", "-deps", module+"/"+cmd).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", cmd, err)
+		}
+		var tools []string
+		for _, d := range strings.Fields(string(out)) {
+			if within(d, module+"/"+devtools) {
+				tools = append(tools, d)
+			}
+		}
+		return tools
+	}
+	if got := deps(serverCmd); len(got) > 0 {
+		t.Errorf("%s links the dev tooling %q: move the command that needs it to %s", serverCmd, got, labCmd)
+	}
+	if got := deps(labCmd); !slices.Contains(got, module+"/"+devtools+"/bench") {
+		t.Errorf("%s links %q of the dev tooling, want %s/bench among them", labCmd, got, devtools)
 	}
 }
 

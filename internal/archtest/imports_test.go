@@ -19,8 +19,10 @@ import (
 // Adding a dependency is a decision: add it to the row here and to the
 // "may import" column of ARCHITECTURE.md in the same change.
 var allowedImports = map[string][]string{
-	// Commands: flags, files, output. boolpool wires everything.
-	"cmd/boolpool": {"encoders", "server/...", "api"},
+	// Commands: flags, files, output. boolpool wires everything (but links
+	// no server/devtools: depRules); boolpool-lab runs the benchmarks.
+	"cmd/boolpool":     {"encoders", "server/...", "api"},
+	"cmd/boolpool-lab": {"encoders", "server/app", "server/devtools/...", "server/store"},
 
 	// The composition root and the HTTP edge.
 	"server/app": {"encoders", "server/apperr", "server/atompool", "server/auth", "server/config", "server/consensus",
@@ -34,23 +36,25 @@ var allowedImports = map[string][]string{
 	// The judgment flow: judging → consensus → live / export.
 	"server/auth":      {"server/apperr", "server/store", "api"},
 	"server/judging":   {"server/apperr", "server/boolexpr", "server/store", "api"},
-	"server/consensus": {"server/apperr", "server/judging", "server/store", "api"},
+	"server/consensus": {"server/apperr", "server/judging", "server/store", "server/vocab", "api"},
 	"server/live":      {"server/agreement", "server/boolexpr", "server/consensus", "server/metrics", "server/store", "api"},
 	"server/export": {"server/apperr", "server/atoms", "server/boolexpr", "server/consensus", "server/judging",
 		"server/store", "server/trecfmt", "api"},
 
 	// Pools, retrieval, constraints, evaluation.
 	"server/pooling": {"server/apperr", "server/boolexpr", "server/cal", "server/estimate", "server/lexical",
-		"server/retrieval", "server/store"},
+		"server/retrieval", "server/store", "server/vocab"},
 	"server/cal":   {"server/lexical"},
-	"server/atoms": {"server/boolexpr", "server/store"},
+	"server/atoms": {"server/boolexpr", "server/store", "server/vocab"},
 	"server/atompool": {"server/agreement", "server/apperr", "server/atoms", "server/boolexpr", "server/cal",
-		"server/consensus", "server/pooling", "server/retrieval", "server/store", "api"},
+		"server/consensus", "server/pooling", "server/retrieval", "server/store", "server/vocab", "api"},
+	"server/atomsim": {"server/atompool", "server/atoms", "server/boolexpr", "server/cal", "server/pooling",
+		"server/retrieval", "server/store", "server/vocab"},
 	"server/poolestimate": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/pooling", "server/store"},
 	"server/reuse": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/retrieval",
 		"server/store", "api"},
 	"server/evalsim": {"server/cal", "server/estimate", "server/lexical", "server/metrics", "server/pooling",
-		"server/retrieval", "server/store"},
+		"server/retrieval", "server/store", "server/vocab"},
 	"server/estimate":  {"server/metrics"},
 	"server/retrieval": {"server/boolexpr", "server/lexical", "server/progress", "server/store"},
 	"server/embedjob":  {"encoders", "encoders/tokenizer", "server/progress", "server/store"},
@@ -62,14 +66,15 @@ var allowedImports = map[string][]string{
 	"server/jobs": {"server/apperr", "server/atompool", "server/estimate", "server/lexical", "server/pooling",
 		"server/retrieval", "server/store", "api"},
 	"server/demo": {"server/apperr", "server/auth", "server/ingest", "server/lexical", "server/pooling",
-		"server/retrieval", "server/store", "api"},
+		"server/retrieval", "server/store", "server/vocab"},
 
 	// Storage.
-	"server/store":           {"migrations", "server/apperr", "server/estimate", "api"},
+	"server/store":           {"migrations", "server/apperr", "server/estimate", "server/vocab"},
 	"server/store/storetest": {"server/store"},
 	"migrations":             {},
 
 	// Building blocks without the database.
+	"server/vocab":     {},
 	"server/agreement": {},
 	"server/apperr":    {},
 	"server/backup":    {},
@@ -88,18 +93,18 @@ var allowedImports = map[string][]string{
 
 	// The browser app (js/wasm): no cgo, pgx, Echo (wasm/deps_test.go).
 	"web":     {"server/boolexpr", "api"},
-	"api":     {"server/boolexpr"},
+	"api":     {"server/boolexpr", "server/vocab"},
 	"wasm":    {"web"},
 	"web/e2e": {},
 
-	// Dev tooling, linked by cmd/boolpool's bench commands only.
+	// Dev tooling, linked by cmd/boolpool-lab only.
 	"server/devtools/bench": {"encoders", "encoders/tokenizer", "server/apperr", "server/auth", "server/consensus",
 		"server/devtools/loadgen", "server/devtools/synth", "server/export", "server/ingest", "server/live",
-		"server/store", "api"},
-	"server/devtools/loadgen":    {"server/auth", "server/store", "api"},
+		"server/store", "server/vocab", "api"},
+	"server/devtools/loadgen":    {"server/auth", "server/store", "server/vocab", "api"},
 	"server/devtools/synth":      {"server/consensus", "server/live"},
 	"server/devtools/valproject": {"server/ingest", "server/lexical", "server/retrieval", "server/store"},
-	"server/devtools/atomsbench": {"server/atompool", "server/atoms", "server/cal", "server/devtools/bench",
+	"server/devtools/atomsbench": {"server/atomsim", "server/atoms", "server/cal", "server/devtools/bench",
 		"server/devtools/valproject", "server/lexical", "server/pooling"},
 	"server/devtools/calbench": {"server/cal", "server/devtools/bench", "server/devtools/valproject", "server/lexical",
 		"server/pooling", "server/retrieval", "server/store"},
@@ -110,7 +115,7 @@ var allowedImports = map[string][]string{
 		"server/ingest", "server/lexical", "server/live", "server/metrics", "server/pooling", "server/progress",
 		"server/retrieval", "server/store"},
 	"server/devtools/scalebench": {"encoders", "server/devtools/bench", "server/embedjob", "server/ingest",
-		"server/lexical", "server/live", "server/pooling", "server/retrieval", "server/store", "api"},
+		"server/lexical", "server/live", "server/pooling", "server/retrieval", "server/store", "server/vocab"},
 
 	// Test fixtures (imported by tests only) and this test.
 	"internal/judgingtest":  {"server/auth", "server/boolexpr", "server/retrieval", "server/store", "api"},

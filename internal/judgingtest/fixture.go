@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/server/auth"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Password is every fixture account's password.

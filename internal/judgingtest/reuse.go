@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"boolpool/server/store"
 	"boolpool/api"
+	"boolpool/server/store"
 )
 
 // ReusePool is the pool AddJudgedPool saves: the depth-2 pool of Runs,

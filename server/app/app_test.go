@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/app"
 	"boolpool/server/config"
@@ -17,7 +18,6 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // productionKinds are the job kinds `boolpool serve` and `boolpool worker`

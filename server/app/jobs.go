@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/server/apperr"
 	"boolpool/server/embedjob"
@@ -16,7 +17,6 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // JobKinds are the background job kinds of every job client (serve,

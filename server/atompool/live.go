@@ -1,20 +1,20 @@
 package atompool
 
 import (
-	"boolpool/server/atoms"
 	"context"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
 
+	"boolpool/api"
 	"boolpool/server/agreement"
 	"boolpool/server/apperr"
+	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Live constraint judging (issue 13): Pool creates constraint items

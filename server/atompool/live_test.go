@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/apperr"
 	"boolpool/server/consensus"
@@ -18,7 +19,6 @@ import (
 	"boolpool/server/judging"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // constraintTruth is what the fixture's documents say about each atom.

@@ -14,7 +14,7 @@ import (
 
 // NextBatchCorpus chooses up to n (atom, document) pairs to ask next for
 // an atoms pool whose candidates are the whole corpus (pooling
-// AtomsCandidatesCorpus): the live form of SimulateAtomsCAL. Every atom of
+// AtomsCandidatesCorpus): the live form of atomsim.SimulateAtomsCAL. Every atom of
 // the pooled queries has an active learner over the project's lexical
 // index, trained on the atom's yes/no labels with its text as the relevant
 // pseudo-document; a query ranks the corpus by its expression over its
@@ -34,16 +34,16 @@ func NextBatchCorpus(ctx context.Context, st *store.Store, projectID int64, spli
 		return nil, err
 	}
 	feats := cal.FromIndex(ix)
-	ls := newLearners(cal.NewEngine(feats, cal.DefaultOptions()))
+	ls := NewLearners(cal.NewEngine(feats, cal.DefaultOptions()))
 	for _, q := range bs.qs {
 		for _, k := range q.Atoms {
-			ls.add(k, bs.atomText[k])
+			ls.Add(k, bs.atomText[k])
 		}
 	}
-	for k, a := range ls.atoms {
+	for k, a := range ls.Atoms {
 		for doc, t := range bs.labels[k] {
 			if d, ok := feats.DocNum(doc); ok && t != boolexpr.Unknown {
-				a.label(int(d), doc, t == boolexpr.True)
+				a.Label(int(d), doc, t == boolexpr.True)
 			}
 		}
 	}
@@ -64,45 +64,45 @@ func NextBatchCorpus(ctx context.Context, st *store.Store, projectID int64, spli
 		}
 	}
 	yield := func(qi int) float64 { return (hits[qi] + 1) / (spent[qi] + 2) }
-	ranks := make([]*queryRank, len(bs.qs))
-	pq := &queryHeap{}
+	ranks := make([]*QueryRank, len(bs.qs))
+	pq := &QueryHeap{}
 	for qi := range bs.qs {
-		heap.Push(pq, queued{qi, yield(qi)})
+		heap.Push(pq, Queued{qi, yield(qi)})
 	}
 	var out []store.NewConstraintItem
 	chosen := map[[2]string]bool{}
 	window := make([]int, len(bs.qs))
 	for len(out) < n && pq.Len() > 0 {
-		qi := heap.Pop(pq).(queued).q
+		qi := heap.Pop(pq).(Queued).Q
 		q := bs.qs[qi]
 		picked := false
 		for !picked {
 			r := ranks[qi]
-			if r == nil || (r.next >= len(r.cands) && len(r.cands) == window[qi]) {
+			if r == nil || (r.Next >= len(r.Cands) && len(r.Cands) == window[qi]) {
 				// First look, or every candidate of a full window waits
 				// for a label: look twice as deep.
 				window[qi] = max(2*window[qi], n+16)
-				if r, err = ls.rank(ctx, q, bs.labels, window[qi]); err != nil {
+				if r, err = ls.Rank(ctx, q, bs.labels, window[qi]); err != nil {
 					return nil, err
 				}
 				ranks[qi] = r
 			}
-			if r.next >= len(r.cands) {
+			if r.Next >= len(r.Cands) {
 				break // nothing left to ask for this query
 			}
-			d := r.cands[r.next]
-			doc := ls.ids[d]
-			k := q.Atoms[nextAtom(q, bs.labels, doc, func(key string) float64 { return ls.atoms[key].p(d) })]
+			d := r.Cands[r.Next]
+			doc := ls.IDs[d]
+			k := q.Atoms[NextAtom(q, bs.labels, doc, func(key string) float64 { return ls.Atoms[key].P(d) })]
 			if !bs.asked(k, doc) && !chosen[[2]string{k, doc}] {
 				chosen[[2]string{k, doc}] = true
 				out = append(out, store.NewConstraintItem{AtomID: bs.idOf[k], DocExtID: doc})
-				hits[qi], spent[qi] = hits[qi]+r.scores[r.next], spent[qi]+1
+				hits[qi], spent[qi] = hits[qi]+r.Scores[r.Next], spent[qi]+1
 				picked = true
 			}
-			r.next++ // asked already: its label is awaited
+			r.Next++ // asked already: its label is awaited
 		}
 		if picked {
-			heap.Push(pq, queued{qi, yield(qi)})
+			heap.Push(pq, Queued{qi, yield(qi)})
 		}
 	}
 	return out, nil

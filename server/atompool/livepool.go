@@ -18,11 +18,11 @@ import (
 // Live constraint pooling (issue 13): a pool with strategy atoms
 // (pooling.Atoms) publishes constraint items batch by batch. Each batch is
 // chosen from the labels known when it is made (NextBatch, the order of
-// SimulateAtoms): queries take turns, one candidate document each — first
+// atomsim.SimulateAtoms): queries take turns, one candidate document each — first
 // documents already known to satisfy one of the query's positive atoms
 // (found through another query), then the runs' top depth round-robin —
 // and for a candidate whose derived label is still unknown the atom most
-// likely to decide the query's expression is asked (nextAtom), so for
+// likely to decide the query's expression is asked (NextAtom), so for
 // A AND B the other atom is asked only where the first one holds, and a
 // label already given for another query is never asked again. Once every
 // item of the current batch has its label (consensus.ConstraintJudged),
@@ -238,7 +238,7 @@ func NextBatch(ctx context.Context, st *store.Store, projectID int64, runs []str
 				if !known[d] || atoms.Derive(q, labels, d, false) != boolexpr.Unknown {
 					continue
 				}
-				k := q.Atoms[nextAtom(q, labels, d, pYes)]
+				k := q.Atoms[NextAtom(q, labels, d, pYes)]
 				if asked(k, d) || chosen[[2]string{k, d}] {
 					continue // its label is awaited
 				}

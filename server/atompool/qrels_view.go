@@ -7,7 +7,7 @@ import (
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
-	"boolpool/api"
+	"boolpool/server/vocab"
 )
 
 // QrelsLabels returns the project's labels under a qrels mode, as grades
@@ -41,7 +41,7 @@ func QrelsLabels(ctx context.Context, st *store.Store, projectID int64, mode str
 			direct[r.QueryExtID] = map[string]bool{}
 		}
 		direct[r.QueryExtID][r.DocExtID] = r.Relevance >= consensus.RelevantThreshold
-		if mode != api.QrelsDerived {
+		if mode != vocab.QrelsDerived {
 			set(r.QueryExtID, r.DocExtID, r.Relevance)
 		}
 		return nil
@@ -49,7 +49,7 @@ func QrelsLabels(ctx context.Context, st *store.Store, projectID int64, mode str
 	if err != nil {
 		return nil, err
 	}
-	if mode != api.QrelsDerived && mode != api.QrelsBoth {
+	if mode != vocab.QrelsDerived && mode != vocab.QrelsBoth {
 		return out, nil
 	}
 	qs, err := atoms.LoadQueries(ctx, st, projectID)

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"boolpool/server/boolexpr"
+	"boolpool/server/vocab"
 )
 
 // Labels holds atom labels: atom key → document → truth (True = satisfies,
@@ -69,9 +70,9 @@ type Source string
 
 // Sources of a qrel.
 const (
-	Derived Source = "derived" // only from the atoms' labels
-	Direct  Source = "direct"  // only from a judgment of the whole (query, document)
-	Both    Source = "both"    // both known and they agree
+	Derived Source = vocab.QrelsDerived // only from the atoms' labels
+	Direct  Source = vocab.QrelsDirect  // only from a judgment of the whole (query, document)
+	Both    Source = vocab.QrelsBoth    // both known and they agree
 )
 
 // Qrel is one query's label for one document with its provenance.

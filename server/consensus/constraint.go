@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"boolpool/api"
 	"boolpool/server/judging"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Constraint consensus (issue 13): the current yes / no / unsure votes of a

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"sync"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/judging"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Service owns the stored consensus: it refreshes an item's consensus after

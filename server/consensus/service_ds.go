@@ -7,12 +7,13 @@ import (
 	"sort"
 
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Methods of turning votes into consensus qrels.
 const (
-	MethodMajority   = "majority"
-	MethodDawidSkene = "dawid-skene"
+	MethodMajority   = vocab.ConsensusMajority
+	MethodDawidSkene = vocab.ConsensusDawidSkene
 )
 
 // ValidMethod reports whether m names a consensus method ("" is the

@@ -6,11 +6,11 @@ import (
 	"sync"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 func TestRefreshAdjudicateQueue(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
+	"boolpool/server/vocab"
 )
 
 //go:embed data/documents.jsonl.gz data/queries.jsonl
@@ -37,11 +37,11 @@ type Account struct {
 // demo only: change or disable them on any shared deployment.
 func Accounts() []Account {
 	return []Account{
-		{"admin", "admin-demo-pw", api.RoleAdmin},
-		{"researcher", "researcher-demo-pw", api.RoleResearcher},
-		{"annotator1", "annotator1-demo-pw", api.RoleAnnotator},
-		{"annotator2", "annotator2-demo-pw", api.RoleAnnotator},
-		{"annotator3", "annotator3-demo-pw", api.RoleAnnotator},
+		{"admin", "admin-demo-pw", vocab.RoleAdmin},
+		{"researcher", "researcher-demo-pw", vocab.RoleResearcher},
+		{"annotator1", "annotator1-demo-pw", vocab.RoleAnnotator},
+		{"annotator2", "annotator2-demo-pw", vocab.RoleAnnotator},
+		{"annotator3", "annotator3-demo-pw", vocab.RoleAnnotator},
 	}
 }
 

@@ -10,7 +10,7 @@
 // sample the share of 95 % intervals that contain the full-gold value.
 //
 // It is laboratory code: `boolpool pool simulate --estimate` and the
-// `estimate` suite of `boolpool bench` use it; no serving path does.
+// `estimate` suite of `boolpool-lab bench` use it; no serving path does.
 package evalsim
 
 import (
@@ -22,14 +22,15 @@ import (
 	"boolpool/server/estimate"
 	"boolpool/server/metrics"
 	"boolpool/server/pooling"
+	"boolpool/server/vocab"
 )
 
 // Sample is the strategy name of the stratified sampled pool.
-const Sample = "sample"
+const Sample = vocab.StrategySample
 
 // Strategies lists the strategies Simulate knows: the gold simulation's
 // plus the sampled pool.
-func Strategies() []string { return append(pooling.GoldStrategies(), Sample) }
+func Strategies() []string { return vocab.Strategies(vocab.Estimate) }
 
 // CheckStrategies reports the first name Simulate does not know.
 func CheckStrategies(names []string) error {

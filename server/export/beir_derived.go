@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"boolpool/api"
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // BEIR with derived qrels (issue 13). BEIR's qrels TSV has fixed columns

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"boolpool/server/store"
 	"boolpool/api"
+	"boolpool/server/store"
 )
 
 // CrowdParticipantView is one line of a project's crowd payment table

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/server/export"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // TestJudgmentsCSVNeutralisesFormulas: a comment, an id or a name that

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/export"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // TestConsensusQrelsDawidSkene: raters 1 and 2 call every gold

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"sort"
 
+	"boolpool/api"
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Qrels modes of qrels-consensus and quest-judged (Options.Qrels, issue 13):

@@ -20,10 +20,10 @@ import (
 	"strconv"
 	"strings"
 
+	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
-	"boolpool/api"
 )
 
 // Formats lists the accepted --format names. beir writes a directory.

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/atoms"
 	"boolpool/server/consensus"
 	"boolpool/server/judging"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Exports of our own judgments (both first ask the consensus owner to bring

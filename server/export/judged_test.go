@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/export"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 func TestJudgedExports(t *testing.T) {

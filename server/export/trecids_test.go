@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/export"
@@ -19,7 +20,6 @@ import (
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/server/trecfmt"
-	"boolpool/api"
 )
 
 // questIDsProject is a QUEST-style project whose document ids are

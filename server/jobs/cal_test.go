@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/consensus"
 	"boolpool/server/jobs"
@@ -14,7 +15,6 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // TestCALBatchGrowsOnJudgments: a published cal pool, the judgment flow

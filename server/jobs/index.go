@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"log/slog"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/lexical"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // IndexResult is what an index job stores as its result.

@@ -7,11 +7,11 @@ import (
 	"log/slog"
 	"strings"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/atompool"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Pool is the job kind of the pool builder's publish: its parameters are

@@ -1,9 +1,9 @@
 package jobs
 
 import (
+	"boolpool/api"
 	"boolpool/server/estimate"
 	"boolpool/server/pooling"
-	"boolpool/api"
 )
 
 // sampleParams translates the pool builder's sample spec (nil: none).

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // TestPoolJobSample: the pool job (River's real client) publishes a sampled

@@ -9,10 +9,10 @@ import (
 	"runtime"
 	"strings"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // DefaultDenseEncoder is the encoder of dense methods when a retrieve job

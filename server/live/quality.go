@@ -5,9 +5,9 @@ import (
 	"sort"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Quality control on the dashboard: each annotator's gold record against

@@ -5,10 +5,10 @@ import (
 	"sort"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/agreement"
 	"boolpool/server/consensus"
 	"boolpool/server/metrics"
-	"boolpool/api"
 )
 
 // Recompute computes the snapshot of d from scratch with the agreement and

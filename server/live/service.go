@@ -10,11 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/metrics"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Service keeps, for projects someone has watched since start-up, an

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/live"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // project is a small judged project built with the store's own functions.

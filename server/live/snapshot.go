@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/agreement"
 	"boolpool/server/consensus"
-	"boolpool/api"
 )
 
 // num turns an undefined coefficient (NaN) into null.

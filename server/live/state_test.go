@@ -8,9 +8,9 @@ import (
 	"sort"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // randomData builds a project with nq queries, nr runs, pools of judged

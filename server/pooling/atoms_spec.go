@@ -1,16 +1,20 @@
 package pooling
 
-import "boolpool/server/apperr"
+import (
+	"boolpool/server/apperr"
+
+	"boolpool/server/vocab"
+)
 
 // Atoms is the live constraint-pooling strategy (issue 13): the pool
 // publishes constraint items — (atom, document) pairs asked once and
 // shared by every query using the atom — in batches that server/atompool
 // chooses from the runs' top Depth documents and the labels so far; the
 // next batch once the current one is labelled (a River job, AtomsJobKind).
-const Atoms = "atoms"
+const Atoms = vocab.StrategyAtoms
 
 // AtomsJobKind is the job kind that adds a live atoms pool's next batch.
-const AtomsJobKind = "atoms-batch"
+const AtomsJobKind = vocab.JobKindAtomsBatch
 
 // Atoms pool defaults and bounds.
 const (

@@ -12,6 +12,7 @@ import (
 	"boolpool/server/cal"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // A pool with strategy "cal" is live continuous active learning: Create
@@ -26,7 +27,7 @@ import (
 // pool and its relevance items, which enter the queues like any other.
 
 // CALJobKind is the job kind that grows a cal pool's query by one batch.
-const CALJobKind = "cal-batch"
+const CALJobKind = vocab.JobKindCALBatch
 
 // CAL pool defaults and bounds.
 const (
@@ -245,7 +246,7 @@ func calItems(qid string, docs []string, runs []string, byRun map[string][]strin
 // Item origins.
 const (
 	OriginRuns = "runs"
-	OriginCAL  = "cal"
+	OriginCAL  = vocab.StrategyCAL
 )
 
 // CALGrower runs the CALJobKind jobs: it adds a query's next batch once

@@ -12,14 +12,15 @@ import (
 	"sync"
 
 	"boolpool/server/cal"
+	"boolpool/server/vocab"
 )
 
 // CAL is continuous active learning (server/cal): not a pool order but a
 // review of the whole corpus, seeded by the query text and the query's runs.
-const CAL = "cal"
+const CAL = vocab.StrategyCAL
 
 // GoldStrategies lists the strategies SimulateGold knows, in report order.
-func GoldStrategies() []string { return []string{DocID, Depth, MTF, Bandit, CAL} }
+func GoldStrategies() []string { return vocab.Strategies(vocab.Gold) }
 
 // CheckStrategies reports the first name SimulateGold does not know.
 func CheckStrategies(names []string) error {

@@ -13,6 +13,8 @@ package pooling
 import (
 	"fmt"
 	"sort"
+
+	"boolpool/server/vocab"
 )
 
 // Run is one ranked run: query id → documents, best first.
@@ -28,16 +30,16 @@ type Probe struct {
 	Docs  []string
 }
 
-// Strategies.
+// Strategies (defined in server/vocab, with the registry of their uses).
 const (
-	Depth  = "depth"  // depth-k pool judged in rank order (min rank over runs)
-	DocID  = "docid"  // depth-k pool judged in document-id order (classic TREC)
-	MTF    = "mtf"    // Move-to-Front
-	Bandit = "bandit" // multi-armed bandit (MaxMean; non-stationary with a discount)
+	Depth  = vocab.StrategyDepth  // depth-k pool judged in rank order (min rank over runs)
+	DocID  = vocab.StrategyDocID  // depth-k pool judged in document-id order (classic TREC)
+	MTF    = vocab.StrategyMTF    // Move-to-Front
+	Bandit = vocab.StrategyBandit // multi-armed bandit (MaxMean; non-stationary with a discount)
 )
 
 // Strategies lists the judging orders, baseline first.
-func Strategies() []string { return []string{DocID, Depth, MTF, Bandit} }
+func Strategies() []string { return vocab.Strategies(vocab.Order) }
 
 // Item is one (query, document) of a pool.
 type Item struct {

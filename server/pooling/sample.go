@@ -13,6 +13,7 @@ import (
 	"boolpool/server/lexical"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // A pool with strategy "sample" is a stratified random sample (issue 24)
@@ -34,10 +35,10 @@ import (
 // published again.
 
 // Sample is the stratified-sampling strategy.
-const Sample = "sample"
+const Sample = vocab.StrategySample
 
 // OriginSample is the origin of a sampled pool's items.
-const OriginSample = "sample"
+const OriginSample = vocab.StrategySample
 
 // ProxyBM25 ranks the corpus strata by BM25 of the query text over the
 // project's lexical index.

@@ -7,12 +7,12 @@ import (
 	"sort"
 	"strings"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/consensus"
 	"boolpool/server/metrics"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // LoadDepth is the most results of each run per query that are read:

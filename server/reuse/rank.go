@@ -12,9 +12,9 @@ import (
 	"slices"
 	"sort"
 
+	"boolpool/api"
 	"boolpool/server/estimate"
 	"boolpool/server/metrics"
-	"boolpool/api"
 )
 
 // Run is one run: its name, its method family and its ranking per query

@@ -4,8 +4,8 @@ import (
 	"math"
 	"sort"
 
-	"boolpool/server/metrics"
 	"boolpool/api"
+	"boolpool/server/metrics"
 )
 
 // PoolItem is one item of a pool: its query, its document and the runs

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"boolpool/server/metrics"
 	"boolpool/api"
+	"boolpool/server/metrics"
 )
 
 func specs(t *testing.T, list string) []metrics.Spec {

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"boolpool/server/metrics"
 	"boolpool/api"
+	"boolpool/server/metrics"
 )
 
 // Vote is one annotator's current label of an item.

@@ -9,18 +9,18 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"boolpool/api"
+	"boolpool/server/vocab"
 )
 
 // Job states: the names the job runner uses for the states defined once,
-// with their values, in api (the setup page shows them).
+// with their values, in server/vocab (api shows them on the setup page).
 const (
-	JobQueued      = api.JobQueued
-	JobRunning     = api.JobRunning
-	JobDone        = api.JobDone
-	JobFailed      = api.JobFailed
-	JobInterrupted = api.JobInterrupted
-	JobCancelled   = api.JobCancelled
+	JobQueued      = vocab.JobQueued
+	JobRunning     = vocab.JobRunning
+	JobDone        = vocab.JobDone
+	JobFailed      = vocab.JobFailed
+	JobInterrupted = vocab.JobInterrupted
+	JobCancelled   = vocab.JobCancelled
 )
 
 // Job is one background job (an encoder or retrieval run) and its state.
@@ -45,7 +45,7 @@ type Job struct {
 
 // Finished reports whether the job reached a final state.
 func (j Job) Finished() bool {
-	return api.JobFinished(j.State)
+	return vocab.JobFinished(j.State)
 }
 
 const jobCols = `id, project_id, kind, params, state, phase, done, total, rate, error, result, created_by,

@@ -6,11 +6,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"boolpool/api"
+	"boolpool/server/vocab"
 )
 
 // taskKinds are the task kinds in the order people see them.
-var taskKinds = []string{api.KindRelevance, api.KindConstraint, api.KindParaphrase, api.KindValidation}
+var taskKinds = vocab.TaskKinds()
 
 // MemberProject is a project a user is a member of, with the task kinds it
 // has items of (in taskKinds order).

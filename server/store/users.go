@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"boolpool/api"
+	"boolpool/server/vocab"
 )
 
 // User is one account. PasswordHash is an encoded argon2id hash (see
@@ -120,7 +120,7 @@ func (s *Store) AddProjectMember(ctx context.Context, projectID, userID int64) e
 // of. Callers look the membership up as suits them (ProjectForUser,
 // AssignedTask, IsProjectMember) and decide with this.
 func MayEnterProject(role string, member bool) bool {
-	return role == api.RoleAdmin || member
+	return role == vocab.RoleAdmin || member
 }
 
 // IsProjectMember reports whether a user belongs to a project.
@@ -185,7 +185,7 @@ func (s *Store) UpdateUser(ctx context.Context, u UserUpdate) (User, error) {
 		if u.Disabled != nil {
 			disabled = *u.Disabled
 		}
-		if old.Role == api.RoleAdmin && !old.Disabled && (role != api.RoleAdmin || disabled) {
+		if old.Role == vocab.RoleAdmin && !old.Disabled && (role != vocab.RoleAdmin || disabled) {
 			var others int
 			if err := tx.QueryRow(ctx, `SELECT count(*) FROM users WHERE role = 'admin' AND NOT disabled AND id <> $1`, u.ID).Scan(&others); err != nil {
 				return fmt.Errorf("store: update user: count admins: %w", err)

@@ -1,4 +1,4 @@
-// Package atomsbench is the "atoms" suite of `boolpool bench` (issue 13's
+// Package atomsbench is the "atoms" suite of `boolpool-lab bench` (issue 13's
 // target): constraint pooling against the query-level strategies on all
 // DebQUEST val queries, from one run. First over the pools: atoms-pools and
 // the pool orders over the same candidates (depth-100 pools of boolpool's
@@ -21,8 +21,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"boolpool/server/atompool"
 	"boolpool/server/atoms"
+	"boolpool/server/atomsim"
 	"boolpool/server/cal"
 	"boolpool/server/devtools/bench"
 	"boolpool/server/devtools/valproject"
@@ -66,7 +66,7 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 	}
 	qlTook := time.Since(t0)
 	t0 = time.Now()
-	at, err := atompool.SimulateProject(ctx, env.Store, p.ID, valproject.RunMethods, valproject.PoolDepth, "val", oracle, 0)
+	at, err := atomsim.SimulateProject(ctx, env.Store, p.ID, valproject.RunMethods, valproject.PoolDepth, "val", oracle, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"time"
 
-	"boolpool/server/atompool"
 	"boolpool/server/atoms"
+	"boolpool/server/atomsim"
 	"boolpool/server/cal"
 	"boolpool/server/devtools/bench"
 	"boolpool/server/lexical"
@@ -29,17 +29,17 @@ const wholeBudget = 4_000_000
 func wholeCorpus(ctx context.Context, env *bench.Env, projectID int64, oracle atoms.Oracle, ix *lexical.Index, sum pooling.GoldSummary) ([]bench.Row, error) {
 	const suite = "atoms"
 	e := cal.NewEngine(cal.FromIndex(ix), cal.DefaultOptions())
-	opt := atompool.CALSimOptions{Engine: e, Budget: wholeBudget, BoundCap: 20000}
+	opt := atomsim.CALSimOptions{Engine: e, Budget: wholeBudget, BoundCap: 20000}
 	t0 := time.Now()
 	opt.StopAt = 0.95
-	at, err := atompool.SimulateProjectCAL(ctx, env.Store, projectID, "val", oracle, []string{atompool.StrategyAtoms}, opt, env.Log)
+	at, err := atomsim.SimulateProjectCAL(ctx, env.Store, projectID, "val", oracle, []string{atomsim.StrategyAtoms}, opt, env.Log)
 	if err != nil {
 		return nil, err
 	}
 	atTook := time.Since(t0)
 	t0 = time.Now()
 	opt.StopAt = 0.9
-	ql, err := atompool.SimulateProjectCAL(ctx, env.Store, projectID, "val", oracle, []string{atompool.StrategyCALFull, atompool.StrategyCALBound}, opt, env.Log)
+	ql, err := atomsim.SimulateProjectCAL(ctx, env.Store, projectID, "val", oracle, []string{atomsim.StrategyCALFull, atomsim.StrategyCALBound}, opt, env.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func wholeCorpus(ctx context.Context, env *bench.Env, projectID int64, oracle at
 		}
 	}
 	qn, qok := q.JudgmentsTo(0.9)
-	consider(atompool.StrategyCALFull, qn, qok)
+	consider(atomsim.StrategyCALFull, qn, qok)
 	n95, ok95 := a.JudgmentsTo(0.95)
 	bn, bok := b.JudgmentsTo(0.9)
 	target := bench.Row{Suite: suite, Name: "atoms to 95% vs the best query-level strategy to 90%", Unit: "judgments"}

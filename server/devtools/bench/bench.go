@@ -1,6 +1,6 @@
 // Package bench is boolpool's benchmark harness: suites measure a figure
 // and, in the same run, a reference to compare it with, repeat both, and
-// report medians and their ratio. 'boolpool bench' runs the suites and
+// report medians and their ratio. 'boolpool-lab bench' runs the suites and
 // prints one table (also written to bench/results.md).
 package bench
 
@@ -74,6 +74,18 @@ type Env struct {
 	// profile of each saturated scenario's measured window there (dev
 	// tooling: the served pprof listener is off unless asked for).
 	ProfileDir string
+	// ServerBin is the server binary (bin/boolpool) the load, crash,
+	// uploads and login suites start as child processes ('serve'); the lab
+	// binary that runs the suites is not a server.
+	ServerBin string
+}
+
+// serverBin is env.ServerBin, or an error naming the flag when unset.
+func (env *Env) serverBin() (string, error) {
+	if env.ServerBin == "" {
+		return "", fmt.Errorf("no server binary: pass --server-bin (bin/boolpool)")
+	}
+	return env.ServerBin, nil
 }
 
 // SharedRuntime makes an Env.Runtime that calls open on first use and
@@ -175,7 +187,7 @@ func MachineInfo() string {
 
 // Markdown renders the rows as one table.
 func Markdown(w io.Writer, rows []Row, info string, took time.Duration) {
-	fmt.Fprintf(w, "# boolpool benchmarks\n\nMachine: %s  \nDate: %s, total time %s.  \n", info, time.Now().UTC().Format(time.RFC3339), took.Round(time.Second))
+	fmt.Fprintf(w, "# boolpool-lab benchmarks\n\nMachine: %s  \nDate: %s, total time %s.  \n", info, time.Now().UTC().Format(time.RFC3339), took.Round(time.Second))
 	fmt.Fprintf(w, "Figures are medians over repeats; ratio > 1 means better than the reference measured in the same run.\n\n")
 	fmt.Fprintln(w, "| suite | figure | value | reference | ref value | ratio | target | met | note |")
 	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---|---|---|")

@@ -9,12 +9,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/devtools/synth"
 	"boolpool/server/export"
 	"boolpool/server/live"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // LiveSuite measures the live dashboards at the scale (2,000

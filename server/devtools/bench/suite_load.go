@@ -28,7 +28,7 @@ func LoadSuite() Suite { return Suite{Name: "load", Run: runLoad} }
 func CrashSuite() Suite { return Suite{Name: "crash", Run: runCrash} }
 
 func runLoad(ctx context.Context, env *Env) ([]Row, error) {
-	bin, err := os.Executable()
+	bin, err := env.serverBin()
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +254,7 @@ func pgTool(ctx context.Context, dir, name string, args ...string) (string, erro
 }
 
 func runCrash(ctx context.Context, env *Env) ([]Row, error) {
-	bin, err := os.Executable()
+	bin, err := env.serverBin()
 	if err != nil {
 		return nil, err
 	}

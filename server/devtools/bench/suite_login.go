@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"boolpool/server/auth"
 	"boolpool/server/devtools/loadgen"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // LoginSuite fires 60 parallel sign-ins at a real server (a child process)
@@ -29,7 +29,7 @@ func LoginSuite() Suite { return Suite{Name: "login", Run: runLogin} }
 const loginAttempts = 60
 
 func runLogin(ctx context.Context, env *Env) ([]Row, error) {
-	bin, err := os.Executable()
+	bin, err := env.serverBin()
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func runLogin(ctx context.Context, env *Env) ([]Row, error) {
 		if _, err := env.Store.UserByUsername(ctx, name); err == nil {
 			continue
 		}
-		if _, err := env.Store.CreateUser(ctx, store.NewUser{Username: name, Role: "annotator", PasswordHash: hash}); err != nil {
+		if _, err := env.Store.CreateUser(ctx, store.NewUser{Username: name, Role: vocab.RoleAnnotator, PasswordHash: hash}); err != nil {
 			return nil, err
 		}
 	}

@@ -16,11 +16,11 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/devtools/loadgen"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // UploadsSuite posts a gzip holding one 1 GiB line (a few MB on the wire)
@@ -30,7 +30,7 @@ import (
 func UploadsSuite() Suite { return Suite{Name: "uploads", Run: runUploads} }
 
 func runUploads(ctx context.Context, env *Env) ([]Row, error) {
-	bin, err := os.Executable()
+	bin, err := env.serverBin()
 	if err != nil {
 		return nil, err
 	}

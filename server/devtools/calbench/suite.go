@@ -1,4 +1,4 @@
-// Package calbench is the "cal" suite of `boolpool bench`: continuous
+// Package calbench is the "cal" suite of `boolpool-lab bench`: continuous
 // active learning (server/cal) on the full DebQUEST corpus (60,535
 // documents) and its val queries. It measures one training + scoring round
 // against one exact BM25 query over the same corpus, and runs `pool

@@ -1,4 +1,4 @@
-// Package estimatebench is the "estimate" suite of `boolpool bench`
+// Package estimatebench is the "estimate" suite of `boolpool-lab bench`
 // (issue 24's targets): on DebQUEST val with the gold as the oracle, 11
 // runs (the six lexical and sparse methods, the three dense methods on the
 // static MiniLM encoder, and two reciprocal-rank fusions, all to depth
@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/server/cal"
 	"boolpool/server/devtools/bench"
@@ -32,7 +33,6 @@ import (
 	"boolpool/server/retrieval"
 	"boolpool/server/reuse"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Suite returns the estimate suite.

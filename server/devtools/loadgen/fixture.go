@@ -12,6 +12,7 @@ import (
 
 	"boolpool/server/auth"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Creds is one annotator login.
@@ -67,7 +68,7 @@ func Fixture(ctx context.Context, st *store.Store, name string, docs, annotators
 	}
 	var creds []Creds
 	for i := 1; i <= annotators; i++ {
-		u, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("%s-%d", name, i), Role: "annotator", PasswordHash: hash})
+		u, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("%s-%d", name, i), Role: vocab.RoleAnnotator, PasswordHash: hash})
 		if err != nil {
 			return nil, fmt.Errorf("loadgen: user: %w", err)
 		}

@@ -1,4 +1,4 @@
-// Package retrievalbench is the "retrieval" suite of `boolpool bench`: on
+// Package retrievalbench is the "retrieval" suite of `boolpool-lab bench`: on
 // the full DebQUEST corpus (60,535 documents) and its val queries it
 // measures the lexical index build, per-method query latency (p50 / p95,
 // one query at a time), the time to pool every val query, and the judging

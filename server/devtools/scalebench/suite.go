@@ -1,4 +1,4 @@
-// Package scalebench is the "scale" suite of `boolpool bench` (issue 15):
+// Package scalebench is the "scale" suite of `boolpool-lab bench` (issue 15):
 // synthetic corpora of growing size (default 100k, 300k and 1M documents,
 // resampled from the DebQUEST corpus's sentences with a Zipfian vocabulary,
 // generated deterministically, no downloads) go through the whole setup
@@ -10,7 +10,7 @@
 // and the encoder live here) and of the run's Postgres backends, the
 // database's growth on disk, and per cost the exponent b of cost ∝ n^b
 // fitted over the sizes. It is not part of `make test`: it runs only when
-// named (`boolpool bench --suites scale`).
+// named (`boolpool-lab bench --suites scale`).
 package scalebench
 
 import (
@@ -36,7 +36,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
+	"boolpool/server/vocab"
 )
 
 // Name is the suite's name.
@@ -117,7 +117,7 @@ func run(ctx context.Context, env *bench.Env, sizes []int) ([]bench.Row, error) 
 		return nil, err
 	}
 	defer enc.Close()
-	user, err := env.Store.CreateUser(ctx, store.NewUser{Username: "scale-bench", Role: api.RoleResearcher})
+	user, err := env.Store.CreateUser(ctx, store.NewUser{Username: "scale-bench", Role: vocab.RoleResearcher})
 	if err != nil {
 		return nil, err
 	}

@@ -1,5 +1,5 @@
 // Package valproject loads the DebQUEST val project the cal and atoms
-// suites of `boolpool bench` simulate on: the corpus and the val queries,
+// suites of `boolpool-lab bench` simulate on: the corpus and the val queries,
 // the lexical index, and the six lexical runs whose depth-100 pools are
 // the query-level strategies' candidates.
 package valproject

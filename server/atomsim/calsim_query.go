@@ -1,4 +1,4 @@
-package atompool
+package atomsim
 
 import (
 	"container/heap"
@@ -6,16 +6,18 @@ import (
 	"fmt"
 	"math"
 
+	"boolpool/server/atompool"
 	"boolpool/server/cal"
+	"boolpool/server/vocab"
 )
 
 // StrategyCALFull is the query-level counterpart of StrategyAtoms: one
 // active learner per query over the whole corpus, no stopping rule.
-const StrategyCALFull = "cal-full"
+const StrategyCALFull = vocab.StrategyCALFull
 
 // StrategyCALBound names the query-level bound of QueryLevelHindsight in
 // the simulations' tables (not a strategy: it knows the gold).
-const StrategyCALBound = "cal-bound"
+const StrategyCALBound = vocab.StrategyCALBound
 
 // SimulateQueryLevelCAL judges whole (query, document) pairs over the
 // whole corpus of opt.Engine: every query has its own AutoTAR review (the
@@ -27,7 +29,7 @@ const StrategyCALBound = "cal-bound"
 // opt.StopAt of all gold is found.
 func SimulateQueryLevelCAL(ctx context.Context, in SimInput, opt CALSimOptions) (QueryLevelResult, error) {
 	if opt.Engine == nil {
-		return QueryLevelResult{}, fmt.Errorf("atompool: cal-full needs a cal engine")
+		return QueryLevelResult{}, fmt.Errorf("atomsim: cal-full needs a cal engine")
 	}
 	gold, total, err := in.goldOf(false)
 	if err != nil {
@@ -43,18 +45,18 @@ func SimulateQueryLevelCAL(ctx context.Context, in SimInput, opt CALSimOptions) 
 	batches := make([][]string, len(in.Queries))
 	hits, spent := make([]float64, len(in.Queries)), make([]float64, len(in.Queries))
 	yield := func(qi int) float64 { return (hits[qi] + 1) / (spent[qi] + 2) }
-	pq := &queryHeap{}
+	pq := &atompool.QueryHeap{}
 	for qi, q := range in.Queries {
 		sessions[qi] = opt.Engine.NewSession(in.QueryTexts[q.ID], nil)
-		heap.Push(pq, queued{qi, yield(qi)})
+		heap.Push(pq, atompool.Queued{Q: qi, S: yield(qi)})
 	}
 	found := 0
 	for pq.Len() > 0 && found < need && (opt.Budget <= 0 || len(res.Found) < opt.Budget) {
-		qi := heap.Pop(pq).(queued).q
+		qi := heap.Pop(pq).(atompool.Queued).Q
 		if len(batches[qi]) == 0 {
 			b, err := sessions[qi].Next(ctx)
 			if err != nil {
-				return res, fmt.Errorf("atompool: query %q: %w", in.Queries[qi].ID, err)
+				return res, fmt.Errorf("atomsim: query %q: %w", in.Queries[qi].ID, err)
 			}
 			if len(b) == 0 {
 				continue // every document judged for this query
@@ -73,7 +75,7 @@ func SimulateQueryLevelCAL(ctx context.Context, in SimInput, opt CALSimOptions) 
 			found++
 		}
 		res.Found = append(res.Found, found)
-		heap.Push(pq, queued{qi, yield(qi)})
+		heap.Push(pq, atompool.Queued{Q: qi, S: yield(qi)})
 	}
 	return res, nil
 }
@@ -107,7 +109,7 @@ func QueryLevelHindsight(ctx context.Context, in SimInput, e *cal.Engine, capPer
 		for n < capPerQuery && found < len(g) {
 			b, err := s.Next(ctx)
 			if err != nil {
-				return fmt.Errorf("atompool: query %q: %w", q.ID, err)
+				return fmt.Errorf("atomsim: query %q: %w", q.ID, err)
 			}
 			if len(b) == 0 {
 				break

@@ -1,4 +1,4 @@
-package atompool
+package atomsim
 
 import (
 	"context"

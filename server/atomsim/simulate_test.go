@@ -1,4 +1,4 @@
-package atompool
+package atomsim
 
 import (
 	"boolpool/internal/debquesttest"
@@ -90,7 +90,7 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 	if raceDetector {
 		// A measurement over the whole corpus: 6 minutes under -race on
 		// 2 cores (TestSimulateAtomsFixture covers the code with -race).
-		t.Skip("a measurement; run without -race: go test ./server/atompool -run TestConstraintPoolingDebQUESTVal")
+		t.Skip("a measurement; run without -race: go test ./server/atomsim -run TestConstraintPoolingDebQUESTVal")
 	}
 	vqs, o := debquesttest.LoadVal(t)
 	dir := os.Getenv("BOOLPOOL_SHARED_DATA")

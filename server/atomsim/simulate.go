@@ -1,17 +1,19 @@
-package atompool
+package atomsim
 
 import (
 	"boolpool/server/atoms"
 	"fmt"
 	"math"
 
+	"boolpool/server/atompool"
 	"boolpool/server/boolexpr"
 	"boolpool/server/pooling"
+	"boolpool/server/vocab"
 )
 
 // StrategyAtomsPools is constraint pooling over the runs' pools
 // (SimulateAtoms) in `pool simulate`.
-const StrategyAtomsPools = "atoms-pools"
+const StrategyAtomsPools = vocab.StrategyAtomsPools
 
 // SimInput is a constraint-pooling simulation.
 type SimInput struct {
@@ -41,7 +43,7 @@ type Ranker func(text string, positives []string) []string
 
 // StrategyFeedback is the query-level relevance-feedback strategy of
 // SimulateQueryLevel (the query-level counterpart of the atoms' Ranker).
-const StrategyFeedback = "feedback"
+const StrategyFeedback = vocab.StrategyFeedback
 
 // cursor walks a query's candidate lists round-robin, each document once;
 // a list can be replaced (a feedback re-ranking) and is then walked from
@@ -283,7 +285,7 @@ func SimulateAtoms(in SimInput) (SimResult, error) {
 			if in.Budget > 0 && len(res.Steps) >= in.Budget {
 				return res, nil
 			}
-			judge(q.Atoms[nextAtom(q, labels, d, pYes)], d)
+			judge(q.Atoms[atompool.NextAtom(q, labels, d, pYes)], d)
 		}
 	}
 }
@@ -301,37 +303,6 @@ func positiveUse(q atoms.Query, key string) bool {
 		}
 	}
 	return false
-}
-
-// nextAtom picks the unjudged atom of q on doc most likely to decide the
-// expression: the probability that, once judged, the expression is no
-// longer Unknown. Ties go to the lower index.
-func nextAtom(q atoms.Query, l atoms.Labels, doc string, pYes func(string) float64) int {
-	vals := make([]boolexpr.Truth, len(q.Atoms))
-	for i, k := range q.Atoms {
-		vals[i], _ = l.Get(k, doc)
-	}
-	best, bestP := -1, -1.0
-	for i, k := range q.Atoms {
-		if _, ok := l.Get(k, doc); ok {
-			continue
-		}
-		p := pYes(k)
-		decide := 0.0
-		vals[i] = boolexpr.True
-		if q.Expr.Eval3(vals) != boolexpr.Unknown {
-			decide += p
-		}
-		vals[i] = boolexpr.False
-		if q.Expr.Eval3(vals) != boolexpr.Unknown {
-			decide += 1 - p
-		}
-		vals[i] = boolexpr.Unknown
-		if decide > bestP {
-			best, bestP = i, decide
-		}
-	}
-	return best
 }
 
 // QueryLevelResult is a query-level strategy's outcome in the same

@@ -1,5 +1,5 @@
 //go:build !race
 
-package atompool
+package atomsim
 
 const raceDetector = false

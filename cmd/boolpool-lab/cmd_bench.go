@@ -25,7 +25,7 @@ import (
 	"boolpool/server/store"
 )
 
-// benchSuites lists every suite 'boolpool bench' knows, in run order. The
+// benchSuites lists every suite 'boolpool-lab bench' knows, in run order. The
 // scale suite (scaleSizes documents) runs only when named.
 func benchSuites(scaleSizes []int) []bench.Suite {
 	return []bench.Suite{
@@ -49,14 +49,15 @@ func benchSuites(scaleSizes []int) []bench.Suite {
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", stderr, "")
-	dbURL := dbFlag(fs)
+	fs := newFlagSet("bench", stderr)
+	dbURL := fs.String("database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL (env DATABASE_URL; 'make db' prints one)")
 	out := fs.String("out", "bench/results.md", "also write the table here ('' = don't)")
 	only := fs.String("suites", "", "comma-separated suites to run (default all)")
 	repeats := fs.Int("repeats", 5, "repeats per measurement (medians are reported)")
 	quick := fs.Bool("quick", false, "one repeat and smaller inputs (smoke test)")
 	shared := fs.String("shared-data", os.Getenv("BOOLPOOL_SHARED_DATA"), "the shared data directory (enables full-corpus suites)")
 	profiles := fs.String("profile-dir", "", "write CPU and allocation profiles of the load suite's servers under saturated load here ('' = none)")
+	serverBin := fs.String("server-bin", defaultServerBin(), "the server binary the load, crash, uploads and login suites start (default: boolpool beside this binary)")
 	sizes := fs.String("scale-sizes", "100000,300000,1000000", "corpus sizes (documents) of the scale suite, comma-separated")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -71,6 +72,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *dbURL == "" {
 		return fmt.Errorf("%w: no database: set DATABASE_URL or pass --database-url", errUsage)
+	}
+	if *serverBin != "" {
+		if _, err := os.Stat(*serverBin); err != nil {
+			return fmt.Errorf("%w: --server-bin: %v", errUsage, err)
+		}
 	}
 	// A database of this run's own: two bench runs on one server (or a
 	// bench next to the tests) must not drop each other's data.
@@ -92,7 +98,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	})
 	defer release()
 	env := &bench.Env{Store: st, DBURL: benchURL, SharedData: *shared, Runtime: runtime, Repeats: *repeats, Quick: *quick,
-		Log: slog.New(slog.NewTextHandler(stderr, nil)), Progress: stderr, ProfileDir: *profiles}
+		Log: slog.New(slog.NewTextHandler(stderr, nil)), Progress: stderr, ProfileDir: *profiles, ServerBin: *serverBin}
 	want := map[string]bool{}
 	for _, s := range strings.Split(*only, ",") {
 		if s = strings.TrimSpace(s); s != "" {
@@ -138,6 +144,20 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("suites failed: %s", strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// defaultServerBin is the boolpool binary in this binary's directory
+// (make bench builds both into bin/), or "" when there is none.
+func defaultServerBin() string {
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	bin := filepath.Join(filepath.Dir(self), "boolpool")
+	if _, err := os.Stat(bin); err != nil {
+		return ""
+	}
+	return bin
 }
 
 // freshDatabase drops and recreates database name on the server of base

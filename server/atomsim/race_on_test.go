@@ -1,6 +1,6 @@
 //go:build race
 
-package atompool
+package atomsim
 
 // raceDetector: the test binary runs with -race (about 10× slower).
 const raceDetector = true

@@ -1,0 +1,53 @@
+package atompool
+
+import (
+	"context"
+
+	"boolpool/server/atoms"
+	"boolpool/server/consensus"
+	"boolpool/server/store"
+)
+
+// ProjectInconsistencies loads the project's atom queries, atom labels and
+// direct (majority consensus) labels and returns the consistency flags.
+func ProjectInconsistencies(ctx context.Context, st *store.Store, projectID int64) ([]atoms.Flag, error) {
+	qs, err := atoms.LoadQueries(ctx, st, projectID)
+	if err != nil {
+		return nil, err
+	}
+	labels, err := atoms.LoadLabels(ctx, st, projectID)
+	if err != nil {
+		return nil, err
+	}
+	if err := consensus.Current(ctx, st, projectID); err != nil {
+		return nil, err
+	}
+	direct := map[string]map[string]bool{}
+	err = st.EachConsensusQrel(ctx, projectID, func(r store.ConsensusQrel) error {
+		if direct[r.QueryExtID] == nil {
+			direct[r.QueryExtID] = map[string]bool{}
+		}
+		direct[r.QueryExtID][r.DocExtID] = r.Relevance >= consensus.RelevantThreshold
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	all, err := st.ListQueries(ctx, projectID, "")
+	if err != nil {
+		return nil, err
+	}
+	texts := map[string]string{}
+	for _, q := range all {
+		texts[q.ExtID] = q.Text
+	}
+	links, err := st.AtomLinks(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	atomTexts := map[string]string{}
+	for _, l := range links {
+		atomTexts[l.Key] = l.AtomText
+	}
+	return atoms.Inconsistencies(qs, texts, atomTexts, labels, direct)
+}

@@ -1297,6 +1297,10 @@ CREATE INDEX items_project_kind ON public.items USING btree (project_id, kind, p
 
 CREATE UNIQUE INDEX items_relevance_unique ON public.items USING btree (project_id, query_id, document_id) WHERE (kind = 'relevance'::text);
 
+-- Name: jobs_batch_params_idx; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX jobs_batch_params_idx ON public.jobs USING btree (project_id, kind, params) WHERE (kind = ANY (ARRAY['cal-batch'::text, 'atoms-batch'::text]));
+
 -- Name: jobs_project_idx; Type: INDEX; Schema: public; Owner: -
 
 CREATE INDEX jobs_project_idx ON public.jobs USING btree (project_id, id DESC);

@@ -1,0 +1,244 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"boolpool/api"
+	"boolpool/internal/judgingtest"
+	"boolpool/server/app"
+	"boolpool/server/atompool"
+	"boolpool/server/consensus"
+	"boolpool/server/jobs"
+	"boolpool/server/judging"
+	"boolpool/server/pooling"
+	"boolpool/server/store"
+	"boolpool/server/store/storetest"
+)
+
+// crashedJudge judges the way a process killed right after each commit
+// leaves things: the judgments are stored, nothing follows them (no
+// consensus refresh, no atom label, no trigger).
+type crashedJudge struct {
+	t     *testing.T
+	js    *judging.Service
+	rater judging.Rater
+	n     int
+}
+
+func newCrashedJudge(t *testing.T, st *store.Store, u store.User) *crashedJudge {
+	return &crashedJudge{t: t, js: judging.New(st, nil, slog.New(slog.DiscardHandler)), rater: judging.Rater{ID: u.ID, Role: api.RoleAnnotator}}
+}
+
+// all judges every task of kind the rater is given (rel: the relevance or
+// constraint answer of the n-th judgment).
+func (c *crashedJudge) all(ctx context.Context, project, kind string, answer func(n int, req *api.JudgmentRequest)) int {
+	c.t.Helper()
+	judged := 0
+	for {
+		q, err := c.js.Queue(ctx, c.rater, project, api.QueueRequest{Kind: kind, N: judging.MaxQueue})
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if len(q.Tasks) == 0 {
+			return judged
+		}
+		for _, task := range q.Tasks {
+			c.n++
+			req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", c.n), AuthorID: c.rater.ID,
+				ItemID: task.ItemID, Kind: kind}
+			answer(c.n, &req)
+			if _, err := c.js.Submit(ctx, c.rater, req); err != nil {
+				c.t.Fatal(err)
+			}
+			judged++
+		}
+	}
+}
+
+// TestStartRepairsStaleConsensus (issue 29): judgments committed by a
+// process killed before their consensus refresh leave consensus rows
+// missing or outdated; a server or worker starting on the database repairs
+// them at once (they used to wait for the next export).
+func TestStartRepairsStaleConsensus(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 1)
+	p := fx.Project.ID
+	// The first judgments are refreshed (a live server), then re-judged by
+	// a process killed before refreshing: those rows are outdated; the
+	// judgments of the other items have no row at all.
+	j := newCrashedJudge(t, st, fx.Users["annotator1"])
+	if n := j.all(ctx, fx.Project.Name, api.KindRelevance, func(n int, req *api.JudgmentRequest) {
+		rel := 0
+		req.Relevance, req.Evidence = &rel, api.EvidenceNone
+	}); n < 3 {
+		t.Fatalf("%d judgments, want at least 3", n)
+	}
+	cons := consensus.NewService(st, nil)
+	refreshed := fx.Relevance[:2]
+	for _, item := range refreshed {
+		if _, err := cons.Refresh(ctx, item); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cons.Close()
+	for i, item := range refreshed {
+		rel := 3
+		req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-9000-%012d", i), AuthorID: j.rater.ID,
+			ItemID: item, Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceComplete}
+		if _, err := j.js.Submit(ctx, j.rater, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	missing := fx.Relevance[2:]
+	if _, err := st.ConsensusOf(ctx, missing[0]); err == nil {
+		t.Fatal("the setup refreshed an item it should not have")
+	}
+	if stale, err := st.ConsensusStale(ctx, p); err != nil || !stale {
+		t.Fatalf("before the start: stale = %v (%v), want true", stale, err)
+	}
+
+	// A worker starts (no job runs in it): the repair needs no researcher.
+	newApp(t, st, app.Options{JobsOnly: true})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		stale, err := st.ConsensusStale(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !stale {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the consensus is still stale 20 s after the start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, item := range refreshed {
+		r, err := st.ConsensusOf(ctx, item)
+		if err != nil || r.Relevance != 3 {
+			t.Errorf("item %d: consensus %+v (%v), want the re-judgment's relevance 3", item, r, err)
+		}
+	}
+	for _, item := range missing {
+		if _, err := st.ConsensusOf(ctx, item); err != nil {
+			t.Errorf("item %d: %v, want its consensus row", item, err)
+		}
+	}
+}
+
+// TestSweepQueuesLostAtomsBatch (issue 29): the constraint judgments that
+// complete a live atoms pool's batch are committed by a process killed
+// before their labels and the atoms trigger: the start-up sweep writes
+// the labels and queues the next batch's job; a periodic sweep does the
+// same for a batch lost while the server runs; two servers sweeping
+// queue one job; and a batch whose job ran is not queued again.
+func TestSweepQueuesLostAtomsBatch(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 1)
+	if err := judgingtest.AddRuns(ctx, st, fx); err != nil {
+		t.Fatal(err)
+	}
+	p := fx.Project.ID
+	log := slog.New(slog.DiscardHandler)
+	rep, created, err := atompool.CreateLive(ctx, st, p, pooling.Spec{Name: "atoms", Runs: []string{"bm25", "dense"}, Depth: 3,
+		Strategy: pooling.Atoms, Atoms: pooling.AtomsParams{Batch: 3, Max: 100}}, fx.Users["researcher"].ID, 0, log)
+	if err != nil || created != 3 {
+		t.Fatalf("create the atoms pool: %d items, %v", created, err)
+	}
+	j := newCrashedJudge(t, st, fx.Users["annotator1"])
+	yes := func(n int, req *api.JudgmentRequest) {
+		req.Constraint = &api.ConstraintAnswer{Satisfied: api.SatisfiedYes, Sentences: []int{}}
+	}
+	if n := j.all(ctx, fx.Project.Name, api.KindConstraint, yes); n != 3 {
+		t.Fatalf("%d constraint judgments, want 3", n)
+	}
+	batchJobs := func(items int) []store.Job {
+		t.Helper()
+		all, err := st.ListJobs(ctx, p, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []store.Job
+		for _, jb := range all {
+			if jb.Kind != pooling.AtomsJobKind {
+				continue
+			}
+			p, err := atompool.ParseJobParams(jb.Params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p == (atompool.AtomsJobParams{PoolID: rep.PoolID, Items: items}) {
+				out = append(out, jb)
+			}
+		}
+		return out
+	}
+	if items, pending, err := st.AtomPoolState(ctx, rep.PoolID); err != nil || items != 3 || pending != 3 {
+		t.Fatalf("after the crash: %d items, %d without a label (%v); want 3 and 3", items, pending, err)
+	}
+
+	// Two web servers without workers start on the database.
+	const every = 300 * time.Millisecond
+	a := newApp(t, st, app.Options{SweepEvery: every})
+	newApp(t, st, app.Options{SweepEvery: every})
+	deadline := time.Now().Add(20 * time.Second)
+	for len(batchJobs(3)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no atoms-batch job 20 s after the start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, pending, err := st.AtomPoolState(ctx, rep.PoolID); err != nil || pending != 0 {
+		t.Errorf("after the start: %d items without a label (%v), want 0", pending, err)
+	}
+	// A sweep again (the other server's, or the next period) adds nothing.
+	res, err := a.Sweep(ctx, false)
+	if err != nil || res.AtomsQueued != 0 || res.CALQueued != 0 || res.Labels != 0 {
+		t.Errorf("a second sweep: %+v %v, want it to do nothing", res, err)
+	}
+	if js := batchJobs(3); len(js) != 1 || js[0].State != store.JobQueued {
+		t.Fatalf("atoms-batch jobs of the batch: %+v, want one queued", js)
+	}
+
+	// The job runs (a worker) and adds the next batch; the same crash
+	// while the servers run is caught by the periodic sweep.
+	newApp(t, st, app.Options{JobsOnly: true, Jobs: jobs.Config{Concurrency: 1, Test: true}, SweepEvery: every})
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		items, _, err := st.AtomPoolState(ctx, rep.PoolID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if items > 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the atoms-batch job did not add the next batch: %+v", batchJobs(3))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	items, _, err := st.AtomPoolState(ctx, rep.PoolID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := j.all(ctx, fx.Project.Name, api.KindConstraint, yes); n != items-3 {
+		t.Fatalf("%d constraint judgments of the second batch, want %d", n, items-3)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for len(batchJobs(items)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no atoms-batch job for the second batch 10 s after it was judged (sweeps every %v)", every)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(3 * every) // every server has swept since
+	if js := batchJobs(items); len(js) != 1 {
+		t.Errorf("atoms-batch jobs of the second batch: %+v, want one", js)
+	}
+}

@@ -16,6 +16,11 @@ import (
 // DefaultSweepEvery is how often a server or worker sweeps (Options.SweepEvery).
 const DefaultSweepEvery = 15 * time.Second
 
+// calSettle is how old the last judgment of a due cal batch must be before
+// a periodic sweep queues it: until then the batch is its trigger's, which
+// runs once the consensus worker has refreshed the judgment.
+const calSettle = 5 * time.Second
+
 // The sweep (issue 29). A judgment's follow-up — its consensus refresh,
 // then the cal trigger (a fully judged batch of a live cal pool queues the
 // next) and, for a constraint judgment, the atom label and the atoms
@@ -30,7 +35,8 @@ const DefaultSweepEvery = 15 * time.Second
 //     queries of published cal pools whose batch is fully judged and for
 //     which no cal-batch job of the next round was ever queued
 //     (store.CALDue; their project's consensus is brought up to date first,
-//     so that the batch learns from every label), and the published atoms
+//     so that the batch learns from every label; a periodic sweep leaves a
+//     batch judged within calSettle to its trigger), and the published atoms
 //     pools whose items are all labelled with no atoms-batch job of their
 //     item count (store.AtomPoolsDue), after writing the labels of answered
 //     constraint items that have none.
@@ -143,6 +149,15 @@ func (s *sweeper) sweep(ctx context.Context, full bool) (SweepResult, error) {
 		}
 		current := map[int64]error{}
 		for _, q := range due {
+			if !full {
+				// A batch judged an instant ago is its trigger's (the
+				// consensus worker may be behind): no project sync for it.
+				recent, err := s.st.CALJudgedWithin(ctx, q, calSettle)
+				if err != nil || recent {
+					errs = append(errs, err)
+					continue
+				}
+			}
 			if _, ok := current[q.ProjectID]; !ok && !full {
 				current[q.ProjectID] = consensus.Current(ctx, s.st, q.ProjectID)
 				errs = append(errs, current[q.ProjectID])

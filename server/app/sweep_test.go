@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"testing"
@@ -240,5 +241,88 @@ func TestSweepQueuesLostAtomsBatch(t *testing.T) {
 	time.Sleep(3 * every) // every server has swept since
 	if js := batchJobs(items); len(js) != 1 {
 		t.Errorf("atoms-batch jobs of the second batch: %+v, want one", js)
+	}
+}
+
+// TestSweepQueuesLostCALBatch (issue 29): while two servers run, the
+// judgments completing a live cal pool's first batches are committed by a
+// process killed before their consensus refresh and trigger. The periodic
+// sweep leaves the batches a few seconds to their trigger, then repairs
+// the project's consensus and queues each query's next batch, once.
+func TestSweepQueuesLostCALBatch(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 1)
+	if err := judgingtest.AddRuns(ctx, st, fx); err != nil {
+		t.Fatal(err)
+	}
+	p := fx.Project.ID
+	rep, err := pooling.Create(ctx, st, p, pooling.Spec{Name: "cal", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: pooling.CAL,
+		CAL: pooling.CALParams{Batch: 2, Stop: pooling.CALStopNone, Max: 50}}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PublishPool(ctx, rep.PoolID, fx.Users["researcher"].ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	const every = 300 * time.Millisecond
+	a := newApp(t, st, app.Options{SweepEvery: every})
+	newApp(t, st, app.Options{SweepEvery: every})
+	if res, err := a.Sweep(ctx, true); err != nil || res.CALQueued != 0 {
+		t.Fatalf("before any judgment: %+v %v, want nothing queued", res, err)
+	}
+
+	j := newCrashedJudge(t, st, fx.Users["annotator1"])
+	j.all(ctx, fx.Project.Name, api.KindRelevance, func(n int, req *api.JudgmentRequest) {
+		rel := n % 2 * 3
+		req.Relevance, req.Evidence = &rel, api.EvidenceComplete
+	})
+	judged := time.Now()
+	qs, err := st.CALQueries(ctx, rep.PoolID)
+	if err != nil || len(qs) < 2 {
+		t.Fatalf("cal queries: %+v %v", qs, err)
+	}
+	for _, q := range qs {
+		if q.Round != 0 || q.Pending != 0 {
+			t.Fatalf("after the crash: %+v, want round 0 fully judged", q)
+		}
+	}
+	calJobs := func() map[pooling.CALJobParams]int {
+		t.Helper()
+		all, err := st.ListJobs(ctx, p, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[pooling.CALJobParams]int{}
+		for _, jb := range all {
+			if jb.Kind == pooling.CALJobKind {
+				var cp pooling.CALJobParams
+				if err := json.Unmarshal(jb.Params, &cp); err != nil {
+					t.Fatal(err)
+				}
+				out[cp]++
+			}
+		}
+		return out
+	}
+	deadline := judged.Add(30 * time.Second)
+	for len(calJobs()) < len(qs) {
+		if time.Now().After(deadline) {
+			t.Fatalf("cal-batch jobs %v 30 s after the crash, want one per query", calJobs())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if waited := time.Since(judged); waited < 4*time.Second {
+		t.Errorf("queued %v after the judgments: the sweep did not leave them to their trigger first", waited)
+	}
+	time.Sleep(3 * every) // both servers have swept again
+	jobsNow := calJobs()
+	for _, q := range qs {
+		if n := jobsNow[pooling.CALJobParams{PoolID: rep.PoolID, QueryID: q.QueryID, Round: 1}]; n != 1 {
+			t.Errorf("query %s: %d jobs for round 1, want 1 (%v)", q.QueryExtID, n, jobsNow)
+		}
+	}
+	if stale, err := st.ConsensusStale(ctx, p); err != nil || stale {
+		t.Errorf("after the sweep the consensus is stale = %v (%v), want it repaired before the batch", stale, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -71,6 +72,24 @@ func (s *Store) CALDue(ctx context.Context) ([]CALQuery, error) {
 		}
 	}
 	return out, nil
+}
+
+// CALJudgedWithin reports whether a judgment of an item of q's last batch
+// was stored within the last d (its follow-up may still be on its way: the
+// periodic sweep leaves such a batch to its trigger for now).
+func (s *Store) CALJudgedWithin(ctx context.Context, q CALQuery, d time.Duration) (bool, error) {
+	var recent bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pool_items pi
+			JOIN documents d ON d.project_id = $1 AND d.ext_id = pi.doc_ext_id
+			JOIN items i ON i.project_id = $1 AND i.kind = 'relevance' AND i.query_id = pi.query_id AND i.document_id = d.id
+			JOIN judgments j ON j.item_id = i.id
+			WHERE pi.pool_id = $2 AND pi.query_id = $3 AND pi.round = $4
+			  AND j.created_at > now() - make_interval(secs => $5))`,
+		q.ProjectID, q.PoolID, q.QueryID, q.Round, d.Seconds()).Scan(&recent)
+	if err != nil {
+		return false, fmt.Errorf("store: recent judgments of query %d of cal pool %d: %w", q.QueryID, q.PoolID, err)
+	}
+	return recent, nil
 }
 
 // AtomPoolDue is a live atoms pool whose current batch is labelled.

@@ -901,6 +901,14 @@ CREATE TABLE public.sparse_embeddings (
     embedding public.sparsevec NOT NULL
 );
 
+-- Name: sweep_state; Type: TABLE; Schema: public; Owner: -
+
+CREATE TABLE public.sweep_state (
+    id integer NOT NULL,
+    swept_at timestamp with time zone NOT NULL,
+    CONSTRAINT sweep_state_id_check CHECK ((id = 1))
+);
+
 -- Name: users; Type: TABLE; Schema: public; Owner: -
 
 CREATE TABLE public.users (
@@ -1236,6 +1244,11 @@ ALTER TABLE ONLY public.sessions
 
 ALTER TABLE ONLY public.sparse_embeddings
     ADD CONSTRAINT sparse_embeddings_pkey PRIMARY KEY (encoder_id, document_id);
+
+-- Name: sweep_state sweep_state_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.sweep_state
+    ADD CONSTRAINT sweep_state_pkey PRIMARY KEY (id);
 
 -- Name: users users_external_id_key; Type: CONSTRAINT; Schema: public; Owner: -
 

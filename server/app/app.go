@@ -110,12 +110,12 @@ func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logg
 	a := &App{Jobs: jc, log: log, Services: httpapi.Services{Store: st, Jobs: jc}}
 	calTrigger := pooling.NewCALTrigger(st, jc, log)
 	atomsTrigger := atompool.NewAtomsTrigger(st, jc, log)
-	a.sweeper = &sweeper{st: st, cal: calTrigger, atoms: atomsTrigger, log: log}
 	every := opts.SweepEvery
 	if every <= 0 {
 		every = DefaultSweepEvery
 	}
-	a.sweeper.start(every)
+	a.sweeper = &sweeper{st: st, cal: calTrigger, atoms: atomsTrigger, log: log, every: every}
+	a.sweeper.start()
 	if opts.JobsOnly {
 		return a, nil
 	}

@@ -43,13 +43,15 @@ const calSettle = 5 * time.Second
 //
 // Several servers and workers on one database: one sweep at a time holds
 // an advisory lock (the periodic sweep skips when another process holds
-// it, the full one waits), and the jobs are unique in River (a job equal
-// to one queued or running is not queued again).
+// it or swept within half the period, table sweep_state; the full one
+// waits), and the jobs are unique in River (a job equal to one queued or
+// running is not queued again).
 type sweeper struct {
 	st    *store.Store
 	cal   *pooling.CALTrigger
 	atoms *atompool.AtomsTrigger
 	log   *slog.Logger
+	every time.Duration // the period (Options.SweepEvery)
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -70,15 +72,15 @@ func (r SweepResult) did() bool {
 	return r.Consensus+r.Labels+r.CALQueued+r.AtomsQueued > 0
 }
 
-// start runs the full sweep, then one every every, in a goroutine that
+// start runs the full sweep, then one every s.every, in a goroutine that
 // close stops.
-func (s *sweeper) start(every time.Duration) {
+func (s *sweeper) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
 	go func() {
 		defer close(s.done)
 		s.logged(ctx, true)
-		t := time.NewTicker(every)
+		t := time.NewTicker(s.every)
 		defer t.Stop()
 		for {
 			select {
@@ -102,7 +104,9 @@ func (s *sweeper) close() {
 
 func (s *sweeper) logged(ctx context.Context, full bool) {
 	start := time.Now()
-	res, err := s.sweep(ctx, full)
+	// A periodic sweep is skipped when any process swept within half the
+	// period: one process sweeps per period, however many run.
+	res, err := s.sweep(ctx, full, s.every/2)
 	switch {
 	case err != nil && ctx.Err() == nil:
 		s.log.Error("sweep", "full", full, "err", err)
@@ -113,12 +117,16 @@ func (s *sweeper) logged(ctx context.Context, full bool) {
 }
 
 // sweep runs one sweep (full: the start-up one, with every project's
-// repair). It goes on past a failing project or batch and returns the
-// errors joined.
-func (s *sweeper) sweep(ctx context.Context, full bool) (SweepResult, error) {
+// repair, which waits for another process's sweep to end; otherwise none
+// runs when another process is sweeping or swept within skipWithin). It
+// goes on past a failing project or batch and returns the errors joined.
+func (s *sweeper) sweep(ctx context.Context, full bool, skipWithin time.Duration) (SweepResult, error) {
 	var res SweepResult
 	var errs []error
-	ran, err := s.st.WithSweepLock(ctx, full, func(ctx context.Context) error {
+	if full {
+		skipWithin = 0
+	}
+	ran, err := s.st.WithSweepLock(ctx, full, skipWithin, func(ctx context.Context) error {
 		if full {
 			projects, err := s.st.ProjectsWithJudgments(ctx)
 			if err != nil {
@@ -190,10 +198,10 @@ func (s *sweeper) sweep(ctx context.Context, full bool) (SweepResult, error) {
 
 // Sweep runs one sweep now (full: with the start-up repair of every
 // project's consensus and constraint labels, waiting for another
-// process's sweep to end). New starts the sweeps by itself; this is for
-// tests and tools.
+// process's sweep to end; otherwise it does nothing while another process
+// sweeps). New starts the sweeps by itself; this is for tests and tools.
 func (a *App) Sweep(ctx context.Context, full bool) (SweepResult, error) {
-	return a.sweeper.sweep(ctx, full)
+	return a.sweeper.sweep(ctx, full, 0)
 }
 
 // holdObserver is the judgment observer of a test server

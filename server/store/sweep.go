@@ -26,12 +26,15 @@ const (
 	atomsJobKind = "atoms-batch"
 )
 
-// WithSweepLock runs fn while holding the sweep's advisory lock: with wait
-// it waits for the lock, otherwise it returns ran = false at once when
-// another process (or goroutine) holds it. The lock belongs to a
-// transaction left open while fn runs (fn uses the pool as it likes), so
-// it ends with the transaction, or with the session of a process that dies.
-func (s *Store) WithSweepLock(ctx context.Context, wait bool, fn func(ctx context.Context) error) (ran bool, err error) {
+// WithSweepLock runs fn while holding the sweep's advisory lock, and
+// records when it ran (table sweep_state). With wait it waits for the lock;
+// otherwise it returns ran = false at once when another process (or
+// goroutine) holds it, or when a sweep ran within skipWithin (0: never
+// skip for that): with several processes on the database, one sweeps per
+// period. The lock belongs to a transaction left open while fn runs (fn
+// uses the pool as it likes), so it ends with the transaction, or with the
+// session of a process that dies.
+func (s *Store) WithSweepLock(ctx context.Context, wait bool, skipWithin time.Duration, fn func(ctx context.Context) error) (ran bool, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
 		if wait {
 			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(lockSweep)); err != nil {
@@ -46,8 +49,25 @@ func (s *Store) WithSweepLock(ctx context.Context, wait bool, fn func(ctx contex
 				return nil
 			}
 		}
+		if skipWithin > 0 {
+			var recent bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sweep_state
+					WHERE swept_at > now() - make_interval(secs => $1))`, skipWithin.Seconds()).Scan(&recent); err != nil {
+				return fmt.Errorf("store: last sweep: %w", err)
+			}
+			if recent {
+				return nil
+			}
+		}
 		ran = true
-		return fn(ctx)
+		if err := fn(ctx); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO sweep_state (id, swept_at) VALUES (1, now())
+				ON CONFLICT (id) DO UPDATE SET swept_at = now()`); err != nil {
+			return fmt.Errorf("store: record the sweep: %w", err)
+		}
+		return nil
 	})
 	return ran, err
 }

@@ -6,3 +6,11 @@
 -- (a btree entry must stay under a page's third).
 CREATE INDEX jobs_batch_params_idx ON jobs (project_id, kind, params)
     WHERE kind IN ('cal-batch', 'atoms-batch');
+
+-- When a sweep last ran, across every server and worker on the database: a
+-- periodic sweep is skipped when another process swept within its period,
+-- so the cost stays one sweep per period however many processes run.
+CREATE TABLE sweep_state (
+    id       int PRIMARY KEY CHECK (id = 1),
+    swept_at timestamptz NOT NULL
+);

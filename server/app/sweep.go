@@ -113,6 +113,8 @@ func (s *sweeper) logged(ctx context.Context, full bool) {
 	case res.did():
 		s.log.Info("sweep: re-derived lost work", "full", full, "consensus_rows", res.Consensus, "atom_labels", res.Labels,
 			"cal_batches", res.CALQueued, "atoms_batches", res.AtomsQueued, "took", time.Since(start).Round(time.Millisecond))
+	default:
+		s.log.Debug("sweep: nothing lost", "full", full, "ran", res.Ran, "took", time.Since(start).Round(time.Millisecond))
 	}
 }
 

@@ -124,16 +124,18 @@ type AtomPoolDue struct {
 // their item count was ever queued (in any state: one that ran grew or
 // ended the pool): the batches a lost atoms trigger did not queue.
 func (s *Store) AtomPoolsDue(ctx context.Context) ([]AtomPoolDue, error) {
-	rows, err := s.pool.Query(ctx, `SELECT p.project_id, p.id, s.items FROM pools p
-		CROSS JOIN LATERAL (SELECT count(*)::int AS items,
-				count(*) FILTER (WHERE NOT i.is_gold AND NOT EXISTS (
-					SELECT 1 FROM atom_labels l WHERE l.atom_id = i.atom_id AND l.doc_ext_id = d.ext_id))::int AS pending
-			FROM items i JOIN documents d ON d.id = i.document_id
-			WHERE i.pool_id = p.id AND i.kind = 'constraint') s
-		WHERE p.strategy = 'atoms' AND p.status = 'published' AND s.pending = 0
-		  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = p.project_id AND j.kind = '`+atomsJobKind+`'
-			AND j.params = jsonb_build_object('pool_id', p.id, 'items', s.items))
-		ORDER BY p.id`)
+	// The job test first: a pool whose batch was queued is not due, and
+	// only the others' items are checked for a missing label.
+	rows, err := s.pool.Query(ctx, `WITH c AS (
+			SELECT p.project_id, p.id, (SELECT count(*) FROM items i WHERE i.pool_id = p.id AND i.kind = 'constraint')::int AS items
+			FROM pools p WHERE p.strategy = 'atoms' AND p.status = 'published')
+		SELECT c.project_id, c.id, c.items FROM c
+		WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = c.project_id AND j.kind = '`+atomsJobKind+`'
+				AND j.params = jsonb_build_object('pool_id', c.id, 'items', c.items))
+		  AND NOT EXISTS (SELECT 1 FROM items i JOIN documents d ON d.id = i.document_id
+				WHERE i.pool_id = c.id AND i.kind = 'constraint' AND NOT i.is_gold
+				  AND NOT EXISTS (SELECT 1 FROM atom_labels l WHERE l.atom_id = i.atom_id AND l.doc_ext_id = d.ext_id))
+		ORDER BY c.id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: atoms pools due: %w", err)
 	}

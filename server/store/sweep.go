@@ -72,15 +72,22 @@ func (s *Store) WithSweepLock(ctx context.Context, wait bool, skipWithin time.Du
 	return ran, err
 }
 
+// skippedJob is true of a jobs row j that ran and did nothing because it
+// came too early (its result says why it skipped: pooling.GrowResult,
+// atompool.GrowResult): it does not count as the batch's job.
+const skippedJob = `(j.state = 'done' AND coalesce(j.result ? 'skipped', false))`
+
 // CALDue returns the active queries of published cal pools, in every
 // project, whose last batch is fully judged and for which no cal-batch job
 // of the next round was ever queued (in any state: one that ran grew or
 // stopped the query, one that failed or was cancelled is left to the
-// researcher): the batches a lost cal trigger did not queue.
+// researcher; but one that ran too early and skipped does not count): the
+// batches a lost cal trigger did not queue.
 func (s *Store) CALDue(ctx context.Context) ([]CALQuery, error) {
 	qs, err := s.calQueries(ctx, `WHERE cq.state = 'active' AND p.status = 'published'
 		AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = p.project_id AND j.kind = '`+calJobKind+`'
-			AND j.params = jsonb_build_object('pool_id', cq.pool_id, 'query_id', cq.query_id, 'round', cq.round + 1))
+			AND j.params = jsonb_build_object('pool_id', cq.pool_id, 'query_id', cq.query_id, 'round', cq.round + 1)
+			AND NOT `+skippedJob+`)
 		ORDER BY cq.pool_id, cq.query_id`)
 	if err != nil {
 		return nil, err
@@ -122,7 +129,8 @@ type AtomPoolDue struct {
 // AtomPoolsDue returns the published atoms pools, in every project, whose
 // constraint items all have a label and for which no atoms-batch job of
 // their item count was ever queued (in any state: one that ran grew or
-// ended the pool): the batches a lost atoms trigger did not queue.
+// ended the pool; but one that ran too early and skipped does not count):
+// the batches a lost atoms trigger did not queue.
 func (s *Store) AtomPoolsDue(ctx context.Context) ([]AtomPoolDue, error) {
 	// The job test first: a pool whose batch was queued is not due, and
 	// only the others' items are checked for a missing label.
@@ -131,7 +139,8 @@ func (s *Store) AtomPoolsDue(ctx context.Context) ([]AtomPoolDue, error) {
 			FROM pools p WHERE p.strategy = 'atoms' AND p.status = 'published')
 		SELECT c.project_id, c.id, c.items FROM c
 		WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = c.project_id AND j.kind = '`+atomsJobKind+`'
-				AND j.params = jsonb_build_object('pool_id', c.id, 'items', c.items))
+				AND j.params = jsonb_build_object('pool_id', c.id, 'items', c.items)
+				AND NOT `+skippedJob+`)
 		  AND NOT EXISTS (SELECT 1 FROM items i JOIN documents d ON d.id = i.document_id
 				WHERE i.pool_id = c.id AND i.kind = 'constraint' AND NOT i.is_gold
 				  AND NOT EXISTS (SELECT 1 FROM atom_labels l WHERE l.atom_id = i.atom_id AND l.doc_ext_id = d.ext_id))

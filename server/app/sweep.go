@@ -129,6 +129,10 @@ func (s *sweeper) sweep(ctx context.Context, full bool, skipWithin time.Duration
 		skipWithin = 0
 	}
 	ran, err := s.st.WithSweepLock(ctx, full, skipWithin, func(ctx context.Context) error {
+		// current holds, per project, the outcome of bringing its
+		// consensus up to date (a cal batch of a project whose repair
+		// failed would miss labels: the next sweep tries again).
+		current := map[int64]error{}
 		if full {
 			projects, err := s.st.ProjectsWithJudgments(ctx)
 			if err != nil {
@@ -138,6 +142,7 @@ func (s *sweeper) sweep(ctx context.Context, full bool, skipWithin time.Duration
 				r, err := consensus.Repair(ctx, s.st, p)
 				res.Consensus += r.Consensus
 				res.Labels += r.Labels
+				current[p] = err
 				errs = append(errs, err)
 			}
 		} else {
@@ -157,7 +162,6 @@ func (s *sweeper) sweep(ctx context.Context, full bool, skipWithin time.Duration
 		if err != nil {
 			return err
 		}
-		current := map[int64]error{}
 		for _, q := range due {
 			if !full {
 				// A batch judged an instant ago is its trigger's (the
@@ -173,7 +177,7 @@ func (s *sweeper) sweep(ctx context.Context, full bool, skipWithin time.Duration
 				errs = append(errs, current[q.ProjectID])
 			}
 			if current[q.ProjectID] != nil {
-				continue // the batch would miss labels: the next sweep tries again
+				continue
 			}
 			if _, err := s.cal.Queue(ctx, q); err != nil {
 				errs = append(errs, err)

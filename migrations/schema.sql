@@ -933,6 +933,14 @@ CREATE TABLE public.sparse_embeddings (
     embedding public.sparsevec NOT NULL
 );
 
+-- Name: sweep_state; Type: TABLE; Schema: public; Owner: -
+
+CREATE TABLE public.sweep_state (
+    id integer NOT NULL,
+    swept_at timestamp with time zone NOT NULL,
+    CONSTRAINT sweep_state_id_check CHECK ((id = 1))
+);
+
 -- Name: users; Type: TABLE; Schema: public; Owner: -
 
 CREATE TABLE public.users (
@@ -1278,6 +1286,11 @@ ALTER TABLE ONLY public.sessions
 ALTER TABLE ONLY public.sparse_embeddings
     ADD CONSTRAINT sparse_embeddings_pkey PRIMARY KEY (encoder_id, document_id);
 
+-- Name: sweep_state sweep_state_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.sweep_state
+    ADD CONSTRAINT sweep_state_pkey PRIMARY KEY (id);
+
 -- Name: users users_external_id_key; Type: CONSTRAINT; Schema: public; Owner: -
 
 ALTER TABLE ONLY public.users
@@ -1337,6 +1350,10 @@ CREATE INDEX items_project_kind ON public.items USING btree (project_id, kind, p
 -- Name: items_relevance_unique; Type: INDEX; Schema: public; Owner: -
 
 CREATE UNIQUE INDEX items_relevance_unique ON public.items USING btree (project_id, query_id, document_id) WHERE (kind = 'relevance'::text);
+
+-- Name: jobs_batch_params_idx; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX jobs_batch_params_idx ON public.jobs USING btree (project_id, kind, params) WHERE (kind = ANY (ARRAY['cal-batch'::text, 'atoms-batch'::text]));
 
 -- Name: jobs_project_idx; Type: INDEX; Schema: public; Owner: -
 

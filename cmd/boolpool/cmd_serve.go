@@ -43,7 +43,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
-	a, err := newApp(ctx, cfg, st, log, jf.appOptions())
+	opts := jf.appOptions()
+	if opts.TestHoldAfterJudgment, err = testHold(); err != nil {
+		return err
+	}
+	a, err := newApp(ctx, cfg, st, log, opts)
 	if err != nil {
 		return err
 	}

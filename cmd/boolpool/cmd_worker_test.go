@@ -116,6 +116,7 @@ func TestWorkerRunsQueuedJobs(t *testing.T) {
 		{"--database-url", url, "--device", "tpu"},
 		{"--database-url", url, "--concurrency", "0"},
 		{"--database-url", url, "--queues", "gpu"},
+		{"--database-url", url, "--sweep-every", "10ms"},
 	} {
 		if err := runWorker(ctx, args, io.Discard, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("worker %v: %v, want a usage error", args, err)

@@ -46,10 +46,24 @@ func TestHelperServeProcess(t *testing.T) {
 // on a free loopback address and waits for /readyz; it returns the base URL.
 func startServeProcess(t *testing.T, cache string, args ...string) string {
 	t.Helper()
+	return startServeProc(t, cache, nil, args...).base
+}
+
+// serveProc is a `boolpool serve` process of a test.
+type serveProc struct {
+	base   string
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when it has ended
+}
+
+// startServeProc is startServeProcess with extra environment variables
+// (NAME=value), returning the process too (a crash test kills it).
+func startServeProc(t *testing.T, cache string, env []string, args ...string) *serveProc {
+	t.Helper()
 	addr := freeAddr(t)
 	args = append([]string{"--addr", addr, "--static", t.TempDir(), "--log-level", "warn"}, args...)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServeProcess$")
-	cmd.Env = append(os.Environ(), "BOOLPOOL_HELPER_SERVE_ARGS="+strings.Join(args, " "), "BOOLPOOL_CACHE="+cache)
+	cmd.Env = append(append(os.Environ(), "BOOLPOOL_HELPER_SERVE_ARGS="+strings.Join(args, " "), "BOOLPOOL_CACHE="+cache), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -75,7 +89,7 @@ func startServeProcess(t *testing.T, cache string, args ...string) string {
 		if res, err := http.Get(base + "/readyz"); err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
-				return base
+				return &serveProc{base: base, cmd: cmd, exited: exited}
 			}
 		}
 		select {

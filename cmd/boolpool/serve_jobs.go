@@ -24,6 +24,7 @@ type jobFlags struct {
 	device      string
 	rescueAfter time.Duration
 	maxAttempts int
+	sweepEvery  time.Duration
 }
 
 // register adds the flags; concurrencyFlag names the concurrency flag
@@ -35,6 +36,8 @@ func (f *jobFlags) register(fs *flag.FlagSet, concurrencyFlag, concurrencyDoc st
 	fs.StringVar(&f.device, "device", encoders.DeviceCPU, "execution `device` of the dense encoders of encode jobs: cpu or cuda")
 	fs.DurationVar(&f.rescueAfter, "rescue-after", 2*time.Minute, "a running job whose worker has sent no heartbeat for this long (the worker died) is given to another worker")
 	fs.IntVar(&f.maxAttempts, "max-attempts", 5, "attempts of a job this process starts before it fails (a worker's shutdown does not use one up)")
+	fs.DurationVar(&f.sweepEvery, "sweep-every", app.DefaultSweepEvery, "how often this process queues the due batches of live cal and atoms pools "+
+		"that a process killed after a judgment left unqueued (it also does so, and repairs every project's consensus, at start)")
 }
 
 func (f *jobFlags) validate() error {
@@ -49,6 +52,9 @@ func (f *jobFlags) validate() error {
 	}
 	if f.maxAttempts < 1 {
 		return fmt.Errorf("%w: --max-attempts must be at least 1", errUsage)
+	}
+	if f.sweepEvery < time.Second {
+		return fmt.Errorf("%w: --sweep-every must be at least 1s", errUsage)
 	}
 	return nil
 }
@@ -67,7 +73,26 @@ func (f *jobFlags) jobsConfig() jobs.Config {
 
 // appOptions are the composition's options of the flags.
 func (f *jobFlags) appOptions() app.Options {
-	return app.Options{Jobs: f.jobsConfig(), Device: f.device}
+	return app.Options{Jobs: f.jobsConfig(), Device: f.device, SweepEvery: f.sweepEvery}
+}
+
+// testHoldEnv names the environment variable of crash tests
+// (app.Options.TestHoldAfterJudgment): a duration every judgment request
+// of `boolpool serve` waits between its commit and its consensus refresh.
+// Unset in production.
+const testHoldEnv = "BOOLPOOL_TEST_HOLD_AFTER_JUDGMENT"
+
+// testHold reads testHoldEnv (0 when unset).
+func testHold() (time.Duration, error) {
+	v := os.Getenv(testHoldEnv)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%w: %s=%q is not a duration", errUsage, testHoldEnv, v)
+	}
+	return d, nil
 }
 
 // newApp builds the composition root (server/app) of serve and worker;

@@ -51,6 +51,16 @@ type Options struct {
 	// NoRelay leaves out the relay to the other servers on the database
 	// (the live dashboards then follow the consensus directly).
 	NoRelay bool
+	// SweepEvery is how often the due batches of live cal and atoms pools
+	// are re-derived from the database (see sweeper; 0: DefaultSweepEvery).
+	// The full sweep, with every project's consensus repair, runs once at
+	// start whatever the value.
+	SweepEvery time.Duration
+	// TestHoldAfterJudgment, for crash tests only, makes every judgment
+	// request wait this long between committing the judgment and telling
+	// the consensus (0 in production: `boolpool serve` sets it only from
+	// the environment variable BOOLPOOL_TEST_HOLD_AFTER_JUDGMENT).
+	TestHoldAfterJudgment time.Duration
 }
 
 // App is the running composition: the services httpapi serves and the
@@ -63,6 +73,7 @@ type App struct {
 	Jobs *jobs.Client
 
 	log        *slog.Logger
+	sweeper    *sweeper
 	consensus  *consensus.Service // nil with JobsOnly
 	dashboards *live.Service      // nil with JobsOnly
 }
@@ -81,7 +92,10 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // judgment; consensus tells the live dashboards (through the relay), the cal
 // trigger (a judged batch of a live cal pool queues its next batch) and,
 // of every changed atom label, the atoms trigger (a labelled batch of a
-// live atoms pool queues its next batch).
+// live atoms pool queues its next batch). Server or worker, it starts the
+// sweep (sweeper): the start-up repair of every project's consensus, then
+// the due batches that a process killed before its trigger ran did not
+// queue, again every Options.SweepEvery.
 func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger, opts Options) (*App, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -94,6 +108,14 @@ func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logg
 		return nil, err
 	}
 	a := &App{Jobs: jc, log: log, Services: httpapi.Services{Store: st, Jobs: jc}}
+	calTrigger := pooling.NewCALTrigger(st, jc, log)
+	atomsTrigger := atompool.NewAtomsTrigger(st, jc, log)
+	every := opts.SweepEvery
+	if every <= 0 {
+		every = DefaultSweepEvery
+	}
+	a.sweeper = &sweeper{st: st, cal: calTrigger, atoms: atomsTrigger, log: log, every: every}
+	a.sweeper.start()
 	if opts.JobsOnly {
 		return a, nil
 	}
@@ -109,10 +131,15 @@ func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logg
 		cons.AddItemListener(relay)
 		a.Services.Relay = relay
 	}
-	cons.AddItemListener(consensus.ItemListener(pooling.NewCALTrigger(st, jc, log).ItemChanged))
-	cons.AddConstraintListener(atompool.NewAtomsTrigger(st, jc, log))
-	judge := judging.New(st, cons, log) // every stored relevance judgment reaches the consensus
-	judge.ObserveConstraints(cons)      // and every constraint judgment the atom labels
+	cons.AddItemListener(consensus.ItemListener(calTrigger.ItemChanged))
+	cons.AddConstraintListener(atomsTrigger)
+	var obs judgmentObserver = cons
+	if opts.TestHoldAfterJudgment > 0 {
+		log.Warn("crash-test hold: every judgment waits after its commit before its consensus refresh", "hold", opts.TestHoldAfterJudgment)
+		obs = holdObserver{cons: cons, hold: opts.TestHoldAfterJudgment}
+	}
+	judge := judging.New(st, obs, log) // every stored relevance judgment reaches the consensus
+	judge.ObserveConstraints(obs)      // and every constraint judgment the atom labels
 	a.Services.Auth = auth.New(st, auth.Options{
 		SessionTTL: cfg.SessionTTL, SecureCookies: cfg.SecureCookies,
 		LoginPerMinute: cfg.LoginPerMinute, AccountLoginPerMinute: cfg.AccountLoginPerMinute,
@@ -126,12 +153,13 @@ func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logg
 }
 
 // Close stops the background work, in order, once the HTTP server has
-// stopped: the job client (its running jobs go back to the queue, until
+// stopped: the sweeps, the job client (its running jobs go back to the queue, until
 // ctx ends), then the consensus worker (after applying every queued
 // judgment), then the dashboards' timers and reloads. It returns the job
 // client's error, after stopping the rest.
 func (a *App) Close(ctx context.Context) error {
 	var err error
+	a.sweeper.close()
 	if e := a.Jobs.Stop(ctx); e != nil {
 		err = fmt.Errorf("stopping the job worker: %w", e)
 	}

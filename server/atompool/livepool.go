@@ -353,12 +353,21 @@ func (t *AtomsTrigger) QueueDue(ctx context.Context, projectID, itemID int64) (q
 	if err != nil || pending > 0 {
 		return false, err
 	}
-	raw, err := json.Marshal(AtomsJobParams{PoolID: poolID, Items: items})
-	if err != nil {
-		return false, fmt.Errorf("atompool: %w", err)
-	}
-	if _, err := t.jobs.Submit(ctx, projectID, pooling.AtomsJobKind, raw, 0); err != nil {
+	if err := t.QueuePool(ctx, projectID, poolID, items); err != nil {
 		return false, err
 	}
 	return true, nil
+}
+
+// QueuePool queues the job that adds the next batch of an atoms pool that
+// has items constraint items, all labelled (an equal job queued or running
+// counts). The sweep of server/app calls it for the pools whose trigger
+// was lost (store.AtomPoolsDue).
+func (t *AtomsTrigger) QueuePool(ctx context.Context, projectID, poolID int64, items int) error {
+	raw, err := json.Marshal(AtomsJobParams{PoolID: poolID, Items: items})
+	if err != nil {
+		return fmt.Errorf("atompool: %w", err)
+	}
+	_, err = t.jobs.Submit(ctx, projectID, pooling.AtomsJobKind, raw, 0)
+	return err
 }

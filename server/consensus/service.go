@@ -471,6 +471,31 @@ func Current(ctx context.Context, st *store.Store, projectID int64) error {
 	return err
 }
 
+// Repaired counts what Repair rewrote.
+type Repaired struct {
+	Consensus int // relevance consensus rows written or removed
+	Labels    int // atom labels of constraint items written or removed
+}
+
+// Repair brings everything a project's judgments derive at once up to
+// date: the relevance consensus (as Current: a full sync only when some
+// judgment or adjudication is newer than its item's consensus) and the
+// atom labels of its constraint items (SyncConstraints). A process killed
+// between committing a judgment and its refresh leaves these stale; the
+// sweep of server/app calls Repair for every project when a server or
+// worker starts, so they do not wait for the next export.
+func Repair(ctx context.Context, st *store.Store, projectID int64) (Repaired, error) {
+	var r Repaired
+	var err error
+	if r.Consensus, err = syncIfStale(ctx, st, projectID); err != nil {
+		return r, err
+	}
+	if r.Labels, err = SyncConstraints(ctx, st, projectID); err != nil {
+		return r, fmt.Errorf("consensus: sync the constraint labels of project %d: %w", projectID, err)
+	}
+	return r, nil
+}
+
 func syncIfStale(ctx context.Context, st *store.Store, projectID int64) (int, error) {
 	stale, err := st.ConsensusStale(ctx, projectID)
 	if err != nil || !stale {

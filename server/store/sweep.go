@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"boolpool/server/vocab"
 )
 
 // The sweep's SQL (issue 29): the work a judgment's in-memory follow-up
@@ -18,13 +20,6 @@ import (
 // lockSweep is the advisory lock (one-key form) one sweep at a time holds
 // across every process on the database.
 const lockSweep = 0x62700003
-
-// Job kinds the sweep looks for (pooling.CALJobKind and
-// pooling.AtomsJobKind; the store does not import pooling).
-const (
-	calJobKind   = "cal-batch"
-	atomsJobKind = "atoms-batch"
-)
 
 // WithSweepLock runs fn while holding the sweep's advisory lock, and
 // records when it ran (table sweep_state). With wait it waits for the lock;
@@ -85,7 +80,7 @@ const skippedJob = `(j.state = 'done' AND coalesce(j.result ? 'skipped', false))
 // batches a lost cal trigger did not queue.
 func (s *Store) CALDue(ctx context.Context) ([]CALQuery, error) {
 	qs, err := s.calQueries(ctx, `WHERE cq.state = 'active' AND p.status = 'published'
-		AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = p.project_id AND j.kind = '`+calJobKind+`'
+		AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = p.project_id AND j.kind = '`+vocab.JobKindCALBatch+`'
 			AND j.params = jsonb_build_object('pool_id', cq.pool_id, 'query_id', cq.query_id, 'round', cq.round + 1)
 			AND NOT `+skippedJob+`)
 		ORDER BY cq.pool_id, cq.query_id`)
@@ -138,7 +133,7 @@ func (s *Store) AtomPoolsDue(ctx context.Context) ([]AtomPoolDue, error) {
 			SELECT p.project_id, p.id, (SELECT count(*) FROM items i WHERE i.pool_id = p.id AND i.kind = 'constraint')::int AS items
 			FROM pools p WHERE p.strategy = 'atoms' AND p.status = 'published')
 		SELECT c.project_id, c.id, c.items FROM c
-		WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = c.project_id AND j.kind = '`+atomsJobKind+`'
+		WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = c.project_id AND j.kind = '`+vocab.JobKindAtomsBatch+`'
 				AND j.params = jsonb_build_object('pool_id', c.id, 'items', c.items)
 				AND NOT `+skippedJob+`)
 		  AND NOT EXISTS (SELECT 1 FROM items i JOIN documents d ON d.id = i.document_id

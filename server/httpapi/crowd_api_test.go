@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/internal/judgingtest"
 	"boolpool/api"
+	"boolpool/internal/judgingtest"
 )
 
 // enableCrowd turns crowd entry on for the fixture project (as its
@@ -260,5 +260,58 @@ func TestCrowdCapAndLeaseBound(t *testing.T) {
 	}
 	if q := e.login("annotator1").queue("relevance", 10); len(q.Tasks) == 0 {
 		t.Error("members are starved by crowd identities")
+	}
+}
+
+// Issue 29 item 4: the lease cap of a crowd participant counts every kind
+// together (it was applied per kind: 3 relevance items and then the
+// paraphrase items on top).
+func TestCrowdLeaseCapAcrossKinds(t *testing.T) {
+	e := newEnv(t, 1, nil)
+	if err := judgingtest.AddRelevanceItems(context.Background(), e.st, e.fx, 10); err != nil {
+		t.Fatal(err)
+	}
+	cs := e.enableCrowd(0)
+	u := e.anon()
+	if st, _ := u.enter(cs.EntryPath, "kinds", nil); st != 303 {
+		t.Fatalf("entry: %d", st)
+	}
+	rq := u.queue(api.KindRelevance, 10)
+	if len(rq.Tasks) != api.CrowdLeaseCap {
+		t.Fatalf("relevance: %d leased, want the cap %d", len(rq.Tasks), api.CrowdLeaseCap)
+	}
+	if q := u.queue(api.KindParaphrase, 10); len(q.Tasks) != 0 {
+		t.Errorf("with %d relevance items held, paraphrase leased %d more (cap %d across kinds)", len(rq.Tasks), len(q.Tasks), api.CrowdLeaseCap)
+	}
+	held := func() int {
+		var n int
+		if err := e.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM assignments
+			WHERE user_id = $1 AND status = 'leased' AND lease_expires_at > now()`, u.id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := held(); n != api.CrowdLeaseCap {
+		t.Errorf("participant holds %d leases, want %d", n, api.CrowdLeaseCap)
+	}
+	// Judging one relevance item makes room for one item of another kind.
+	tk := rq.Tasks[0]
+	req := api.JudgmentRequest{ClientID: uuid(1), AuthorID: u.id, ItemID: tk.ItemID, Kind: api.KindRelevance, Relevance: rel(2), Evidence: "partial"}
+	if st := u.do("POST", "/api/judgments", req, nil); st != 201 {
+		t.Fatalf("judgment: %d", st)
+	}
+	if q := u.queue(api.KindParaphrase, 10); len(q.Tasks) != 1 {
+		t.Errorf("after one judgment, paraphrase leased %d, want 1", len(q.Tasks))
+	}
+	if n := held(); n != api.CrowdLeaseCap {
+		t.Errorf("participant holds %d leases, want %d", n, api.CrowdLeaseCap)
+	}
+	// Members are not capped.
+	a := e.login("annotator1")
+	if q := a.queue(api.KindRelevance, 10); len(q.Tasks) <= api.CrowdLeaseCap {
+		t.Errorf("a member leased %d relevance items, more than the crowd cap expected", len(q.Tasks))
+	}
+	if q := a.queue(api.KindParaphrase, 10); len(q.Tasks) == 0 {
+		t.Error("a member holding relevance items got no paraphrase item")
 	}
 }

@@ -53,6 +53,9 @@ type DecideFunc func(current []Judgment, adj *Adjudication) (row ConsensusRow, o
 const (
 	lockConsensusProject = 0x62700001
 	lockConsensusItem    = 0x62700002
+	// leaseCapLock (with the rater's id) serialises one rater's leases
+	// under a cap across kinds (LeaseParams.TotalCap).
+	leaseCapLock = 0x62700003
 )
 
 // lockKey folds an id into an advisory lock's second key (a collision

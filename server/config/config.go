@@ -25,7 +25,8 @@ type Config struct {
 	MaxBodyBytes   int64
 	MaxUploadBytes int64 // file uploads of the setup page (0 = DefaultMaxUpload)
 	LoginPerMinute int
-	// AccountLoginPerMinute limits sign-in attempts per account name;
+	// AccountLoginPerMinute limits sign-in attempts per account name and
+	// address (and per account name, see auth.Service.Login);
 	// MaxConcurrentHashes bounds password hashes computed at once.
 	AccountLoginPerMinute int
 	MaxConcurrentHashes   int
@@ -67,7 +68,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxBodyBytes, "max-body", int64(envInt("BOOLPOOL_MAX_BODY", 1<<20)), "largest accepted request body in bytes (env BOOLPOOL_MAX_BODY)")
 	fs.Int64Var(&c.MaxUploadBytes, "max-upload", int64(envInt("BOOLPOOL_MAX_UPLOAD", DefaultMaxUpload)), "largest accepted file upload (all files of one import) in bytes (env BOOLPOOL_MAX_UPLOAD)")
 	fs.IntVar(&c.LoginPerMinute, "login-rate", envInt("BOOLPOOL_LOGIN_RATE", 10), "login attempts per minute per client address (env BOOLPOOL_LOGIN_RATE)")
-	fs.IntVar(&c.AccountLoginPerMinute, "login-account-rate", envInt("BOOLPOOL_LOGIN_ACCOUNT_RATE", 10), "login attempts per minute per account, from any address (env BOOLPOOL_LOGIN_ACCOUNT_RATE)")
+	fs.IntVar(&c.AccountLoginPerMinute, "login-account-rate", envInt("BOOLPOOL_LOGIN_ACCOUNT_RATE", 10), "login attempts per minute per account and address, and per account from any address (past that only addresses without a recent failure on the account are heard, after a 1 s backoff) (env BOOLPOOL_LOGIN_ACCOUNT_RATE)")
 	fs.IntVar(&c.MaxConcurrentHashes, "max-password-hashes", envInt("BOOLPOOL_MAX_PASSWORD_HASHES", 0), "password hashes computed at once (19 MiB each); 0 = number of CPUs (env BOOLPOOL_MAX_PASSWORD_HASHES)")
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", envInt("BOOLPOOL_DB_MAX_CONNS", 32), "database connection pool size (env BOOLPOOL_DB_MAX_CONNS)")
 	fs.Func("log-level", "debug|info|warn|error (env BOOLPOOL_LOG_LEVEL)", func(s string) error { return c.LogLevel.UnmarshalText([]byte(s)) })

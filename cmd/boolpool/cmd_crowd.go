@@ -9,11 +9,11 @@ import (
 	"io"
 	"net/url"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/export"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 const crowdUsage = `usage:
@@ -100,14 +100,9 @@ func runCrowdSet(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	u.ProjectID = p.ID
 	if u.Enabled != nil && *u.Enabled {
-		cs, err := st.CrowdSettingsByName(ctx, p.Name)
-		if err != nil {
+		// Used if entry was off (or had no key): off→on makes a new link.
+		if u.EnableKey, err = auth.NewCrowdKey(); err != nil {
 			return err
-		}
-		if cs.Key == "" {
-			if u.NewKey, err = auth.NewCrowdKey(); err != nil {
-				return err
-			}
 		}
 	}
 	if err := crowdFlagError(st.UpdateCrowdSettings(ctx, u)); err != nil {

@@ -26,6 +26,7 @@ type Store interface {
 	DeleteExpiredSessions(ctx context.Context) (int64, error)
 	CrowdSettingsByName(ctx context.Context, name string) (store.CrowdSettings, error)
 	EnterCrowd(ctx context.Context, e store.CrowdEntry) (store.User, bool, error)
+	UseEntryForm(ctx context.Context, tokenHash []byte) (bool, error)
 	RateStore
 }
 

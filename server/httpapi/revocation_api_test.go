@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/server/config"
 	"boolpool/api"
+	"boolpool/server/config"
+	"boolpool/server/store"
 )
 
 // Defect 5: a member removed from a project can no longer read or judge
@@ -141,7 +142,7 @@ func TestLoginTimingSameForCrowdAndUnknown(t *testing.T) {
 		return ds[len(ds)/2]
 	}
 	unknown := median("nobody-at-all")
-	crowd := median("crowd-fixture-timing")
+	crowd := median(store.CrowdUsername(e.fx.Project.ID, "timing"))
 	if crowd*2 < unknown {
 		t.Errorf("crowd account answers in %v, unknown name in %v: the account kind shows in the timing", crowd, unknown)
 	}

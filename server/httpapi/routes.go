@@ -31,7 +31,7 @@ func (s *Server) routes() {
 
 	svc, st := s.svc, s.svc.Store
 	rh := researchHandlers{st: st, exportSt: st, live: svc.Live, cons: svc.Consensus, heartbeat: 15 * time.Second,
-		sessions: svc.Auth, recheck: time.Second, log: s.log}
+		sessions: svc.Auth, recheck: time.Second, streams: s.streams, log: s.log}
 	ah := authHandlers{svc: svc.Auth, users: st}
 	ch := crowdHandlers{svc: svc.Auth, st: st, research: rh}
 	th := taskHandlers{svc: svc.Judging}

@@ -266,7 +266,8 @@ func TestCrowdCapAndLeaseBound(t *testing.T) {
 
 // Issue 29 item 4: the lease cap of a crowd participant counts every kind
 // together (it was applied per kind: 3 relevance items and then the
-// paraphrase items on top).
+// paraphrase items on top); asking for another kind gives back the items
+// held of the others.
 func TestCrowdLeaseCapAcrossKinds(t *testing.T) {
 	e := newEnv(t, 1, nil)
 	if err := judgingtest.AddRelevanceItems(context.Background(), e.st, e.fx, 10); err != nil {
@@ -281,30 +282,34 @@ func TestCrowdLeaseCapAcrossKinds(t *testing.T) {
 	if len(rq.Tasks) != api.CrowdLeaseCap {
 		t.Fatalf("relevance: %d leased, want the cap %d", len(rq.Tasks), api.CrowdLeaseCap)
 	}
-	if q := u.queue(api.KindParaphrase, 10); len(q.Tasks) != 0 {
-		t.Errorf("with %d relevance items held, paraphrase leased %d more (cap %d across kinds)", len(rq.Tasks), len(q.Tasks), api.CrowdLeaseCap)
-	}
-	held := func() int {
+	held := func(kind string) int {
 		var n int
-		if err := e.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM assignments
-			WHERE user_id = $1 AND status = 'leased' AND lease_expires_at > now()`, u.id).Scan(&n); err != nil {
+		if err := e.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM assignments a JOIN items i ON i.id = a.item_id
+			WHERE a.user_id = $1 AND a.status = 'leased' AND a.lease_expires_at > now() AND ($2 = '' OR i.kind = $2)`, u.id, kind).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
-	if n := held(); n != api.CrowdLeaseCap {
-		t.Errorf("participant holds %d leases, want %d", n, api.CrowdLeaseCap)
+	// Asking for another kind: the relevance items are given back, so the
+	// participant never holds more than the cap in all.
+	pq := u.queue(api.KindParaphrase, 10)
+	if len(pq.Tasks) != 2 {
+		t.Errorf("paraphrase: %d leased, want the fixture's 2", len(pq.Tasks))
 	}
-	// Judging one relevance item makes room for one item of another kind.
+	if n, r := held(""), held(api.KindRelevance); n > api.CrowdLeaseCap || r != 0 {
+		t.Errorf("participant holds %d leases (%d relevance) after asking for paraphrases, want at most %d and no relevance", n, r, api.CrowdLeaseCap)
+	}
+	// A judgment of a relevance item given back is still accepted.
 	tk := rq.Tasks[0]
 	req := api.JudgmentRequest{ClientID: uuid(1), AuthorID: u.id, ItemID: tk.ItemID, Kind: api.KindRelevance, Relevance: rel(2), Evidence: "partial"}
 	if st := u.do("POST", "/api/judgments", req, nil); st != 201 {
-		t.Fatalf("judgment: %d", st)
+		t.Fatalf("judgment of a given-back lease: %d", st)
 	}
-	if q := u.queue(api.KindParaphrase, 10); len(q.Tasks) != 1 {
-		t.Errorf("after one judgment, paraphrase leased %d, want 1", len(q.Tasks))
+	// Back on the relevance page: the cap again, the paraphrases given back.
+	if q := u.queue(api.KindRelevance, 10); len(q.Tasks) != api.CrowdLeaseCap {
+		t.Errorf("relevance again: %d leased, want %d", len(q.Tasks), api.CrowdLeaseCap)
 	}
-	if n := held(); n != api.CrowdLeaseCap {
+	if n := held(""); n != api.CrowdLeaseCap {
 		t.Errorf("participant holds %d leases, want %d", n, api.CrowdLeaseCap)
 	}
 	// Members are not capped.

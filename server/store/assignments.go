@@ -44,9 +44,11 @@ type LeaseParams struct {
 	NoNew bool
 	// TotalCap, when positive, bounds the rater's live leases in the
 	// project across every kind (a crowd participant's api.CrowdLeaseCap):
-	// leases of other kinds count against it, so N is lowered to what is
-	// left. Concurrent requests of one rater are serialised by a
-	// transaction-scoped advisory lock, so the cap holds under races.
+	// a request for one kind first gives back the rater's leases of the
+	// other kinds (unless NoNew), and any left count against the cap, so N
+	// is lowered to what is left. Concurrent requests of one rater are
+	// serialised by a transaction-scoped advisory lock, so the cap holds
+	// under races.
 	TotalCap int
 }
 

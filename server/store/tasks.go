@@ -65,8 +65,20 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 	// (counted after the lock, so two requests of one rater cannot both
 	// take the same room).
 	n := `$5::int`
+	prelude := 0 // statements before the lease whose results are skipped
 	if p.TotalCap > 0 {
 		b.Queue(`SELECT pg_advisory_xact_lock($1, `+lockKey+`)`, leaseCapLock, p.UserID)
+		prelude++
+		if !p.NoNew {
+			// Asking for this kind gives back the leases of the others
+			// (a late judgment of one is still accepted, as for any
+			// expired lease): the participant works on one kind at a
+			// time, and the page they left does not hold the cap.
+			b.Queue(`UPDATE assignments a SET status = 'expired', lease_expires_at = least(a.lease_expires_at, now())
+				FROM items i WHERE i.id = a.item_id AND a.user_id = $1 AND i.project_id = $2 AND i.kind <> $3 AND a.status = 'leased'`,
+				p.UserID, p.ProjectID, p.Kind)
+			prelude++
+		}
 		n = `greatest(0, least($5::int, $8::int - (SELECT count(*)::int FROM assignments a JOIN items i ON i.id = a.item_id
 			WHERE a.user_id = $2 AND i.project_id = $1 AND i.kind <> $3 AND a.status = 'leased' AND a.lease_expires_at > now())))`
 	}
@@ -93,7 +105,7 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 	br := s.pool.SendBatch(ctx, b)
 	var as []Assignment
 	var err error
-	if p.TotalCap > 0 {
+	for i := 0; i < prelude && err == nil; i++ {
 		_, err = br.Exec()
 	}
 	if err == nil {

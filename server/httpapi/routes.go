@@ -9,9 +9,9 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"boolpool/api"
 	"boolpool/server/auth"
 	"boolpool/web"
-	"boolpool/api"
 )
 
 // routes is the one route table, grouped by middleware and role.

@@ -294,6 +294,24 @@ func (s *Store) newCrowdUser(ctx context.Context, tx pgx.Tx, e CrowdEntry, ext s
 	return audit(ctx, tx, u.ID, e.ProjectID, "user.crowd_entry", "user", fmt.Sprint(u.ID), map[string]any{"participant": e.Participant})
 }
 
+// CrowdUserID is the account id of a participant of a project (by name);
+// ErrNotFound if that participant never entered.
+func (s *Store) CrowdUserID(ctx context.Context, project, participant string) (int64, error) {
+	var id int64
+	ext := project + "/" + participant
+	if !storable(ext) {
+		return 0, fmt.Errorf("store: participant %q of project %q: %w", participant, project, ErrNotFound)
+	}
+	err := s.pool.QueryRow(ctx, `SELECT id FROM users WHERE external_id = $1`, ext).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("store: participant %q of project %q: %w", participant, project, ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: crowd user: %w", err)
+	}
+	return id, nil
+}
+
 // ReleaseCrowdBinding forgets the browser bound to a participant account
 // (if any) and lets the next entry with its participant id bind a new one:
 // how an admin hands a participant who changed browser, or an account made

@@ -497,6 +497,7 @@ func TestJobBoundPerProjectAndFairOrder(t *testing.T) {
 			pos = i
 		}
 	}
+	t.Logf("the small project's job ran %d of %d", pos+1, len(order))
 	if pos < 0 || pos > 4 {
 		t.Errorf("the small project's job ran %d of %d (order %v), want among the first 5 (behind at most 4 of the big project's)", pos+1, len(order), order)
 	}

@@ -176,4 +176,8 @@ type UserUpdateRequest struct {
 	Role     *string   `json:"role,omitempty"`
 	Disabled *bool     `json:"disabled,omitempty"`
 	Projects *[]string `json:"projects,omitempty"`
+	// CrowdRebind (true) forgets the browser bound to a crowd participant
+	// account: the next entry with its participant id binds its own
+	// (docs/crowd.md).
+	CrowdRebind *bool `json:"crowd_rebind,omitempty"`
 }

@@ -290,6 +290,13 @@ CREATE TABLE public.consensus (
     CONSTRAINT consensus_status_check CHECK ((status = ANY (ARRAY['unanimous'::text, 'majority'::text, 'tie'::text, 'adjudicated'::text])))
 );
 
+-- Name: crowd_entry_forms; Type: TABLE; Schema: public; Owner: -
+
+CREATE TABLE public.crowd_entry_forms (
+    token_hash bytea NOT NULL,
+    used_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 -- Name: items; Type: TABLE; Schema: public; Owner: -
 
 CREATE TABLE public.items (
@@ -955,6 +962,7 @@ CREATE TABLE public.users (
     crowd_project_id bigint,
     crowd_token_hash bytea,
     crowd_completed_at timestamp with time zone,
+    crowd_rebind boolean DEFAULT false NOT NULL,
     CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['annotator'::text, 'researcher'::text, 'admin'::text])))
 );
 
@@ -1100,6 +1108,11 @@ ALTER TABLE ONLY public.cal_queries
 
 ALTER TABLE ONLY public.consensus
     ADD CONSTRAINT consensus_pkey PRIMARY KEY (item_id);
+
+-- Name: crowd_entry_forms crowd_entry_forms_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.crowd_entry_forms
+    ADD CONSTRAINT crowd_entry_forms_pkey PRIMARY KEY (token_hash);
 
 -- Name: documents documents_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 
@@ -1334,6 +1347,10 @@ CREATE INDEX consensus_project_query ON public.consensus USING btree (project_id
 -- Name: consensus_queue; Type: INDEX; Schema: public; Owner: -
 
 CREATE INDEX consensus_queue ON public.consensus USING btree (project_id, item_id) WHERE needs_adjudication;
+
+-- Name: crowd_entry_forms_used_at; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX crowd_entry_forms_used_at ON public.crowd_entry_forms USING btree (used_at);
 
 -- Name: export_snapshots_project; Type: INDEX; Schema: public; Owner: -
 

@@ -197,7 +197,7 @@ func (c *CrowdPanel) Render() app.UI {
 	return app.Section().ID("crowd").Aria("label", "Crowd entry").DataSet("state", state).Body(
 		app.H2().Text("Crowd entry"),
 		app.P().Class("hint").Text(fmt.Sprintf(
-			"Participants of a crowd platform enter by a link with this project's secret key; each participant id is bound to the browser that first used it. Each participant holds at most %d items at a time. %d participant(s) so far.",
+			"Participants of a crowd platform enter by a link with this project's secret key; each participant id is bound to the browser that first used it. Each participant holds at most %d items at a time, all kinds together. Turning entry off closes the link; turning it on again makes a new one. %d participant(s) so far.",
 			api.CrowdLeaseCap, s.Participants)),
 		app.Div().Class("actions").Body(
 			app.Button().ID("crowd-toggle").Disabled(c.busy || c.loaded == "").

@@ -20,19 +20,25 @@ const crowdUsage = `usage:
   boolpool crowd set --project P [--enabled=true|false] [--max-participants N]
                      [--completion-code C] [--completion-url U] [--quota-items N] [--quota-minutes M]
   boolpool crowd participants --project P [--format csv|json]
+  boolpool crowd release --project P --participant ID
 
 set changes a project's crowd entry (only the flags given; --completion-url ""
 clears the URL; 0 = no quota). participants prints the payment table: per
-participant items judged, active minutes, gold accuracy, completed yes/no.`
+participant items judged, active minutes, gold accuracy, completed yes/no.
+release forgets the browser bound to a participant id (or lets an account
+made before binding be bound): the next entry with it binds its browser.`
 
 // runCrowd is 'boolpool crowd set|participants' (README "Crowd entry").
 func runCrowd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "set" && args[0] != "participants") {
+	if len(args) == 0 || (args[0] != "set" && args[0] != "participants" && args[0] != "release") {
 		fmt.Fprintln(stderr, crowdUsage)
-		return fmt.Errorf("%w: want the sub-command 'set' or 'participants'", errUsage)
+		return fmt.Errorf("%w: want the sub-command 'set', 'participants' or 'release'", errUsage)
 	}
-	if args[0] == "participants" {
+	switch args[0] {
+	case "participants":
 		return runCrowdParticipants(ctx, args[1:], stdout, stderr)
+	case "release":
+		return runCrowdRelease(ctx, args[1:], stdout, stderr)
 	}
 	return runCrowdSet(ctx, args[1:], stdout, stderr)
 }
@@ -100,14 +106,9 @@ func runCrowdSet(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	u.ProjectID = p.ID
 	if u.Enabled != nil && *u.Enabled {
-		cs, err := st.CrowdSettingsByName(ctx, p.Name)
-		if err != nil {
+		// Used if entry was off (or had no key): off→on makes a new link.
+		if u.EnableKey, err = auth.NewCrowdKey(); err != nil {
 			return err
-		}
-		if cs.Key == "" {
-			if u.NewKey, err = auth.NewCrowdKey(); err != nil {
-				return err
-			}
 		}
 	}
 	if err := crowdFlagError(st.UpdateCrowdSettings(ctx, u)); err != nil {
@@ -176,4 +177,33 @@ func runCrowdParticipants(ctx context.Context, args []string, stdout, stderr io.
 		return enc.Encode(out)
 	}
 	return export.CrowdParticipantsCSV(stdout, out.Participants)
+}
+
+// runCrowdRelease is 'boolpool crowd release': an admin hands a participant
+// id back to its participant (docs/crowd.md).
+func runCrowdRelease(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("crowd release", stderr, crowdUsage)
+	dbURL := dbFlag(fs)
+	project := fs.String("project", "", "the project (required)")
+	participant := fs.String("participant", "", "the participant id (required)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" || *participant == "" {
+		return fmt.Errorf("%w: --project and --participant are required", errUsage)
+	}
+	st, err := openStore(ctx, *dbURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	id, err := st.CrowdUserID(ctx, *project, *participant)
+	if err != nil {
+		return fmt.Errorf("--participant: %w", err)
+	}
+	if err := st.ReleaseCrowdBinding(ctx, id, 0); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "participant %s of %s released: the next entry with this id binds its browser\n", *participant, *project)
+	return nil
 }

@@ -89,3 +89,37 @@ func TestCrowdSetAndParticipants(t *testing.T) {
 		t.Errorf("--format xml: exit %d %q", code, errs)
 	}
 }
+
+// TestCrowdRelease: 'boolpool crowd release' lets the next entry with a
+// participant id bind its browser; an unknown id is an error naming it.
+func TestCrowdRelease(t *testing.T) {
+	c := newCLITest(t)
+	st, err := store.Open(c.ctx, c.db, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p, err := st.EnsureProject(c.ctx, "study")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _, err := st.EnterCrowd(c.ctx, store.CrowdEntry{ProjectID: p.ID, Project: p.Name, Participant: "p1", NewHash: []byte("first browser")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := c.exec("crowd", "release", "--project", "study", "--participant", "nobody"); code != 1 || !strings.Contains(errs, "nobody") {
+		t.Errorf("unknown participant: exit %d %q", code, errs)
+	}
+	if _, errs, code := c.exec("crowd", "release", "--project", "study"); code != 2 || !strings.Contains(errs, "--participant") {
+		t.Errorf("no participant: exit %d %q", code, errs)
+	}
+	c.must("crowd", "release", "--project", "study", "--participant", "p1")
+	// Another browser now binds p1.
+	again, bound, err := st.EnterCrowd(c.ctx, store.CrowdEntry{ProjectID: p.ID, Project: p.Name, Participant: "p1", NewHash: []byte("second browser")})
+	if err != nil || !bound || again.ID != u.ID {
+		t.Fatalf("entry after release: %v bound=%v id %d want %d", err, bound, again.ID, u.ID)
+	}
+	if _, _, err := st.EnterCrowd(c.ctx, store.CrowdEntry{ProjectID: p.ID, Project: p.Name, Participant: "p1", NewHash: []byte("third"), PresentedHash: []byte("first browser")}); err == nil {
+		t.Error("the first browser still enters after the release")
+	}
+}

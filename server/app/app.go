@@ -100,6 +100,9 @@ func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logg
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if opts.Jobs.MaxQueuedPerProject == 0 {
+		opts.Jobs.MaxQueuedPerProject = cfg.QueuedJobsPerProject()
+	}
 	jc, err := jobs.New(st, log, JobKinds(st, log, opts), opts.Jobs)
 	if err != nil {
 		return nil, &ConfigError{err}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // AccountStore is what CreateAccount needs.
@@ -22,6 +22,9 @@ func CreateAccount(ctx context.Context, st AccountStore, req api.NewUserRequest,
 	req.Username = strings.TrimSpace(req.Username)
 	if !validUsername(req.Username) {
 		return store.User{}, apperr.Invalidf("username", "1-64 characters: letters, digits, '.', '_' or '-'")
+	}
+	if strings.HasPrefix(strings.ToLower(req.Username), crowdPrefix) {
+		return store.User{}, apperr.Invalidf("username", "names starting with %q are kept for crowd participants", crowdPrefix)
 	}
 	if !api.ValidRole(req.Role) {
 		return store.User{}, apperr.Invalidf("role", "must be annotator, researcher or admin")
@@ -54,6 +57,11 @@ func CreateAccount(ctx context.Context, st AccountStore, req api.NewUserRequest,
 	}
 	return u, nil
 }
+
+// crowdPrefix starts every crowd participant's account name
+// (store.CrowdUsername); admins cannot create such names, so none blocks a
+// participant's entry.
+const crowdPrefix = "crowd-"
 
 func validUsername(s string) bool {
 	if len(s) == 0 || len(s) > 64 {

@@ -2,10 +2,16 @@ package auth
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"boolpool/api"
+	"boolpool/server/apperr"
+	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 )
 
@@ -75,5 +81,61 @@ func TestRateLimiterAcrossServers(t *testing.T) {
 	}
 	if ok, err := a.Allow(ctx, "10.0.0.1"); err != nil || ok {
 		t.Errorf("the sweep forgot a limited address (err %v)", err)
+	}
+}
+
+// Issue 29 item 4: sign-in limits lock out guessing, not the owner. Wrong
+// guesses from one address end in 429 for that address, while the right
+// password from another address still signs in; guesses spread over
+// fresh addresses get one try each once the account's all-address limit
+// is used up.
+func TestLoginGuessingDoesNotLockOutOwner(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	hash, err := HashPassword("the right one", HashParams{MemoryKiB: 1024, Time: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateUser(ctx, store.NewUser{Username: "admin", Role: api.RoleAdmin, PasswordHash: hash}); err != nil {
+		t.Fatal(err)
+	}
+	s := New(st, Options{LoginPerMinute: 1000, AccountLoginPerMinute: 5, AccountBackoff: 50 * time.Millisecond}, slog.New(slog.DiscardHandler))
+	codes := map[string]int{}
+	for i := 0; i < 12; i++ {
+		_, err := s.Login(ctx, "admin", fmt.Sprintf("guess %d", i), "10.0.0.1")
+		switch {
+		case errors.Is(err, apperr.ErrUnauthorized):
+			codes["401"]++
+		case errors.Is(err, apperr.ErrRateLimited):
+			codes["429"]++
+		default:
+			t.Fatalf("guess %d: %v", i, err)
+		}
+	}
+	if codes["401"] != 5 || codes["429"] != 7 {
+		t.Errorf("12 guesses from one address: %v, want 5 checked and 7 refused", codes)
+	}
+	// The owner, from another address, signs in.
+	if l, err := s.Login(ctx, "admin", "the right one", "10.0.0.2"); err != nil || l.User.Username != "admin" {
+		t.Fatalf("the right password from another address after 12 guesses: %v", err)
+	}
+	// Guesses spread over addresses: the account's limit (5) is used up,
+	// so each fresh address is heard once, then refused.
+	for i := 0; i < 3; i++ {
+		addr := fmt.Sprintf("10.0.1.%d", i)
+		if _, err := s.Login(ctx, "admin", "spread guess", addr); !errors.Is(err, apperr.ErrUnauthorized) {
+			t.Errorf("first guess from %s: %v, want 401", addr, err)
+		}
+		if _, err := s.Login(ctx, "admin", "spread guess 2", addr); !errors.Is(err, apperr.ErrRateLimited) {
+			t.Errorf("second guess from %s past the account's limit: %v, want 429", addr, err)
+		}
+	}
+	// The first address, which failed, stays refused even with the right
+	// password; the owner's address still gets in.
+	if _, err := s.Login(ctx, "admin", "the right one", "10.0.0.1"); !errors.Is(err, apperr.ErrRateLimited) {
+		t.Errorf("the guessing address: %v, want 429", err)
+	}
+	if _, err := s.Login(ctx, "admin", "the right one", "10.0.0.2"); err != nil {
+		t.Errorf("the owner's address again: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"crypto/subtle"
 	"fmt"
 	"net/http"
@@ -9,9 +10,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Cookie names.
@@ -142,6 +143,12 @@ func (s *Service) NewEntryFormToken(c echo.Context) (string, error) {
 		HttpOnly: true, Secure: s.opts.SecureCookies, SameSite: http.SameSiteStrictMode,
 	})
 	return tok, nil
+}
+
+// UseEntryForm spends a start page's form token: true the first time, false
+// for a token already used (a form sent twice).
+func (s *Service) UseEntryForm(ctx context.Context, formToken string) (bool, error) {
+	return s.st.UseEntryForm(ctx, hashToken(formToken))
 }
 
 // CheckEntryForm reports whether the form's token matches its cookie.

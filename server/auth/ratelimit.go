@@ -10,6 +10,7 @@ import (
 // shares them.
 type RateStore interface {
 	AllowRate(ctx context.Context, scope, key string, every time.Duration, burst int) (bool, error)
+	RateHeld(ctx context.Context, scope, key string) (bool, error)
 	DeleteIdleRateLimits(ctx context.Context) (int64, error)
 }
 

@@ -26,6 +26,7 @@ type Store interface {
 	DeleteExpiredSessions(ctx context.Context) (int64, error)
 	CrowdSettingsByName(ctx context.Context, name string) (store.CrowdSettings, error)
 	EnterCrowd(ctx context.Context, e store.CrowdEntry) (store.User, bool, error)
+	UseEntryForm(ctx context.Context, tokenHash []byte) (bool, error)
 	RateStore
 }
 
@@ -33,10 +34,15 @@ type Store interface {
 type Options struct {
 	SessionTTL    time.Duration
 	SecureCookies bool
-	// LoginPerMinute limits sign-in attempts per client address,
-	// AccountLoginPerMinute per account name (whatever the address).
+	// LoginPerMinute limits sign-in attempts per client address;
+	// AccountLoginPerMinute per account name and address, and per account
+	// name from any address (see Login: past that, only addresses without
+	// a recent failure on the account are heard, after AccountBackoff).
 	LoginPerMinute        int
 	AccountLoginPerMinute int
+	// AccountBackoff is the wait of a sign-in to an account whose
+	// all-address limit is used up (default 1 s).
+	AccountBackoff time.Duration
 	// MaxConcurrentHashes bounds the password hashes computed at once
 	// (argon2id takes 19 MiB each); 0 means the number of CPUs.
 	MaxConcurrentHashes int
@@ -50,7 +56,8 @@ type Service struct {
 	st       Store
 	opts     Options
 	limiter  *RateLimiter  // sign-ins per client address
-	accounts *RateLimiter  // sign-ins per account name
+	pairs    *RateLimiter  // sign-ins per account name and client address
+	accounts *RateLimiter  // sign-ins per account name, any address
 	entries  *RateLimiter  // crowd entries per client address
 	hashes   chan struct{} // one token per password hash being computed
 	log      *slog.Logger
@@ -71,6 +78,9 @@ func New(st Store, opts Options, log *slog.Logger) *Service {
 	if opts.MaxConcurrentHashes <= 0 {
 		opts.MaxConcurrentHashes = max(2, runtime.NumCPU())
 	}
+	if opts.AccountBackoff <= 0 {
+		opts.AccountBackoff = time.Second
+	}
 	if opts.HashWait <= 0 {
 		opts.HashWait = 10 * time.Second
 	}
@@ -80,6 +90,7 @@ func New(st Store, opts Options, log *slog.Logger) *Service {
 	return &Service{
 		st: st, opts: opts, log: log, dummyHash: dummy,
 		limiter:  NewRateLimiter(st, "login-address", opts.LoginPerMinute),
+		pairs:    NewRateLimiter(st, "login-account-address", opts.AccountLoginPerMinute),
 		accounts: NewRateLimiter(st, "login-account", opts.AccountLoginPerMinute),
 		entries:  NewRateLimiter(st, "crowd-entry", 3*opts.LoginPerMinute),
 		hashes:   make(chan struct{}, opts.MaxConcurrentHashes),
@@ -94,11 +105,26 @@ type Login struct {
 	ExpiresAt time.Time
 }
 
+// failedScope marks (account, address) pairs that sent a wrong password
+// within failedFor: while an account's all-address limit is used up,
+// only addresses without such a mark are heard.
+const (
+	failedScope = "login-failed"
+	failedFor   = 10 * time.Minute
+)
+
 // Login checks credentials and opens a session. Attempts are rate limited
-// per client address and per account name; wrong credentials are
-// ErrUnauthorized with one message, and take one password hash whether
-// the account is unknown, has no password (crowd accounts) or is disabled,
-// so neither the answer nor its timing tells them apart.
+// per client address and per account name and address (429 past either).
+// Guesses spread over many addresses use up the account's all-address
+// limit; past it the account is not locked (which would let anyone keep
+// its owner out): an attempt from an address that has not failed on the
+// account in the last 10 minutes still has its password checked, after a
+// backoff, and one that has is refused with 429 — so a spread guesser gets
+// one guess per fresh address, while the owner signing in from their own
+// address gets in. Wrong credentials are ErrUnauthorized with one
+// message, and take one password hash whether the account is unknown, has
+// no password (crowd accounts) or is disabled, so neither the answer nor
+// its timing tells them apart.
 func (s *Service) Login(ctx context.Context, username, password, clientKey string) (Login, error) {
 	if ok, err := s.limiter.Allow(ctx, clientKey); err != nil {
 		return Login{}, err
@@ -115,12 +141,33 @@ func (s *Service) Login(ctx context.Context, username, password, clientKey strin
 	if len(username) > 256 || len(password) > 1024 {
 		return Login{}, fmt.Errorf("auth: wrong username or password: %w", apperr.ErrUnauthorized)
 	}
-	if ok, err := s.accounts.Allow(ctx, strings.ToLower(username)); err != nil {
+	account := strings.ToLower(username)
+	// The address first: it has no spaces, so the key names one pair.
+	pair := clientKey + " " + account
+	tooMany := fmt.Errorf("auth: too many sign-in attempts for this account; wait a minute: %w", apperr.ErrRateLimited)
+	if ok, err := s.pairs.Allow(ctx, pair); err != nil {
 		return Login{}, err
 	} else if !ok {
-		return Login{}, fmt.Errorf("auth: too many sign-in attempts for this account; wait a minute: %w", apperr.ErrRateLimited)
+		return Login{}, tooMany
+	}
+	if ok, err := s.accounts.Allow(ctx, account); err != nil {
+		return Login{}, err
+	} else if !ok {
+		failed, err := s.st.RateHeld(ctx, failedScope, pair)
+		if err != nil {
+			return Login{}, err
+		}
+		if failed {
+			return Login{}, tooMany
+		}
+		select {
+		case <-time.After(s.opts.AccountBackoff):
+		case <-ctx.Done():
+			return Login{}, fmt.Errorf("auth: sign-in: %w", ctx.Err())
+		}
 	}
 	bad := fmt.Errorf("auth: wrong username or password: %w", apperr.ErrUnauthorized)
+
 	u, err := s.st.UserByUsername(ctx, username)
 	found := err == nil
 	if err != nil && !errors.Is(err, apperr.ErrNotFound) {
@@ -135,6 +182,11 @@ func (s *Service) Login(ctx context.Context, username, password, clientKey strin
 		return Login{}, err
 	}
 	if !found || u.PasswordHash == "" || err != nil || !ok || u.Disabled {
+		// Mark the pair (failedScope); a failed mark only lets this
+		// address be heard again past the account's limit.
+		if _, err := s.st.AllowRate(ctx, failedScope, pair, failedFor, 1); err != nil {
+			s.log.Warn("sign-in: record failure", "err", err)
+		}
 		return Login{}, bad
 	}
 	return s.open(ctx, u)

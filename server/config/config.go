@@ -25,7 +25,8 @@ type Config struct {
 	MaxBodyBytes   int64
 	MaxUploadBytes int64 // file uploads of the setup page (0 = DefaultMaxUpload)
 	LoginPerMinute int
-	// AccountLoginPerMinute limits sign-in attempts per account name;
+	// AccountLoginPerMinute limits sign-in attempts per account name and
+	// address (and per account name, see auth.Service.Login);
 	// MaxConcurrentHashes bounds password hashes computed at once.
 	AccountLoginPerMinute int
 	MaxConcurrentHashes   int
@@ -54,6 +55,18 @@ type Config struct {
 	WriteTimeout time.Duration
 	// IdleTimeout bounds an idle keep-alive connection.
 	IdleTimeout time.Duration
+
+	// MaxStreamsPerUser bounds the live event streams one account holds
+	// open on this server (0 = DefaultMaxStreamsPerUser); past it, 429.
+	MaxStreamsPerUser int
+	// MaxQueuedJobsPerProject bounds the jobs of one project waiting in
+	// the queue that people may start (0 = DefaultMaxQueuedJobs); past
+	// it, 429.
+	MaxQueuedJobsPerProject int
+	// AllowedHosts, when not empty, are the only Host header values the
+	// server answers (host or host:port, lower case); other requests get
+	// 421. Empty: any host.
+	AllowedHosts []string
 }
 
 // Register adds the server flags to fs, with defaults taken from the
@@ -67,7 +80,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxBodyBytes, "max-body", int64(envInt("BOOLPOOL_MAX_BODY", 1<<20)), "largest accepted request body in bytes (env BOOLPOOL_MAX_BODY)")
 	fs.Int64Var(&c.MaxUploadBytes, "max-upload", int64(envInt("BOOLPOOL_MAX_UPLOAD", DefaultMaxUpload)), "largest accepted file upload (all files of one import) in bytes (env BOOLPOOL_MAX_UPLOAD)")
 	fs.IntVar(&c.LoginPerMinute, "login-rate", envInt("BOOLPOOL_LOGIN_RATE", 10), "login attempts per minute per client address (env BOOLPOOL_LOGIN_RATE)")
-	fs.IntVar(&c.AccountLoginPerMinute, "login-account-rate", envInt("BOOLPOOL_LOGIN_ACCOUNT_RATE", 10), "login attempts per minute per account, from any address (env BOOLPOOL_LOGIN_ACCOUNT_RATE)")
+	fs.IntVar(&c.AccountLoginPerMinute, "login-account-rate", envInt("BOOLPOOL_LOGIN_ACCOUNT_RATE", 10), "login attempts per minute per account and address, and per account from any address (past that only addresses without a recent failure on the account are heard, after a 1 s backoff) (env BOOLPOOL_LOGIN_ACCOUNT_RATE)")
 	fs.IntVar(&c.MaxConcurrentHashes, "max-password-hashes", envInt("BOOLPOOL_MAX_PASSWORD_HASHES", 0), "password hashes computed at once (19 MiB each); 0 = number of CPUs (env BOOLPOOL_MAX_PASSWORD_HASHES)")
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", envInt("BOOLPOOL_DB_MAX_CONNS", 32), "database connection pool size (env BOOLPOOL_DB_MAX_CONNS)")
 	fs.Func("log-level", "debug|info|warn|error (env BOOLPOOL_LOG_LEVEL)", func(s string) error { return c.LogLevel.UnmarshalText([]byte(s)) })
@@ -82,6 +95,13 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.Int64Var(&c.BodyMinRate, "body-min-rate", int64(envInt("BOOLPOOL_BODY_MIN_RATE", DefaultBodyMinRate)), "slowest accepted request body after -body-timeout, in bytes per second (env BOOLPOOL_BODY_MIN_RATE)")
 	fs.DurationVar(&c.WriteTimeout, "write-timeout", envDuration("BOOLPOOL_WRITE_TIMEOUT", DefaultWriteTimeout), "time allowed to write an answer; not applied to the live event stream, uploads and export downloads (env BOOLPOOL_WRITE_TIMEOUT)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", envDuration("BOOLPOOL_IDLE_TIMEOUT", DefaultIdleTimeout), "how long an idle keep-alive connection stays open (env BOOLPOOL_IDLE_TIMEOUT)")
+	fs.IntVar(&c.MaxStreamsPerUser, "max-streams-per-user", envInt("BOOLPOOL_MAX_STREAMS_PER_USER", DefaultMaxStreamsPerUser), "live dashboard streams one account may hold open on this server; more are refused with 429 (env BOOLPOOL_MAX_STREAMS_PER_USER)")
+	fs.IntVar(&c.MaxQueuedJobsPerProject, "max-queued-jobs", envInt("BOOLPOOL_MAX_QUEUED_JOBS", DefaultMaxQueuedJobs), "jobs of one project that may wait in the queue; more are refused with 429 (env BOOLPOOL_MAX_QUEUED_JOBS)")
+	c.AllowedHosts = splitHosts(os.Getenv("BOOLPOOL_ALLOWED_HOSTS"))
+	fs.Func("allowed-hosts", "comma-separated Host header values (host or host:port) the server answers; others get 421; empty = any (env BOOLPOOL_ALLOWED_HOSTS)", func(s string) error {
+		c.AllowedHosts = splitHosts(s)
+		return nil
+	})
 	fs.StringVar(&c.DebugAddr, "debug-addr", os.Getenv("BOOLPOOL_DEBUG_ADDR"), "serve Go profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; empty = off (env BOOLPOOL_DEBUG_ADDR)")
 }
 
@@ -135,10 +155,50 @@ func (c *Config) Validate() error {
 	if c.LoginPerMinute < 1 {
 		errs = append(errs, errors.New("login-rate: must be at least 1"))
 	}
+	if c.MaxStreamsPerUser < 0 {
+		errs = append(errs, errors.New("max-streams-per-user: must be at least 1 (0 = the default)"))
+	}
+	if c.MaxQueuedJobsPerProject < 0 {
+		errs = append(errs, errors.New("max-queued-jobs: must be at least 1 (0 = the default)"))
+	}
+	for _, h := range c.AllowedHosts {
+		if strings.ContainsAny(h, "/ @") {
+			errs = append(errs, fmt.Errorf("allowed-hosts: %q is not a host or host:port", h))
+		}
+	}
 	if c.DBMaxConns < 2 {
 		errs = append(errs, errors.New("db-max-conns: must be at least 2"))
 	}
 	return errors.Join(errs...)
+}
+
+// Defaults of the per-user and per-project bounds.
+const (
+	DefaultMaxStreamsPerUser = 8
+	DefaultMaxQueuedJobs     = 20
+)
+
+// StreamsPerUser is MaxStreamsPerUser, or its default when unset.
+func (c *Config) StreamsPerUser() int {
+	return int(orDefault(int64(c.MaxStreamsPerUser), DefaultMaxStreamsPerUser))
+}
+
+// QueuedJobsPerProject is MaxQueuedJobsPerProject, or its default when
+// unset.
+func (c *Config) QueuedJobsPerProject() int {
+	return int(orDefault(int64(c.MaxQueuedJobsPerProject), DefaultMaxQueuedJobs))
+}
+
+// splitHosts parses a comma-separated host list (lower-cased, blanks
+// dropped).
+func splitHosts(s string) []string {
+	var out []string
+	for _, h := range strings.Split(s, ",") {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // DefaultMaxUpload is the default upload limit: 1 GiB, enough for a

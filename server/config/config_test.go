@@ -24,6 +24,9 @@ func TestValidate(t *testing.T) {
 		{"zero body timeout", []string{"-database-url", "postgres://x", "-body-timeout", "0s"}, "body-timeout"},
 		{"zero body rate", []string{"-database-url", "postgres://x", "-body-min-rate", "0"}, "body-min-rate"},
 		{"tiny write timeout", []string{"-database-url", "postgres://x", "-write-timeout", "1ms"}, "write-timeout"},
+		{"negative streams", []string{"-database-url", "postgres://x", "-max-streams-per-user", "-1"}, "max-streams-per-user"},
+		{"negative queued jobs", []string{"-database-url", "postgres://x", "-max-queued-jobs", "-1"}, "max-queued-jobs"},
+		{"bad allowed host", []string{"-database-url", "postgres://x", "-allowed-hosts", "https://example.org/"}, "allowed-hosts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,5 +70,32 @@ func TestLimitDefaults(t *testing.T) {
 		zero.HTTPTimeouts() != (Timeouts{ReadHeader: DefaultReadHeaderTimeout, Body: DefaultBodyTimeout, Write: DefaultWriteTimeout,
 			Idle: DefaultIdleTimeout, BodyMinRate: DefaultBodyMinRate}) {
 		t.Fatalf("zero config defaults: %d %s %+v", zero.LineLimit(), zero.UploadRoot(), zero.HTTPTimeouts())
+	}
+}
+
+// TestBoundsFlags: the per-user and per-project bounds and the Host
+// allow-list come from flags, else the environment, else the defaults.
+func TestBoundsFlags(t *testing.T) {
+	t.Setenv("BOOLPOOL_ALLOWED_HOSTS", "Judge.Example.org, 10.0.0.5:8080")
+	t.Setenv("BOOLPOOL_MAX_QUEUED_JOBS", "7")
+	var c Config
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.Register(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.AllowedHosts, "|") != "judge.example.org|10.0.0.5:8080" || c.QueuedJobsPerProject() != 7 ||
+		c.StreamsPerUser() != DefaultMaxStreamsPerUser {
+		t.Fatalf("from the environment: hosts %q, queued %d, streams %d", c.AllowedHosts, c.QueuedJobsPerProject(), c.StreamsPerUser())
+	}
+	if err := fs.Parse([]string{"-allowed-hosts", "a.example", "-max-streams-per-user", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.AllowedHosts, "|") != "a.example" || c.StreamsPerUser() != 3 {
+		t.Fatalf("from flags: hosts %q, streams %d", c.AllowedHosts, c.StreamsPerUser())
+	}
+	var zero Config
+	if zero.StreamsPerUser() != DefaultMaxStreamsPerUser || zero.QueuedJobsPerProject() != DefaultMaxQueuedJobs || zero.AllowedHosts != nil {
+		t.Fatalf("zero config: %d %d %q", zero.StreamsPerUser(), zero.QueuedJobsPerProject(), zero.AllowedHosts)
 	}
 }

@@ -8,10 +8,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // authService is what the auth handlers need.
@@ -30,6 +30,7 @@ type userStore interface {
 	ProjectByName(ctx context.Context, name string) (store.Project, error)
 	AddProjectMember(ctx context.Context, projectID, userID int64) error
 	UpdateUser(ctx context.Context, u store.UserUpdate) (store.User, error)
+	ReleaseCrowdBinding(ctx context.Context, userID, by int64) error
 }
 
 type authHandlers struct {
@@ -112,13 +113,21 @@ func (h authHandlers) updateUser(c echo.Context) error {
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	if req.Role == nil && req.Disabled == nil && req.Projects == nil {
-		return apperr.Invalidf("body", "nothing to change: send role, disabled or projects")
+	if req.Role == nil && req.Disabled == nil && req.Projects == nil && req.CrowdRebind == nil {
+		return apperr.Invalidf("body", "nothing to change: send role, disabled, projects or crowd_rebind")
+	}
+	if req.CrowdRebind != nil && !*req.CrowdRebind {
+		return apperr.Invalidf("crowd_rebind", "only true (release the bound browser) is meaningful")
 	}
 	if req.Role != nil && !api.ValidRole(*req.Role) {
 		return apperr.Invalidf("role", "must be annotator, researcher or admin")
 	}
 	ss, _ := auth.CurrentSession(c)
+	if req.CrowdRebind != nil {
+		if err := h.users.ReleaseCrowdBinding(c.Request().Context(), id, ss.User.ID); err != nil {
+			return err
+		}
+	}
 	upd := store.UserUpdate{ID: id, Role: req.Role, Disabled: req.Disabled, By: ss.User.ID}
 	if req.Projects != nil {
 		upd.Projects = append([]string{}, *req.Projects...)

@@ -10,11 +10,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/export"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Crowd entry (docs/crowd.md):
@@ -36,6 +36,7 @@ type crowdService interface {
 	SetSessionCookie(c echo.Context, l auth.Login)
 	SetCrowdBindCookie(c echo.Context, project, token string)
 	NewEntryFormToken(c echo.Context) (string, error)
+	UseEntryForm(ctx context.Context, formToken string) (bool, error)
 }
 
 // crowdStore is what the researcher's crowd settings need.
@@ -104,6 +105,10 @@ func entryError(c echo.Context, err error) error {
 		msg = "This participant id has already started the study in another browser. Please continue there, or contact the study's organisers."
 	case errors.Is(err, store.ErrCrowdFull):
 		msg = "This study has all the participants it needs. Thank you for your interest."
+	case errors.Is(err, store.ErrCrowdUnbound):
+		msg = "This participant id was registered before this study bound participants to their browser, so it cannot be used until the study's organisers release it. Please contact them."
+	case errors.Is(err, store.ErrCrowdNameTaken):
+		msg = "Another account on this server already has the name this participant id would get, so it cannot start the study. Please contact the study's organisers."
 	case errors.Is(err, store.ErrCrowdRemoved):
 		msg = "Your access to this study has ended. Please contact the study's organisers."
 	case errors.Is(err, apperr.ErrRateLimited):
@@ -178,6 +183,26 @@ func (h crowdHandlers) enter(c echo.Context) error {
 			Notice:     "This page had expired. Please press Start again.",
 		})
 	}
+	// The form token is one-time: a second POST of the same form (a
+	// double click, the back button, a replay) is refused.
+	first, err := h.svc.UseEntryForm(c.Request().Context(), c.FormValue("form"))
+	if err != nil {
+		return err
+	}
+	if !first {
+		if _, err := h.svc.CrowdLink(c.Request().Context(), project, key, clientAddr(c)); err != nil {
+			return entryError(c, err)
+		}
+		form, err := h.svc.NewEntryFormToken(c)
+		if err != nil {
+			return err
+		}
+		return renderStart(c, http.StatusConflict, startView{
+			Action: "/enter/" + url.PathEscape(project), Key: key, Form: form, Participant: participant,
+			SignedInAs: h.signedInOther(c, project, participant),
+			Notice:     "This start form was already sent once, so it was not used again. To continue, press Start.",
+		})
+	}
 	if other := h.signedInOther(c, project, participant); other != "" && c.FormValue("replace") != "yes" {
 		form, err := h.svc.NewEntryFormToken(c)
 		if err != nil {
@@ -237,7 +262,8 @@ func (h crowdHandlers) settings(c echo.Context) error {
 }
 
 // update enables or disables entry and sets the participant cap. Enabling
-// a project that has no key yet makes one.
+// a project whose entry is off (or that has no key yet) makes a new key:
+// a link closed by turning entry off stays closed.
 func (h crowdHandlers) update(c echo.Context) error {
 	p, err := h.research.project(c)
 	if err != nil {
@@ -257,17 +283,14 @@ func (h crowdHandlers) update(c echo.Context) error {
 	if err := u.Validate(); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	cs, err := h.st.CrowdSettingsByName(ctx, p.Name)
-	if err != nil {
-		return err
-	}
-	if req.Enabled != nil && *req.Enabled && cs.Key == "" {
-		if u.NewKey, err = auth.NewCrowdKey(); err != nil {
+	if req.Enabled != nil && *req.Enabled {
+		// Used if entry was off (or had no key): off→on makes a new link.
+		var err error
+		if u.EnableKey, err = auth.NewCrowdKey(); err != nil {
 			return err
 		}
 	}
-	if err := h.st.UpdateCrowdSettings(ctx, u); err != nil {
+	if err := h.st.UpdateCrowdSettings(c.Request().Context(), u); err != nil {
 		return err
 	}
 	return h.settings(c)

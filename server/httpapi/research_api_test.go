@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/server/store"
 	"boolpool/api"
+	"boolpool/server/config"
+	"boolpool/server/store"
 )
 
 // sseClient reads snapshot events from /api/projects/:project/live.
@@ -271,5 +272,58 @@ func TestResearchLiveAdjudicationExport(t *testing.T) {
 		if s.CreatedBy != "admin" || s.Counts["sha256"] == nil || s.Counts["lines"] == nil {
 			t.Errorf("snapshot %+v", s)
 		}
+	}
+}
+
+// Issue 29 item 4: one account's open live streams are bounded (429
+// beyond), another account is not affected, and a closed stream gives its
+// slot back.
+func TestLiveStreamsBoundedPerUser(t *testing.T) {
+	e := newEnv(t, 2, func(c *config.Config) { c.MaxStreamsPerUser = 2 })
+	r := e.login("researcher")
+	const path = "/api/projects/fixture/live"
+	s1 := r.subscribe(path)
+	r.subscribe(path)
+	status := func(u *user) int {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+path, nil)
+		res, err := u.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		return res.StatusCode
+	}
+	if st := status(r); st != 429 {
+		t.Errorf("third stream of one account: %d, want 429", st)
+	}
+	// Another session of the same account counts too; another account
+	// does not.
+	if st := status(e.login("researcher")); st != 429 {
+		t.Errorf("third stream from another session of the account: %d, want 429", st)
+	}
+	e.login("admin").subscribe(path)
+	// Closing a stream frees its slot (the handler notices the client left).
+	s1.cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+path, nil)
+		res, err := r.c.Do(req)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		st := res.StatusCode
+		cancel()
+		res.Body.Close()
+		if st == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no stream slot 5 s after one was closed: %d", st)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bufio"
 	"fmt"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -10,8 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/server/config"
 	"boolpool/api"
+	"boolpool/internal/judgingtest"
+	"boolpool/server/config"
+	"boolpool/server/store"
 )
 
 // Defect 5: a member removed from a project can no longer read or judge
@@ -141,7 +144,7 @@ func TestLoginTimingSameForCrowdAndUnknown(t *testing.T) {
 		return ds[len(ds)/2]
 	}
 	unknown := median("nobody-at-all")
-	crowd := median("crowd-fixture-timing")
+	crowd := median(store.CrowdUsername(e.fx.Project.ID, "timing"))
 	if crowd*2 < unknown {
 		t.Errorf("crowd account answers in %v, unknown name in %v: the account kind shows in the timing", crowd, unknown)
 	}
@@ -169,5 +172,36 @@ func TestParallelLoginsAnswered(t *testing.T) {
 		if c != 401 {
 			t.Errorf("login %d: %d, want 401", i, c)
 		}
+	}
+}
+
+// Issue 29 item 4: guesses at an account lock out the guessing address,
+// not the owner: after 12 wrong passwords for annotator1 from 127.0.0.1
+// (429 past the limit), the right password from 127.0.0.2 signs in.
+func TestLoginGuessesDoNotLockOutOwner(t *testing.T) {
+	e := newEnv(t, 2, func(c *config.Config) { c.LoginPerMinute = 100; c.AccountLoginPerMinute = 5 })
+	limited := 0
+	for i := 0; i < 12; i++ {
+		st := e.anon().do("POST", "/api/auth/login", api.LoginRequest{Username: "annotator1", Password: fmt.Sprintf("guess %d", i)}, nil)
+		switch st {
+		case 429:
+			limited++
+		case 401:
+		default:
+			t.Fatalf("guess %d: %d", i, st)
+		}
+	}
+	if limited != 7 {
+		t.Errorf("%d of 12 guesses from one address refused, want 7 (5 per minute)", limited)
+	}
+	owner := e.anon()
+	owner.c.Transport = &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}
+	var me api.Me
+	if st := owner.do("POST", "/api/auth/login", api.LoginRequest{Username: "annotator1", Password: judgingtest.Password}, &me); st != 200 || me.Username != "annotator1" {
+		t.Fatalf("the right password from another address after 12 guesses: %d", st)
+	}
+	// The guessing address stays refused, even with the right password.
+	if st := e.anon().do("POST", "/api/auth/login", api.LoginRequest{Username: "annotator1", Password: judgingtest.Password}, nil); st != 429 {
+		t.Errorf("the guessing address with the right password: %d, want 429", st)
 	}
 }

@@ -1,15 +1,17 @@
 package httpapi
 
 import (
+	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"boolpool/api"
 	"boolpool/server/auth"
 	"boolpool/web"
-	"boolpool/api"
 )
 
 // routes is the one route table, grouped by middleware and role.
@@ -24,6 +26,7 @@ func (s *Server) routes() {
 		Skipper: func(c echo.Context) bool { return c.Path() == uploadPath },
 	}))
 	e.Use(securityHeaders)
+	e.Use(allowedHosts(s.cfg.AllowedHosts))
 
 	// Probes: no auth, no session.
 	e.GET("/healthz", s.healthz)
@@ -31,7 +34,7 @@ func (s *Server) routes() {
 
 	svc, st := s.svc, s.svc.Store
 	rh := researchHandlers{st: st, exportSt: st, live: svc.Live, cons: svc.Consensus, heartbeat: 15 * time.Second,
-		sessions: svc.Auth, recheck: time.Second, log: s.log}
+		sessions: svc.Auth, recheck: time.Second, streams: s.streams, log: s.log}
 	ah := authHandlers{svc: svc.Auth, users: st}
 	ch := crowdHandlers{svc: svc.Auth, st: st, research: rh}
 	th := taskHandlers{svc: svc.Judging}
@@ -145,11 +148,59 @@ func noStore(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// contentSecurityPolicy is what go-app's page needs and no more: its
+// scripts (/wasm_exec.js, /app.js, the service worker) come from the
+// server itself, none inline; compiling app.wasm needs 'wasm-unsafe-eval'
+// (not 'unsafe-eval'); go-app sets an element's Style(…) as its style
+// attribute, so inline style attributes are allowed (style-src-attr) but
+// not style elements; the charts are inline SVG; downloads are data: and
+// blob: URLs. No plugins, no framing, no <base>, forms post to the server.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
+	"style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data: blob:; " +
+	"connect-src 'self'; font-src 'self'; worker-src 'self'; manifest-src 'self'; " +
+	"object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+
+// allowedHosts answers 421 to a request whose Host is not one of hosts
+// (when there are any): a host entry matches that host on any port, a
+// host:port entry only that port. The probes (/healthz, /readyz) answer
+// whatever the Host, for load balancers that ask by address.
+func allowedHosts(hosts []string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		if len(hosts) == 0 {
+			return next
+		}
+		return func(c echo.Context) error {
+			if p := c.Request().URL.Path; p == "/healthz" || p == "/readyz" || hostAllowed(hosts, c.Request().Host) {
+				return next(c)
+			}
+			return echo.NewHTTPError(http.StatusMisdirectedRequest, "this server does not answer for this host name")
+		}
+	}
+}
+
+// hostAllowed reports whether a request's Host matches an entry of hosts.
+func hostAllowed(hosts []string, host string) bool {
+	host = strings.ToLower(host)
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	for _, a := range hosts {
+		if a == host || strings.Trim(a, "[]") == name {
+			return true
+		}
+	}
+	return false
+}
+
 // securityHeaders: no MIME sniffing, no framing (a framed judging page
-// could be fed keystrokes), no referrer leaving the site.
+// could be fed keystrokes), no referrer leaving the site, and the content
+// security policy.
 func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")

@@ -28,6 +28,8 @@ type Server struct {
 	svc  Services
 	log  *slog.Logger
 	echo *echo.Echo
+	// streams bounds each account's open live streams on this server.
+	streams *streamSlots
 	// onShutdown runs when shutdown starts (ends long-lived event streams).
 	onShutdown []func()
 }
@@ -55,7 +57,7 @@ func New(cfg config.Config, svc Services, log *slog.Logger) *Server {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	s := &Server{cfg: cfg, svc: svc, log: log, echo: e}
+	s := &Server{cfg: cfg, svc: svc, log: log, echo: e, streams: newStreamSlots(cfg.StreamsPerUser())}
 	if svc.Live != nil {
 		s.onShutdown = append(s.onShutdown, svc.Live.Hub().CloseAll)
 	}

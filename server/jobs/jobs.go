@@ -118,6 +118,27 @@ type Config struct {
 	// Test starts River without its production start-up jitter (River's
 	// TestOnly); for tests only.
 	Test bool
+	// MaxQueuedPerProject bounds the waiting jobs of one project that a
+	// person may start (Submit with by ≠ 0): past it Submit is
+	// ErrRateLimited (0: DefaultMaxQueuedPerProject). Jobs the server
+	// queues itself (the cal and atoms triggers) are not refused.
+	MaxQueuedPerProject int
+}
+
+// DefaultMaxQueuedPerProject is the default of Config.MaxQueuedPerProject.
+const DefaultMaxQueuedPerProject = 20
+
+// priorityStep is how many waiting jobs of a project share one River
+// priority: a project's first priorityStep waiting jobs get priority 1,
+// the next ones 2, then 3, then 4 (River runs lower numbers first). One
+// project's long queue therefore does not hold up another project's
+// first jobs: they overtake all but priorityStep of them.
+const priorityStep = 4
+
+// fairPriority is the River priority of a project's job with waiting
+// jobs of the project already queued.
+func fairPriority(waiting int) int {
+	return 1 + min(3, waiting/priorityStep)
 }
 
 // Client starts, cancels and (with Concurrency > 0) runs jobs. Build it
@@ -167,6 +188,9 @@ func New(st *store.Store, log *slog.Logger, kinds map[string]Kind, cfg Config) (
 	}
 	if cfg.ProgressEvery <= 0 {
 		cfg.ProgressEvery = 500 * time.Millisecond
+	}
+	if cfg.MaxQueuedPerProject <= 0 {
+		cfg.MaxQueuedPerProject = DefaultMaxQueuedPerProject
 	}
 	c := &Client{st: st, log: log, kinds: make(map[string]Kind, len(kinds)), cfg: cfg}
 	workers := river.NewWorkers()
@@ -294,7 +318,10 @@ func (c *Client) Stop(ctx context.Context) error {
 
 // Submit checks and stores a job, and queues it. A job of the same project,
 // kind and parameters that is still queued or running is returned instead
-// of a new one.
+// of a new one. A person's job (by ≠ 0) is refused with ErrRateLimited
+// when Config.MaxQueuedPerProject jobs of the project already wait; every
+// job's River priority falls with the number of its project's waiting
+// jobs (fairPriority), so projects take turns.
 func (c *Client) Submit(ctx context.Context, projectID int64, kind string, params json.RawMessage, by int64) (store.Job, error) {
 	if c == nil || len(c.kinds) == 0 {
 		return store.Job{}, apperr.Invalidf("kind", "this server runs no background jobs")
@@ -315,8 +342,13 @@ func (c *Client) Submit(ctx context.Context, projectID int64, kind string, param
 	var dup *rivertype.JobRow
 	j, err := c.st.CreateJob(ctx, store.NewJob{ProjectID: projectID, Kind: kind, Params: params, CreatedBy: by},
 		func(ctx context.Context, tx pgx.Tx, j store.Job) error {
+			waiting, err := store.WaitingJobs(ctx, tx, projectID, j.ID)
+			if err != nil {
+				return err
+			}
 			res, err := c.river.InsertTx(ctx, tx, args{JobID: j.ID, KindName: kind, ProjectID: projectID, Params: params}, &river.InsertOpts{
 				Queue:      k.queue(),
+				Priority:   fairPriority(waiting),
 				UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates()},
 			})
 			if err != nil {
@@ -325,6 +357,10 @@ func (c *Client) Submit(ctx context.Context, projectID int64, kind string, param
 			if res.UniqueSkippedAsDuplicate {
 				dup = res.Job
 				return errDuplicate
+			}
+			if by != 0 && waiting >= c.cfg.MaxQueuedPerProject {
+				return fmt.Errorf("jobs: this project has %d jobs waiting (at most %d); wait for them to start or cancel some: %w",
+					waiting, c.cfg.MaxQueuedPerProject, apperr.ErrRateLimited)
 			}
 			return nil
 		})

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -424,5 +426,79 @@ func TestIndexJob(t *testing.T) {
 	}
 	if got := wait(t, st, j.ID); got.State != store.JobFailed || !strings.Contains(got.Error, "run an encode job first") {
 		t.Fatalf("index of an encoder without vectors: %+v", got)
+	}
+}
+
+// Issue 29 item 4: a project's waiting jobs that people start are bounded
+// (429 past the bound; the server's own trigger jobs are not refused),
+// and a project's first job overtakes another project's long queue
+// instead of waiting behind all of it (one FIFO queue made a 2-query
+// publish wait behind 60 jobs).
+func TestJobBoundPerProjectAndFairOrder(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	big, small := project(t, st, "big"), project(t, st, "small")
+	u, err := st.CreateUser(ctx, store.NewUser{Username: "researcher", Role: "researcher", PasswordHash: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var order []int64
+	kinds := map[string]jobs.Kind{"work": {Run: func(ctx context.Context, a jobs.Attempt) (any, error) {
+		mu.Lock()
+		order = append(order, a.Job.ID)
+		mu.Unlock()
+		return nil, nil
+	}}}
+	submitter, err := jobs.New(st, quietLog(), kinds, jobs.Config{MaxQueuedPerProject: 10, Test: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bigIDs []int64
+	for i := 0; i < 10; i++ {
+		j, err := submitter.Submit(ctx, big, "work", json.RawMessage(fmt.Sprintf(`{"i": %d}`, i)), u.ID)
+		if err != nil {
+			t.Fatalf("job %d of 10: %v", i+1, err)
+		}
+		bigIDs = append(bigIDs, j.ID)
+	}
+	if _, err := submitter.Submit(ctx, big, "work", json.RawMessage(`{"i": 10}`), u.ID); !errors.Is(err, apperr.ErrRateLimited) {
+		t.Errorf("11th waiting job of one project: %v, want ErrRateLimited", err)
+	}
+	// A duplicate is still answered with the waiting job.
+	if j, err := submitter.Submit(ctx, big, "work", json.RawMessage(`{"i": 0}`), u.ID); err != nil || j.ID != bigIDs[0] {
+		t.Errorf("duplicate past the bound: %d %v, want job %d", j.ID, err, bigIDs[0])
+	}
+	// The server's own jobs (triggers, by 0) are not refused.
+	j, err := submitter.Submit(ctx, big, "work", json.RawMessage(`{"i": 11}`), 0)
+	if err != nil {
+		t.Fatalf("trigger job past the bound: %v", err)
+	}
+	bigIDs = append(bigIDs, j.ID)
+	var n int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM jobs WHERE project_id = $1`, big).Scan(&n); err != nil || n != 11 {
+		t.Fatalf("%d jobs rows of the big project (err %v), want 11: the refused one must leave none", n, err)
+	}
+	mine, err := submitter.Submit(ctx, small, "work", nil, u.ID)
+	if err != nil {
+		t.Fatalf("another project's job: %v", err)
+	}
+	// One worker runs everything.
+	newClient(t, st, kinds, 1)
+	wait(t, st, mine.ID)
+	for _, id := range bigIDs {
+		wait(t, st, id)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	pos := -1
+	for i, id := range order {
+		if id == mine.ID {
+			pos = i
+		}
+	}
+	t.Logf("the small project's job ran %d of %d", pos+1, len(order))
+	if pos < 0 || pos > 4 {
+		t.Errorf("the small project's job ran %d of %d (order %v), want among the first 5 (behind at most 4 of the big project's)", pos+1, len(order), order)
 	}
 }

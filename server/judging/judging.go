@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Store is what judging needs from the database.
@@ -60,7 +60,8 @@ type Rater struct {
 	ID   int64
 	Role string
 	// Crowd is a participant who entered by a project's crowd link: they
-	// hold at most api.CrowdLeaseCap leased items.
+	// hold at most api.CrowdLeaseCap leased items in the project, all
+	// kinds together.
 	Crowd bool
 }
 
@@ -178,6 +179,10 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 	}
 	lp := leaseParams(p, r, req.Kind, req.N)
 	lp.NoNew = paused
+	if r.Crowd {
+		// The cap counts the participant's leases of every kind.
+		lp.TotalCap = api.CrowdLeaseCap
+	}
 	as, tds, pr, err := s.st.LeaseTasks(ctx, lp)
 	if err != nil {
 		return api.Queue{}, err

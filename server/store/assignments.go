@@ -42,6 +42,14 @@ type LeaseParams struct {
 	// and returned (a rater paused by the gold accuracy check finishes the
 	// work already on screen).
 	NoNew bool
+	// TotalCap, when positive, bounds the rater's live leases in the
+	// project across every kind (a crowd participant's api.CrowdLeaseCap):
+	// a request for one kind first gives back the rater's leases of the
+	// other kinds (unless NoNew), and any left count against the cap, so N
+	// is lowered to what is left. Concurrent requests of one rater are
+	// serialised by a transaction-scoped advisory lock, so the cap holds
+	// under races.
+	TotalCap int
 }
 
 // liveCount counts the raters an item has: done, or holding a live lease.

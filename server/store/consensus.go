@@ -53,6 +53,12 @@ type DecideFunc func(current []Judgment, adj *Adjudication) (row ConsensusRow, o
 const (
 	lockConsensusProject = 0x62700001
 	lockConsensusItem    = 0x62700002
+	// leaseCapLock (with the rater's id) serialises one rater's leases
+	// under a cap across kinds (LeaseParams.TotalCap).
+	leaseCapLock = 0x62700003
+	// lockJobsProject (with the project's id) serialises the submissions
+	// of one project's jobs (WaitingJobs).
+	lockJobsProject = 0x62700004
 )
 
 // lockKey folds an id into an advisory lock's second key (a collision

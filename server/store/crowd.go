@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"boolpool/server/apperr"
 )
@@ -64,7 +65,11 @@ type CrowdUpdate struct {
 	QuotaItems      *int
 	QuotaMinutes    *int
 	NewKey          string
-	By              int64
+	// EnableKey becomes the key when this update turns entry on while it
+	// is off (or the project has no key yet): turning entry off and on
+	// again makes a new link, so the old one stays closed.
+	EnableKey string
+	By        int64
 }
 
 // Bounds of the crowd settings (the columns' checks, migrations 0060 and
@@ -134,6 +139,18 @@ func (s *Store) UpdateCrowdSettings(ctx context.Context, u CrowdUpdate) error {
 		return err
 	}
 	return s.InTx(ctx, func(tx pgx.Tx) error {
+		var wasOn bool
+		var oldKey string
+		err := tx.QueryRow(ctx, `SELECT crowd_enabled, crowd_key FROM projects WHERE id = $1 FOR UPDATE`, u.ProjectID).Scan(&wasOn, &oldKey)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("store: project %d: %w", u.ProjectID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("store: crowd settings: %w", err)
+		}
+		if u.NewKey == "" && u.EnableKey != "" && u.Enabled != nil && *u.Enabled && (!wasOn || oldKey == "") {
+			u.NewKey = u.EnableKey
+		}
 		tag, err := tx.Exec(ctx, `UPDATE projects SET
 				crowd_enabled = coalesce($2, crowd_enabled),
 				crowd_max_participants = coalesce($3, crowd_max_participants),
@@ -175,14 +192,31 @@ var (
 	ErrCrowdBound   = fmt.Errorf("this participant id was already used from another browser: %w", apperr.ErrForbidden)
 	ErrCrowdFull    = fmt.Errorf("this study has reached its number of participants: %w", apperr.ErrForbidden)
 	ErrCrowdRemoved = fmt.Errorf("this participant no longer has access to the project: %w", apperr.ErrForbidden)
+	// ErrCrowdUnbound: an account from before binding (or one an admin
+	// has not released) is not bound by whichever browser enters first.
+	ErrCrowdUnbound = fmt.Errorf("this participant id was registered before browsers were bound to it; an admin must release it first: %w", apperr.ErrForbidden)
+	// ErrCrowdNameTaken: another account (made by an admin) already has
+	// the participant's account name.
+	ErrCrowdNameTaken = fmt.Errorf("an account with this participant's name already exists: %w", apperr.ErrConflict)
 )
+
+// CrowdUsername is the account name of a participant of a project:
+// "crowd-<project id>-<participant>". The project id has no '-', so no two
+// (project, participant) pairs share a name (with the project's name they
+// did: pa/x-y and pa-x/y); admins cannot create names with the prefix
+// (auth.CreateAccount).
+func CrowdUsername(projectID int64, participant string) string {
+	return fmt.Sprintf("crowd-%d-%s", projectID, participant)
+}
 
 // EnterCrowd returns the annotator account of a participant (external_id
 // "<project>/<participant>"). A new participant gets an account with no
 // password, bound to NewHash, and the project membership, unless the
 // project's participant cap is reached. A known participant must present
 // the token bound on first entry; one whose membership was removed stays
-// out. Returns whether NewHash was bound (the caller then sets the cookie).
+// out; one without a bound token (made before binding) is bound only after
+// an admin released it (ReleaseCrowdBinding), else ErrCrowdUnbound.
+// Returns whether NewHash was bound (the caller then sets the cookie).
 func (s *Store) EnterCrowd(ctx context.Context, e CrowdEntry) (User, bool, error) {
 	ext := e.Project + "/" + e.Participant
 	var u User
@@ -193,11 +227,11 @@ func (s *Store) EnterCrowd(ctx context.Context, e CrowdEntry) (User, bool, error
 			return fmt.Errorf("store: crowd entry: %w", err)
 		}
 		var hash []byte
-		var member bool
+		var member, rebind bool
 		err := tx.QueryRow(ctx, `SELECT u.id, u.username, u.display_name, u.role, u.password_hash, u.external_id, u.disabled, u.created_at, u.crowd_token_hash,
-				EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = $2 AND pm.user_id = u.id)
-			FROM users u WHERE u.external_id = $1`, ext, e.ProjectID).
-			Scan(&u.ID, &u.Username, &u.DisplayName, &u.Role, &u.PasswordHash, &u.ExternalID, &u.Disabled, &u.CreatedAt, &hash, &member)
+				u.crowd_rebind, EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = $2 AND pm.user_id = u.id)
+			FROM users u WHERE u.external_id = $1 FOR UPDATE OF u`, ext, e.ProjectID).
+			Scan(&u.ID, &u.Username, &u.DisplayName, &u.Role, &u.PasswordHash, &u.ExternalID, &u.Disabled, &u.CreatedAt, &hash, &rebind, &member)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			return s.newCrowdUser(ctx, tx, e, ext, &u, &bound)
@@ -205,13 +239,19 @@ func (s *Store) EnterCrowd(ctx context.Context, e CrowdEntry) (User, bool, error
 			return fmt.Errorf("store: crowd entry: %w", err)
 		}
 		switch {
+		case len(hash) == 0 && !rebind:
+			// An account from before binding: only an admin's release
+			// (ReleaseCrowdBinding) lets a browser bind it.
+			return ErrCrowdUnbound
 		case len(hash) == 0:
-			// An account from before binding: bind it now.
-			if _, err := tx.Exec(ctx, `UPDATE users SET crowd_token_hash = $2, crowd_project_id = $3 WHERE id = $1`,
+			if _, err := tx.Exec(ctx, `UPDATE users SET crowd_token_hash = $2, crowd_project_id = $3, crowd_rebind = false WHERE id = $1`,
 				u.ID, e.NewHash, e.ProjectID); err != nil {
 				return fmt.Errorf("store: crowd entry: %w", err)
 			}
 			bound = true
+			if err := audit(ctx, tx, u.ID, e.ProjectID, "user.crowd_bound", "user", fmt.Sprint(u.ID), map[string]any{"participant": e.Participant}); err != nil {
+				return err
+			}
 		case subtle.ConstantTimeCompare(hash, e.PresentedHash) != 1:
 			return ErrCrowdBound
 		}
@@ -235,8 +275,12 @@ func (s *Store) newCrowdUser(ctx context.Context, tx pgx.Tx, e CrowdEntry, ext s
 	}
 	rows, _ := tx.Query(ctx, `INSERT INTO users (username, display_name, role, external_id, crowd_project_id, crowd_token_hash)
 		VALUES ($1, $2, 'annotator', $3, $4, $5) RETURNING `+userCols,
-		"crowd-"+e.Project+"-"+e.Participant, "participant "+e.Participant, ext, e.ProjectID, e.NewHash)
+		CrowdUsername(e.ProjectID, e.Participant), "participant "+e.Participant, ext, e.ProjectID, e.NewHash)
 	nu, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "users_username_key" {
+		return fmt.Errorf("store: crowd user %q: %w", CrowdUsername(e.ProjectID, e.Participant), ErrCrowdNameTaken)
+	}
 	if isUniqueViolation(err) {
 		return fmt.Errorf("store: crowd user %q: %w", ext, ErrConflict)
 	}
@@ -248,6 +292,66 @@ func (s *Store) newCrowdUser(ctx context.Context, tx pgx.Tx, e CrowdEntry, ext s
 		return fmt.Errorf("store: crowd membership: %w", err)
 	}
 	return audit(ctx, tx, u.ID, e.ProjectID, "user.crowd_entry", "user", fmt.Sprint(u.ID), map[string]any{"participant": e.Participant})
+}
+
+// CrowdUserID is the account id of a participant of a project (by name);
+// ErrNotFound if that participant never entered.
+func (s *Store) CrowdUserID(ctx context.Context, project, participant string) (int64, error) {
+	var id int64
+	ext := project + "/" + participant
+	if !storable(ext) {
+		return 0, fmt.Errorf("store: participant %q of project %q: %w", participant, project, ErrNotFound)
+	}
+	err := s.pool.QueryRow(ctx, `SELECT id FROM users WHERE external_id = $1`, ext).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("store: participant %q of project %q: %w", participant, project, ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: crowd user: %w", err)
+	}
+	return id, nil
+}
+
+// ReleaseCrowdBinding forgets the browser bound to a participant account
+// (if any) and lets the next entry with its participant id bind a new one:
+// how an admin hands a participant who changed browser, or an account made
+// before binding, back to its participant. Not a crowd account:
+// apperr.Invalid naming crowd_rebind.
+func (s *Store) ReleaseCrowdBinding(ctx context.Context, userID, by int64) error {
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		var project *int64
+		err := tx.QueryRow(ctx, `UPDATE users SET crowd_token_hash = NULL, crowd_rebind = true
+			WHERE id = $1 AND external_id IS NOT NULL RETURNING crowd_project_id`, userID).Scan(&project)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return apperr.Invalidf("crowd_rebind", "user %d is not a crowd participant", userID)
+		}
+		if err != nil {
+			return fmt.Errorf("store: release crowd binding: %w", err)
+		}
+		var pid int64
+		if project != nil {
+			pid = *project
+		}
+		return audit(ctx, tx, by, pid, "user.crowd_released", "user", fmt.Sprint(userID), map[string]any{})
+	})
+}
+
+// entryFormLife is how long a used entry form token is remembered: longer
+// than the form cookie lives (an hour), after which it is refused anyway.
+const entryFormLife = 2 * time.Hour
+
+// UseEntryForm records the use of a crowd start page's form token (its
+// SHA-256) and reports whether it was its first use; tokens used more
+// than two hours ago are forgotten on the way.
+func (s *Store) UseEntryForm(ctx context.Context, tokenHash []byte) (bool, error) {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM crowd_entry_forms WHERE used_at < now() - $1::interval`, entryFormLife); err != nil {
+		return false, fmt.Errorf("store: entry form: %w", err)
+	}
+	tag, err := s.pool.Exec(ctx, `INSERT INTO crowd_entry_forms (token_hash) VALUES ($1) ON CONFLICT DO NOTHING`, tokenHash)
+	if err != nil {
+		return false, fmt.Errorf("store: entry form: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 // CrowdWork is one participant's work in a project: items judged (done

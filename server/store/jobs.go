@@ -91,6 +91,20 @@ func (s *Store) CreateJob(ctx context.Context, n NewJob, enqueue func(ctx contex
 	return j, err
 }
 
+// WaitingJobs counts a project's jobs still waiting to start (state
+// queued), except the job except, within tx and under a transaction lock
+// per project, so concurrent submissions of a project count one another.
+func WaitingJobs(ctx context.Context, tx pgx.Tx, projectID, except int64) (int, error) {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, `+lockKey+`)`, lockJobsProject, projectID); err != nil {
+		return 0, fmt.Errorf("store: waiting jobs: %w", err)
+	}
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE project_id = $1 AND state = 'queued' AND id <> $2`, projectID, except).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: waiting jobs: %w", err)
+	}
+	return n, nil
+}
+
 // JobByID looks a job up.
 func (s *Store) JobByID(ctx context.Context, id int64) (Job, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+jobCols+` FROM jobs WHERE id = $1`, id)

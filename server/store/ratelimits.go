@@ -31,6 +31,18 @@ func (s *Store) AllowRate(ctx context.Context, scope, key string, every time.Dur
 	return true, nil
 }
 
+// RateHeld reports whether key of scope is still limited now (its
+// theoretical arrival time is ahead), without counting an event: with
+// burst 1, whether AllowRate allowed an event less than every ago.
+func (s *Store) RateHeld(ctx context.Context, scope, key string) (bool, error) {
+	var held bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM rate_limits WHERE scope = $1 AND key = $2 AND tat > now())`, scope, key).Scan(&held)
+	if err != nil {
+		return false, fmt.Errorf("store: rate limit %s: %w", scope, err)
+	}
+	return held, nil
+}
+
 // DeleteIdleRateLimits removes the keys whose limit is fully refilled
 // (the same as no row) and returns how many went.
 func (s *Store) DeleteIdleRateLimits(ctx context.Context) (int64, error) {

@@ -60,6 +60,28 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 	leased := `SELECT a.item_id FROM assignments a JOIN items i ON i.id = a.item_id
 		WHERE a.user_id = $1 AND i.project_id = $2 AND i.kind = $3 AND a.status = 'leased'`
 	b := &pgx.Batch{}
+	// n is the number of live leases of the kind wanted: p.N, lowered
+	// under a cap across kinds by the rater's live leases of other kinds
+	// (counted after the lock, so two requests of one rater cannot both
+	// take the same room).
+	n := `$5::int`
+	prelude := 0 // statements before the lease whose results are skipped
+	if p.TotalCap > 0 {
+		b.Queue(`SELECT pg_advisory_xact_lock($1, `+lockKey+`)`, leaseCapLock, p.UserID)
+		prelude++
+		if !p.NoNew {
+			// Asking for this kind gives back the leases of the others
+			// (a late judgment of one is still accepted, as for any
+			// expired lease): the participant works on one kind at a
+			// time, and the page they left does not hold the cap.
+			b.Queue(`UPDATE assignments a SET status = 'expired', lease_expires_at = least(a.lease_expires_at, now())
+				FROM items i WHERE i.id = a.item_id AND a.user_id = $1 AND i.project_id = $2 AND i.kind <> $3 AND a.status = 'leased'`,
+				p.UserID, p.ProjectID, p.Kind)
+			prelude++
+		}
+		n = `greatest(0, least($5::int, $8::int - (SELECT count(*)::int FROM assignments a JOIN items i ON i.id = a.item_id
+			WHERE a.user_id = $2 AND i.project_id = $1 AND i.kind <> $3 AND a.status = 'leased' AND a.lease_expires_at > now())))`
+	}
 	if p.NoNew {
 		b.Queue(`WITH renewed AS (
 				UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => $4)
@@ -70,16 +92,26 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 			SELECT `+assignmentCols+` FROM renewed ORDER BY leased_at, id LIMIT $5`,
 			p.UserID, p.ProjectID, p.Kind, p.Lease.Seconds(), p.N)
 	} else {
-		b.Queue(`SELECT `+assignmentCols+` FROM lease_items($1, $2, $3, $4, $5, $6, $7)`,
-			p.ProjectID, p.UserID, p.Kind, p.N, p.Raters, p.GoldRate, p.Lease.Seconds())
+		args := []any{p.ProjectID, p.UserID, p.Kind, p.Raters, p.N, p.GoldRate, p.Lease.Seconds()}
+		if p.TotalCap > 0 {
+			args = append(args, p.TotalCap)
+		}
+		b.Queue(`SELECT `+assignmentCols+` FROM lease_items($1, $2, $3, `+n+`, $4, $6, $7)`, args...)
 	}
 	b.Queue(`SELECT `+itemCols+` FROM items WHERE id IN (`+leased+`)`, p.UserID, p.ProjectID, p.Kind)
 	b.Queue(`SELECT `+queryCols+` FROM queries WHERE id IN (SELECT query_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)
 	b.Queue(`SELECT `+documentCols+` FROM documents WHERE id IN (SELECT document_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)
 	b.Queue(progressSQL, p.UserID, p.ProjectID, p.Kind)
 	br := s.pool.SendBatch(ctx, b)
-	rows, _ := br.Query()
-	as, err := pgx.CollectRows(rows, pgx.RowToStructByName[Assignment])
+	var as []Assignment
+	var err error
+	for i := 0; i < prelude && err == nil; i++ {
+		_, err = br.Exec()
+	}
+	if err == nil {
+		rows, _ := br.Query()
+		as, err = pgx.CollectRows(rows, pgx.RowToStructByName[Assignment])
+	}
 	var its []Item
 	var qs []Query
 	var ds []Document

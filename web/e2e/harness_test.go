@@ -16,9 +16,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"boolpool/internal/judgingtest"
@@ -173,14 +176,48 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 		chromedp.WindowSize(1440, 1000),
 	)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
+	// Every page reports what the server's Content-Security-Policy blocks
+	// (securitypolicyviolation events, through a binding that survives
+	// navigations); the test fails if anything was.
+	var cspMu sync.Mutex
+	var cspBlocked []string
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		if b, ok := ev.(*runtime.EventBindingCalled); ok && b.Name == cspBinding {
+			cspMu.Lock()
+			cspBlocked = append(cspBlocked, b.Payload)
+			cspMu.Unlock()
+		}
+	}))
 	t.Cleanup(func() { cancel(); cancelA() })
 	// Start the browser now, so its start-up is not part of any timing.
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
+	if _, err := chromedp.Call(ctx, runtime.AddBinding, runtime.AddBindingParams{Name: cspBinding}); err != nil {
+		t.Fatalf("CSP binding: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspReporter}); err != nil {
+		t.Fatalf("CSP reporter: %v", err)
+	}
+	// Registered after the browser's clean-up, so it runs before it.
+	t.Cleanup(func() {
+		cspMu.Lock()
+		defer cspMu.Unlock()
+		if len(cspBlocked) > 0 {
+			t.Errorf("the Content-Security-Policy blocked %d things the page tried: %q", len(cspBlocked), cspBlocked)
+		}
+	})
 	return &env{t: t, st: st, dbURL: dbURL, fx: fx, judge: a.Services.Judging, url: srv.URL, ctx: ctx, shots: screenshotDir(t)}
 }
+
+// cspBinding is the function pages call with each Content-Security-Policy
+// violation; cspReporter installs the listener in every new document.
+const (
+	cspBinding  = "boolpoolCSPViolation"
+	cspReporter = `document.addEventListener("securitypolicyviolation", (e) => {
+  try { boolpoolCSPViolation(e.effectiveDirective + " blocked " + (e.blockedURI || "inline") + " at " + e.sourceFile + ":" + e.lineNumber); } catch (_) {}
+});`
+)
 
 // screenshotDir is $BOOLPOOL_SCREENSHOTS or web/e2e/testdata/screenshots
 // (committed, for people to look at).

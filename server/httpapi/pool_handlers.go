@@ -307,6 +307,9 @@ func (h poolHandlers) decompose(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if reason := decompose.CheckQuery(q.Text); reason != "" {
+		return apperr.Invalidf("text", "%s: not decomposed (shorten the query)", reason)
+	}
 	res := decompose.Decompose(q.Text)
 	tree, err := json.Marshal(res.Expression)
 	if err != nil {

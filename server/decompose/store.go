@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
 )
@@ -82,7 +83,8 @@ func StoreProjectExpressions(ctx context.Context, st *store.Store, projectID int
 		}
 		up, conf, reason := expressionFor(q)
 		if reason != "" {
-			sum.Failed = append(sum.Failed, Failure{ExtID: q.ExtID, Text: q.Text, Reason: reason})
+			// The text is clipped: a failure may be a query over the caps.
+			sum.Failed = append(sum.Failed, Failure{ExtID: q.ExtID, Text: apperr.Clip(q.Text, 300), Reason: reason})
 			continue
 		}
 		if conf < LowConfidence {

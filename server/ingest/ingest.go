@@ -540,20 +540,27 @@ type sizeLimit struct {
 }
 
 func (s *sizeLimit) Read(p []byte) (int, error) {
+	if s.n > s.max {
+		return 0, s.err()
+	}
 	if int64(len(p)) > s.max+1-s.n {
 		p = p[:s.max+1-s.n]
 	}
 	k, err := s.r.Read(p)
 	s.n += int64(k)
 	if s.n > s.max {
-		line := 1
-		if s.in.tr != nil {
-			line = s.in.tr.line + 1
-		}
-		return 0, &LineError{File: s.in.name, Line: line,
-			Reason: fmt.Sprintf("the file holds more than %d bytes (decompressed; the -max-import-bytes limit)", s.max)}
+		return 0, s.err()
 	}
 	return k, err
+}
+
+func (s *sizeLimit) err() error {
+	line := 1
+	if s.in.tr != nil {
+		line = s.in.tr.line + 1
+	}
+	return &LineError{File: s.in.name, Line: line,
+		Reason: fmt.Sprintf("the file holds more than %d bytes (decompressed; the -max-import-bytes limit)", s.max)}
 }
 
 type countingReader struct {

@@ -49,7 +49,7 @@ func TestUpdateForLinear(t *testing.T) {
 			}
 		}
 	}
-	if took := time.Since(start) / 20; took > 200*time.Millisecond {
+	if took := time.Since(start) / 20; took > time.Second {
 		t.Fatalf("26 atoms in 200,000 words took %v", took)
 	}
 }

@@ -150,6 +150,7 @@ func beirQueries(ctx context.Context, im *store.Importer, in *input, res *Result
 
 func beirQrels(ctx context.Context, im *store.Importer, in *input) error {
 	rr := in.records("qrels record")
+	rr.sep = '\t'
 	cr := csv.NewReader(rr)
 	cr.Comma = '\t'
 	cr.FieldsPerRecord = -1

@@ -22,6 +22,7 @@ import (
 // Columns may come in any order; unknown columns go into metadata.
 func importCSV(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	rr := in.records("CSV record")
+	rr.sep = ','
 	cr := csv.NewReader(rr)
 	cr.FieldsPerRecord = 0
 	header, err := cr.Read()

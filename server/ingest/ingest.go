@@ -59,7 +59,7 @@ const DefaultMaxImportBytes = 8 << 30
 
 // MaxRecordElements bounds the elements of one record: the passages of a
 // BoolQuestions record (all its passage fields together), the titles of a
-// QUEST query's "docs", the fields of a JSON object. A record with more
+// QUEST query's "docs", the fields of a JSON object or of a CSV/TSV record. A record with more
 // is refused as soon as the bound is passed (issue 29: one 12 MB record
 // held 3 M passages).
 const MaxRecordElements = 100000
@@ -308,6 +308,13 @@ type recordReader struct {
 	in   *input
 	what string
 	n    int64
+	// sep, when set, is the field separator of a CSV or TSV file: the
+	// separators outside double quotes since the last record are counted,
+	// and a record with more than MaxRecordElements fields fails before
+	// the CSV reader builds them (one string each).
+	sep    byte
+	seps   int
+	quoted bool
 }
 
 const recordChunk = 64 << 10
@@ -322,11 +329,26 @@ func (r *recordReader) Read(p []byte) (int, error) {
 	}
 	n, err := r.in.r.Read(p)
 	r.n += int64(n)
+	if r.sep != 0 {
+		for _, c := range p[:n] {
+			switch {
+			case c == '"':
+				r.quoted = !r.quoted
+			case c == r.sep && !r.quoted:
+				r.seps++
+			}
+		}
+		// What the parser reads ahead of its record is at most one chunk.
+		if r.seps > MaxRecordElements+recordChunk {
+			return 0, &LineError{File: r.in.name, Line: r.in.tr.line,
+				Reason: fmt.Sprintf("%s with more than %d fields (the bound on elements of one record)", r.what, MaxRecordElements)}
+		}
+	}
 	return n, err
 }
 
 // next starts counting a new record.
-func (r *recordReader) next() { r.n = 0 }
+func (r *recordReader) next() { r.n, r.seps = 0, 0 }
 
 // textReader passes a file through and stops at the first line
 // PostgreSQL text could not hold (invalid UTF-8, a NUL byte) or longer

@@ -400,3 +400,47 @@ func TestCancelStopsImportLoop(t *testing.T) {
 		t.Fatalf("%d documents kept", n.Documents)
 	}
 }
+
+// TestCSVFieldsBounded: a CSV or BEIR qrels record of four million empty
+// fields (4 MB) is refused once past MaxRecordElements fields, naming the
+// file and line, before the CSV reader parses the line whole (about 150
+// bytes a field: 600 MB for this line, 2.4 GB for a 16 MiB one); the same
+// separators inside a quoted field are text.
+func TestCSVFieldsBounded(t *testing.T) {
+	ctx := context.Background()
+	st, pid := newProject(t)
+	commas := strings.Repeat(",", 4_000_000)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tsv := filepath.Join(dir, "qrels", "test.tsv")
+	if err := os.WriteFile(tsv, []byte("query-id\tcorpus-id\tscore\nq1"+strings.Repeat("\t", 4_000_000)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ format, path, arg string }{
+		{"csv", writeFile(t, "docs.csv", "id,title,text\nd1,"+commas+"\n"), ""},
+		{"beir", tsv, dir},
+	} {
+		arg := tt.path
+		if tt.arg != "" {
+			arg = tt.arg
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := ingest.Files(ctx, st, pid, tt.format, []string{arg}, ingest.Options{})
+		runtime.ReadMemStats(&after)
+		var le *ingest.LineError
+		if !errors.As(err, &le) || le.File != tt.path || le.Line != 2 || !strings.Contains(le.Reason, "more than 100000 fields") {
+			t.Fatalf("%s: err = %v, want line 2 with more than 100000 fields", tt.format, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 48<<20 {
+			t.Fatalf("%s: refusing the record allocated %d MiB", tt.format, alloc>>20)
+		}
+	}
+	quoted := writeFile(t, "quoted.csv", "id,title,text\nd1,T,\""+commas+"\"\n")
+	if _, err := ingest.Files(ctx, st, pid, "csv", []string{quoted}, ingest.Options{}); err != nil {
+		t.Fatalf("commas in a quoted field: %v", err)
+	}
+}

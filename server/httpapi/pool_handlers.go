@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/boolexpr"
@@ -19,7 +20,6 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Pool builder and query-expression editor (researchers; wire types in

@@ -17,13 +17,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/ingest"
 	"boolpool/server/jobs"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Project setup endpoints (wire types and routes in api/setup.go):

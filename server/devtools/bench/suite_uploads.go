@@ -16,11 +16,11 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/devtools/loadgen"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // UploadsSuite posts a gzip holding one 1 GiB line (a few MB on the wire)

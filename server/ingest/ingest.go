@@ -5,7 +5,11 @@
 // streams record by record and is written in one transaction: a bad record
 // aborts the whole file with a *LineError naming file, line, field and
 // reason, and nothing of that file is kept. Rows are upserted by external id, so re-importing a file is
-// idempotent.
+// idempotent; a row the file gives again is written once, the last record
+// winning, and the repeats are reported (Result.DuplicateLines). A file is
+// bounded after decompression (Options.MaxBytes), a line or record in bytes
+// (Options.MaxLine) and in elements (MaxRecordElements), a query's text by
+// decompose.CheckQuery.
 package ingest
 
 import (

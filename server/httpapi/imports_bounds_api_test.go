@@ -2,7 +2,10 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -59,5 +62,76 @@ func TestDecomposeLongQuery(t *testing.T) {
 	}
 	if took := time.Since(start); took > 2*time.Second {
 		t.Fatalf("took %v", took)
+	}
+}
+
+// TestImportsPerUserBounded: while a researcher has two uploads importing
+// (here: requests whose body does not arrive), a third is answered 429 at
+// once, naming the flag; another user is not affected; when one ends the
+// next goes through (issue 29: 34 slow imports of one user stalled
+// others).
+func TestImportsPerUserBounded(t *testing.T) {
+	e := newSetupEnv(t)
+	r := e.login("researcher")
+	if st := r.do("POST", "/api/projects", api.NewProjectRequest{Name: "slow"}, nil); st != http.StatusCreated {
+		t.Fatalf("create: %d", st)
+	}
+	base, err := url.Parse(e.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cookies []string
+	for _, c := range r.c.Jar.Cookies(base) {
+		cookies = append(cookies, c.Name+"="+c.Value)
+	}
+	// Two uploads whose headers arrive and whose body does not.
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range 2 {
+		c, err := net.Dial("tcp", base.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		fmt.Fprintf(c, "POST /api/projects/slow/imports HTTP/1.1\r\nHost: %s\r\nContent-Type: multipart/form-data; boundary=x\r\n"+
+			"Transfer-Encoding: chunked\r\n%s: %s\r\nCookie: %s\r\n\r\n", base.Host, api.CSRFHeader, r.csrf, strings.Join(cookies, "; "))
+	}
+	// Give them time to reach the import (a busy database delays them).
+	small := map[string]string{"documents.jsonl": questDocs}
+	time.Sleep(time.Second)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, prob := r.upload("slow", "quest", small, []string{"documents.jsonl"}, &api.ImportResult{})
+		if st == http.StatusTooManyRequests {
+			if prob.Field != "files" || !strings.Contains(prob.Detail, "-max-imports-per-user") {
+				t.Fatalf("429 without the field and flag: %+v", prob)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a third concurrent upload answered %d %+v, want 429", st, prob)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	// Another user imports meanwhile.
+	a := e.login("admin")
+	if st, prob := a.upload("slow", "quest", small, []string{"documents.jsonl"}, &api.ImportResult{}); st != 200 {
+		t.Fatalf("another user: %d %+v", st, prob)
+	}
+	conns[0].Close() // the client leaves: its import ends
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		st, prob := r.upload("slow", "quest", small, []string{"documents.jsonl"}, &api.ImportResult{})
+		if st == 200 {
+			break
+		}
+		if st != http.StatusTooManyRequests || time.Now().After(deadline) {
+			t.Fatalf("after one upload ended: %d %+v", st, prob)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }

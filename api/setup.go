@@ -76,6 +76,11 @@ type ImportedFile struct {
 	// Ignored counts, per field present in the file and not imported,
 	// the records that had it (omitted when nothing was ignored).
 	Ignored map[string]int `json:"ignored,omitempty"`
+	// Duplicates counts the records that repeated a document, query or
+	// qrel given earlier in the file (each row is written once, the last
+	// record wins); DuplicateLines are the first of their lines.
+	Duplicates     int   `json:"duplicates,omitempty"`
+	DuplicateLines []int `json:"duplicate_lines,omitempty"`
 }
 
 // ImportResult reports an upload.

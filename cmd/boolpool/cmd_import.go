@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,11 +23,15 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	noDecompose := fs.Bool("no-decompose", false, "do not store the decomposer's expressions for imported queries without one (formats without Boolean structure: nevir, boolq, beir, trec-topics, csv)")
 	var limits config.Config
 	limits.RegisterMaxLine(fs)
+	limits.RegisterMaxImportBytes(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if limits.MaxLineBytes < 1024 {
 		return fmt.Errorf("%w: --max-line must be at least 1024", errUsage)
+	}
+	if limits.MaxImportBytes < limits.MaxLineBytes {
+		return fmt.Errorf("%w: --max-import-bytes must be at least --max-line", errUsage)
 	}
 	if *project == "" || *format == "" || fs.NArg() == 0 {
 		fs.Usage()
@@ -43,11 +48,16 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	bar := newByteProgress(stderr, *quiet)
 	start := time.Now()
-	results, err := ingest.Files(ctx, st, p.ID, *format, fs.Args(), ingest.Options{RunName: *runName, Progress: bar.update, MaxLine: limits.MaxLineBytes, NoDecompose: *noDecompose})
+	results, err := ingest.Files(ctx, st, p.ID, *format, fs.Args(), ingest.Options{RunName: *runName, Progress: bar.update, MaxLine: limits.MaxLineBytes,
+		MaxBytes: limits.MaxImportBytes, NoDecompose: *noDecompose})
 	bar.done()
 	for _, r := range results {
 		fmt.Fprintf(stdout, "%s: %s (%s): %d documents, %d queries, %d qrels, %d run lines\n", r.File, r.Kind, r.Format,
 			r.Counts.Documents, r.Counts.Queries, r.Counts.Qrels, r.Counts.RunResults)
+		if r.Counts.Duplicates > 0 {
+			fmt.Fprintf(stdout, "  duplicates: %d records repeated an earlier one (the last one wins), first at lines %s\n",
+				r.Counts.Duplicates, joinInts(r.DuplicateLines))
+		}
 		if ig := r.IgnoredSummary(); ig != "" {
 			fmt.Fprintf(stdout, "  ignored fields (present, not imported): %s\n", ig)
 		}
@@ -126,6 +136,14 @@ func (b *byteProgress) done() {
 	if b.drawn {
 		fmt.Fprintln(b.w)
 	}
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
 }
 
 func shortName(p string) string {

@@ -90,3 +90,26 @@ func TestImportProgressOffTerminal(t *testing.T) {
 		t.Fatalf("log: %q", got)
 	}
 }
+
+// TestImportDuplicatesAndMaxImportBytes: the import command reports
+// repeated records with their first lines, and honours
+// --max-import-bytes, naming the file and the flag.
+func TestImportDuplicatesAndMaxImportBytes(t *testing.T) {
+	c := newCLITest(t)
+	ctx, db := c.ctx, c.db
+	var out, errb bytes.Buffer
+	docs := c.write("docs.jsonl", strings.Repeat(`{"title": "Tom", "text": "A cat."}`+"\n", 4))
+	if code := run(ctx, []string{"import", "--database-url", db, "--project", "cli", "--format", "quest", docs}, &out, &errb); code != 0 {
+		t.Fatalf("import exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), ": 1 documents,") || !strings.Contains(out.String(), "duplicates: 3 records repeated an earlier one (the last one wins), first at lines 2, 3, 4") {
+		t.Fatalf("stdout %q", out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	big := c.write("big.jsonl", strings.Repeat(`{"title": "Tom", "text": "A cat."}`+"\n", 100))
+	code := run(ctx, []string{"import", "--database-url", db, "--project", "cli", "--format", "quest", "--max-line", "1024", "--max-import-bytes", "2048", big}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), big+":") || !strings.Contains(errb.String(), "more than 2048 bytes (decompressed; the -max-import-bytes limit)") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}

@@ -61,7 +61,7 @@ var allowedImports = map[string][]string{
 
 	// Input, jobs, the demo.
 	"server/ingest":          {"server/apperr", "server/boolexpr", "server/decompose", "server/store", "server/textseg", "server/trecfmt"},
-	"server/decompose":       {"server/boolexpr", "server/decompose/learn", "server/store"},
+	"server/decompose":       {"server/apperr", "server/boolexpr", "server/decompose/learn", "server/store"},
 	"server/decompose/learn": {},
 	"server/jobs": {"server/apperr", "server/atompool", "server/estimate", "server/lexical", "server/pooling",
 		"server/retrieval", "server/store", "api"},

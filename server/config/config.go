@@ -40,6 +40,12 @@ type Config struct {
 	// MaxLineBytes caps one line (and one multi-line record) of an
 	// imported file (0 = DefaultMaxLine).
 	MaxLineBytes int64
+	// MaxImportBytes caps one imported file, counted after
+	// decompression (0 = DefaultMaxImportBytes).
+	MaxImportBytes int64
+	// MaxImportsPerUser bounds the uploads one user has importing at once
+	// (0 = DefaultMaxImportsPerUser); one more is answered 429.
+	MaxImportsPerUser int
 	// UploadDir holds the temporary directories of uploads in progress
 	// (empty = DefaultUploadDir()); stale ones are removed at start.
 	UploadDir string
@@ -89,6 +95,8 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.StaticDir, "static", envOr("BOOLPOOL_STATIC", "static"), "directory with app.wasm, CSS and icons (env BOOLPOOL_STATIC)")
 	fs.StringVar(&c.DemoProject, "project", envOr("BOOLPOOL_PROJECT", "demo"), "default project (env BOOLPOOL_PROJECT)")
 	c.RegisterMaxLine(fs)
+	c.RegisterMaxImportBytes(fs)
+	fs.IntVar(&c.MaxImportsPerUser, "max-imports-per-user", envInt("BOOLPOOL_MAX_IMPORTS_PER_USER", DefaultMaxImportsPerUser), "uploads one user may have importing at once; one more is answered 429 (env BOOLPOOL_MAX_IMPORTS_PER_USER)")
 	fs.StringVar(&c.UploadDir, "upload-dir", envOr("BOOLPOOL_UPLOAD_DIR", DefaultUploadDir()), "directory for uploads in progress; stale ones are removed at start (env BOOLPOOL_UPLOAD_DIR)")
 	fs.DurationVar(&c.ReadHeaderTimeout, "read-header-timeout", envDuration("BOOLPOOL_READ_HEADER_TIMEOUT", DefaultReadHeaderTimeout), "time allowed to read a request's headers (env BOOLPOOL_READ_HEADER_TIMEOUT)")
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", envDuration("BOOLPOOL_BODY_TIMEOUT", DefaultBodyTimeout), "time a request body may take before it must keep up with -body-min-rate (env BOOLPOOL_BODY_TIMEOUT)")
@@ -109,6 +117,12 @@ func (c *Config) Register(fs *flag.FlagSet) {
 // shares it with the server).
 func (c *Config) RegisterMaxLine(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxLineBytes, "max-line", int64(envInt("BOOLPOOL_MAX_LINE", DefaultMaxLine)), "longest accepted line (or multi-line record) of an imported file in bytes (env BOOLPOOL_MAX_LINE)")
+}
+
+// RegisterMaxImportBytes adds only the -max-import-bytes flag (the import
+// command shares it with the server).
+func (c *Config) RegisterMaxImportBytes(fs *flag.FlagSet) {
+	fs.Int64Var(&c.MaxImportBytes, "max-import-bytes", int64(envInt("BOOLPOOL_MAX_IMPORT_BYTES", DefaultMaxImportBytes)), "largest imported file in bytes, counted after decompression (env BOOLPOOL_MAX_IMPORT_BYTES)")
 }
 
 // Validate reports every invalid setting at once.
@@ -140,6 +154,12 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxLineBytes < 1024 {
 		errs = append(errs, errors.New("max-line: must be at least 1024"))
+	}
+	if c.MaxImportBytes < c.MaxLineBytes {
+		errs = append(errs, errors.New("max-import-bytes: must be at least max-line"))
+	}
+	if c.MaxImportsPerUser < 1 {
+		errs = append(errs, errors.New("max-imports-per-user: must be at least 1"))
 	}
 	for _, d := range []struct {
 		name string
@@ -216,6 +236,8 @@ func (c *Config) UploadLimit() int64 {
 // Defaults of the limits and timeouts (see Register for their meaning).
 const (
 	DefaultMaxLine           = 16 << 20
+	DefaultMaxImportBytes    = 8 << 30 // as ingest.DefaultMaxImportBytes
+	DefaultMaxImportsPerUser = 2
 	DefaultReadHeaderTimeout = 10 * time.Second
 	DefaultBodyTimeout       = 30 * time.Second
 	DefaultBodyMinRate       = 4 << 10
@@ -225,6 +247,18 @@ const (
 
 // DefaultUploadDir is boolpool-uploads in the system temporary directory.
 func DefaultUploadDir() string { return filepath.Join(os.TempDir(), "boolpool-uploads") }
+
+// ImportBytesLimit is MaxImportBytes, or DefaultMaxImportBytes when unset.
+func (c *Config) ImportBytesLimit() int64 { return orDefault(c.MaxImportBytes, DefaultMaxImportBytes) }
+
+// ImportsPerUser is MaxImportsPerUser, or DefaultMaxImportsPerUser when
+// unset.
+func (c *Config) ImportsPerUser() int {
+	if c.MaxImportsPerUser <= 0 {
+		return DefaultMaxImportsPerUser
+	}
+	return c.MaxImportsPerUser
+}
 
 // LineLimit is MaxLineBytes, or DefaultMaxLine when unset.
 func (c *Config) LineLimit() int64 { return orDefault(c.MaxLineBytes, DefaultMaxLine) }

@@ -21,6 +21,8 @@ func TestValidate(t *testing.T) {
 		{"tiny body", []string{"-database-url", "postgres://x", "-max-body", "10"}, "max-body"},
 		{"upload below body", []string{"-database-url", "postgres://x", "-max-body", "4096", "-max-upload", "2048"}, "max-upload"},
 		{"tiny line", []string{"-database-url", "postgres://x", "-max-line", "10"}, "max-line"},
+		{"import below line", []string{"-database-url", "postgres://x", "-max-import-bytes", "4096"}, "max-import-bytes"},
+		{"no imports", []string{"-database-url", "postgres://x", "-max-imports-per-user", "0"}, "max-imports-per-user"},
 		{"zero body timeout", []string{"-database-url", "postgres://x", "-body-timeout", "0s"}, "body-timeout"},
 		{"zero body rate", []string{"-database-url", "postgres://x", "-body-min-rate", "0"}, "body-min-rate"},
 		{"tiny write timeout", []string{"-database-url", "postgres://x", "-write-timeout", "1ms"}, "write-timeout"},
@@ -55,18 +57,19 @@ func TestValidate(t *testing.T) {
 func TestLimitDefaults(t *testing.T) {
 	t.Setenv("BOOLPOOL_MAX_LINE", "2048")
 	t.Setenv("BOOLPOOL_BODY_TIMEOUT", "5s")
+	t.Setenv("BOOLPOOL_MAX_IMPORT_BYTES", "1048576")
 	var c Config
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	c.Register(fs)
 	if err := fs.Parse(nil); err != nil {
 		t.Fatal(err)
 	}
-	if c.MaxLineBytes != 2048 || c.BodyTimeout != 5*time.Second || c.BodyMinRate != DefaultBodyMinRate ||
+	if c.MaxLineBytes != 2048 || c.MaxImportBytes != 1<<20 || c.MaxImportsPerUser != DefaultMaxImportsPerUser || c.BodyTimeout != 5*time.Second || c.BodyMinRate != DefaultBodyMinRate ||
 		c.WriteTimeout != DefaultWriteTimeout || c.UploadDir != DefaultUploadDir() {
 		t.Fatalf("config %+v", c)
 	}
 	var zero Config
-	if zero.LineLimit() != DefaultMaxLine || zero.UploadRoot() != DefaultUploadDir() ||
+	if zero.LineLimit() != DefaultMaxLine || zero.ImportBytesLimit() != DefaultMaxImportBytes || zero.ImportsPerUser() != DefaultMaxImportsPerUser || zero.UploadRoot() != DefaultUploadDir() ||
 		zero.HTTPTimeouts() != (Timeouts{ReadHeader: DefaultReadHeaderTimeout, Body: DefaultBodyTimeout, Write: DefaultWriteTimeout,
 			Idle: DefaultIdleTimeout, BodyMinRate: DefaultBodyMinRate}) {
 		t.Fatalf("zero config defaults: %d %s %+v", zero.LineLimit(), zero.UploadRoot(), zero.HTTPTimeouts())

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
+	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
 )
@@ -81,7 +83,8 @@ func StoreProjectExpressions(ctx context.Context, st *store.Store, projectID int
 		}
 		up, conf, reason := expressionFor(q)
 		if reason != "" {
-			sum.Failed = append(sum.Failed, Failure{ExtID: q.ExtID, Text: q.Text, Reason: reason})
+			// The text is clipped: a failure may be a query over the caps.
+			sum.Failed = append(sum.Failed, Failure{ExtID: q.ExtID, Text: apperr.Clip(q.Text, 300), Reason: reason})
 			continue
 		}
 		if conf < LowConfidence {
@@ -120,6 +123,9 @@ func expressionOf(q store.Query) (store.ExpressionUpdate, Result, string) {
 	if strings.TrimSpace(q.Text) == "" {
 		return store.ExpressionUpdate{}, Result{}, "empty query text"
 	}
+	if reason := CheckQuery(q.Text); reason != "" {
+		return store.ExpressionUpdate{}, Result{}, reason
+	}
 	r := Decompose(q.Text)
 	up, reason := updateFor(q, r)
 	return up, r, reason
@@ -155,12 +161,16 @@ func updateFor(q store.Query, r Result) (store.ExpressionUpdate, string) {
 	if r.Expression == nil || len(r.Atoms) == 0 {
 		return store.ExpressionUpdate{}, "no expression"
 	}
+	if len(r.Atoms) > MaxAtoms {
+		return store.ExpressionUpdate{}, fmt.Sprintf("%d atoms, more than the %d a query may have", len(r.Atoms), MaxAtoms)
+	}
 	atoms := make([]store.Atom, len(r.Atoms))
+	spans := newSpanFinder(q.Text)
 	for i, a := range r.Atoms {
 		if strings.TrimSpace(a) == "" {
 			return store.ExpressionUpdate{}, fmt.Sprintf("atom %s is empty", boolexpr.AtomName(i))
 		}
-		atoms[i] = atomSpan(q.Text, a)
+		atoms[i] = spans.find(a)
 	}
 	raw, err := json.Marshal(r.Expression)
 	if err != nil {
@@ -173,12 +183,68 @@ func updateFor(q store.Query, r Result) (store.ExpressionUpdate, string) {
 	return store.ExpressionUpdate{QueryID: q.ID, Template: r.Template, Atoms: atoms, Expression: raw}, ""
 }
 
-// atomSpan locates an atom in the query text (case-insensitively); an atom
-// the decomposer rewrote (a shared head noun) gets an empty span at 0.
-func atomSpan(text, atom string) store.Atom {
-	lt, la := strings.ToLower(text), strings.ToLower(atom)
-	if i := strings.Index(lt, la); i >= 0 && len(lt) == len(text) && len(la) == len(atom) {
-		return store.Atom{Text: atom, Start: i, End: i + len(atom)}
+// spanFinder locates a query's atoms in its text, case-insensitively,
+// lower-casing the text once (issue 29: once per atom made a long query
+// quadratic). Atoms mostly follow each other, so each is looked for from
+// the end of the one before, then, if not found there, from the start.
+type spanFinder struct {
+	text, lower string
+	from        int
+}
+
+func newSpanFinder(text string) *spanFinder {
+	return &spanFinder{text: text, lower: strings.ToLower(text)}
+}
+
+// find returns atom's span; an atom the decomposer rewrote (a shared head
+// noun) gets an empty span at 0.
+func (f *spanFinder) find(atom string) store.Atom {
+	la := strings.ToLower(atom)
+	if len(f.lower) != len(f.text) || len(la) != len(atom) {
+		return store.Atom{Text: atom}
 	}
-	return store.Atom{Text: atom}
+	i := strings.Index(f.lower[f.from:], la)
+	if i >= 0 {
+		i += f.from
+	} else {
+		i = strings.Index(f.lower, la)
+	}
+	if i < 0 {
+		return store.Atom{Text: atom}
+	}
+	f.from = i + len(atom)
+	return store.Atom{Text: atom, Start: i, End: i + len(atom)}
+}
+
+// Limits of a query the decomposer reads (issue 29): a longer query, or a
+// decomposition into more atoms, is refused rather than worked on. Real
+// queries are a few dozen words with two to five atoms.
+const (
+	MaxQueryBytes = 10000
+	MaxQueryWords = 1000
+	MaxAtoms      = 26 // as api.MaxAtoms, the editor's bound
+)
+
+// CheckQuery says why text is too long to decompose, or "" when it is not.
+func CheckQuery(text string) string {
+	if len(text) > MaxQueryBytes {
+		return fmt.Sprintf("query text of %d bytes: over the %d bytes a query may have", len(text), MaxQueryBytes)
+	}
+	if n := countWords(text); n > MaxQueryWords {
+		return fmt.Sprintf("query text of %d words: over the %d words a query may have", n, MaxQueryWords)
+	}
+	return ""
+}
+
+// countWords counts runs of non-space characters.
+func countWords(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		sp := unicode.IsSpace(r)
+		if !sp && !in {
+			n++
+		}
+		in = !sp
+	}
+	return n
 }

@@ -167,7 +167,10 @@ func Simulate(ctx context.Context, in Input) (Summary, error) {
 		sum.Gold += len(q.Rel)
 		gqs[i] = pooling.GoldQuery{ID: q.ID, Text: q.Text, Lists: pooling.TopLists(q.ID, in.Runs, in.Depth), Rel: q.Rel}
 	}
-	truth := evaluatePlain(qs, in.Runs, in.Measures, func(qi int) map[string]int { return grades(qs[qi].Rel, nil) })
+	truth, err := evaluatePlain(ctx, qs, in.Runs, in.Measures, func(qi int) map[string]int { return grades(qs[qi].Rel, nil) })
+	if err != nil {
+		return Summary{}, err
+	}
 
 	var designs map[string]estimate.QueryDesign
 	seqs := make([]pooling.Sequencer, len(in.Strategies))
@@ -201,6 +204,9 @@ func Simulate(ctx context.Context, in Input) (Summary, error) {
 	}
 	sum.Gold = gs.Gold
 	for _, name := range in.Strategies {
+		if err := ctx.Err(); err != nil {
+			return Summary{}, err
+		}
 		gr := gs.Strategies[name]
 		res := StrategyResult{GoldResult: gr, Estimate: map[string]Accuracy{}, Runs: map[string]map[string]RunValue{}}
 		judgedGrades := func(qi int) map[string]int { return grades(qs[qi].Rel, gr.Judged[qi]) }
@@ -220,7 +226,10 @@ func Simulate(ctx context.Context, in Input) (Summary, error) {
 			res.Relevant = &Relevant{Gold: sum.Gold, Est: t.Est, Lo: t.Lo, Hi: t.Hi,
 				RelErr: (t.Est - float64(sum.Gold)) / math.Max(1, float64(sum.Gold)), Covered: t.Lo <= float64(sum.Gold) && float64(sum.Gold) <= t.Hi}
 		} else {
-			plain := evaluatePlain(qs, in.Runs, in.Measures, judgedGrades)
+			plain, err := evaluatePlain(ctx, qs, in.Runs, in.Measures, judgedGrades)
+			if err != nil {
+				return Summary{}, err
+			}
 			for mi, m := range sum.Measures {
 				vals := map[string]RunValue{}
 				for ri, r := range in.Runs {
@@ -258,12 +267,16 @@ func grades(rel map[string]bool, judged map[string]bool) map[string]int {
 
 // evaluatePlain is measure × run → the mean over qs of the plain measure
 // under the qrels of qrelsOf (unjudged = not relevant).
-func evaluatePlain(qs []Query, runs []pooling.Run, specs []metrics.Spec, qrelsOf func(qi int) map[string]int) [][]float64 {
+// It stops with ctx's error when ctx ends (checked per query).
+func evaluatePlain(ctx context.Context, qs []Query, runs []pooling.Run, specs []metrics.Spec, qrelsOf func(qi int) map[string]int) ([][]float64, error) {
 	out := make([][]float64, len(specs))
 	for mi := range out {
 		out[mi] = make([]float64, len(runs))
 	}
 	for qi, q := range qs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		judged := qrelsOf(qi)
 		for ri, r := range runs {
 			v := metrics.EvaluateQuery(r.Lists[q.ID], judged, nil, specs, 1)
@@ -279,7 +292,7 @@ func evaluatePlain(qs []Query, runs []pooling.Run, specs []metrics.Spec, qrelsOf
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // drawSample scales the design to the budget and draws every query's

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/boolexpr"
@@ -19,7 +20,6 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Pool builder and query-expression editor (researchers; wire types in
@@ -306,6 +306,9 @@ func (h poolHandlers) decompose(c echo.Context) error {
 	q, err := h.query(c)
 	if err != nil {
 		return err
+	}
+	if reason := decompose.CheckQuery(q.Text); reason != "" {
+		return apperr.Invalidf("text", "%s: not decomposed (shorten the query)", reason)
 	}
 	res := decompose.Decompose(q.Text)
 	tree, err := json.Marshal(res.Expression)

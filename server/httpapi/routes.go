@@ -46,7 +46,8 @@ func (s *Server) routes() {
 	ph := poolHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
 	calh := calHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
 	sh := setupHandlers{research: rh, st: st, importSt: st, jobs: svc.Jobs, encoders: svc.Encoders,
-		maxUpload: s.cfg.UploadLimit(), uploadRoot: s.cfg.UploadRoot(), maxLine: s.cfg.LineLimit(), log: s.log}
+		maxUpload: s.cfg.UploadLimit(), uploadRoot: s.cfg.UploadRoot(), maxLine: s.cfg.LineLimit(),
+		maxImport: s.cfg.ImportBytesLimit(), imports: newImportGate(s.cfg.ImportsPerUser()), log: s.log}
 
 	signedIn := []echo.MiddlewareFunc{noStore, auth.SameOrigin, svc.Auth.RequireSession}
 	researcher := append(signedIn[:len(signedIn):len(signedIn)], auth.RequireRole(api.RoleResearcher))

@@ -17,13 +17,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/ingest"
 	"boolpool/server/jobs"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Project setup endpoints (wire types and routes in api/setup.go):
@@ -53,6 +53,8 @@ type setupHandlers struct {
 	maxUpload  int64
 	uploadRoot string // parent of the per-upload temporary directories
 	maxLine    int64  // longest line of an imported file
+	maxImport  int64  // largest imported file, decompressed
+	imports    *importGate
 	log        *slog.Logger
 }
 
@@ -155,6 +157,12 @@ func (h setupHandlers) importFiles(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	ss, _ := auth.CurrentSession(c)
+	leave, err := h.imports.enter(ss.User.ID)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	dir, err := newUploadDir(h.uploadRoot)
 	if err != nil {
 		return err
@@ -189,7 +197,7 @@ func (h setupHandlers) importFiles(c echo.Context) error {
 		}
 		paths = []string{dir}
 	}
-	results, err := ingest.Files(c.Request().Context(), h.importSt, p.ID, format, paths, ingest.Options{RunName: runName, Log: h.log, MaxLine: h.maxLine})
+	results, err := ingest.Files(c.Request().Context(), h.importSt, p.ID, format, paths, ingest.Options{RunName: runName, Log: h.log, MaxLine: h.maxLine, MaxBytes: h.maxImport})
 	out := api.ImportResult{Format: format, Files: []api.ImportedFile{}}
 	for _, r := range results {
 		notes := r.Notes
@@ -197,12 +205,12 @@ func (h setupHandlers) importFiles(c echo.Context) error {
 			notes = []string{}
 		}
 		out.Files = append(out.Files, api.ImportedFile{File: relTo(dir, r.File), Kind: r.Kind, Documents: r.Counts.Documents,
-			Queries: r.Counts.Queries, Qrels: r.Counts.Qrels, RunResults: r.Counts.RunResults, Notes: notes, Ignored: r.Ignored})
+			Queries: r.Counts.Queries, Qrels: r.Counts.Qrels, RunResults: r.Counts.RunResults, Notes: notes, Ignored: r.Ignored,
+			Duplicates: r.Counts.Duplicates, DuplicateLines: r.DuplicateLines})
 	}
 	if err != nil {
 		return importError(dir, err, out.Files)
 	}
-	ss, _ := auth.CurrentSession(c)
 	h.log.Info("files imported", "project", p.Name, "format", format, "files", len(out.Files), "user", ss.User.Username)
 	return c.JSON(http.StatusOK, out)
 }

@@ -55,7 +55,7 @@ func importBEIR(ctx context.Context, st *store.Store, projectID int64, path stri
 		}
 		res := Result{File: f, Format: "beir"}
 		base := filepath.Base(f)
-		counts, err := st.Import(ctx, projectID, func(im *store.Importer) error {
+		counts, dupLines, err := st.ImportReport(ctx, projectID, func(im *store.Importer) error {
 			switch {
 			case strings.HasPrefix(base, "corpus"):
 				res.Kind = "documents"
@@ -75,6 +75,7 @@ func importBEIR(ctx context.Context, st *store.Store, projectID int64, path stri
 		if err != nil {
 			return results, asLineError(err)
 		}
+		res.noteDuplicates(dupLines)
 		results = append(results, res)
 	}
 	return results, nil
@@ -85,6 +86,10 @@ func importBEIR(ctx context.Context, st *store.Store, projectID int64, path stri
 // ignored.
 func beirCorpus(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	return in.eachJSON(func(rec jsonRecord) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		im.At(rec.Line)
 		var d struct {
 			ID       *string         `json:"_id"`
 			Title    string          `json:"title"`
@@ -113,6 +118,10 @@ func beirCorpus(ctx context.Context, im *store.Importer, in *input, res *Result)
 // (JSON lines or one JSON array); other fields are reported as ignored.
 func beirQueries(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	return in.eachJSON(func(rec jsonRecord) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		im.At(rec.Line)
 		var q struct {
 			ID       *string         `json:"_id"`
 			Text     *string         `json:"text"`
@@ -127,6 +136,9 @@ func beirQueries(ctx context.Context, im *store.Importer, in *input, res *Result
 		if q.Text == nil {
 			return lineErr(in.name, in.line, "text", "missing")
 		}
+		if err := checkQueryText(in, in.line, "text", *q.Text); err != nil {
+			return err
+		}
 		if len(q.Metadata) == 0 || string(q.Metadata) == "null" {
 			q.Metadata = json.RawMessage(`{}`)
 		}
@@ -138,11 +150,15 @@ func beirQueries(ctx context.Context, im *store.Importer, in *input, res *Result
 
 func beirQrels(ctx context.Context, im *store.Importer, in *input) error {
 	rr := in.records("qrels record")
+	rr.sep = '\t'
 	cr := csv.NewReader(rr)
 	cr.Comma = '\t'
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	for n := 1; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		rec, err := cr.Read()
 		rr.next()
 		if errors.Is(err, io.EOF) {
@@ -171,6 +187,7 @@ func beirQrels(ctx context.Context, im *store.Importer, in *input) error {
 		if !ok {
 			return lineErr(in.name, n, "query-id", "unknown query %s (import queries.jsonl first)", quote(rec[0]))
 		}
+		im.At(n)
 		if err := im.Qrel(ctx, qid, rec[1], score, "positive", "qrels"); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -194,63 +195,73 @@ func readPassage(in *input, field, group string, raw []byte, res *Result) (passa
 	return p, nil
 }
 
-// readPassages reads a passage field: null, one passage, or a list.
-func readPassages(in *input, field string, raw []byte, res *Result) ([]passage, error) {
-	raw = bytes.TrimSpace(raw)
-	if string(raw) == "null" {
-		return nil, nil
-	}
-	if len(raw) == 0 || raw[0] != '[' {
-		p, err := readPassage(in, field, field, raw, res)
-		if err != nil {
-			return nil, err
-		}
-		return []passage{p}, nil
-	}
-	elems, err := splitRawArray(raw)
-	if err != nil {
-		return nil, lineErr(in.name, in.line, field, "invalid JSON: %v", err)
-	}
-	out := make([]passage, 0, len(elems))
-	for i, e := range elems {
-		p, err := readPassage(in, fmt.Sprintf("%s[%d]", field, i), field, e, res)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, nil
+// passageList holds a record's passages of one kind, each id once: a
+// passage repeated in the record replaces the earlier one (the last one
+// wins), so that memory grows with the distinct passages, not the list.
+type passageList struct {
+	list  []passage
+	index map[string]int // id -> position in list
+	dups  int            // passages that repeated an earlier one
 }
 
-// splitRawArray splits the text of a JSON array into its elements' texts,
-// tolerating bare NaN/Infinity like parseRawObject.
-func splitRawArray(b []byte) ([][]byte, error) {
-	p := &scanner{b: b}
-	p.ws()
-	if !p.eat('[') {
-		return nil, fmt.Errorf("not a JSON array")
+func (l *passageList) add(p passage) {
+	if i, ok := l.index[p.id]; ok {
+		l.list[i] = p
+		l.dups++
+		return
 	}
-	var out [][]byte
-	p.ws()
-	if p.eat(']') {
-		return out, p.end()
+	if l.index == nil {
+		l.index = map[string]int{}
 	}
-	for {
-		p.ws()
-		start := p.i
-		if err := p.value(0); err != nil {
-			return nil, err
-		}
-		out = append(out, b[start:p.i])
-		p.ws()
-		if p.eat(',') {
-			continue
-		}
-		if p.eat(']') {
-			return out, p.end()
-		}
-		return nil, fmt.Errorf("expected ',' or ']' at byte %d", p.i)
+	l.index[p.id] = len(l.list)
+	l.list = append(l.list, p)
+}
+
+// readPassages reads a passage field (null, one passage, or a list) into
+// l, one element at a time; budget is how many more passages the record
+// may have (MaxRecordElements in all).
+func readPassages(in *input, field string, raw []byte, res *Result, l *passageList, budget *int) error {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return nil
 	}
+	take := func() error {
+		if *budget <= 0 {
+			return lineErr(in.name, in.line, field, "more than %d passages in one record (the bound on elements of one record)", MaxRecordElements)
+		}
+		*budget--
+		return nil
+	}
+	if len(raw) == 0 || raw[0] != '[' {
+		if err := take(); err != nil {
+			return err
+		}
+		p, err := readPassage(in, field, field, raw, res)
+		if err != nil {
+			return err
+		}
+		l.add(p)
+		return nil
+	}
+	err := eachArrayElement(raw, func(i int, e []byte) error {
+		if err := take(); err != nil {
+			return err
+		}
+		p, err := readPassage(in, fmt.Sprintf("%s[%d]", field, i), field, e, res)
+		if err != nil {
+			return err
+		}
+		l.add(p)
+		return nil
+	})
+	var ee elementError
+	if errors.As(err, &ee) {
+		return ee.err
+	}
+	if err != nil {
+		return lineErr(in.name, in.line, field, "invalid JSON: %v", err)
+	}
+	return nil
 }
 
 func importBoolQ(ctx context.Context, im *store.Importer, in *input, res *Result) error {
@@ -259,6 +270,7 @@ func importBoolQ(ctx context.Context, im *store.Importer, in *input, res *Result
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		im.At(rec.Line)
 		obj, err := parseRawObject(rec.Raw)
 		if err != nil {
 			return lineErr(in.name, in.line, "", "invalid JSON: %v", err)
@@ -310,11 +322,12 @@ func boolqDocument(ctx context.Context, im *store.Importer, p passage) error {
 func boolqQuestion(ctx context.Context, im *store.Importer, in *input, obj *rawObject, seq int, res *Result, stats *boolqStats) error {
 	var id, text, qtype string
 	type group struct {
-		passages []passage
+		passages passageList
 		kind     string // qrel kind; "" = documents only
 		rel      int
 	}
 	var pos, neg, hard group
+	budget := MaxRecordElements
 	pos.kind, pos.rel = "positive", 1
 	neg.kind = "negative"
 	for _, k := range obj.keys {
@@ -352,23 +365,24 @@ func boolqQuestion(ctx context.Context, im *store.Importer, in *input, obj *rawO
 				return lineErr(in.name, in.line, k, "%s is not one of and, or, not", quote(s))
 			}
 		case contains(boolqPositiveFields, k), contains(boolqNegativeFields, k), contains(boolqHardFields, k):
-			ps, err := readPassages(in, k, v, res)
-			if err != nil {
-				return err
-			}
 			g := &hard
 			if contains(boolqPositiveFields, k) {
 				g = &pos
 			} else if contains(boolqNegativeFields, k) {
 				g = &neg
 			}
-			g.passages = append(g.passages, ps...)
+			if err := readPassages(in, k, v, res, &g.passages, &budget); err != nil {
+				return err
+			}
 		default:
 			res.ignore(k)
 		}
 	}
 	if text == "" {
 		return lineErr(in.name, in.line, "question", "missing or empty")
+	}
+	if err := checkQueryText(in, in.line, "question", text); err != nil {
+		return err
 	}
 	if id == "" {
 		id = fmt.Sprintf("boolq-%d", seq)
@@ -381,11 +395,12 @@ func boolqQuestion(ctx context.Context, im *store.Importer, in *input, obj *rawO
 	if err := im.ReplaceQrels(ctx, qid, "boolq"); err != nil {
 		return err
 	}
-	stats.positive += len(pos.passages)
-	stats.negative += len(neg.passages)
-	stats.hard += len(hard.passages)
-	for _, g := range []group{pos, neg, hard} {
-		for _, p := range g.passages {
+	stats.positive += len(pos.passages.list)
+	stats.negative += len(neg.passages.list)
+	stats.hard += len(hard.passages.list)
+	im.Repeated(pos.passages.dups + neg.passages.dups + hard.passages.dups)
+	for _, g := range []*group{&pos, &neg, &hard} {
+		for _, p := range g.passages.list {
 			if p.text == "" && p.title == "" {
 				stats.idOnly++
 			} else if err := boolqDocument(ctx, im, p); err != nil {

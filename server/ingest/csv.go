@@ -22,6 +22,7 @@ import (
 // Columns may come in any order; unknown columns go into metadata.
 func importCSV(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	rr := in.records("CSV record")
+	rr.sep = ','
 	cr := csv.NewReader(rr)
 	cr.FieldsPerRecord = 0
 	header, err := cr.Read()
@@ -64,6 +65,9 @@ func importCSV(ctx context.Context, im *store.Importer, in *input, res *Result) 
 	known := map[string]bool{"id": true, "title": true, "text": true, "template": true, "domain": true, "split": true,
 		"original_query": true, "query_id": true, "doc_id": true, "relevance": true}
 	for line := 2; ; line++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		rec, err := cr.Read()
 		rr.next()
 		if errors.Is(err, io.EOF) {
@@ -92,6 +96,7 @@ func importCSV(ctx context.Context, im *store.Importer, in *input, res *Result) 
 			}
 		}
 		mdb, _ := json.Marshal(md)
+		im.At(line)
 		switch res.Kind {
 		case "documents":
 			if get("id") == "" {
@@ -102,6 +107,9 @@ func importCSV(ctx context.Context, im *store.Importer, in *input, res *Result) 
 		case "queries":
 			if get("id") == "" {
 				return lineErr(in.name, line, "id", "empty")
+			}
+			if err := checkQueryText(in, line, "text", get("text")); err != nil {
+				return err
 			}
 			_, err = im.Query(ctx, store.QueryIn{ExtID: get("id"), Text: get("text"), Template: get("template"),
 				Domain: get("domain"), Split: get("split"), OriginalQuery: get("original_query"), Metadata: mdb, Seq: line})

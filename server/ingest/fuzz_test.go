@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"boolpool/server/decompose"
 )
 
 // FuzzQuestLine feeds arbitrary lines to the QUEST line parser: it must
@@ -21,6 +23,10 @@ func FuzzQuestLine(f *testing.F) {
 		`{"query": "x", "docs": null, "extra": {"k": [1, 2, {"z": "\u00e9"}]}}`,
 		`{"title": "t", "text": "x"}`, `{`, `[]`, `{"query": 1}`, `{"query": "a", "docs": ["x"], "metadata": {"template": 3}}`,
 		`{"query": "a", "docs": [], "original_query": "<mark><mark>a</mark></mark>"}`,
+		// Repeated keys and high expansion (issue 29).
+		`{"query": "a", "docs": [` + strings.Repeat(`"x", `, 2000) + `"x"]}`,
+		`{"query": "a", "docs": ["x"], "docs": ["y"]}`,
+		`{"query": "a", "docs": [], "original_query": "` + strings.Repeat("<mark>a</mark> or ", 30) + `<mark>b</mark>"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -42,6 +48,9 @@ func FuzzQuestLine(f *testing.F) {
 		}
 		if !json.Valid(q.Metadata) || !json.Valid(q.Extra) {
 			t.Fatalf("accepted invalid JSON: metadata %s extra %s", q.Metadata, q.Extra)
+		}
+		if len(q.AnswerDocs) > MaxRecordElements || len(q.Atoms) > decompose.MaxAtoms || decompose.CheckQuery(q.Text) != "" {
+			t.Fatalf("accepted a query over the bounds: %d docs, %d atoms, %d bytes of text", len(q.AnswerDocs), len(q.Atoms), len(q.Text))
 		}
 		if q.Expression != nil && !json.Valid(q.Expression) {
 			t.Fatalf("bad expression JSON %s", q.Expression)

@@ -5,7 +5,11 @@
 // streams record by record and is written in one transaction: a bad record
 // aborts the whole file with a *LineError naming file, line, field and
 // reason, and nothing of that file is kept. Rows are upserted by external id, so re-importing a file is
-// idempotent.
+// idempotent; a row the file gives again is written once, the last record
+// winning, and the repeats are reported (Result.DuplicateLines). A file is
+// bounded after decompression (Options.MaxBytes), a line or record in bytes
+// (Options.MaxLine) and in elements (MaxRecordElements), a query's text by
+// decompose.CheckQuery.
 package ingest
 
 import (
@@ -19,6 +23,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -47,6 +52,27 @@ type Options struct {
 	// NoDecompose turns off the decomposer run after importing queries of
 	// a format without Boolean structure (see decomposes).
 	NoDecompose bool
+	// MaxBytes caps what one file holds, counted after decompression;
+	// 0 = DefaultMaxImportBytes. A longer file fails with a *LineError
+	// naming the file and the line being read once the limit is passed.
+	MaxBytes int64
+}
+
+// DefaultMaxImportBytes is the default of Options.MaxBytes: 8 GiB.
+const DefaultMaxImportBytes = 8 << 30
+
+// MaxRecordElements bounds the elements of one record: the passages of a
+// BoolQuestions record (all its passage fields together), the titles of a
+// QUEST query's "docs", the fields of a JSON object or of a CSV/TSV record. A record with more
+// is refused as soon as the bound is passed (issue 29: one 12 MB record
+// held 3 M passages).
+const MaxRecordElements = 100000
+
+func (o Options) maxBytes() int64 {
+	if o.MaxBytes <= 0 {
+		return DefaultMaxImportBytes
+	}
+	return o.MaxBytes
 }
 
 // DefaultMaxLine is the default of Options.MaxLine: 16 MiB.
@@ -74,6 +100,42 @@ type Result struct {
 	// from the decomposer after this import (set on the last file's
 	// result; see Options.NoDecompose).
 	Decomposed int
+	// DuplicateLines are the first lines (at most
+	// store.MaxDuplicateLines) of the Counts.Duplicates records that gave
+	// a row the file had given before; the last one won.
+	DuplicateLines []int
+}
+
+// noteDuplicates adds the note on repeated records (and sets
+// DuplicateLines).
+func (r *Result) noteDuplicates(lines []int) {
+	r.DuplicateLines = lines
+	n := r.Counts.Duplicates
+	if n == 0 {
+		return
+	}
+	var at []string
+	for _, l := range lines {
+		at = append(at, strconv.Itoa(l))
+	}
+	note := fmt.Sprintf("%d record%s repeated a document, query or qrel given earlier in this file: each row is written once, the last record wins", n, plural(n, "", "s"))
+	if len(at) > 0 {
+		more := ""
+		if n > len(at) {
+			more = ", …"
+		}
+		note += fmt.Sprintf(" (line%s %s%s)", plural(len(at), "", "s"), strings.Join(at, ", "), more)
+	}
+	r.Notes = append(r.Notes, note)
+}
+
+// checkQueryText refuses a query text longer than the decomposer reads
+// (decompose.CheckQuery), naming the file, line and field.
+func checkQueryText(in *input, line int, field, text string) error {
+	if reason := decompose.CheckQuery(text); reason != "" {
+		return lineErr(in.name, line, field, "%s", reason)
+	}
+	return nil
 }
 
 // Files imports each file (or, for BEIR, directory) in its own transaction.
@@ -162,7 +224,7 @@ func importFile(ctx context.Context, st *store.Store, projectID int64, format, p
 	}
 	defer in.Close()
 	res := Result{File: path, Format: format}
-	counts, err := st.Import(ctx, projectID, func(im *store.Importer) error {
+	counts, dupLines, err := st.ImportReport(ctx, projectID, func(im *store.Importer) error {
 		switch format {
 		case "quest":
 			return importQuest(ctx, im, in, &res)
@@ -186,6 +248,7 @@ func importFile(ctx context.Context, st *store.Store, projectID int64, format, p
 	if err != nil {
 		return res, asLineError(err)
 	}
+	res.noteDuplicates(dupLines)
 	return res, nil
 }
 
@@ -229,6 +292,7 @@ func openInput(path string, opt Options) (*input, error) {
 		in.gz = gz
 		r = gz
 	}
+	r = &sizeLimit{r: r, in: in, max: opt.maxBytes()}
 	in.tr = &textReader{name: path, r: bufio.NewReaderSize(r, 1<<20), max: in.max}
 	in.r = bufio.NewReaderSize(in.tr, 64<<10)
 	return in, nil
@@ -248,6 +312,13 @@ type recordReader struct {
 	in   *input
 	what string
 	n    int64
+	// sep, when set, is the field separator of a CSV or TSV file: the
+	// separators outside double quotes since the last record are counted,
+	// and a record with more than MaxRecordElements fields fails before
+	// the CSV reader builds them (one string each).
+	sep    byte
+	seps   int
+	quoted bool
 }
 
 const recordChunk = 64 << 10
@@ -262,11 +333,26 @@ func (r *recordReader) Read(p []byte) (int, error) {
 	}
 	n, err := r.in.r.Read(p)
 	r.n += int64(n)
+	if r.sep != 0 {
+		for _, c := range p[:n] {
+			switch {
+			case c == '"':
+				r.quoted = !r.quoted
+			case c == r.sep && !r.quoted:
+				r.seps++
+			}
+		}
+		// What the parser reads ahead of its record is at most one chunk.
+		if r.seps > MaxRecordElements+recordChunk {
+			return 0, &LineError{File: r.in.name, Line: r.in.tr.line,
+				Reason: fmt.Sprintf("%s with more than %d fields (the bound on elements of one record)", r.what, MaxRecordElements)}
+		}
+	}
 	return n, err
 }
 
 // next starts counting a new record.
-func (r *recordReader) next() { r.n = 0 }
+func (r *recordReader) next() { r.n, r.seps = 0, 0 }
 
 // textReader passes a file through and stops at the first line
 // PostgreSQL text could not hold (invalid UTF-8, a NUL byte) or longer
@@ -468,6 +554,39 @@ func (in *input) eachLine(fn func(line []byte) error) error {
 			return err
 		}
 	}
+}
+
+// sizeLimit fails a file once more than max bytes of it (decompressed)
+// are read, naming the line being read.
+type sizeLimit struct {
+	r   io.Reader
+	in  *input
+	n   int64
+	max int64
+}
+
+func (s *sizeLimit) Read(p []byte) (int, error) {
+	if s.n > s.max {
+		return 0, s.err()
+	}
+	if int64(len(p)) > s.max+1-s.n {
+		p = p[:s.max+1-s.n]
+	}
+	k, err := s.r.Read(p)
+	s.n += int64(k)
+	if s.n > s.max {
+		return 0, s.err()
+	}
+	return k, err
+}
+
+func (s *sizeLimit) err() error {
+	line := 1
+	if s.in.tr != nil {
+		line = s.in.tr.line + 1
+	}
+	return &LineError{File: s.in.name, Line: line,
+		Reason: fmt.Sprintf("the file holds more than %d bytes (decompressed; the -max-import-bytes limit)", s.max)}
 }
 
 type countingReader struct {

@@ -55,6 +55,9 @@ func parseRawObject(line []byte) (*rawObject, error) {
 		if _, dup := o.values[key]; dup {
 			return nil, fmt.Errorf("field %s: appears twice", apperr.Clip(key, maxQuote))
 		}
+		if len(o.keys) >= MaxRecordElements {
+			return nil, fmt.Errorf("more than %d fields in one object", MaxRecordElements)
+		}
 		o.keys = append(o.keys, key)
 		o.values[key] = p.b[vs:p.i]
 		p.ws()
@@ -67,6 +70,47 @@ func parseRawObject(line []byte) (*rawObject, error) {
 		return nil, fmt.Errorf("expected ',' or '}' at byte %d", p.i)
 	}
 }
+
+// eachArrayElement calls fn with the text of each element of the JSON
+// array b, in order, as the elements are found: nothing is collected, so
+// memory does not grow with the array. It tolerates bare NaN/Infinity like
+// parseRawObject. An error of fn is returned as it is, wrapped in
+// elementError; a syntax error is not.
+func eachArrayElement(b []byte, fn func(i int, elem []byte) error) error {
+	p := &scanner{b: b}
+	p.ws()
+	if !p.eat('[') {
+		return fmt.Errorf("not a JSON array")
+	}
+	p.ws()
+	if p.eat(']') {
+		return p.end()
+	}
+	for i := 0; ; i++ {
+		p.ws()
+		start := p.i
+		if err := p.value(0); err != nil {
+			return err
+		}
+		if err := fn(i, b[start:p.i]); err != nil {
+			return elementError{err}
+		}
+		p.ws()
+		if p.eat(',') {
+			continue
+		}
+		if p.eat(']') {
+			return p.end()
+		}
+		return fmt.Errorf("expected ',' or ']' at byte %d", p.i)
+	}
+}
+
+// elementError is an error of eachArrayElement's fn.
+type elementError struct{ err error }
+
+func (e elementError) Error() string { return e.err.Error() }
+func (e elementError) Unwrap() error { return e.err }
 
 type scanner struct {
 	b []byte

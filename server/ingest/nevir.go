@@ -26,6 +26,10 @@ func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result
 	res.Kind = "pairs"
 	seen := map[string]int{} // pair id -> line
 	return in.eachJSON(func(rec jsonRecord) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		im.At(rec.Line)
 		var p struct {
 			ID   json.RawMessage `json:"id"`
 			Q1   *string         `json:"q1"`
@@ -42,6 +46,11 @@ func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result
 		}{{"q1", p.Q1}, {"q2", p.Q2}, {"doc1", p.Doc1}, {"doc2", p.Doc2}} {
 			if f.v == nil || *f.v == "" {
 				return lineErr(in.name, in.line, f.name, "missing or empty")
+			}
+		}
+		for _, f := range []struct{ name, v string }{{"q1", *p.Q1}, {"q2", *p.Q2}} {
+			if err := checkQueryText(in, in.line, f.name, f.v); err != nil {
+				return err
 			}
 		}
 		id := rawID(p.ID)

@@ -1,14 +1,17 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 
 	"boolpool/server/boolexpr"
+	"boolpool/server/decompose"
 	"boolpool/server/store"
 	"boolpool/server/textseg"
 )
@@ -44,6 +47,7 @@ func importQuest(ctx context.Context, im *store.Importer, in *input, res *Result
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		im.At(rec.Line)
 		obj, err := parseRawObject(rec.Raw)
 		if err != nil {
 			return lineErr(in.name, in.line, "", "%v", err)
@@ -142,13 +146,16 @@ func parseQuestQuery(file string, line int, obj *rawObject) (q store.QueryIn, no
 	if err != nil {
 		return q, "", err
 	}
-	var docs []string
+	if err := checkQueryText(in, line, "query", text); err != nil {
+		return q, "", err
+	}
 	raw, ok := obj.get("docs")
 	if !ok {
 		return q, "", lineErr(file, line, "docs", "missing")
 	}
-	if err := json.Unmarshal(raw, &docs); err != nil || docs == nil && string(raw) != "null" {
-		return q, "", lineErr(file, line, "docs", "must be an array of document titles (strings)")
+	docs, err := questDocs(in, raw)
+	if err != nil {
+		return q, "", err
 	}
 	original := ""
 	if raw, ok := obj.get("original_query"); ok && string(raw) != "null" {
@@ -211,9 +218,15 @@ func parseQuestQuery(file string, line int, obj *rawObject) (q store.QueryIn, no
 		q.Split = *meta.Split
 	}
 	if original != "" {
+		if err := checkQueryText(in, line, "original_query", original); err != nil {
+			return q, "", err
+		}
 		spans, _, err := boolexpr.ParseMarked(original)
 		if err != nil {
 			return q, "", lineErr(file, line, "original_query", "%v", err)
+		}
+		if len(spans) > decompose.MaxAtoms {
+			return q, "", lineErr(file, line, "original_query", "%d marked atoms, more than the %d a query may have", len(spans), decompose.MaxAtoms)
 		}
 		for _, sp := range spans {
 			q.Atoms = append(q.Atoms, store.Atom{Text: sp.Text, Start: sp.Start, End: sp.End})
@@ -231,6 +244,39 @@ func parseQuestQuery(file string, line int, obj *rawObject) (q store.QueryIn, no
 	q.ExtID = "q" + hex.EncodeToString(h[:6])
 	return q, note, nil
 }
+
+// questDocs reads a query's "docs": null or an array of titles, at most
+// MaxRecordElements of them, read one by one (a title repeated in the
+// list stays in the query's answer list; its qrel is written once).
+func questDocs(in *input, raw []byte) ([]string, error) {
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil
+	}
+	var docs []string
+	err := eachArrayElement(raw, func(i int, elem []byte) error {
+		if i >= MaxRecordElements {
+			return lineErr(in.name, in.line, "docs", "more than %d titles (the bound on elements of one record)", MaxRecordElements)
+		}
+		var d string
+		if err := json.Unmarshal(elem, &d); err != nil {
+			return errNotTitles
+		}
+		docs = append(docs, d)
+		return nil
+	})
+	if le := (*LineError)(nil); errors.As(err, &le) {
+		return nil, le
+	}
+	if err != nil {
+		return nil, lineErr(in.name, in.line, "docs", "must be an array of document titles (strings)")
+	}
+	if docs == nil {
+		docs = []string{}
+	}
+	return docs, nil
+}
+
+var errNotTitles = errors.New("not a title")
 
 func requiredString(in *input, obj *rawObject, field string) (string, error) {
 	raw, ok := obj.get(field)

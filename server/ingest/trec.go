@@ -19,6 +19,9 @@ func importTRECTopics(ctx context.Context, im *store.Importer, in *input, res *R
 		return err
 	}
 	for n := 1; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		rr.next()
 		t, err := tr.Read()
 		if errors.Is(err, io.EOF) {
@@ -31,6 +34,14 @@ func importTRECTopics(ctx context.Context, im *store.Importer, in *input, res *R
 		if text == "" {
 			text = t.Description
 		}
+		field := "title"
+		if t.Title == "" {
+			field = "desc"
+		}
+		if err := checkQueryText(in, tr.Line(), field, text); err != nil {
+			return err
+		}
+		im.At(tr.Line())
 		md, _ := json.Marshal(map[string]string{"description": t.Description, "narrative": t.Narrative})
 		if _, err := im.Query(ctx, store.QueryIn{ExtID: ids.Queries.Decode(t.ID), Text: text, Metadata: md, Seq: n}); err != nil {
 			return err
@@ -46,6 +57,9 @@ func importTRECQrels(ctx context.Context, im *store.Importer, in *input, res *Re
 		return err
 	}
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		q, err := qr.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -60,6 +74,7 @@ func importTRECQrels(ctx context.Context, im *store.Importer, in *input, res *Re
 		if !ok {
 			return lineErr(in.name, qr.Line(), "qid", "unknown query %s (import its queries first)", quote(q.QueryID))
 		}
+		im.At(qr.Line())
 		if err := im.Qrel(ctx, qid, ids.Docs.Decode(q.DocID), q.Rel, "positive", "qrels"); err != nil {
 			return err
 		}
@@ -82,6 +97,9 @@ func importTRECRun(ctx context.Context, im *store.Importer, in *input, res *Resu
 	rr := trecfmt.NewRunReader(in.r, in.name)
 	seen := map[[2]string]bool{}
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		l, err := rr.Read()
 		if errors.Is(err, io.EOF) {
 			return nil

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Qrel is one judgment line: "qid iter docid rel".
@@ -50,16 +51,55 @@ func (q *QrelsReader) Read() (Qrel, error) {
 func (q *QrelsReader) Line() int { return q.line }
 
 func parseQrel(text, file string, line int) (Qrel, error) {
-	f := strings.Fields(text)
-	if len(f) != 4 {
+	if n := countFields(text); n != 4 {
 		return Qrel{}, &LineError{File: file, Line: line,
-			Reason: fmt.Sprintf("want 4 fields (qid iter docid rel), got %d", len(f))}
+			Reason: fmt.Sprintf("want 4 fields (qid iter docid rel), got %d", n)}
 	}
+	f := strings.Fields(text)
 	rel, err := parseRel(f[3])
 	if err != nil {
 		return Qrel{}, &LineError{File: file, Line: line, Field: "rel", Reason: err.Error()}
 	}
 	return Qrel{QueryID: f[0], Iter: f[1], DocID: f[2], Rel: rel}, nil
+}
+
+// countFields is len(strings.Fields(s)), counted without building the
+// fields: a long line of many short tokens must not allocate one string
+// each (issue 29).
+func countFields(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		sp := unicode.IsSpace(r)
+		if !sp && !in {
+			n++
+		}
+		in = !sp
+	}
+	return n
+}
+
+// firstFields returns the first n fields of s, split as strings.Fields
+// splits, building no more than n.
+func firstFields(s string, n int) []string {
+	out := make([]string, 0, n)
+	start := -1
+	for i, r := range s {
+		sp := unicode.IsSpace(r)
+		switch {
+		case !sp && start < 0:
+			start = i
+		case sp && start >= 0:
+			out = append(out, s[start:i])
+			start = -1
+			if len(out) == n {
+				return out
+			}
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
+	}
+	return out
 }
 
 // parseRel accepts an integer, or a float with an integral value ("2.0"),

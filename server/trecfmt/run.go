@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 )
 
 // RunLine is one result line: "qid Q0 docid rank score tag".
@@ -52,7 +51,7 @@ func (rr *RunReader) Read() (RunLine, error) {
 }
 
 func parseRunLine(text, file string, line int) (RunLine, error) {
-	f := strings.Fields(text)
+	f := firstFields(text, 6)
 	// trec_eval ignores anything after the tag, so do we.
 	if len(f) < 6 {
 		return RunLine{}, &LineError{File: file, Line: line,

@@ -181,6 +181,9 @@ func ReadTopics(ctx context.Context, r io.Reader, file string) ([]Topic, error) 
 
 func (t *TopicsReader) lineNo() int { return t.line }
 
+// Line is the line of the last topic's </top> (its last line).
+func (t *TopicsReader) Line() int { return t.line }
+
 func collectTopics(ctx context.Context, file, idField string, read func() (Topic, error), line func() int) ([]Topic, error) {
 	var out []Topic
 	seen := map[string]int{}

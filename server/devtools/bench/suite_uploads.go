@@ -60,7 +60,8 @@ func runUploads(ctx context.Context, env *Env) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := loadgen.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), "-upload-dir", filepath.Join(dir, "uploads"))
+	srv, err := loadgen.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), "-upload-dir", filepath.Join(dir, "uploads"),
+		"-max-imports-per-user", "4")
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func runUploads(ctx context.Context, env *Env) ([]Row, error) {
 	var detail string
 	for i := 0; i < max(1, min(env.Repeats, 3)); i++ {
 		start := time.Now()
-		status, detail, err = postUpload(ctx, client, srv.URL()+"/api/projects/uploads/imports", csrf, gz)
+		status, detail, err = postUpload(ctx, client, srv.URL()+"/api/projects/uploads/imports", csrf, gz, "quest")
 		if err != nil {
 			return nil, fmt.Errorf("upload: %w; server log: %s", err, srv.Log(2000))
 		}
@@ -102,7 +103,102 @@ func runUploads(ctx context.Context, env *Env) ([]Row, error) {
 		Note: "VmHWM of the server child process after the uploads; reference: its VmRSS just before them (the peak includes start-up)"}
 	rss = rss.WithRef("server RSS before the upload", float64(rssBefore)/1024).
 		WithTarget("< RSS before + 128 MiB", float64(peak-rssBefore)/1024 < 128)
-	return []Row{refused, rss}, nil
+	hostile, err := hostileUploads(ctx, env, srv, client, csrf, dir)
+	if err != nil {
+		return nil, err
+	}
+	return append([]Row{refused, rss}, hostile...), nil
+}
+
+// hostileUploads posts four BoolQuestions uploads at once, each one
+// gzipped record of 3 M identical passages (11.7 KB; issue 29: the server
+// went from 83 to 2,851 MiB), and measures the server's peak RSS over
+// them (the high-water mark reset first) against its RSS before.
+func hostileUploads(ctx context.Context, env *Env, srv *loadgen.Server, client *http.Client, csrf, dir string) ([]Row, error) {
+	path := filepath.Join(dir, "hostile.jsonl.gz")
+	if err := writeHostileBoolQ(path, 3_000_000); err != nil {
+		return nil, err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", srv.PID()), []byte("5"), 0); err != nil {
+		return nil, fmt.Errorf("bench: reset the peak RSS: %w", err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	before, err := procStatusKiB(srv.PID(), "VmRSS")
+	if err != nil {
+		return nil, err
+	}
+	type answer struct {
+		status int
+		detail string
+		err    error
+	}
+	answers := make(chan answer, 4)
+	start := time.Now()
+	for range 4 {
+		go func() {
+			st, d, err := postUpload(ctx, client, srv.URL()+"/api/projects/uploads/imports", csrf, path, "boolq")
+			answers <- answer{st, d, err}
+		}()
+	}
+	var statuses []string
+	last := ""
+	for range 4 {
+		a := <-answers
+		if a.err != nil {
+			return nil, fmt.Errorf("hostile upload: %w; server log: %s", a.err, srv.Log(2000))
+		}
+		if a.status < 400 || a.status >= 500 {
+			return nil, fmt.Errorf("a hostile upload answered %d (want 4xx): %s", a.status, a.detail)
+		}
+		statuses, last = append(statuses, strconv.Itoa(a.status)), a.detail
+	}
+	secs := time.Since(start).Seconds()
+	peak, err := procStatusKiB(srv.PID(), "VmHWM")
+	if err != nil {
+		return nil, err
+	}
+	row := Row{Suite: "uploads", Name: "4 concurrent hostile BoolQuestions uploads: server peak RSS", Value: float64(peak) / 1024, Unit: "MiB",
+		Note: fmt.Sprintf("%.1f KB gzip each: one record of 3 M identical passages; HTTP %s in %.1f s (%q); VmHWM reset before them",
+			float64(info.Size())/1000, strings.Join(statuses, ", "), secs, apperr.Clip(last, 100))}
+	row = row.WithRef("server RSS before the uploads", float64(before)/1024).
+		WithTarget("< RSS before + 512 MiB", float64(peak-before)/1024 < 512)
+	return []Row{row}, nil
+}
+
+// writeHostileBoolQ writes a gzipped BoolQuestions record with n
+// identical string passages.
+func writeHostileBoolQ(path string, n int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zw, err := gzip.NewWriterLevel(f, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write([]byte(`{"id": "h1", "question": "cats", "positive_ctxs": [`)); err != nil {
+		return err
+	}
+	chunk := bytes.Repeat([]byte(`"a",`), 1<<14)
+	for left := n - 1; left > 0; {
+		k := min(left, 1<<14)
+		if _, err := zw.Write(chunk[:4*k]); err != nil {
+			return err
+		}
+		left -= k
+	}
+	if _, err := zw.Write([]byte(`"a"]}` + "\n")); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // writeOneLineGzip writes a gzip of n bytes of 'a' and a newline.
@@ -173,12 +269,12 @@ func signIn(ctx context.Context, base, user, password string) (*http.Client, str
 
 // postUpload streams path as a multipart upload and returns the status and
 // the problem's detail.
-func postUpload(ctx context.Context, c *http.Client, url, csrf, path string) (int, string, error) {
+func postUpload(ctx context.Context, c *http.Client, url, csrf, path, format string) (int, string, error) {
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() {
 		err := func() error {
-			if err := mw.WriteField("format", "quest"); err != nil {
+			if err := mw.WriteField("format", format); err != nil {
 				return err
 			}
 			w, err := mw.CreateFormFile("files", filepath.Base(path))

@@ -81,6 +81,9 @@ func TestCrowdStudyWalkthrough(t *testing.T) {
 			if len(args) > 1 && args[0] == "crowd" && args[1] == "participants" && !s.participantsDone {
 				s.participants()
 			}
+			if args[0] == "import" && strings.HasSuffix(args[len(args)-1], "train.jsonl") {
+				s.trainFile = args[len(args)-1]
+			}
 			key := args[0]
 			if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 				key += " " + args[1]
@@ -277,6 +280,7 @@ type studyRun struct {
 	vars             map[string]string // $B, $CSRF, $A, $J …
 	outputs          map[string]string // stdout of each boolpool command
 	entryKey         string
+	trainFile        string    // the imported QUEST queries (their answers grade the participants' items)
 	parts            []*lbUser // the participants P1, P2, P3
 	participantsDone bool
 }
@@ -539,6 +543,7 @@ func (s *studyRun) participants() {
 	if s.entryKey == "" {
 		s.t.Fatal("no entry link: the walkthrough must turn crowd entry on (crowd set --enabled=true) first")
 	}
+	answers := questAnswers(s.t, s.trainFile)
 	clientN := 0
 	for _, pid := range []string{"P1", "P2", "P3"} {
 		jar, _ := cookiejar.New(nil)
@@ -597,7 +602,12 @@ func (s *studyRun) participants() {
 				s.t.Errorf("%s leased %d items with %d judged: past the lease cap or the quota", pid, len(q.Tasks), judged)
 			}
 			for _, task := range q.Tasks {
-				rel := (clientN + judged) % 4
+				// P1 and P2 grade as the QUEST answers say (2 for an
+				// answer document, 0 otherwise); P3 the opposite.
+				rel := 0
+				if answers[task.Query.Text][task.Document.ExtID] != (pid == "P3") {
+					rel = 2
+				}
 				clientN++
 				req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 7000+clientN), AuthorID: p.id,
 					ItemID: task.ItemID, Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceComplete, TimeSpentMs: 4000}
@@ -617,6 +627,38 @@ func (s *studyRun) participants() {
 	s.participantsDone = true
 }
 
+// questAnswers reads a QUEST queries file: query text (and original query
+// without its marks) → answer documents.
+func questAnswers(t *testing.T, path string) map[string]map[string]bool {
+	t.Helper()
+	if path == "" {
+		t.Fatal("the walkthrough imports no QUEST train.jsonl")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct {
+			Query    string   `json:"query"`
+			Original string   `json:"original_query"`
+			Docs     []string `json:"docs"`
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		docs := map[string]bool{}
+		for _, d := range rec.Docs {
+			docs[d] = true
+		}
+		// The judging page shows the original query without its marks.
+		out[rec.Query] = docs
+		out[strings.NewReplacer("<mark>", "", "</mark>", "").Replace(rec.Original)] = docs
+	}
+	return out
+}
+
 // checkPayment checks a payment table CSV: P1, P2, P3, each with the
 // quota's items and completed.
 func (s *studyRun) checkPayment(what, data string) {
@@ -632,17 +674,36 @@ func (s *studyRun) checkPayment(what, data string) {
 	for i, h := range recs[0] {
 		col[h] = i
 	}
-	for _, h := range []string{"participant", "items_judged", "gold_judged", "completed", "completed_at"} {
+	for _, h := range []string{"participant", "items_judged", "gold_judged", "gold_correct", "gold_accuracy", "completed", "completed_at"} {
 		if _, ok := col[h]; !ok {
 			s.t.Fatalf("%s has no %s column: %v", what, h, recs[0])
 		}
 	}
 	seen := map[string]bool{}
+	goldJudged := 0
 	for _, r := range recs[1:] {
-		seen[r[col["participant"]]] = true
+		pid := r[col["participant"]]
+		seen[pid] = true
+		// Gold accuracy: P1 and P2 graded as the answers say, P3 the
+		// opposite.
+		gj, _ := strconv.Atoi(r[col["gold_judged"]])
+		goldJudged += gj
+		want := r[col["gold_judged"]]
+		if pid == "P3" {
+			want = "0"
+		}
+		if gj > 0 && r[col["gold_correct"]] != want {
+			s.t.Errorf("%s: %s judged %d gold items, %s right; want %s", what, pid, gj, r[col["gold_correct"]], want)
+		}
+		if gj == 0 && r[col["gold_accuracy"]] != "" {
+			s.t.Errorf("%s: %s has accuracy %q without gold", what, pid, r[col["gold_accuracy"]])
+		}
 		if r[col["items_judged"]] != strconv.Itoa(crowdStudyQuota) || r[col["completed"]] != "yes" || r[col["completed_at"]] == "" {
 			s.t.Errorf("%s: %v; want %d items, completed yes with a time", what, r, crowdStudyQuota)
 		}
+	}
+	if goldJudged == 0 {
+		s.t.Errorf("%s: no participant judged a gold item", what)
 	}
 	for _, pid := range []string{"P1", "P2", "P3"} {
 		if !seen[pid] {

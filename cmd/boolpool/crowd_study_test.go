@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,6 +176,22 @@ func TestCrowdStudyWalkthrough(t *testing.T) {
 	for _, l := range qlines {
 		if f := strings.Fields(l); len(f) != 4 {
 			t.Errorf("consensus.qrels line %q has %d fields, want 4", l, len(f))
+		}
+	}
+	// The correction is the item's consensus: grade 3 in the qrels.
+	corrected := fb.Entries[0].Judgment
+	if want := corrected.QueryExtID + " 0 " + strings.ReplaceAll(corrected.DocExtID, " ", "_") + " 3"; !slices.Contains(qlines, want) {
+		t.Errorf("consensus.qrels has no line %q for the corrected judgment:\n%s", want, qrels)
+	}
+	// The id map names the escaped QUEST titles of the qrels.
+	idmap, err := os.ReadFile(filepath.Join(dir, "study.idmap"))
+	if err != nil {
+		t.Fatalf("the walkthrough should have written study.idmap: %v", err)
+	}
+	for _, l := range qlines {
+		doc := strings.Fields(l)[2]
+		if strings.Contains(doc, "_") && !strings.Contains(string(idmap), "\t"+doc+"\t"+strings.ReplaceAll(doc, "_", " ")+"\n") {
+			t.Errorf("study.idmap has no line for the qrels' %s:\n%s", doc, idmap)
 		}
 	}
 	evalOut := s.outputs["eval"]

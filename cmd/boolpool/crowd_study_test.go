@@ -138,6 +138,27 @@ func TestCrowdStudyWalkthrough(t *testing.T) {
 	s.checkPayment("participants.csv", string(csvData))
 	t.Logf("payment table:\n%s", csvData)
 
+	// The dashboard's gold check flags P3 (graded against the answers)
+	// and neither P1 nor P2.
+	var dash api.LiveSnapshot
+	if st := s.lead.do("GET", "/api/projects/study/dashboard", nil, &dash); st != 200 {
+		t.Fatalf("dashboard: status %d", st)
+	}
+	flagged := map[string]bool{}
+	for _, a := range dash.Annotators {
+		for _, pid := range []string{"P1", "P2", "P3"} {
+			if strings.HasSuffix(a.Username, "-"+pid) {
+				flagged[pid] = a.Flagged
+				if a.Items != crowdStudyQuota || a.GoldItems == 0 {
+					t.Errorf("dashboard row of %s: %d items, %d gold; want %d items and gold", pid, a.Items, a.GoldItems, crowdStudyQuota)
+				}
+			}
+		}
+	}
+	if len(flagged) != 3 || flagged["P1"] || flagged["P2"] || !flagged["P3"] {
+		t.Errorf("dashboard flags %v; want P3 alone of P1, P2, P3", flagged)
+	}
+
 	// The review's note is in the participant's feedback.
 	if s.vars["J"] == "" {
 		t.Fatal("the walkthrough reviewed no judgment ($J unset)")

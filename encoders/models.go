@@ -110,6 +110,10 @@ type ImportOptions struct {
 	// DynamicQuantizeMatMul in the standard graph), so the default is the
 	// portable standard-operator graph.
 	Fused bool
+	// FusedAttention keeps the standard-operator graph but writes each
+	// self-attention block as one ONNX Runtime Attention / QAttention
+	// operator (see onnxgen.BertOptions.FusedAttention).
+	FusedAttention bool
 }
 
 // ImportBert converts a BERT checkpoint directory (config.json +
@@ -138,7 +142,7 @@ func ImportBert(ctx context.Context, srcDir, out string, opt ImportOptions) erro
 	if opt.Int8 {
 		precision = "int8"
 	}
-	m, err := onnxgen.BuildBert(cfg, w, onnxgen.BertOptions{Int8: opt.Int8, Fused: opt.Fused, Metadata: map[string]string{
+	m, err := onnxgen.BuildBert(cfg, w, onnxgen.BertOptions{Int8: opt.Int8, Fused: opt.Fused, FusedAttention: opt.FusedAttention, Metadata: map[string]string{
 		"source_sha256":   hash,
 		"precision":       precision,
 		"boolpool_recipe": bertRecipe,

@@ -29,7 +29,9 @@ const (
 // recipe versions the way each registered model is built; a cached model
 // with another recipe (metadata "boolpool_recipe") is rebuilt by Prepare.
 const (
-	bertRecipe   = "bert-1"
+	// bert-2: the self-attention blocks are ONNX Runtime Attention /
+	// QAttention operators (ImportOptions.FusedAttention).
+	bertRecipe   = "bert-2"
 	staticRecipe = "static-2"
 )
 
@@ -84,7 +86,7 @@ func (r *Runtime) Prepare(ctx context.Context, name string) (string, error) {
 	start := time.Now()
 	switch name {
 	case MiniLM, MiniLMInt8:
-		if err := ImportBert(ctx, src, path, ImportOptions{Int8: name == MiniLMInt8}); err != nil {
+		if err := ImportBert(ctx, src, path, ImportOptions{Int8: name == MiniLMInt8, FusedAttention: true}); err != nil {
 			return "", err
 		}
 	case MiniLMStatic:

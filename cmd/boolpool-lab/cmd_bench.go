@@ -32,6 +32,7 @@ func benchSuites(scaleSizes []int) []bench.Suite {
 		bench.IngestSuite(),
 		bench.UploadsSuite(),
 		bench.EncodersSuite(),
+		bench.EncoderSpeedSuite(),
 		retrievalbench.Suite(),
 		retrievalbench.NegationSuite(),
 		retrievalbench.RunStoreSuite(),

@@ -65,9 +65,11 @@ func runEncoderSpeed(ctx context.Context, env *Env) ([]Row, error) {
 			speed[name] = append(speed[name], v)
 		}
 	}
-	cpu, err := cpuRates(ctx, rt, bt, rounds)
-	if err != nil {
-		return nil, err
+	var cpu map[string][]float64
+	if env.OpenRuntime != nil {
+		if cpu, err = cpuRates(ctx, env.OpenRuntime, rt.Config(), bt, rounds); err != nil {
+			return nil, err
+		}
 	}
 
 	ref, err := open[encoders.MiniLM].Encode(ctx, sentences)
@@ -119,11 +121,10 @@ func runEncoderSpeed(ctx context.Context, env *Env) ([]Row, error) {
 // time of that (locked) OS thread is the whole cost, whatever else runs on
 // the machine. It returns texts per CPU-second per round and encoder. The
 // single-threaded sessions need a runtime of their own (session options
-// are per runtime); it is opened on the same library and closed here.
-func cpuRates(ctx context.Context, shared *encoders.Runtime, texts []string, rounds int) (map[string][]float64, error) {
-	cfg := shared.Config()
+// are per runtime), opened with cfg (one intra-op thread) and closed here.
+func cpuRates(ctx context.Context, openRuntime func(encoders.Config) (*encoders.Runtime, error), cfg encoders.Config, texts []string, rounds int) (map[string][]float64, error) {
 	cfg.IntraOpThreads = 1
-	rt, err := encoders.NewRuntime(cfg)
+	rt, err := openRuntime(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -107,10 +107,8 @@ type ImportOptions struct {
 	Int8 bool
 	// Fused writes ONNX Runtime's contrib operators (Attention, QAttention,
 	// SkipLayerNormalization, BiasGelu, DynamicQuantizeMatMul) instead of
-	// standard ONNX operators. Measured on a 2-core AVX2 machine it was not
-	// reliably faster (ONNX Runtime already fuses BiasGelu and
-	// DynamicQuantizeMatMul in the standard graph), so the default is the
-	// portable standard-operator graph.
+	// standard ONNX operators. In int8 it was slower than FusedAttention
+	// alone (encoders/README.md, Speed), so no registered encoder uses it.
 	Fused bool
 	// FusedAttention keeps the standard-operator graph but writes each
 	// self-attention block as one ONNX Runtime Attention / QAttention

@@ -184,8 +184,14 @@ func cpuFlags() string {
 		}
 		return "flags unreadable"
 	}
+	return parseCPUFlags(string(data))
+}
+
+// parseCPUFlags picks, from the first "flags" line of /proc/cpuinfo text,
+// the extensions that decide ONNX Runtime's int8 and fp32 kernels.
+func parseCPUFlags(cpuinfo string) string {
 	var have []string
-	for line := range strings.SplitSeq(string(data), "\n") {
+	for line := range strings.SplitSeq(cpuinfo, "\n") {
 		key, val, ok := strings.Cut(line, ":")
 		if !ok || strings.TrimSpace(key) != "flags" {
 			continue

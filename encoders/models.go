@@ -29,7 +29,9 @@ const (
 // recipe versions the way each registered model is built; a cached model
 // with another recipe (metadata "boolpool_recipe") is rebuilt by Prepare.
 const (
-	bertRecipe   = "bert-1"
+	// bert-2: the self-attention blocks are ONNX Runtime Attention /
+	// QAttention operators (ImportOptions.FusedAttention).
+	bertRecipe   = "bert-2"
 	staticRecipe = "static-2"
 )
 
@@ -84,7 +86,7 @@ func (r *Runtime) Prepare(ctx context.Context, name string) (string, error) {
 	start := time.Now()
 	switch name {
 	case MiniLM, MiniLMInt8:
-		if err := ImportBert(ctx, src, path, ImportOptions{Int8: name == MiniLMInt8}); err != nil {
+		if err := ImportBert(ctx, src, path, ImportOptions{Int8: name == MiniLMInt8, FusedAttention: true}); err != nil {
 			return "", err
 		}
 	case MiniLMStatic:
@@ -105,11 +107,13 @@ type ImportOptions struct {
 	Int8 bool
 	// Fused writes ONNX Runtime's contrib operators (Attention, QAttention,
 	// SkipLayerNormalization, BiasGelu, DynamicQuantizeMatMul) instead of
-	// standard ONNX operators. Measured on a 2-core AVX2 machine it was not
-	// reliably faster (ONNX Runtime already fuses BiasGelu and
-	// DynamicQuantizeMatMul in the standard graph), so the default is the
-	// portable standard-operator graph.
+	// standard ONNX operators. In int8 it was slower than FusedAttention
+	// alone (encoders/README.md, Speed), so no registered encoder uses it.
 	Fused bool
+	// FusedAttention keeps the standard-operator graph but writes each
+	// self-attention block as one ONNX Runtime Attention / QAttention
+	// operator (see onnxgen.BertOptions.FusedAttention).
+	FusedAttention bool
 }
 
 // ImportBert converts a BERT checkpoint directory (config.json +
@@ -138,7 +142,7 @@ func ImportBert(ctx context.Context, srcDir, out string, opt ImportOptions) erro
 	if opt.Int8 {
 		precision = "int8"
 	}
-	m, err := onnxgen.BuildBert(cfg, w, onnxgen.BertOptions{Int8: opt.Int8, Fused: opt.Fused, Metadata: map[string]string{
+	m, err := onnxgen.BuildBert(cfg, w, onnxgen.BertOptions{Int8: opt.Int8, Fused: opt.Fused, FusedAttention: opt.FusedAttention, Metadata: map[string]string{
 		"source_sha256":   hash,
 		"precision":       precision,
 		"boolpool_recipe": bertRecipe,

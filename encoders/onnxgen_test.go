@@ -230,7 +230,8 @@ func TestGeneratedGraphMatchesReference(t *testing.T) {
 			name string
 			opt  ImportOptions
 			tol  float64 // max |diff| (fp32); int8 is checked by cosine
-		}{{"fp32", ImportOptions{}, 1e-4}, {"fused", ImportOptions{Fused: true}, 1e-4}, {"int8", ImportOptions{Int8: true}, 0}, {"fused-int8", ImportOptions{Int8: true, Fused: true}, 0}} {
+		}{{"fp32", ImportOptions{}, 1e-4}, {"fused", ImportOptions{Fused: true}, 1e-4}, {"int8", ImportOptions{Int8: true}, 0}, {"fused-int8", ImportOptions{Int8: true, Fused: true}, 0},
+			{"fused-attention", ImportOptions{FusedAttention: true}, 1e-4}, {"fused-attention-int8", ImportOptions{Int8: true, FusedAttention: true}, 0}} {
 			t.Run(sz.name+"/"+variant.name, func(t *testing.T) {
 				out := filepath.Join(dir, variant.name+".onnx")
 				if err := ImportBert(context.Background(), dir, out, variant.opt); err != nil {

@@ -32,6 +32,7 @@ func benchSuites(scaleSizes []int) []bench.Suite {
 		bench.IngestSuite(),
 		bench.UploadsSuite(),
 		bench.EncodersSuite(),
+		bench.EncoderSpeedSuite(),
 		retrievalbench.Suite(),
 		retrievalbench.NegationSuite(),
 		retrievalbench.RunStoreSuite(),
@@ -97,7 +98,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return app.OpenRuntime(encoders.Config{CacheDir: encoders.DefaultCacheDir()})
 	})
 	defer release()
-	env := &bench.Env{Store: st, DBURL: benchURL, SharedData: *shared, Runtime: runtime, Repeats: *repeats, Quick: *quick,
+	env := &bench.Env{Store: st, DBURL: benchURL, SharedData: *shared, Runtime: runtime, OpenRuntime: app.OpenRuntime, Repeats: *repeats, Quick: *quick,
 		Log: slog.New(slog.NewTextHandler(stderr, nil)), Progress: stderr, ProfileDir: *profiles, ServerBin: *serverBin}
 	want := map[string]bool{}
 	for _, s := range strings.Split(*only, ",") {

@@ -49,13 +49,14 @@ func runModelImport(ctx context.Context, args []string, stdout, stderr io.Writer
 	out := fs.String("out", "", "output ONNX `file`")
 	int8 := fs.Bool("int8", false, "quantise Linear layers to int8 (dynamic quantisation)")
 	fused := fs.Bool("fused", false, "use ONNX Runtime contrib operators (Attention, SkipLayerNormalization …) instead of standard ONNX operators")
+	fusedAttn := fs.Bool("fused-attention", false, "standard ONNX operators except one ONNX Runtime Attention/QAttention operator per self-attention block")
 	if help, err := parseFlagsHelp(fs, args); help || err != nil {
 		return err
 	}
 	if *src == "" || *out == "" || fs.NArg() > 0 {
 		return fmt.Errorf("%w: --src and --out are required", errUsage)
 	}
-	if err := encoders.ImportBert(ctx, *src, *out, encoders.ImportOptions{Int8: *int8, Fused: *fused}); err != nil {
+	if err := encoders.ImportBert(ctx, *src, *out, encoders.ImportOptions{Int8: *int8, Fused: *fused, FusedAttention: *fusedAttn}); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, *out)

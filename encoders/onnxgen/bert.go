@@ -79,6 +79,10 @@ type BertOptions struct {
 	// their standard-op decomposition: fewer kernels and copies, but the
 	// model then runs only on ONNX Runtime.
 	Fused bool
+	// FusedAttention keeps the standard-op graph except the self-attention
+	// block (Q/K/V projection, scores, softmax, context), which becomes one
+	// com.microsoft Attention (fp32) or QAttention (int8) operator.
+	FusedAttention bool
 	// Metadata is stored in the model's metadata_props.
 	Metadata map[string]string
 }
@@ -100,8 +104,8 @@ func BuildBert(cfg BertConfig, w *Weights, opt BertOptions) (*Model, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	b := &bertBuilder{m: &Model{Name: "bert", Metadata: map[string]string{}}, cfg: cfg, w: w, int8: opt.Int8, fused: opt.Fused}
-	if opt.Fused {
+	b := &bertBuilder{m: &Model{Name: "bert", Metadata: map[string]string{}}, cfg: cfg, w: w, int8: opt.Int8, fused: opt.Fused, fusedAttn: opt.FusedAttention}
+	if opt.Fused || opt.FusedAttention {
 		b.m.Opsets = map[string]int64{msDomain: 1}
 	}
 	if _, _, err := w.Get("embeddings.word_embeddings.weight"); err != nil {
@@ -127,7 +131,9 @@ type bertBuilder struct {
 	prefix string
 	int8   bool
 	fused  bool
-	err    error
+	// fusedAttn: standard graph with a contrib (Q)Attention operator.
+	fusedAttn bool
+	err       error
 }
 
 // msDomain is ONNX Runtime's contrib operator domain.
@@ -199,8 +205,22 @@ func (b *bertBuilder) build() error {
 	shape4 := m.ConstI64("shape_heads", []int64{4}, 0, 0, heads, hd)
 	shape3 := m.ConstI64("shape_hidden", []int64{3}, 0, 0, H)
 	scale := float32(1 / math.Sqrt(float64(hd)))
+	var maskI string
+	if b.fusedAttn {
+		maskI = m.Op("Cast", []string{AttentionMask}, AttrInt("to", Int32))
+	}
 	for l := 0; l < c.NumHiddenLayers; l++ {
 		p := fmt.Sprintf("encoder.layer.%d.", l)
+		if b.fusedAttn {
+			ctxv := b.attention(x, maskI, l)
+			attn := b.linear(ctxv, fmt.Sprintf("l%d_attn_out", l), b.weight(p+"attention.output.dense.weight", H, H), b.weight(p+"attention.output.dense.bias", H), H, H)
+			x = b.layerNorm(m.Op("Add", []string{attn, x}), p+"attention.output.LayerNorm")
+			x = b.ffn(x, l)
+			if b.err != nil {
+				return b.err
+			}
+			continue
+		}
 		// Q, K and V in one MatMul; 1/sqrt(head_dim) folded into Q.
 		wq := b.weight(p+"attention.self.query.weight", H, H)
 		bq := b.weight(p+"attention.self.query.bias", H)
@@ -233,12 +253,7 @@ func (b *bertBuilder) build() error {
 		attn := b.linear(ctxv, fmt.Sprintf("l%d_attn_out", l), b.weight(p+"attention.output.dense.weight", H, H), b.weight(p+"attention.output.dense.bias", H), H, H)
 		x = b.layerNorm(m.Op("Add", []string{attn, x}), p+"attention.output.LayerNorm")
 
-		// Feed-forward with exact (erf) GELU, in the pattern ONNX Runtime fuses.
-		h := b.linear(x, fmt.Sprintf("l%d_ffn_in", l), b.weight(p+"intermediate.dense.weight", c.IntermediateSize, H), b.weight(p+"intermediate.dense.bias", c.IntermediateSize), H, c.IntermediateSize)
-		e := m.Op("Erf", []string{m.Op("Div", []string{h, m.Const("sqrt2", nil, float32(math.Sqrt2))})})
-		g := m.Op("Mul", []string{m.Op("Mul", []string{h, m.Op("Add", []string{e, m.Const("one", nil, 1)})}), m.Const("half", nil, 0.5)})
-		o := b.linear(g, fmt.Sprintf("l%d_ffn_out", l), b.weight(p+"output.dense.weight", H, c.IntermediateSize), b.weight(p+"output.dense.bias", H), c.IntermediateSize, H)
-		x = b.layerNorm(m.Op("Add", []string{o, x}), p+"output.LayerNorm")
+		x = b.ffn(x, l)
 		if b.err != nil {
 			return b.err
 		}
@@ -247,8 +262,51 @@ func (b *bertBuilder) build() error {
 	return b.err
 }
 
+// ffn is the feed-forward block of layer l in standard operators: Linear,
+// exact (erf) GELU in the pattern ONNX Runtime fuses, Linear, add & LayerNorm.
+func (b *bertBuilder) ffn(x string, l int) string {
+	m, c := b.m, b.cfg
+	H := c.HiddenSize
+	p := fmt.Sprintf("encoder.layer.%d.", l)
+	h := b.linear(x, fmt.Sprintf("l%d_ffn_in", l), b.weight(p+"intermediate.dense.weight", c.IntermediateSize, H), b.weight(p+"intermediate.dense.bias", c.IntermediateSize), H, c.IntermediateSize)
+	e := m.Op("Erf", []string{m.Op("Div", []string{h, m.Const("sqrt2", nil, float32(math.Sqrt2))})})
+	g := m.Op("Mul", []string{m.Op("Mul", []string{h, m.Op("Add", []string{e, m.Const("one", nil, 1)})}), m.Const("half", nil, 0.5)})
+	o := b.linear(g, fmt.Sprintf("l%d_ffn_out", l), b.weight(p+"output.dense.weight", H, c.IntermediateSize), b.weight(p+"output.dense.bias", H), c.IntermediateSize, H)
+	return b.layerNorm(m.Op("Add", []string{o, x}), p+"output.LayerNorm")
+}
+
 // fusedLayer is one transformer layer in ONNX Runtime contrib operators.
 func (b *bertBuilder) fusedLayer(x, maskI string, l int) string {
+	m, c := b.m, b.cfg
+	H := c.HiddenSize
+	p := fmt.Sprintf("encoder.layer.%d.", l)
+	attn := b.attention(x, maskI, l)
+	if b.err != nil {
+		return x
+	}
+	eps := AttrFloat("epsilon", float32(c.LayerNormEps))
+	o := b.matmulNoBias(attn, fmt.Sprintf("l%d_attn_out", l), b.weight(p+"attention.output.dense.weight", H, H), H, H)
+	x = b.msOp("SkipLayerNormalization", []string{o, x,
+		m.Init(FloatTensor(p+"attention.output.LayerNorm.weight", []int64{H}, b.weight(p+"attention.output.LayerNorm.weight", H))),
+		m.Init(FloatTensor(p+"attention.output.LayerNorm.bias", []int64{H}, b.weight(p+"attention.output.LayerNorm.bias", H))),
+		m.Init(FloatTensor(p+"attention.output.dense.bias", []int64{H}, b.weight(p+"attention.output.dense.bias", H))),
+	}, eps)
+	h := b.matmulNoBias(x, fmt.Sprintf("l%d_ffn_in", l), b.weight(p+"intermediate.dense.weight", c.IntermediateSize, H), H, c.IntermediateSize)
+	g := b.msOp("BiasGelu", []string{h, m.Init(FloatTensor(p+"intermediate.dense.bias", []int64{c.IntermediateSize}, b.weight(p+"intermediate.dense.bias", c.IntermediateSize)))})
+	o = b.matmulNoBias(g, fmt.Sprintf("l%d_ffn_out", l), b.weight(p+"output.dense.weight", H, c.IntermediateSize), c.IntermediateSize, H)
+	return b.msOp("SkipLayerNormalization", []string{o, x,
+		m.Init(FloatTensor(p+"output.LayerNorm.weight", []int64{H}, b.weight(p+"output.LayerNorm.weight", H))),
+		m.Init(FloatTensor(p+"output.LayerNorm.bias", []int64{H}, b.weight(p+"output.LayerNorm.bias", H))),
+		m.Init(FloatTensor(p+"output.dense.bias", []int64{H}, b.weight(p+"output.dense.bias", H))),
+	}, eps)
+}
+
+// attention is the self-attention block of layer l (Q/K/V projection,
+// scaled scores with the padding mask, softmax, context) as one
+// com.microsoft Attention (fp32) or QAttention (int8: uint8 activations
+// quantised dynamically, int8 weights per output column) operator; the
+// output is the [batch, seq, hidden] context before the output projection.
+func (b *bertBuilder) attention(x, maskI string, l int) string {
 	m, c := b.m, b.cfg
 	H := c.HiddenSize
 	p := fmt.Sprintf("encoder.layer.%d.", l)
@@ -278,21 +336,7 @@ func (b *bertBuilder) fusedLayer(x, maskI string, l int) string {
 		wName := m.Init(FloatTensor(fmt.Sprintf("l%d_qkv.weight", l), []int64{H, 3 * H}, wt))
 		attn = b.msOp("Attention", []string{x, wName, bqkv, maskI}, heads)
 	}
-	eps := AttrFloat("epsilon", float32(c.LayerNormEps))
-	o := b.matmulNoBias(attn, fmt.Sprintf("l%d_attn_out", l), b.weight(p+"attention.output.dense.weight", H, H), H, H)
-	x = b.msOp("SkipLayerNormalization", []string{o, x,
-		m.Init(FloatTensor(p+"attention.output.LayerNorm.weight", []int64{H}, b.weight(p+"attention.output.LayerNorm.weight", H))),
-		m.Init(FloatTensor(p+"attention.output.LayerNorm.bias", []int64{H}, b.weight(p+"attention.output.LayerNorm.bias", H))),
-		m.Init(FloatTensor(p+"attention.output.dense.bias", []int64{H}, b.weight(p+"attention.output.dense.bias", H))),
-	}, eps)
-	h := b.matmulNoBias(x, fmt.Sprintf("l%d_ffn_in", l), b.weight(p+"intermediate.dense.weight", c.IntermediateSize, H), H, c.IntermediateSize)
-	g := b.msOp("BiasGelu", []string{h, m.Init(FloatTensor(p+"intermediate.dense.bias", []int64{c.IntermediateSize}, b.weight(p+"intermediate.dense.bias", c.IntermediateSize)))})
-	o = b.matmulNoBias(g, fmt.Sprintf("l%d_ffn_out", l), b.weight(p+"output.dense.weight", H, c.IntermediateSize), c.IntermediateSize, H)
-	return b.msOp("SkipLayerNormalization", []string{o, x,
-		m.Init(FloatTensor(p+"output.LayerNorm.weight", []int64{H}, b.weight(p+"output.LayerNorm.weight", H))),
-		m.Init(FloatTensor(p+"output.LayerNorm.bias", []int64{H}, b.weight(p+"output.LayerNorm.bias", H))),
-		m.Init(FloatTensor(p+"output.dense.bias", []int64{H}, b.weight(p+"output.dense.bias", H))),
-	}, eps)
+	return attn
 }
 
 // matmulNoBias multiplies by a PyTorch [out, in] weight (bias applied by the

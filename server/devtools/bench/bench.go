@@ -64,11 +64,15 @@ type Env struct {
 	// Runtime hands the suites that encode the ONNX Runtime; the caller
 	// opens it (see SharedRuntime) and closes it after the run, so the
 	// suites never open or close one themselves.
-	Runtime  func() (*encoders.Runtime, error)
-	Repeats  int
-	Quick    bool
-	Log      *slog.Logger
-	Progress io.Writer
+	Runtime func() (*encoders.Runtime, error)
+	// OpenRuntime opens a further runtime with other session options (the
+	// encoders-int8 suite's single-threaded sessions); the suite closes it.
+	// nil: the figures that need one are left out.
+	OpenRuntime func(encoders.Config) (*encoders.Runtime, error)
+	Repeats     int
+	Quick       bool
+	Log         *slog.Logger
+	Progress    io.Writer
 	// ProfileDir, when set, makes the load suite start its servers with
 	// net/http/pprof on a loopback port and write a CPU and an allocation
 	// profile of each saturated scenario's measured window there (dev

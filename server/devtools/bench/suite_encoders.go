@@ -24,8 +24,8 @@ import (
 // ONNX files: model run only on the very tensors Encode builds, end to end
 // against HF tokenizers + onnxruntime-node, and (labelled as not like for
 // like) our end to end against node's model run; Go and node rounds
-// alternate. Then fp32 vs int8 vs static (speed in alternating rounds and
-// agreement with fp32) and pgvector HNSW recall (with a database).
+// alternate. Then pgvector HNSW recall (with a database). fp32 vs int8 vs
+// static is the encoders-int8 suite (EncoderSpeedSuite).
 func EncodersSuite() Suite { return Suite{Name: "encoders", Run: runEncoders} }
 
 func runEncoders(ctx context.Context, env *Env) ([]Row, error) {
@@ -166,55 +166,6 @@ func runEncoders(ctx context.Context, env *Env) ([]Row, error) {
 		}
 	}
 
-	// fp32 vs int8 vs static: speed at 128 tokens (Encode, alternating
-	// rounds) and agreement with fp32.
-	// One Encode call per model per round, many rounds: one fp32 call
-	// takes about a second here, and load from other jobs changes on that
-	// time scale.
-	bt := exactTexts(tok, sentences, 32, 128)
-	speed := map[string][]float64{}
-	speedRounds := 11
-	if env.Quick {
-		speedRounds = 3
-	}
-	for range speedRounds {
-		for _, name := range encoders.Names() {
-			v, err := rateFor(0, len(bt), func() error { _, err := open[name].Encode(ctx, bt); return err })
-			if err != nil {
-				return nil, err
-			}
-			speed[name] = append(speed[name], v)
-		}
-	}
-	ref, err := open[encoders.MiniLM].Encode(ctx, sentences)
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range []string{encoders.MiniLMInt8, encoders.MiniLMStatic} {
-		vecs, err := open[name].Encode(ctx, sentences)
-		if err != nil {
-			return nil, err
-		}
-		mean := 0.0
-		for i := range vecs {
-			mean += encoders.Cosine(vecs[i], ref[i])
-		}
-		mean /= float64(len(vecs))
-		sp := pairedRow(Row{Suite: "encoders", Name: name + " speed at 128 tokens", Unit: "texts/s", HigherIsBetter: true,
-			Note: fmt.Sprintf("Encode, batch 32; median of %d alternating rounds; ratio = median of per-round ratios", speedRounds)},
-			speed[name], "minilm fp32, same rounds", speed[encoders.MiniLM])
-		if name == encoders.MiniLMInt8 {
-			sp = sp.WithTarget(">= 2x", sp.Ratio >= 2)
-		}
-		rows = append(rows, sp)
-		q := Row{Suite: "encoders", Name: name + " mean cosine to fp32", Value: mean, Note: fmt.Sprintf("%d sentences", len(sentences))}
-		if name == encoders.MiniLMInt8 {
-			q = q.WithTarget(">= 0.98", mean >= 0.98)
-			rows = append(rows, q)
-		}
-		rows = append(rows, Row{Suite: "encoders", Name: name + " agreement with fp32: correlation of pairwise similarities",
-			Value: pearson(pairwise(vecs), pairwise(ref)), Note: fmt.Sprintf("%d sentences, %d pairs", len(sentences), len(sentences)*(len(sentences)-1)/2)})
-	}
 	if env.Store == nil { // no database: no HNSW figures
 		return rows, nil
 	}

@@ -25,6 +25,47 @@ CREATE TYPE public.river_job_state AS ENUM (
     'scheduled'
 );
 
+-- Name: assignments_taken(); Type: FUNCTION; Schema: public; Owner: -
+
+CREATE FUNCTION public.assignments_taken() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    d      int := 0;
+    v_item bigint;
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        v_item := OLD.item_id;
+        IF OLD.status IN ('leased', 'done') THEN
+            d := d - 1;
+        END IF;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        v_item := NEW.item_id;
+        IF NEW.status IN ('leased', 'done') THEN
+            d := d + 1;
+        END IF;
+    END IF;
+    IF d <> 0 THEN
+        UPDATE items SET taken = taken + d, open = taken + d < item_raters(project_id, kind)
+        WHERE id = v_item;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+
+-- Name: item_raters(bigint, text); Type: FUNCTION; Schema: public; Owner: -
+
+CREATE FUNCTION public.item_raters(p_project bigint, p_kind text) RETURNS integer
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT CASE p_kind
+        WHEN 'paraphrase' THEN 1
+        WHEN 'validation' THEN 3
+        ELSE (SELECT raters_per_item FROM projects WHERE id = p_project)
+    END
+$$;
+
 -- Name: assignments; Type: TABLE; Schema: public; Owner: -
 
 CREATE TABLE public.assignments (
@@ -51,17 +92,23 @@ DECLARE
     v_id      bigint;
     v_n       int;
     v_full    bigint[] := '{}';
-    v_gold_ok boolean;
+    -- items.open is exact for the item's own rater count: it says
+    -- nothing when the caller asks for more raters than that.
+    v_hint    boolean := p_raters <= item_raters(p_project, p_kind);
 BEGIN
     SET LOCAL synchronous_commit = off;
 
+    -- Every expired lease (not only this rater's) gives its slot back.
+    -- Rows another fetch is expiring right now are left to it.
     UPDATE assignments SET status = 'expired'
-    WHERE user_id = p_user AND status = 'leased' AND lease_expires_at <= now();
+    WHERE id IN (SELECT id FROM assignments
+                 WHERE status = 'leased' AND lease_expires_at <= now()
+                 FOR UPDATE SKIP LOCKED);
 
     UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => p_secs)
     FROM items i
     WHERE i.id = a.item_id AND a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind
-      AND a.status = 'leased';
+      AND a.status = 'leased' AND a.lease_expires_at > now();
     GET DIAGNOSTICS v_live = ROW_COUNT;
 
     IF v_live < p_n THEN
@@ -86,16 +133,25 @@ BEGIN
             END IF;
             IF v_id IS NULL THEN
                 LOOP
-                    SELECT i.id INTO v_id FROM items i
-                    WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
-                      AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
-                      AND i.done_raters < p_raters
-                      AND (SELECT count(*) FROM assignments a WHERE a.item_id = i.id
-                           AND (a.status = 'done' OR (a.status = 'leased' AND a.lease_expires_at > now()))) < p_raters
-                      AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
-                      AND NOT (i.id = ANY (v_full))
-                    ORDER BY i.priority, i.id LIMIT 1
-                    FOR UPDATE OF i SKIP LOCKED;
+                    IF v_hint THEN
+                        SELECT i.id INTO v_id FROM items i
+                        WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
+                          AND i.taken < p_raters
+                          AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                          AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                          AND NOT (i.id = ANY (v_full))
+                        ORDER BY i.priority, i.id LIMIT 1
+                        FOR UPDATE OF i SKIP LOCKED;
+                    ELSE
+                        SELECT i.id INTO v_id FROM items i
+                        WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
+                          AND i.done_raters < p_raters AND i.taken < p_raters
+                          AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                          AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                          AND NOT (i.id = ANY (v_full))
+                        ORDER BY i.priority, i.id LIMIT 1
+                        FOR UPDATE OF i SKIP LOCKED;
+                    END IF;
                     EXIT WHEN v_id IS NULL;
                     -- A new statement, a new snapshot: count again now that
                     -- the row is ours.
@@ -124,8 +180,22 @@ BEGIN
     RETURN QUERY
         SELECT a.* FROM assignments a JOIN items i ON i.id = a.item_id
         WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status = 'leased'
+          AND a.lease_expires_at > now()
         ORDER BY a.leased_at, a.id
         LIMIT p_n;
+END;
+$$;
+
+-- Name: projects_reopen(); Type: FUNCTION; Schema: public; Owner: -
+
+CREATE FUNCTION public.projects_reopen() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    UPDATE items SET open = taken < NEW.raters_per_item
+    WHERE project_id = NEW.id AND kind NOT IN ('paraphrase', 'validation')
+      AND open <> (taken < NEW.raters_per_item);
+    RETURN NULL;
 END;
 $$;
 
@@ -306,6 +376,8 @@ CREATE TABLE public.items (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     done_raters integer DEFAULT 0 NOT NULL,
     atom_id bigint,
+    taken integer DEFAULT 0 NOT NULL,
+    open boolean DEFAULT true NOT NULL,
     CONSTRAINT items_constraint_atom CHECK (((kind <> 'constraint'::text) OR (document_id IS NOT NULL))),
     CONSTRAINT items_kind_check CHECK ((kind = ANY (ARRAY['relevance'::text, 'paraphrase'::text, 'validation'::text, 'constraint'::text])))
 );
@@ -1265,6 +1337,10 @@ CREATE INDEX adjudications_item ON public.adjudications USING btree (item_id, id
 
 CREATE INDEX assignments_item_status ON public.assignments USING btree (item_id, status);
 
+-- Name: assignments_leased; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX assignments_leased ON public.assignments USING btree (lease_expires_at) WHERE (status = 'leased'::text);
+
 -- Name: assignments_user_status; Type: INDEX; Schema: public; Owner: -
 
 CREATE INDEX assignments_user_status ON public.assignments USING btree (user_id, status);
@@ -1288,6 +1364,14 @@ CREATE INDEX export_snapshots_project ON public.export_snapshots USING btree (pr
 -- Name: items_constraint_unique; Type: INDEX; Schema: public; Owner: -
 
 CREATE UNIQUE INDEX items_constraint_unique ON public.items USING btree (project_id, atom_id, document_id) WHERE (kind = 'constraint'::text);
+
+-- Name: items_gold; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX items_gold ON public.items USING btree (project_id, kind, priority, id) WHERE is_gold;
+
+-- Name: items_open; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX items_open ON public.items USING btree (project_id, kind, priority, id) WHERE (open AND (NOT is_gold));
 
 -- Name: items_project_kind; Type: INDEX; Schema: public; Owner: -
 
@@ -1372,6 +1456,14 @@ CREATE INDEX sessions_user ON public.sessions USING btree (user_id);
 -- Name: users_crowd_project; Type: INDEX; Schema: public; Owner: -
 
 CREATE INDEX users_crowd_project ON public.users USING btree (crowd_project_id) WHERE (crowd_project_id IS NOT NULL);
+
+-- Name: assignments assignments_taken; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_taken AFTER INSERT OR DELETE OR UPDATE OF status ON public.assignments FOR EACH ROW EXECUTE FUNCTION public.assignments_taken();
+
+-- Name: projects projects_reopen; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER projects_reopen AFTER UPDATE OF raters_per_item ON public.projects FOR EACH ROW WHEN ((old.raters_per_item IS DISTINCT FROM new.raters_per_item)) EXECUTE FUNCTION public.projects_reopen();
 
 -- Name: activity activity_project_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 

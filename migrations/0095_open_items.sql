@@ -1,0 +1,200 @@
+-- 0095: a lease that does not rescan taken items (issue 27).
+--
+-- lease_items (0050) walked items_project_kind from the top of a project's
+-- priority order on every task fetch and re-read every item already done
+-- (O(judged items) per fetch), counting the live raters of each item still
+-- leased out with a correlated subquery. Under a crowd this was the
+-- database's main cost (bench/profiles.md).
+--
+-- Now each item keeps a count of its taken slots and whether it may still
+-- need raters:
+--
+--   items.taken: its assignments that are leased or done. It is kept by a
+--   trigger on assignments, whoever writes them. A lease past its expiry
+--   still counts until it is marked expired; lease_items marks every
+--   expired lease (of any rater) first, through a small partial index of
+--   live leases, so a fetch sees the slots of abandoned leases free again
+--   just as the old live count did.
+--
+--   items.open: taken < the raters the item gets (item_raters: 1 for a
+--   paraphrase, 3 for a validation, the project's raters_per_item for the
+--   rest, as judging.ratersFor). It is recomputed with taken, and for a
+--   whole project when its raters_per_item changes.
+--
+-- The lease scans items_open (open non-gold items only, in priority order):
+-- the items it passes over are those the rater holds or judged, which does
+-- not grow with the project's progress. open is a hint kept exact by the
+-- triggers; the lease still re-checks the live count of the item it locked,
+-- as before, so a stale hint can only cost a skipped candidate. A caller
+-- asking for more raters than the item's own count (only tests do) gets
+-- the scan without the hint, filtered by taken instead of a live count.
+ALTER TABLE items
+    ADD COLUMN taken int NOT NULL DEFAULT 0,
+    ADD COLUMN open  boolean NOT NULL DEFAULT true;
+
+CREATE FUNCTION item_raters(p_project bigint, p_kind text) RETURNS int
+LANGUAGE sql STABLE AS $$
+    SELECT CASE p_kind
+        WHEN 'paraphrase' THEN 1
+        WHEN 'validation' THEN 3
+        ELSE (SELECT raters_per_item FROM projects WHERE id = p_project)
+    END
+$$;
+
+UPDATE items i SET taken = t.n
+FROM (SELECT item_id, count(*)::int AS n FROM assignments WHERE status IN ('leased', 'done') GROUP BY item_id) t
+WHERE i.id = t.item_id;
+UPDATE items SET open = false WHERE taken >= item_raters(project_id, kind);
+
+CREATE FUNCTION assignments_taken() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    d      int := 0;
+    v_item bigint;
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        v_item := OLD.item_id;
+        IF OLD.status IN ('leased', 'done') THEN
+            d := d - 1;
+        END IF;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        v_item := NEW.item_id;
+        IF NEW.status IN ('leased', 'done') THEN
+            d := d + 1;
+        END IF;
+    END IF;
+    IF d <> 0 THEN
+        UPDATE items SET taken = taken + d, open = taken + d < item_raters(project_id, kind)
+        WHERE id = v_item;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+
+CREATE TRIGGER assignments_taken AFTER INSERT OR DELETE OR UPDATE OF status ON assignments
+    FOR EACH ROW EXECUTE FUNCTION assignments_taken();
+
+CREATE FUNCTION projects_reopen() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE items SET open = taken < NEW.raters_per_item
+    WHERE project_id = NEW.id AND kind NOT IN ('paraphrase', 'validation')
+      AND open <> (taken < NEW.raters_per_item);
+    RETURN NULL;
+END;
+$$;
+
+CREATE TRIGGER projects_reopen AFTER UPDATE OF raters_per_item ON projects
+    FOR EACH ROW WHEN (OLD.raters_per_item IS DISTINCT FROM NEW.raters_per_item)
+    EXECUTE FUNCTION projects_reopen();
+
+CREATE INDEX items_open ON items (project_id, kind, priority, id) WHERE open AND NOT is_gold;
+CREATE INDEX items_gold ON items (project_id, kind, priority, id) WHERE is_gold;
+CREATE INDEX assignments_leased ON assignments (lease_expires_at) WHERE status = 'leased';
+
+CREATE OR REPLACE FUNCTION lease_items(p_project bigint, p_user bigint, p_kind text, p_n int,
+                                       p_raters int, p_gold_rate double precision, p_secs double precision)
+RETURNS SETOF assignments
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    v_live    int;
+    v_total   int;
+    v_gold    int;
+    v_want    boolean;
+    v_id      bigint;
+    v_n       int;
+    v_full    bigint[] := '{}';
+    -- items.open is exact for the item's own rater count: it says
+    -- nothing when the caller asks for more raters than that.
+    v_hint    boolean := p_raters <= item_raters(p_project, p_kind);
+BEGIN
+    SET LOCAL synchronous_commit = off;
+
+    -- Every expired lease (not only this rater's) gives its slot back.
+    -- Rows another fetch is expiring right now are left to it.
+    UPDATE assignments SET status = 'expired'
+    WHERE id IN (SELECT id FROM assignments
+                 WHERE status = 'leased' AND lease_expires_at <= now()
+                 FOR UPDATE SKIP LOCKED);
+
+    UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => p_secs)
+    FROM items i
+    WHERE i.id = a.item_id AND a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind
+      AND a.status = 'leased' AND a.lease_expires_at > now();
+    GET DIAGNOSTICS v_live = ROW_COUNT;
+
+    IF v_live < p_n THEN
+        SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
+        FROM assignments a JOIN items i ON i.id = a.item_id
+        WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status <> 'expired';
+
+        WHILE v_live < p_n LOOP
+            v_want := p_gold_rate > 0 AND v_gold < p_gold_rate * (v_total + 1);
+            v_id := NULL;
+            IF v_want THEN
+                -- Gold items are for everyone: no rater limit.
+                SELECT i.id INTO v_id FROM items i
+                WHERE i.project_id = p_project AND i.kind = p_kind AND i.is_gold
+                  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                  AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                ORDER BY i.priority, i.id LIMIT 1
+                FOR UPDATE OF i SKIP LOCKED;
+                IF v_id IS NULL THEN
+                    v_want := false;
+                END IF;
+            END IF;
+            IF v_id IS NULL THEN
+                LOOP
+                    IF v_hint THEN
+                        SELECT i.id INTO v_id FROM items i
+                        WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
+                          AND i.taken < p_raters
+                          AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                          AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                          AND NOT (i.id = ANY (v_full))
+                        ORDER BY i.priority, i.id LIMIT 1
+                        FOR UPDATE OF i SKIP LOCKED;
+                    ELSE
+                        SELECT i.id INTO v_id FROM items i
+                        WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
+                          AND i.done_raters < p_raters AND i.taken < p_raters
+                          AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                          AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                          AND NOT (i.id = ANY (v_full))
+                        ORDER BY i.priority, i.id LIMIT 1
+                        FOR UPDATE OF i SKIP LOCKED;
+                    END IF;
+                    EXIT WHEN v_id IS NULL;
+                    -- A new statement, a new snapshot: count again now that
+                    -- the row is ours.
+                    SELECT count(*) INTO v_n FROM assignments a WHERE a.item_id = v_id
+                      AND (a.status = 'done' OR (a.status = 'leased' AND a.lease_expires_at > now()));
+                    EXIT WHEN v_n < p_raters;
+                    v_full := v_full || v_id;
+                    v_id := NULL;
+                END LOOP;
+            END IF;
+            EXIT WHEN v_id IS NULL;
+
+            INSERT INTO assignments (item_id, user_id, lease_expires_at)
+            VALUES (v_id, p_user, now() + make_interval(secs => p_secs))
+            ON CONFLICT (item_id, user_id) DO UPDATE SET status = 'leased', leased_at = now(),
+                lease_expires_at = EXCLUDED.lease_expires_at, done_at = NULL
+            WHERE assignments.status = 'expired';
+            v_live := v_live + 1;
+            v_total := v_total + 1;
+            IF v_want THEN
+                v_gold := v_gold + 1;
+            END IF;
+        END LOOP;
+    END IF;
+
+    RETURN QUERY
+        SELECT a.* FROM assignments a JOIN items i ON i.id = a.item_id
+        WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status = 'leased'
+          AND a.lease_expires_at > now()
+        ORDER BY a.leased_at, a.id
+        LIMIT p_n;
+END;
+$$;

@@ -6,11 +6,11 @@ import (
 	"sync"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 func TestRefreshAdjudicateQueue(t *testing.T) {
@@ -215,4 +215,56 @@ func TestObserverCloseAppliesQueued(t *testing.T) {
 	}
 	svc.Flush() // returns at once after Close
 	svc.Close() // twice is fine
+}
+
+// counter is a listener that counts refreshes per item.
+type counter struct {
+	mu sync.Mutex
+	n  map[int64]int
+}
+
+func (c *counter) ConsensusChanged(_ context.Context, _, itemID int64, _ consensus.Refreshed) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[itemID]++
+}
+
+// TestBurstCoalescedPerItem: a burst of reports of one item (a crowd
+// judging it, or retries) queues it once while its refresh has not
+// started, so the queue never fills with copies and no reporting request
+// has to refresh the item itself; the refresh that runs reads every
+// judgment reported before it. (Before, every report took a queue slot:
+// past 1024 of them the reporters refreshed inline, one refresh each.)
+func TestBurstCoalescedPerItem(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 3)
+	svc := consensus.NewService(st, nil)
+	defer svc.Close()
+	cnt := &counter{n: map[int64]int{}}
+	rec := &recorder{last: map[int64]consensus.Refreshed{}}
+	svc.AddItemListener(cnt)
+	svc.AddItemListener(rec)
+	item := fx.Relevance[0]
+	label, ev := int16(2), api.EvidencePartial
+	for i, user := range []string{"annotator1", "annotator2"} {
+		if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1), ItemID: item,
+			UserID: fx.Users[user].ID, ProjectID: fx.Project.ID, Kind: api.KindRelevance, Relevance: &label, Evidence: &ev}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const reports = 5000
+	for range reports {
+		svc.JudgmentSaved(ctx, fx.Project.ID, item)
+	}
+	svc.Flush()
+	cnt.mu.Lock()
+	got := cnt.n[item]
+	cnt.mu.Unlock()
+	if got < 1 || got > 50 {
+		t.Errorf("%d reports of one item: %d refreshes, want between 1 and 50 (coalesced)", reports, got)
+	}
+	if v := rec.votes(item); v != 2 {
+		t.Errorf("last refresh saw %d votes, want 2", v)
+	}
 }

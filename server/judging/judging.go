@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Store is what judging needs from the database.
@@ -178,6 +178,7 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 	}
 	lp := leaseParams(p, r, req.Kind, req.N)
 	lp.NoNew = paused
+	lp.HoldIdle = totalIdle
 	as, tds, pr, err := s.st.LeaseTasks(ctx, lp)
 	if err != nil {
 		return api.Queue{}, err
@@ -190,7 +191,7 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 		}
 		q.Tasks = append(q.Tasks, t)
 	}
-	avail, err := s.available(ctx, lp, pr.Done+pr.Skipped+pr.Leased, len(q.Tasks) == 0)
+	avail, err := s.available(ctx, lp, pr, len(q.Tasks) == 0)
 	if err != nil {
 		return api.Queue{}, err
 	}

@@ -42,6 +42,10 @@ type LeaseParams struct {
 	// and returned (a rater paused by the gold accuracy check finishes the
 	// work already on screen).
 	NoNew bool
+	// HoldIdle, when set, makes LeaseTasks also read the rater's held
+	// progress total in the same round trip, as HeldTotal with this idle
+	// time (into RaterProgress.Total and TotalHeld).
+	HoldIdle time.Duration
 }
 
 // liveCount counts the raters an item has: done, or holding a live lease.
@@ -60,6 +64,11 @@ func (s *Store) Lease(ctx context.Context, p LeaseParams) ([]Assignment, error) 
 type RaterProgress struct {
 	Done, Skipped, Leased int
 	ActiveMs              int64
+	// Total is the progress total held for the rater (TotalHeld: one was
+	// held and used within LeaseParams.HoldIdle); only LeaseTasks with
+	// HoldIdle set fills them.
+	Total     int
+	TotalHeld bool
 }
 
 // progressSQL counts the rater's done, skipped and live-leased items of a

@@ -89,6 +89,13 @@ CREATE TRIGGER projects_reopen AFTER UPDATE OF raters_per_item ON projects
     FOR EACH ROW WHEN (OLD.raters_per_item IS DISTINCT FROM NEW.raters_per_item)
     EXECUTE FUNCTION projects_reopen();
 
+-- items.done_raters (0003) goes: every judgment updated the item row for it,
+-- so the raters of one item queued for its row lock through each other's
+-- commits (bench/profiles.md: Lock:transactionid and Lock:tuple on the
+-- judgment statement). taken replaces it in the lease; the few readers
+-- count done assignments.
+ALTER TABLE items DROP COLUMN done_raters;
+
 CREATE INDEX items_open ON items (project_id, kind, priority, id) WHERE open AND NOT is_gold;
 CREATE INDEX items_gold ON items (project_id, kind, priority, id) WHERE is_gold;
 CREATE INDEX assignments_leased ON assignments (lease_expires_at) WHERE status = 'leased';
@@ -158,7 +165,7 @@ BEGIN
                     ELSE
                         SELECT i.id INTO v_id FROM items i
                         WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
-                          AND i.done_raters < p_raters AND i.taken < p_raters
+                          AND i.taken < p_raters
                           AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
                           AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                           AND NOT (i.id = ANY (v_full))

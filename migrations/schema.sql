@@ -145,7 +145,7 @@ BEGIN
                     ELSE
                         SELECT i.id INTO v_id FROM items i
                         WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
-                          AND i.done_raters < p_raters AND i.taken < p_raters
+                          AND i.taken < p_raters
                           AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
                           AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                           AND NOT (i.id = ANY (v_full))
@@ -374,7 +374,6 @@ CREATE TABLE public.items (
     is_gold boolean DEFAULT false NOT NULL,
     gold_answer jsonb,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    done_raters integer DEFAULT 0 NOT NULL,
     atom_id bigint,
     taken integer DEFAULT 0 NOT NULL,
     open boolean DEFAULT true NOT NULL,

@@ -85,7 +85,7 @@ const progressSQL = `SELECT
 // openItem is the condition on items i of a (non-gold) item of project $1
 // and kind $2 that still needs raters ($3 = r).
 const openItem = `i.project_id = $1 AND i.kind = $2 AND NOT i.is_gold
-	AND i.done_raters < $3 AND ` + liveCount + ` < $3`
+	AND ` + liveCount + ` < $3`
 
 // OpenItems counts the project's non-gold items of the kind that still need
 // raters. It looks at every open item, so callers cache it and share it

@@ -12,9 +12,9 @@
 --   items.taken: its assignments that are leased or done. It is kept by a
 --   trigger on assignments, whoever writes them. A lease past its expiry
 --   still counts until it is marked expired; lease_items marks every
---   expired lease (of any rater) first, through a small partial index of
---   live leases, so a fetch sees the slots of abandoned leases free again
---   just as the old live count did.
+--   expired lease (of any rater) first, through an index of leases by
+--   expiry, so a fetch sees the slots of abandoned leases free
+--   again just as the old live count did.
 --
 --   items.open: taken < the raters the item gets (item_raters: 1 for a
 --   paraphrase, 3 for a validation, the project's raters_per_item for the
@@ -32,13 +32,18 @@ ALTER TABLE items
     ADD COLUMN taken int NOT NULL DEFAULT 0,
     ADD COLUMN open  boolean NOT NULL DEFAULT true;
 
+-- PL/pgSQL, not SQL: a SQL function that cannot be inlined is planned
+-- again on every call, and the trigger below calls this on every lease.
 CREATE FUNCTION item_raters(p_project bigint, p_kind text) RETURNS int
-LANGUAGE sql STABLE AS $$
-    SELECT CASE p_kind
-        WHEN 'paraphrase' THEN 1
-        WHEN 'validation' THEN 3
-        ELSE (SELECT raters_per_item FROM projects WHERE id = p_project)
-    END
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    IF p_kind = 'paraphrase' THEN
+        RETURN 1;
+    ELSIF p_kind = 'validation' THEN
+        RETURN 3;
+    END IF;
+    RETURN (SELECT raters_per_item FROM projects WHERE id = p_project);
+END;
 $$;
 
 UPDATE items i SET taken = t.n
@@ -72,8 +77,17 @@ BEGIN
 END;
 $$;
 
-CREATE TRIGGER assignments_taken AFTER INSERT OR DELETE OR UPDATE OF status ON assignments
-    FOR EACH ROW EXECUTE FUNCTION assignments_taken();
+-- Fired only when a row joins or leaves leased/done (the WHEN clauses cost
+-- no function call): not when a lease is judged or renewed.
+CREATE TRIGGER assignments_taken_insert AFTER INSERT ON assignments
+    FOR EACH ROW WHEN (NEW.status IN ('leased', 'done'))
+    EXECUTE FUNCTION assignments_taken();
+CREATE TRIGGER assignments_taken_update AFTER UPDATE OF status ON assignments
+    FOR EACH ROW WHEN ((OLD.status IN ('leased', 'done')) <> (NEW.status IN ('leased', 'done')))
+    EXECUTE FUNCTION assignments_taken();
+CREATE TRIGGER assignments_taken_delete AFTER DELETE ON assignments
+    FOR EACH ROW WHEN (OLD.status IN ('leased', 'done'))
+    EXECUTE FUNCTION assignments_taken();
 
 CREATE FUNCTION projects_reopen() RETURNS trigger
 LANGUAGE plpgsql AS $$
@@ -98,7 +112,14 @@ ALTER TABLE items DROP COLUMN done_raters;
 
 CREATE INDEX items_open ON items (project_id, kind, priority, id) WHERE open AND NOT is_gold;
 CREATE INDEX items_gold ON items (project_id, kind, priority, id) WHERE is_gold;
-CREATE INDEX assignments_leased ON assignments (lease_expires_at) WHERE status = 'leased';
+-- The sweep's index: the expiry of leased rows (NULL for the rest). An
+-- expression no other query uses: a partial index on leased rows (or one
+-- led by status) was also taken by the planner for "this rater's leased
+-- rows", which the lease and the task batch ask for several times per
+-- fetch, whenever the statistics were taken with few leases out: a scan
+-- of every rater's leases (and, under a crowd, of the dead entries of
+-- leases since judged) instead of the rater's own.
+CREATE INDEX assignments_lease_expiry ON assignments ((CASE WHEN status = 'leased' THEN lease_expires_at END));
 
 CREATE OR REPLACE FUNCTION lease_items(p_project bigint, p_user bigint, p_kind text, p_n int,
                                        p_raters int, p_gold_rate double precision, p_secs double precision)
@@ -119,11 +140,17 @@ BEGIN
     SET LOCAL synchronous_commit = off;
 
     -- Every expired lease (not only this rater's) gives its slot back.
-    -- Rows another fetch is expiring right now are left to it.
-    UPDATE assignments SET status = 'expired'
-    WHERE id IN (SELECT id FROM assignments
-                 WHERE status = 'leased' AND lease_expires_at <= now()
-                 FOR UPDATE SKIP LOCKED);
+    -- Rows another fetch is expiring right now are left to it. (= ANY of
+    -- an array: a join with the subquery was planned as a scan of every
+    -- assignment.)
+    IF EXISTS (SELECT 1 FROM assignments
+               WHERE (CASE WHEN status = 'leased' THEN lease_expires_at END) <= now()) THEN
+        UPDATE assignments SET status = 'expired'
+        WHERE id = ANY (ARRAY(SELECT id FROM assignments
+                              WHERE (CASE WHEN status = 'leased' THEN lease_expires_at END) <= now()
+                              FOR UPDATE SKIP LOCKED))
+          AND status = 'leased';
+    END IF;
 
     UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => p_secs)
     FROM items i
@@ -132,9 +159,14 @@ BEGIN
     GET DIAGNOSTICS v_live = ROW_COUNT;
 
     IF v_live < p_n THEN
-        SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
-        FROM assignments a JOIN items i ON i.id = a.item_id
-        WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status <> 'expired';
+        -- The gold share needs the rater's counts; without gold nothing does.
+        v_total := 0;
+        v_gold := 0;
+        IF p_gold_rate > 0 THEN
+            SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
+            FROM assignments a JOIN items i ON i.id = a.item_id
+            WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status <> 'expired';
+        END IF;
 
         WHILE v_live < p_n LOOP
             v_want := p_gold_rate > 0 AND v_gold < p_gold_rate * (v_total + 1);

@@ -57,13 +57,16 @@ $$;
 -- Name: item_raters(bigint, text); Type: FUNCTION; Schema: public; Owner: -
 
 CREATE FUNCTION public.item_raters(p_project bigint, p_kind text) RETURNS integer
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-    SELECT CASE p_kind
-        WHEN 'paraphrase' THEN 1
-        WHEN 'validation' THEN 3
-        ELSE (SELECT raters_per_item FROM projects WHERE id = p_project)
-    END
+BEGIN
+    IF p_kind = 'paraphrase' THEN
+        RETURN 1;
+    ELSIF p_kind = 'validation' THEN
+        RETURN 3;
+    END IF;
+    RETURN (SELECT raters_per_item FROM projects WHERE id = p_project);
+END;
 $$;
 
 -- Name: assignments; Type: TABLE; Schema: public; Owner: -
@@ -99,11 +102,17 @@ BEGIN
     SET LOCAL synchronous_commit = off;
 
     -- Every expired lease (not only this rater's) gives its slot back.
-    -- Rows another fetch is expiring right now are left to it.
-    UPDATE assignments SET status = 'expired'
-    WHERE id IN (SELECT id FROM assignments
-                 WHERE status = 'leased' AND lease_expires_at <= now()
-                 FOR UPDATE SKIP LOCKED);
+    -- Rows another fetch is expiring right now are left to it. (= ANY of
+    -- an array: a join with the subquery was planned as a scan of every
+    -- assignment.)
+    IF EXISTS (SELECT 1 FROM assignments
+               WHERE (CASE WHEN status = 'leased' THEN lease_expires_at END) <= now()) THEN
+        UPDATE assignments SET status = 'expired'
+        WHERE id = ANY (ARRAY(SELECT id FROM assignments
+                              WHERE (CASE WHEN status = 'leased' THEN lease_expires_at END) <= now()
+                              FOR UPDATE SKIP LOCKED))
+          AND status = 'leased';
+    END IF;
 
     UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => p_secs)
     FROM items i
@@ -112,9 +121,14 @@ BEGIN
     GET DIAGNOSTICS v_live = ROW_COUNT;
 
     IF v_live < p_n THEN
-        SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
-        FROM assignments a JOIN items i ON i.id = a.item_id
-        WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status <> 'expired';
+        -- The gold share needs the rater's counts; without gold nothing does.
+        v_total := 0;
+        v_gold := 0;
+        IF p_gold_rate > 0 THEN
+            SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
+            FROM assignments a JOIN items i ON i.id = a.item_id
+            WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status <> 'expired';
+        END IF;
 
         WHILE v_live < p_n LOOP
             v_want := p_gold_rate > 0 AND v_gold < p_gold_rate * (v_total + 1);
@@ -1336,9 +1350,13 @@ CREATE INDEX adjudications_item ON public.adjudications USING btree (item_id, id
 
 CREATE INDEX assignments_item_status ON public.assignments USING btree (item_id, status);
 
--- Name: assignments_leased; Type: INDEX; Schema: public; Owner: -
+-- Name: assignments_lease_expiry; Type: INDEX; Schema: public; Owner: -
 
-CREATE INDEX assignments_leased ON public.assignments USING btree (lease_expires_at) WHERE (status = 'leased'::text);
+CREATE INDEX assignments_lease_expiry ON public.assignments USING btree ((
+CASE
+    WHEN (status = 'leased'::text) THEN lease_expires_at
+    ELSE NULL::timestamp with time zone
+END));
 
 -- Name: assignments_user_status; Type: INDEX; Schema: public; Owner: -
 
@@ -1456,9 +1474,17 @@ CREATE INDEX sessions_user ON public.sessions USING btree (user_id);
 
 CREATE INDEX users_crowd_project ON public.users USING btree (crowd_project_id) WHERE (crowd_project_id IS NOT NULL);
 
--- Name: assignments assignments_taken; Type: TRIGGER; Schema: public; Owner: -
+-- Name: assignments assignments_taken_delete; Type: TRIGGER; Schema: public; Owner: -
 
-CREATE TRIGGER assignments_taken AFTER INSERT OR DELETE OR UPDATE OF status ON public.assignments FOR EACH ROW EXECUTE FUNCTION public.assignments_taken();
+CREATE TRIGGER assignments_taken_delete AFTER DELETE ON public.assignments FOR EACH ROW WHEN ((old.status = ANY (ARRAY['leased'::text, 'done'::text]))) EXECUTE FUNCTION public.assignments_taken();
+
+-- Name: assignments assignments_taken_insert; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_taken_insert AFTER INSERT ON public.assignments FOR EACH ROW WHEN ((new.status = ANY (ARRAY['leased'::text, 'done'::text]))) EXECUTE FUNCTION public.assignments_taken();
+
+-- Name: assignments assignments_taken_update; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_taken_update AFTER UPDATE OF status ON public.assignments FOR EACH ROW WHEN (((old.status = ANY (ARRAY['leased'::text, 'done'::text])) <> (new.status = ANY (ARRAY['leased'::text, 'done'::text])))) EXECUTE FUNCTION public.assignments_taken();
 
 -- Name: projects projects_reopen; Type: TRIGGER; Schema: public; Owner: -
 

@@ -93,8 +93,6 @@ DECLARE
     v_gold    int;
     v_want    boolean;
     v_id      bigint;
-    v_n       int;
-    v_full    bigint[] := '{}';
     -- items.open is exact for the item's own rater count: it says
     -- nothing when the caller asks for more raters than that.
     v_hint    boolean := p_raters <= item_raters(p_project, p_kind);
@@ -146,35 +144,26 @@ BEGIN
                 END IF;
             END IF;
             IF v_id IS NULL THEN
-                LOOP
-                    IF v_hint THEN
-                        SELECT i.id INTO v_id FROM items i
-                        WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
-                          AND i.taken < p_raters
-                          AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
-                          AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
-                          AND NOT (i.id = ANY (v_full))
-                        ORDER BY i.priority, i.id LIMIT 1
-                        FOR UPDATE OF i SKIP LOCKED;
-                    ELSE
-                        SELECT i.id INTO v_id FROM items i
-                        WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
-                          AND i.taken < p_raters
-                          AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
-                          AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
-                          AND NOT (i.id = ANY (v_full))
-                        ORDER BY i.priority, i.id LIMIT 1
-                        FOR UPDATE OF i SKIP LOCKED;
-                    END IF;
-                    EXIT WHEN v_id IS NULL;
-                    -- A new statement, a new snapshot: count again now that
-                    -- the row is ours.
-                    SELECT count(*) INTO v_n FROM assignments a WHERE a.item_id = v_id
-                      AND (a.status = 'done' OR (a.status = 'leased' AND a.lease_expires_at > now()));
-                    EXIT WHEN v_n < p_raters;
-                    v_full := v_full || v_id;
-                    v_id := NULL;
-                END LOOP;
+                -- The row lock re-checks taken on the newest row (and taken
+                -- changes only under that lock), so the item is ours to
+                -- lease: no count again, as 0050 needed.
+                IF v_hint THEN
+                    SELECT i.id INTO v_id FROM items i
+                    WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
+                      AND i.taken < p_raters
+                      AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                      AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                    ORDER BY i.priority, i.id LIMIT 1
+                    FOR UPDATE OF i SKIP LOCKED;
+                ELSE
+                    SELECT i.id INTO v_id FROM items i
+                    WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
+                      AND i.taken < p_raters
+                      AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                      AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                    ORDER BY i.priority, i.id LIMIT 1
+                    FOR UPDATE OF i SKIP LOCKED;
+                END IF;
             END IF;
             EXIT WHEN v_id IS NULL;
 

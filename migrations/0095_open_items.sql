@@ -9,8 +9,8 @@
 -- Now each item keeps a count of its taken slots and whether it may still
 -- need raters:
 --
---   items.taken: its assignments that are leased or done. It is kept by a
---   trigger on assignments, whoever writes them. A lease past its expiry
+--   items.taken: its assignments that are leased or done. It is kept by
+--   triggers on assignments, whoever writes them. A lease past its expiry
 --   still counts until it is marked expired; lease_items marks every
 --   expired lease (of any rater) first, through an index of leases by
 --   expiry, so a fetch sees the slots of abandoned leases free

@@ -76,6 +76,10 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 	b.Queue(`SELECT `+itemCols+` FROM items WHERE id IN (`+leased+`)`, p.UserID, p.ProjectID, p.Kind)
 	b.Queue(`SELECT `+queryCols+` FROM queries WHERE id IN (SELECT query_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)
 	b.Queue(`SELECT `+documentCols+` FROM documents WHERE id IN (SELECT document_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)
+	// The progress count has one sensible plan (progressSQL); without
+	// this, Postgres planned it afresh on nearly every fetch. Local: for
+	// the rest of this batch's transaction only.
+	b.Queue(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`)
 	b.Queue(progressSQL, p.UserID, p.ProjectID, p.Kind)
 	if p.HoldIdle > 0 {
 		b.Queue(heldTotalSQL, p.ProjectID, p.UserID, p.Kind, p.HoldIdle)
@@ -88,6 +92,9 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 	var ds []Document
 	if err == nil {
 		its, qs, ds, err = readTaskBatch(br)
+	}
+	if err == nil {
+		_, err = br.Exec()
 	}
 	if err == nil {
 		err = br.QueryRow().Scan(&pr.Done, &pr.Skipped, &pr.Leased, &pr.ActiveMs)

@@ -25,6 +25,50 @@ CREATE TYPE public.river_job_state AS ENUM (
     'scheduled'
 );
 
+-- Name: assignments_taken(); Type: FUNCTION; Schema: public; Owner: -
+
+CREATE FUNCTION public.assignments_taken() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    d      int := 0;
+    v_item bigint;
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        v_item := OLD.item_id;
+        IF OLD.status IN ('leased', 'done') THEN
+            d := d - 1;
+        END IF;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        v_item := NEW.item_id;
+        IF NEW.status IN ('leased', 'done') THEN
+            d := d + 1;
+        END IF;
+    END IF;
+    IF d <> 0 THEN
+        UPDATE items SET taken = taken + d, open = taken + d < item_raters(project_id, kind)
+        WHERE id = v_item;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+
+-- Name: item_raters(bigint, text); Type: FUNCTION; Schema: public; Owner: -
+
+CREATE FUNCTION public.item_raters(p_project bigint, p_kind text) RETURNS integer
+    LANGUAGE plpgsql STABLE
+    AS $$
+BEGIN
+    IF p_kind = 'paraphrase' THEN
+        RETURN 1;
+    ELSIF p_kind = 'validation' THEN
+        RETURN 3;
+    END IF;
+    RETURN (SELECT raters_per_item FROM projects WHERE id = p_project);
+END;
+$$;
+
 -- Name: assignments; Type: TABLE; Schema: public; Owner: -
 
 CREATE TABLE public.assignments (
@@ -49,25 +93,40 @@ DECLARE
     v_gold    int;
     v_want    boolean;
     v_id      bigint;
-    v_n       int;
-    v_full    bigint[] := '{}';
-    v_gold_ok boolean;
+    -- items.open is exact for the item's own rater count: it says
+    -- nothing when the caller asks for more raters than that.
+    v_hint    boolean := p_raters <= item_raters(p_project, p_kind);
 BEGIN
     SET LOCAL synchronous_commit = off;
 
-    UPDATE assignments SET status = 'expired'
-    WHERE user_id = p_user AND status = 'leased' AND lease_expires_at <= now();
+    -- Every expired lease (not only this rater's) gives its slot back.
+    -- Rows another fetch is expiring right now are left to it. (= ANY of
+    -- an array: a join with the subquery was planned as a scan of every
+    -- assignment.)
+    IF EXISTS (SELECT 1 FROM assignments
+               WHERE (CASE WHEN status = 'leased' THEN lease_expires_at END) <= now()) THEN
+        UPDATE assignments SET status = 'expired'
+        WHERE id = ANY (ARRAY(SELECT id FROM assignments
+                              WHERE (CASE WHEN status = 'leased' THEN lease_expires_at END) <= now()
+                              FOR UPDATE SKIP LOCKED))
+          AND status = 'leased';
+    END IF;
 
     UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => p_secs)
     FROM items i
     WHERE i.id = a.item_id AND a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind
-      AND a.status = 'leased';
+      AND a.status = 'leased' AND a.lease_expires_at > now();
     GET DIAGNOSTICS v_live = ROW_COUNT;
 
     IF v_live < p_n THEN
-        SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
-        FROM assignments a JOIN items i ON i.id = a.item_id
-        WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status <> 'expired';
+        -- The gold share needs the rater's counts; without gold nothing does.
+        v_total := 0;
+        v_gold := 0;
+        IF p_gold_rate > 0 THEN
+            SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
+            FROM assignments a JOIN items i ON i.id = a.item_id
+            WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status <> 'expired';
+        END IF;
 
         WHILE v_live < p_n LOOP
             v_want := p_gold_rate > 0 AND v_gold < p_gold_rate * (v_total + 1);
@@ -85,26 +144,26 @@ BEGIN
                 END IF;
             END IF;
             IF v_id IS NULL THEN
-                LOOP
+                -- The row lock re-checks taken on the newest row (and taken
+                -- changes only under that lock), so the item is ours to
+                -- lease: no count again, as 0050 needed.
+                IF v_hint THEN
                     SELECT i.id INTO v_id FROM items i
-                    WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
+                    WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
+                      AND i.taken < p_raters
                       AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
-                      AND i.done_raters < p_raters
-                      AND (SELECT count(*) FROM assignments a WHERE a.item_id = i.id
-                           AND (a.status = 'done' OR (a.status = 'leased' AND a.lease_expires_at > now()))) < p_raters
                       AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
-                      AND NOT (i.id = ANY (v_full))
                     ORDER BY i.priority, i.id LIMIT 1
                     FOR UPDATE OF i SKIP LOCKED;
-                    EXIT WHEN v_id IS NULL;
-                    -- A new statement, a new snapshot: count again now that
-                    -- the row is ours.
-                    SELECT count(*) INTO v_n FROM assignments a WHERE a.item_id = v_id
-                      AND (a.status = 'done' OR (a.status = 'leased' AND a.lease_expires_at > now()));
-                    EXIT WHEN v_n < p_raters;
-                    v_full := v_full || v_id;
-                    v_id := NULL;
-                END LOOP;
+                ELSE
+                    SELECT i.id INTO v_id FROM items i
+                    WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
+                      AND i.taken < p_raters
+                      AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                      AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                    ORDER BY i.priority, i.id LIMIT 1
+                    FOR UPDATE OF i SKIP LOCKED;
+                END IF;
             END IF;
             EXIT WHEN v_id IS NULL;
 
@@ -124,8 +183,22 @@ BEGIN
     RETURN QUERY
         SELECT a.* FROM assignments a JOIN items i ON i.id = a.item_id
         WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status = 'leased'
+          AND a.lease_expires_at > now()
         ORDER BY a.leased_at, a.id
         LIMIT p_n;
+END;
+$$;
+
+-- Name: projects_reopen(); Type: FUNCTION; Schema: public; Owner: -
+
+CREATE FUNCTION public.projects_reopen() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    UPDATE items SET open = taken < NEW.raters_per_item
+    WHERE project_id = NEW.id AND kind NOT IN ('paraphrase', 'validation')
+      AND open <> (taken < NEW.raters_per_item);
+    RETURN NULL;
 END;
 $$;
 
@@ -311,8 +384,9 @@ CREATE TABLE public.items (
     is_gold boolean DEFAULT false NOT NULL,
     gold_answer jsonb,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    done_raters integer DEFAULT 0 NOT NULL,
     atom_id bigint,
+    taken integer DEFAULT 0 NOT NULL,
+    open boolean DEFAULT true NOT NULL,
     CONSTRAINT items_constraint_atom CHECK (((kind <> 'constraint'::text) OR (document_id IS NOT NULL))),
     CONSTRAINT items_kind_check CHECK ((kind = ANY (ARRAY['relevance'::text, 'paraphrase'::text, 'validation'::text, 'constraint'::text])))
 );
@@ -1332,6 +1406,14 @@ CREATE INDEX adjudications_item ON public.adjudications USING btree (item_id, id
 
 CREATE INDEX assignments_item_status ON public.assignments USING btree (item_id, status);
 
+-- Name: assignments_lease_expiry; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX assignments_lease_expiry ON public.assignments USING btree ((
+CASE
+    WHEN (status = 'leased'::text) THEN lease_expires_at
+    ELSE NULL::timestamp with time zone
+END));
+
 -- Name: assignments_user_status; Type: INDEX; Schema: public; Owner: -
 
 CREATE INDEX assignments_user_status ON public.assignments USING btree (user_id, status);
@@ -1359,6 +1441,14 @@ CREATE INDEX export_snapshots_project ON public.export_snapshots USING btree (pr
 -- Name: items_constraint_unique; Type: INDEX; Schema: public; Owner: -
 
 CREATE UNIQUE INDEX items_constraint_unique ON public.items USING btree (project_id, atom_id, document_id) WHERE (kind = 'constraint'::text);
+
+-- Name: items_gold; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX items_gold ON public.items USING btree (project_id, kind, priority, id) WHERE is_gold;
+
+-- Name: items_open; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX items_open ON public.items USING btree (project_id, kind, priority, id) WHERE (open AND (NOT is_gold));
 
 -- Name: items_project_kind; Type: INDEX; Schema: public; Owner: -
 
@@ -1459,6 +1549,22 @@ CREATE INDEX sessions_user ON public.sessions USING btree (user_id);
 -- Name: users_crowd_project; Type: INDEX; Schema: public; Owner: -
 
 CREATE INDEX users_crowd_project ON public.users USING btree (crowd_project_id) WHERE (crowd_project_id IS NOT NULL);
+
+-- Name: assignments assignments_taken_delete; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_taken_delete AFTER DELETE ON public.assignments FOR EACH ROW WHEN ((old.status = ANY (ARRAY['leased'::text, 'done'::text]))) EXECUTE FUNCTION public.assignments_taken();
+
+-- Name: assignments assignments_taken_insert; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_taken_insert AFTER INSERT ON public.assignments FOR EACH ROW WHEN ((new.status = ANY (ARRAY['leased'::text, 'done'::text]))) EXECUTE FUNCTION public.assignments_taken();
+
+-- Name: assignments assignments_taken_update; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_taken_update AFTER UPDATE OF status ON public.assignments FOR EACH ROW WHEN (((old.status = ANY (ARRAY['leased'::text, 'done'::text])) <> (new.status = ANY (ARRAY['leased'::text, 'done'::text])))) EXECUTE FUNCTION public.assignments_taken();
+
+-- Name: projects projects_reopen; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER projects_reopen AFTER UPDATE OF raters_per_item ON public.projects FOR EACH ROW WHEN ((old.raters_per_item IS DISTINCT FROM new.raters_per_item)) EXECUTE FUNCTION public.projects_reopen();
 
 -- Name: activity activity_project_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 

@@ -42,8 +42,15 @@ type Service struct {
 	mu     sync.RWMutex
 	closed bool
 	jobs   chan job
-	start  sync.Once
-	done   chan struct{} // closed when the worker has stopped
+	// queuedMu guards queued: the items on jobs that the worker has not
+	// taken yet. A judgment of a queued item is not queued again: the
+	// refresh to come reads every judgment stored before it runs (a burst
+	// of judgments of one item costs one refresh, and the queue holds
+	// distinct items, so it does not fill up under a crowd).
+	queuedMu sync.Mutex
+	queued   map[int64]bool
+	start    sync.Once
+	done     chan struct{} // closed when the worker has stopped
 
 	repairMu sync.Mutex
 	repaired map[int64]bool // projects whose lost refreshes were repaired since start
@@ -75,13 +82,17 @@ type job struct {
 	flush         chan struct{}
 }
 
+// queueCap bounds the items waiting for a refresh; past it a reporting
+// request refreshes its item itself (backpressure).
+const queueCap = 8192
+
 // NewService builds the service; its worker starts with the first
 // reported judgment. log may be nil.
 func NewService(st *store.Store, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{st: st, log: log, jobs: make(chan job, 1024), done: make(chan struct{}), repaired: map[int64]bool{}}
+	return &Service{st: st, log: log, jobs: make(chan job, queueCap), queued: map[int64]bool{}, done: make(chan struct{}), repaired: map[int64]bool{}}
 }
 
 // AddItemListener registers a listener of every refreshed relevance
@@ -112,15 +123,36 @@ func (s *Service) JudgmentSaved(ctx context.Context, projectID, itemID int64) {
 	s.mu.RLock()
 	if !s.closed {
 		s.start.Do(func() { go s.work() })
+		s.queuedMu.Lock()
+		if s.queued[itemID] {
+			// Its refresh has not started: it will read this judgment.
+			s.queuedMu.Unlock()
+			s.mu.RUnlock()
+			return
+		}
 		select {
 		case s.jobs <- j:
+			s.queued[itemID] = true
+			s.queuedMu.Unlock()
 			s.mu.RUnlock()
 			return
 		default:
 		}
+		s.queuedMu.Unlock()
 	}
 	s.mu.RUnlock()
 	s.run(context.WithoutCancel(ctx), j)
+}
+
+// take marks a job taken off the queue: a judgment of its item reported
+// from now on is queued again (the refresh about to run may not read it).
+func (s *Service) take(j job) {
+	if j.flush != nil {
+		return
+	}
+	s.queuedMu.Lock()
+	delete(s.queued, j.item)
+	s.queuedMu.Unlock()
 }
 
 // Flush waits until every judgment reported before the call is applied.
@@ -160,6 +192,7 @@ func (s *Service) Close() {
 func (s *Service) work() {
 	defer close(s.done)
 	for j := range s.jobs {
+		s.take(j)
 		batch := []job{j}
 	drain:
 		for len(batch) < cap(s.jobs) {
@@ -168,6 +201,7 @@ func (s *Service) work() {
 				if !ok {
 					break drain
 				}
+				s.take(j2)
 				batch = append(batch, j2)
 			default:
 				break drain

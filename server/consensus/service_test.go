@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"boolpool/api"
 	"boolpool/internal/judgingtest"
@@ -215,4 +216,88 @@ func TestObserverCloseAppliesQueued(t *testing.T) {
 	}
 	svc.Flush() // returns at once after Close
 	svc.Close() // twice is fine
+}
+
+// counter is a listener that counts refreshes per item; the refresh of
+// item hold waits until release is closed (a slow refresh keeping the
+// worker busy).
+type counter struct {
+	mu      sync.Mutex
+	n       map[int64]int
+	hold    int64
+	entered chan struct{} // closed when the refresh of hold has begun
+	release chan struct{}
+}
+
+func (c *counter) ConsensusChanged(_ context.Context, _, itemID int64, _ consensus.Refreshed) {
+	if itemID == c.hold {
+		close(c.entered)
+		<-c.release
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[itemID]++
+}
+
+func (c *counter) count(itemID int64) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[itemID]
+}
+
+// TestBurstCoalescedPerItem: while the worker is busy, a burst of reports
+// of one item (a crowd judging it, or retries) queues it once, so the
+// queue does not fill with copies and no reporting request has to
+// refresh the item itself; the refresh that runs afterwards reads every
+// judgment reported before it. (Before, every report took a queue slot:
+// past 1024 of them each reporter refreshed the item inline.)
+func TestBurstCoalescedPerItem(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 3)
+	svc := consensus.NewService(st, nil)
+	busy, item := fx.Relevance[0], fx.Relevance[1]
+	cnt := &counter{n: map[int64]int{}, hold: busy, entered: make(chan struct{}), release: make(chan struct{})}
+	rec := &recorder{last: map[int64]consensus.Refreshed{}}
+	svc.AddItemListener(cnt)
+	svc.AddItemListener(rec)
+	label, ev := int16(2), api.EvidencePartial
+	for i, user := range []string{"annotator1", "annotator2"} {
+		if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1), ItemID: item,
+			UserID: fx.Users[user].ID, ProjectID: fx.Project.ID, Kind: api.KindRelevance, Relevance: &label, Evidence: &ev}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The worker takes the busy item and stays in its refresh.
+	svc.JudgmentSaved(ctx, fx.Project.ID, busy)
+	select {
+	case <-cnt.entered:
+	case <-time.After(time.Minute):
+		t.Fatal("the busy item was not refreshed within a minute")
+	}
+	const reports = 3000
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range reports {
+			svc.JudgmentSaved(ctx, fx.Project.ID, item)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("reports blocked for a minute")
+	}
+	if got := cnt.count(item); got != 0 {
+		t.Errorf("%d reports while the worker was busy: %d refreshed by their reporter, want 0 (queued once)", reports, got)
+	}
+	close(cnt.release)
+	svc.Flush()
+	if got := cnt.count(item); got != 1 {
+		t.Errorf("after the worker was free: %d refreshes of the item, want 1", got)
+	}
+	if v := rec.votes(item); v != 2 {
+		t.Errorf("its refresh saw %d votes, want 2", v)
+	}
+	svc.Close()
 }

@@ -108,11 +108,12 @@ func (c *openCache) refresh(ctx context.Context, k openKey, done chan struct{}, 
 // whatever other raters do, so the bar's total does not move from item to
 // item. The total is held in the database, so a rater whose requests reach
 // several servers sees one total.
-func (s *Service) available(ctx context.Context, lp store.LeaseParams, mine int, dry bool) (int, error) {
-	total, held, err := s.st.HeldTotal(ctx, lp.ProjectID, lp.UserID, lp.Kind, totalIdle)
-	if err != nil {
-		return 0, err
-	}
+//
+// The held total comes with the lease (lp.HoldIdle = totalIdle): pr is
+// what LeaseTasks returned.
+func (s *Service) available(ctx context.Context, lp store.LeaseParams, pr store.RaterProgress, dry bool) (int, error) {
+	mine := pr.Done + pr.Skipped + pr.Leased
+	total, held := pr.Total, pr.TotalHeld
 	if held && !dry && mine <= total {
 		return total - mine, nil
 	}

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // testClock is a clock that moves only when the test moves it.
@@ -125,7 +125,15 @@ func TestProgressTotalHeldWhileRaterWorks(t *testing.T) {
 	lp := store.LeaseParams{ProjectID: p.ID, UserID: u.ID, Kind: "relevance", Raters: 3}
 	total := func(mine int, dry bool) int {
 		t.Helper()
-		n, err := servers[mine%2].available(ctx, lp, mine, dry)
+		// The held total travels with the lease batch, as in Queue.
+		hp := lp
+		hp.NoNew, hp.N, hp.Lease, hp.HoldIdle = true, 1, time.Minute, totalIdle
+		_, _, pr, err := db.LeaseTasks(ctx, hp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr.Done = mine
+		n, err := servers[mine%2].available(ctx, lp, pr, dry)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -183,6 +183,7 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 		// The cap counts the participant's leases of every kind.
 		lp.TotalCap = api.CrowdLeaseCap
 	}
+	lp.HoldIdle = totalIdle
 	as, tds, pr, err := s.st.LeaseTasks(ctx, lp)
 	if err != nil {
 		return api.Queue{}, err
@@ -195,7 +196,7 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 		}
 		q.Tasks = append(q.Tasks, t)
 	}
-	avail, err := s.available(ctx, lp, pr.Done+pr.Skipped+pr.Leased, len(q.Tasks) == 0)
+	avail, err := s.available(ctx, lp, pr, len(q.Tasks) == 0)
 	if err != nil {
 		return api.Queue{}, err
 	}

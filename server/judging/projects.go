@@ -23,8 +23,11 @@ func (s *Service) Projects(ctx context.Context, r Rater) (api.MyProjects, error)
 			if err != nil {
 				return api.MyProjects{}, err
 			}
+			if pr.Total, pr.TotalHeld, err = s.st.HeldTotal(ctx, p.ID, r.ID, kind, totalIdle); err != nil {
+				return api.MyProjects{}, err
+			}
 			lp := leaseParams(p.Project, r, kind, 0)
-			avail, err := s.available(ctx, lp, pr.Done+pr.Skipped+pr.Leased, false)
+			avail, err := s.available(ctx, lp, pr, false)
 			if err != nil {
 				return api.MyProjects{}, err
 			}

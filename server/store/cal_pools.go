@@ -122,7 +122,7 @@ const calQuerySQL = `SELECT cq.pool_id, p.project_id, cq.query_id, q.ext_id, q.t
 			JOIN documents d ON d.project_id = p.project_id AND d.ext_id = pi.doc_ext_id
 			JOIN items i ON i.project_id = p.project_id AND i.kind = 'relevance' AND i.query_id = pi.query_id AND i.document_id = d.id
 			WHERE pi.pool_id = cq.pool_id AND pi.query_id = cq.query_id AND pi.round = cq.round
-			  AND i.done_raters < pr.raters_per_item
+			  AND (SELECT count(*) FROM assignments a WHERE a.item_id = i.id AND a.status = 'done') < pr.raters_per_item
 			  AND NOT EXISTS (SELECT 1 FROM consensus c WHERE c.item_id = i.id AND c.status = 'adjudicated'))::int,
 		p.status = 'published'
 	FROM cal_queries cq JOIN pools p ON p.id = cq.pool_id JOIN projects pr ON pr.id = p.project_id JOIN queries q ON q.id = cq.query_id `

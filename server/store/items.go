@@ -23,11 +23,10 @@ type Item struct {
 	Payload    json.RawMessage `db:"payload"`
 	IsGold     bool            `db:"is_gold"`
 	GoldAnswer json.RawMessage `db:"gold_answer"`
-	DoneRaters int             `db:"done_raters"`
 	CreatedAt  time.Time       `db:"created_at"`
 }
 
-const itemCols = `id, project_id, kind, query_id, document_id, pool_id, priority, payload, is_gold, gold_answer, done_raters, created_at`
+const itemCols = `id, project_id, kind, query_id, document_id, pool_id, priority, payload, is_gold, gold_answer, created_at`
 
 // NewItem is the input of CreateItem. Payload and GoldAnswer are JSON (nil =
 // {} and NULL).

@@ -59,9 +59,11 @@ type NewJudgment struct {
 
 // saveJudgment is the whole judgment write as one statement (one implicit
 // transaction, one round trip): the new row supersedes the rater's previous
-// judgment of the item, their assignment is completed (or skipped),
-// items.done_raters follows the assignment's change to or from 'done' (see
-// migration 0003), and the time spent goes to the day's activity. A client
+// judgment of the item, their assignment is completed (or skipped), and
+// the time spent goes to the day's activity. The item row is not written
+// (its taken count, migration 0095, changes only when the assignment
+// leaves or joins leased/done: a skip), so the raters of one item do not
+// queue for its row lock through each other's commits. A client
 // id seen before inserts nothing and changes nothing; the statement then
 // returns no row.
 const saveJudgment = `WITH ins AS (
@@ -77,11 +79,7 @@ const saveJudgment = `WITH ins AS (
 		FOR UPDATE
 	), completed AS (
 		UPDATE assignments a SET status = $13, done_at = now() FROM prev WHERE a.id = prev.id
-		RETURNING prev.status AS prev_status
-	), counted AS (
-		UPDATE items SET done_raters = done_raters + CASE WHEN $13 = 'done' THEN 1 ELSE -1 END
-		FROM completed c WHERE items.id = $2 AND (c.prev_status = 'done') <> ($13 = 'done')
-		RETURNING items.id
+		RETURNING a.id
 	), active AS (
 		INSERT INTO activity (user_id, project_id, day, active_ms)
 		SELECT $3, $14, current_date, $12 WHERE EXISTS (SELECT 1 FROM ins)

@@ -13,14 +13,26 @@ import (
 // and marks it used now, unless they were away longer than idle (then
 // ok is false and the caller counts it again).
 func (s *Store) HeldTotal(ctx context.Context, projectID, userID int64, kind string, idle time.Duration) (total int, ok bool, err error) {
-	err = s.pool.QueryRow(ctx, `UPDATE rater_totals SET used_at = now()
-		WHERE project_id = $1 AND user_id = $2 AND kind = $3 AND used_at > now() - $4::interval
-		RETURNING total`, projectID, userID, kind, idle).Scan(&total)
+	total, ok, err = scanHeldTotal(s.pool.QueryRow(ctx, heldTotalSQL, projectID, userID, kind, idle))
+	if err != nil {
+		return 0, false, fmt.Errorf("store: held total: %w", err)
+	}
+	return total, ok, nil
+}
+
+// heldTotalSQL marks a held total used and returns it ($1 project, $2
+// user, $3 kind, $4 idle).
+const heldTotalSQL = `UPDATE rater_totals SET used_at = now()
+	WHERE project_id = $1 AND user_id = $2 AND kind = $3 AND used_at > now() - $4::interval
+	RETURNING total`
+
+func scanHeldTotal(row pgx.Row) (total int, ok bool, err error) {
+	err = row.Scan(&total)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("store: held total: %w", err)
+		return 0, false, err
 	}
 	return total, true, nil
 }

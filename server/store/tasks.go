@@ -50,7 +50,7 @@ func (s *Store) ProjectForUser(ctx context.Context, name string, userID int64) (
 // LeaseTasks returns the rater's live leases of the kind (renewed), leasing
 // new items until there are p.N of them or nothing is left, with the
 // leased items' queries and documents (in lease order) and the rater's
-// progress. Concurrent raters never take the same slot: the lease_items
+// progress (with their held total when p.HoldIdle is set). Concurrent raters never take the same slot: the lease_items
 // function (migration 0050) locks candidate items with SKIP LOCKED. All of
 // it is one pipelined batch: one round trip, one implicit transaction, so
 // the reads see the leases just taken and row locks are held only that
@@ -101,7 +101,14 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 	b.Queue(`SELECT `+itemCols+` FROM items WHERE id IN (`+leased+`)`, p.UserID, p.ProjectID, p.Kind)
 	b.Queue(`SELECT `+queryCols+` FROM queries WHERE id IN (SELECT query_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)
 	b.Queue(`SELECT `+documentCols+` FROM documents WHERE id IN (SELECT document_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)
+	// The progress count has one sensible plan (progressSQL); without
+	// this, Postgres planned it afresh on nearly every fetch. Local: for
+	// the rest of this batch's transaction only.
+	b.Queue(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`)
 	b.Queue(progressSQL, p.UserID, p.ProjectID, p.Kind)
+	if p.HoldIdle > 0 {
+		b.Queue(heldTotalSQL, p.ProjectID, p.UserID, p.Kind, p.HoldIdle)
+	}
 	br := s.pool.SendBatch(ctx, b)
 	var as []Assignment
 	var err error
@@ -119,7 +126,13 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 		its, qs, ds, err = readTaskBatch(br)
 	}
 	if err == nil {
+		_, err = br.Exec()
+	}
+	if err == nil {
 		err = br.QueryRow().Scan(&pr.Done, &pr.Skipped, &pr.Leased, &pr.ActiveMs)
+	}
+	if err == nil && p.HoldIdle > 0 {
+		pr.Total, pr.TotalHeld, err = scanHeldTotal(br.QueryRow())
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr

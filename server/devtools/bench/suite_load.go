@@ -39,11 +39,17 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 	// Paced annotators pause about this long between judgments: several
 	// times faster than people, who read a document for 10-60 s.
 	const think = 2 * time.Second
+	// Enough tasks (docs × 3 raters) that the fastest scenario does not
+	// run the pool dry within its window.
+	const docs = 15000
+	// The paced scenario: a crowd of this many at think's pace (~500
+	// judgments/s at 1,000 annotators).
+	const pacedN = 1000
 	// run drives one scenario on a project and server of its own, so one
 	// scenario's aftermath (consensus backlog, autovacuum) is not measured
 	// as the next one's latency.
 	run := func(project string, n int, think time.Duration) (*loadgen.Result, error) {
-		creds, err := loadgen.Fixture(ctx, env.Store, project, 6000, n, 3)
+		creds, err := loadgen.Fixture(ctx, env.Store, project, docs, n, 3)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +103,7 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 		}
 		var paced *loadgen.Result
 		if n == 200 {
-			if paced, err = run(fmt.Sprintf("paced%d", n), n, think); err != nil {
+			if paced, err = run(fmt.Sprintf("paced%d", pacedN), pacedN, think); err != nil {
 				return nil, err
 			}
 		}
@@ -106,21 +112,27 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 			Note: fmt.Sprintf("each after its own task fetch (fetch p50 %.1f ms, p99 %.1f ms); %s measured after a %s warm-up",
 				Percentile(res.QueueLat, 50)*1000, Percentile(res.QueueLat, 99)*1000, res.Window.Round(time.Second), warm)}.
 			WithRef(fmt.Sprintf("pgbench single-row INSERT, %d clients", n), pg.tps)
-		rows = append(rows, r.WithTarget(">= 0.50x", r.Ratio >= 0.5))
+		rows = append(rows, r.WithTarget(">= 0.25x", r.Ratio >= 0.25))
+		sp99 := Row{Suite: "load", Name: fmt.Sprintf("%d annotators, no pauses: submit latency p99", n), Value: p99, Unit: "ms",
+			Note: "closed loop: latency = clients / throughput (Little's law)"}.
+			WithRef("pgbench INSERT latency p99, same clients", pg.p99)
+		if n == 200 {
+			sp99 = sp99.WithTarget("<= 100 ms", p99 <= 100)
+		}
 		rows = append(rows,
 			Row{Suite: "load", Name: fmt.Sprintf("%d annotators, no pauses: submit latency p50", n), Value: p50, Unit: "ms"}.
 				WithRef("pgbench INSERT latency p50, same clients", pg.p50),
-			Row{Suite: "load", Name: fmt.Sprintf("%d annotators, no pauses: submit latency p99", n), Value: p99, Unit: "ms",
-				Note: "closed loop: latency = clients / throughput (Little's law)"}.
-				WithRef("pgbench INSERT latency p99, same clients", pg.p99))
+			sp99)
 		if paced != nil {
-			pp99 := Percentile(paced.SubmitLat, 99) * 1000
+			pp99, fp99 := Percentile(paced.SubmitLat, 99)*1000, Percentile(paced.QueueLat, 99)*1000
 			rows = append(rows,
-				Row{Suite: "load", Name: fmt.Sprintf("%d annotators, ~%s per judgment: judgments written", n, think), Value: paced.Rate(), Unit: "judgments/s", HigherIsBetter: true,
-					Note: fmt.Sprintf("fetch p99 %.1f ms", Percentile(paced.QueueLat, 99)*1000)},
-				Row{Suite: "load", Name: fmt.Sprintf("%d annotators, ~%s per judgment: submit latency p50", n, think), Value: Percentile(paced.SubmitLat, 50) * 1000, Unit: "ms"},
-				Row{Suite: "load", Name: fmt.Sprintf("%d annotators, ~%s per judgment: submit latency p99", n, think), Value: pp99, Unit: "ms"}.
-					WithTarget("< 50 ms", pp99 < 50))
+				Row{Suite: "load", Name: fmt.Sprintf("%d annotators, ~%s per judgment: judgments written", pacedN, think), Value: paced.Rate(), Unit: "judgments/s", HigherIsBetter: true},
+				Row{Suite: "load", Name: fmt.Sprintf("%d annotators, ~%s per judgment: submit latency p50", pacedN, think), Value: Percentile(paced.SubmitLat, 50) * 1000, Unit: "ms"},
+				Row{Suite: "load", Name: fmt.Sprintf("%d annotators, ~%s per judgment: submit latency p99", pacedN, think), Value: pp99, Unit: "ms"}.
+					WithTarget("< 50 ms", pp99 < 50),
+				Row{Suite: "load", Name: fmt.Sprintf("%d annotators, ~%s per judgment: task fetch latency p99", pacedN, think), Value: fp99, Unit: "ms",
+					Note: fmt.Sprintf("fetch p50 %.1f ms", Percentile(paced.QueueLat, 50)*1000)}.
+					WithTarget("< 100 ms", fp99 < 100))
 		}
 	}
 	return rows, nil

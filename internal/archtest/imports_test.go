@@ -27,11 +27,11 @@ var allowedImports = map[string][]string{
 	// The composition root and the HTTP edge.
 	"server/app": {"encoders", "server/apperr", "server/atompool", "server/auth", "server/config", "server/consensus",
 		"server/embedjob", "server/httpapi", "server/jobs", "server/judging", "server/live", "server/pooling",
-		"server/retrieval", "server/store", "api"},
+		"server/retrieval", "server/store", "server/strictjson", "api"},
 	"server/httpapi": {"server/apperr", "server/atompool", "server/auth", "server/boolexpr", "server/config",
 		"server/consensus", "server/decompose", "server/export", "server/ingest", "server/jobs", "server/judging",
 		"server/live", "server/poolestimate", "server/pooling", "server/retrieval", "server/reuse", "server/store",
-		"web", "api"},
+		"server/strictjson", "web", "api"},
 
 	// The judgment flow: judging → consensus → live / export.
 	"server/auth":      {"server/apperr", "server/store", "api"},
@@ -47,7 +47,7 @@ var allowedImports = map[string][]string{
 	"server/cal":   {"server/lexical"},
 	"server/atoms": {"server/boolexpr", "server/store", "server/vocab"},
 	"server/atompool": {"server/agreement", "server/apperr", "server/atoms", "server/boolexpr", "server/cal",
-		"server/consensus", "server/pooling", "server/retrieval", "server/store", "server/vocab", "api"},
+		"server/consensus", "server/pooling", "server/retrieval", "server/store", "server/strictjson", "server/vocab", "api"},
 	"server/atomsim": {"server/atompool", "server/atoms", "server/boolexpr", "server/cal", "server/pooling",
 		"server/retrieval", "server/store", "server/vocab"},
 	"server/poolestimate": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/pooling", "server/store"},
@@ -64,7 +64,7 @@ var allowedImports = map[string][]string{
 	"server/decompose":       {"server/apperr", "server/boolexpr", "server/decompose/learn", "server/store"},
 	"server/decompose/learn": {},
 	"server/jobs": {"server/apperr", "server/atompool", "server/estimate", "server/lexical", "server/pooling",
-		"server/retrieval", "server/store", "api"},
+		"server/retrieval", "server/store", "server/strictjson", "api"},
 	"server/demo": {"server/apperr", "server/auth", "server/ingest", "server/lexical", "server/pooling",
 		"server/retrieval", "server/store", "server/vocab"},
 
@@ -74,17 +74,18 @@ var allowedImports = map[string][]string{
 	"migrations":             {},
 
 	// Building blocks without the database.
-	"server/vocab":     {},
-	"server/agreement": {},
-	"server/apperr":    {},
-	"server/backup":    {},
-	"server/boolexpr":  {},
-	"server/config":    {},
-	"server/lexical":   {},
-	"server/metrics":   {"server/trecfmt"},
-	"server/progress":  {},
-	"server/textseg":   {},
-	"server/trecfmt":   {"server/apperr"},
+	"server/vocab":      {},
+	"server/agreement":  {},
+	"server/apperr":     {},
+	"server/strictjson": {"server/apperr"},
+	"server/backup":     {},
+	"server/boolexpr":   {},
+	"server/config":     {},
+	"server/lexical":    {},
+	"server/metrics":    {"server/trecfmt"},
+	"server/progress":   {},
+	"server/textseg":    {},
+	"server/trecfmt":    {"server/apperr"},
 
 	// The encoders (cgo, ONNX Runtime): none of server/.
 	"encoders":           {"encoders/onnxgen", "encoders/tokenizer"},

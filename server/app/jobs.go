@@ -17,6 +17,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
+	"boolpool/server/strictjson"
 )
 
 // JobKinds are the background job kinds of every job client (serve,
@@ -139,13 +140,8 @@ func encodeKind(st *store.Store, log *slog.Logger, opts Options) jobs.Kind {
 
 func encodeParams(raw json.RawMessage) (api.EncodeJobParams, error) {
 	var p api.EncodeJobParams
-	if len(raw) == 0 {
-		raw = json.RawMessage(`{}`)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return p, apperr.Invalidf("params", "bad job parameters: %v", err)
+	if err := strictjson.Params(raw, &p); err != nil {
+		return p, err
 	}
 	known := EncoderNames()
 	if !slices.Contains(known, p.Encoder) {

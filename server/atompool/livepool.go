@@ -1,7 +1,6 @@
 package atompool
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"boolpool/server/boolexpr"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
+	"boolpool/server/strictjson"
 )
 
 // Live constraint pooling (issue 13): a pool with strategy atoms
@@ -75,10 +75,8 @@ type AtomsJobParams struct {
 // ParseJobParams decodes and checks an atoms-batch job's parameters.
 func ParseJobParams(raw json.RawMessage) (AtomsJobParams, error) {
 	var p AtomsJobParams
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return p, apperr.Invalidf("params", "%v", err)
+	if err := strictjson.Params(raw, &p); err != nil {
+		return p, err
 	}
 	if p.PoolID <= 0 {
 		return p, apperr.Invalidf("params.pool_id", "required")

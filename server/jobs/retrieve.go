@@ -1,10 +1,8 @@
 package jobs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"boolpool/server/apperr"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
+	"boolpool/server/strictjson"
 )
 
 // DefaultDenseEncoder is the encoder of dense methods when a retrieve job
@@ -114,15 +113,5 @@ func retrieveParams(raw json.RawMessage, dense bool) (api.RetrieveJobParams, err
 }
 
 // strictJSON decodes a job's parameters, refusing unknown fields (a typo
-// should not silently run with defaults).
-func strictJSON(raw json.RawMessage, v any) error {
-	if len(raw) == 0 {
-		raw = json.RawMessage(`{}`)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return apperr.Invalidf("params", "%v", fmt.Errorf("bad job parameters: %w", err))
-	}
-	return nil
-}
+// should not silently run with defaults): server/strictjson.
+func strictJSON(raw json.RawMessage, v any) error { return strictjson.Params(raw, v) }

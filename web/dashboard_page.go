@@ -101,11 +101,11 @@ func (p *DashboardPage) Render() app.UI {
 			return app.Div().Class("dashboard-body").Body(
 				p.renderProgress(),
 				NewCALPanel(p.project, p.snap.Version), // cal_panel.go
-				NewDerivedPanel().Project(p.project),
 				app.If(s.Consensus.Items == 0, func() app.UI {
 					return app.Div().Body(
 						app.P().ID("no-judgments").Class("notice").Role("status").
 							Text("No judgments yet: numbers appear here as soon as annotators judge."),
+						NewDerivedPanel().Project(p.project),
 						p.renderLeaderboard(),
 					)
 				}),
@@ -118,6 +118,7 @@ func (p *DashboardPage) Render() app.UI {
 							NewAnnotatorTable().Rows(s.Annotators),
 						),
 						p.renderQuality(),
+						NewDerivedPanel().Project(p.project),
 						p.renderLeaderboard(),
 						NewEstimatesPanel(p.project, p.snap.Version), // estimates_panel.go
 						NewReusabilityPanel().Project(p.project),     // reusability_panel.go

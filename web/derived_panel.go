@@ -139,7 +139,11 @@ func (d *DerivedPanel) Render() app.UI {
 		),
 		app.If(d.poolMsg != "", func() app.UI { return app.P().ID("pool-message").Class("notice").Role("status").Text(d.poolMsg) }),
 		app.If(d.errMsg != "", func() app.UI { return app.P().Class("notice", "error").Role("alert").Text(d.errMsg) }),
-		app.Table().ID("derived-table").Class("data").Body(
+		// Collapsed: a project's hundreds of queries would push the
+		// agreement and everything below it thousands of pixels down.
+		app.Details().ID("derived-queries").DataSet("queries", len(v.Queries)).Body(
+			app.Summary().Textf("Per-query derived labels (%s)", plural(len(v.Queries), "query", "queries")),
+			app.Table().ID("derived-table").Class("data").Body(
 			app.Caption().Text("Per query: documents whose label follows from the constraint labels under the query's logic (unknown: a constraint that matters is unjudged or unsure)"),
 			app.THead().Body(app.Tr().Body(
 				app.Th().Scope("col").Text("Query"),
@@ -169,6 +173,7 @@ func (d *DerivedPanel) Render() app.UI {
 					)
 				}),
 			),
+		),
 		),
 		renderFlags(v.Flags),
 	)

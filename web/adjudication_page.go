@@ -74,7 +74,7 @@ func (p *AdjudicationPage) OnMount(ctx app.Context) {
 		}
 		key := ev.Get("key").String()
 		_, grade := gradeOf(key)
-		if grade || key == "j" || key == "k" || key == "?" || key == "Escape" || (key == "Enter" && ev.Get("target").Get("tagName").String() != "BUTTON") {
+		if grade || key == "j" || key == "k" || key == "?" || key == noteKey || key == "Escape" || (key == "Enter" && ev.Get("target").Get("tagName").String() != "BUTTON") {
 			ev.Call("preventDefault")
 			ctx.Dispatch(func(ctx app.Context) { p.onKey(ctx, key) })
 		}
@@ -159,6 +159,9 @@ func (p *AdjudicationPage) chooseRow(ctx app.Context, e app.Event) {
 	}
 }
 
+// noteKey focuses the adjudication note (70 Tabs away).
+const noteKey = "n"
+
 func (p *AdjudicationPage) onKey(ctx app.Context, key string) {
 	switch key {
 	case "j", "k":
@@ -180,6 +183,8 @@ func (p *AdjudicationPage) onKey(ctx app.Context, key string) {
 		p.showKeys = !p.showKeys
 	case "Escape":
 		p.showKeys = false
+	case noteKey:
+		focusField("adjudication-note") // the keydown is cancelled: no n typed in
 	default:
 		if g, ok := gradeOf(key); ok {
 			p.relevance = g
@@ -380,7 +385,7 @@ func (p *AdjudicationPage) renderItem(it api.AdjudicationItem) app.UI {
 				),
 			),
 			app.Div().Class("field").Body(
-				app.Label().For("adjudication-note").Text("Note (why)"),
+				app.Label().For("adjudication-note").Body(app.Text("Note (why; key "), app.Kbd().Text(noteKey), app.Text(")")),
 				app.Input().ID("adjudication-note").Type("text").Value(p.note).
 					OnInput(func(ctx app.Context, e app.Event) { p.note = ctx.JSSrc().Get("value").String() }),
 			),

@@ -288,6 +288,9 @@ func (p *JudgePage) saveDraft() {
 }
 
 // focusField focuses a form field in the page (client only).
+// commentKey focuses the judging page's comment box (29 Tabs away).
+const commentKey = "c"
+
 func focusField(id string) {
 	if !app.IsClient {
 		return
@@ -377,6 +380,9 @@ func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
 		}
 	case key == "S":
 		p.openSkip(ctx)
+		return true
+	case key == commentKey:
+		focusField("comment") // the keydown is cancelled (handledKeys): no c typed in
 		return true
 	case key == "Enter":
 		p.submit(ctx)
@@ -670,7 +676,7 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 				return app.P().ID("contradiction").Class("warning").Role("alert").
 					Text("Your relevance grade contradicts your constraint labels under the query's logic. Check both before submitting.")
 			}),
-			app.Label().For("comment").Text("Comment (optional)"),
+			app.Label().For("comment").Body(app.Text("Comment (optional; key "), app.Kbd().Text(commentKey), app.Text(")")),
 			app.Textarea().ID("comment").Rows(2).MaxLength(api.MaxComment).Aria("describedby", "comment-count").Text(p.comment).
 				OnInput(func(ctx app.Context, e app.Event) {
 					p.comment = ctx.JSSrc().Get("value").String()

@@ -117,6 +117,12 @@ func (p *PoolBuilderPage) chooseRun(ctx app.Context, e app.Event) {
 	p.changed()
 }
 
+// poolNeedsRuns reports whether a pool's candidates come from runs: every
+// strategy but atoms over the corpus (whose candidates are every document).
+func poolNeedsRuns(s api.PoolSpec) bool {
+	return s.Strategy != api.StrategyAtoms || s.AtomsCandidates != "corpus" // the candidates select's value (cal_fields.go)
+}
+
 // changed discards a preview that no longer matches the form.
 func (p *PoolBuilderPage) changed() { p.preview, p.published = nil, nil }
 
@@ -126,7 +132,7 @@ func (p *PoolBuilderPage) doPreview(ctx app.Context, e app.Event) {
 		return
 	}
 	s := p.spec()
-	if len(s.Runs) == 0 {
+	if len(s.Runs) == 0 && poolNeedsRuns(s) {
 		p.preview, p.message = nil, "Choose at least one run."
 		return
 	}
@@ -349,7 +355,7 @@ func (p *PoolBuilderPage) renderPreview(pv api.PoolPreview) app.UI {
 		app.P().ID("pool-totals").Textf("%d items over %d queries · %d carry a probe label, %d found only by probes",
 			c.Items, c.Queries, c.ProbeItems, c.ProbeOnly),
 		app.If(pv.Strategy == api.StrategyCAL, func() app.UI { return calOrigins(c) }),
-		app.If(pv.Strategy == api.StrategyAtoms, func() app.UI { return atomsOrigins() }),
+		app.If(pv.Strategy == api.StrategyAtoms, func() app.UI { return atomsOrigins(!poolNeedsRuns(p.spec())) }),
 		app.If(pv.Sample != nil, func() app.UI { return sampleSummary(*pv.Sample) }),
 		app.Table().ID("pool-composition").Body(
 			app.THead().Body(app.Tr().Body(

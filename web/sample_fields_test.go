@@ -3,6 +3,8 @@ package web
 import (
 	"strings"
 	"testing"
+
+	"boolpool/api"
 )
 
 // TestSampleChoiceSpec: the pool builder's sample fields become the wire
@@ -26,5 +28,25 @@ func TestSampleChoiceSpec(t *testing.T) {
 	c.strata, c.corpus = "", "many"
 	if _, err := c.spec(); err == nil || !strings.Contains(err.Error(), "corpus strata") {
 		t.Errorf("bad corpus: %v", err)
+	}
+}
+
+// TestAtomsOverTheCorpusNeedNoRuns: the pool builder asked for runs (and
+// previewed their candidates) for constraint items over the corpus.
+func TestAtomsOverTheCorpusNeedNoRuns(t *testing.T) {
+	tests := []struct {
+		spec api.PoolSpec
+		want bool
+	}{
+		{api.PoolSpec{Strategy: api.StrategyAtoms, AtomsCandidates: "corpus"}, false},
+		{api.PoolSpec{Strategy: api.StrategyAtoms, AtomsCandidates: "runs"}, true},
+		{api.PoolSpec{Strategy: api.StrategyAtoms}, true},
+		{api.PoolSpec{Strategy: api.StrategyCAL, AtomsCandidates: "corpus"}, true},
+		{api.PoolSpec{Strategy: api.StrategyDepth}, true},
+	}
+	for _, tc := range tests {
+		if got := poolNeedsRuns(tc.spec); got != tc.want {
+			t.Errorf("poolNeedsRuns(%s, candidates %q) = %v, want %v", tc.spec.Strategy, tc.spec.AtomsCandidates, got, tc.want)
+		}
 	}
 }

@@ -212,19 +212,45 @@ func (p *PoolBuilderPage) followed(ctx app.Context, j api.JobView) {
 			return
 		}
 		p.published = &res
-		p.message = fmt.Sprintf("Published pool %d: %d new relevance items, %d raters per item.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
-		if s := res.Preview.Sample; s != nil {
-			p.message = fmt.Sprintf("Published sampled pool %d: %d new relevance items for the %d documents drawn; %d judged before count with probability 1.",
-				res.PoolID, res.ItemsCreated, s.New, s.JudgedBefore)
-		}
-		if res.Preview.Strategy == api.StrategyAtoms {
-			p.message = fmt.Sprintf("Published pool %d: %d constraint items in its first batch, %d raters per item; the next batches follow the labels.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
-		}
+		p.message = publishedMessage(res)
 	case api.JobCancelled:
 		p.message = "Publishing cancelled: nothing was published."
 	default:
 		p.message = fmt.Sprintf("Publishing failed (job %d %s): %s", j.ID, j.State, j.Error)
 	}
+}
+
+// publishedMessage says what a publish created and, when it created fewer
+// relevance items than the pool has documents (a cal publish said "0 new
+// items" without why), why: already items of the project (judged or
+// queued from an earlier pool: publishing never duplicates them), or no
+// stored text.
+func publishedMessage(res api.PoolPublished) string {
+	pv := res.Preview
+	if pv.Strategy == api.StrategyAtoms {
+		return fmt.Sprintf("Published pool %d: %d constraint items in its first batch, %d raters per item; the next batches follow the labels.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
+	}
+	msg := fmt.Sprintf("Published pool %d: %s, %d raters per item.", res.PoolID, plural(res.ItemsCreated, "new relevance item", "new relevance items"), res.RatersPerItem)
+	if s := pv.Sample; s != nil {
+		msg = fmt.Sprintf("Published sampled pool %d: %s for the %d documents drawn; %d judged before count with probability 1.",
+			res.PoolID, plural(res.ItemsCreated, "new relevance item", "new relevance items"), s.New, s.JudgedBefore)
+	}
+	switch existing := pv.Items - res.NoDocText - res.ItemsCreated; {
+	case pv.Items == 0 && pv.Strategy == api.StrategyCAL:
+		msg += " Nothing was new: active learning chose no document for a first batch (no query has candidates)."
+	case pv.Items == 0:
+		msg += " Nothing was new: the pool is empty (no chosen run has documents for the queries within the depth)."
+	case existing > 0 || res.NoDocText > 0:
+		var why []string
+		if existing > 0 {
+			why = append(why, fmt.Sprintf("%d already were items of this project (judged or queued from an earlier pool; never duplicated)", existing))
+		}
+		if res.NoDocText > 0 {
+			why = append(why, fmt.Sprintf("%d have no stored text", res.NoDocText))
+		}
+		msg += fmt.Sprintf(" Of the pool's %s, %s.", plural(pv.Items, "document", "documents"), strings.Join(why, " and "))
+	}
+	return msg
 }
 
 // cancelPublish cancels the publish job; the page sees it end.

@@ -837,8 +837,12 @@ func queryText(q api.QueryView) []app.UI {
 			cls = append(cls, "negated")
 		}
 		m := app.Mark().Class(cls...).DataSet("atom", s.atom).Title("constraint %d%s", s.atom+1, map[bool]string{true: " (negated)", false: ""}[neg])
+		// One cue for a negation: the NOT badge only where the text does
+		// not say it already ("… but not birds of Colombia" read "not NOT
+		// birds of Colombia", struck through).
+		badge := neg && !negationWritten(q.Text[:s.start])
 		out = append(out, m.Body(
-			app.If(neg, func() app.UI { return app.Span().Class("not-badge").Text("NOT") }),
+			app.If(badge, func() app.UI { return app.Span().Class("not-badge").Text("NOT") }),
 			app.Text(q.Text[s.start:s.end]),
 		))
 		pos = s.end
@@ -847,6 +851,21 @@ func queryText(q api.QueryView) []app.UI {
 		out = append(out, app.Text(q.Text[pos:]))
 	}
 	return out
+}
+
+// negationWords end the text before a negated atom that already says so.
+var negationWords = []string{"not", "without", "except", "excluding", "but no", "no"}
+
+// negationWritten reports whether the text before an atom ends with a
+// negation word.
+func negationWritten(before string) bool {
+	b := strings.ToLower(strings.TrimRight(before, " \t\n"))
+	for _, w := range negationWords {
+		if b == w || strings.HasSuffix(b, " "+w) || strings.HasSuffix(b, "("+w) {
+			return true
+		}
+	}
+	return false
 }
 
 // choice is one option of a labelled radio-like button group.

@@ -1,0 +1,32 @@
+package web
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"boolpool/api"
+)
+
+// TestNegatedAtomOneCue: "… but not birds of Colombia" showed "not [NOT]
+// birds of Colombia" struck through; the badge now appears only where the
+// text does not say "not" already.
+func TestNegatedAtomOneCue(t *testing.T) {
+	render := func(text, atom string) string {
+		start := strings.Index(text, atom)
+		q := api.QueryView{Text: text, Atoms: []api.AtomView{{Index: 0, Start: start, End: start + len(atom), Negated: true}}}
+		return app.HTMLString(app.P().Body(queryText(q)...))
+	}
+	if html := render("Birds of the Venezuelan Andes but not birds of Colombia", "birds of Colombia"); strings.Contains(html, "not-badge") {
+		t.Errorf("a badge after the text's own 'not': %s", html)
+	}
+	if html := render("Birds of the Venezuelan Andes, Colombian birds excluded", "Colombian birds"); !strings.Contains(html, "not-badge") {
+		t.Errorf("no badge where the text puts the negation after the atom: %s", html)
+	}
+	for before, want := range map[string]bool{"but not ": true, "without ": true, "(not ": true, "Nothing ": false, "knot ": false, "": false} {
+		if got := negationWritten(before); got != want {
+			t.Errorf("negationWritten(%q) = %v, want %v", before, got, want)
+		}
+	}
+}

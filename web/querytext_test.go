@@ -30,3 +30,17 @@ func TestNegatedAtomOneCue(t *testing.T) {
 		}
 	}
 }
+
+// TestPagerLabelsNameTheItems: the adjudication pager's "Next 5" said
+// neither which items nor of how many.
+func TestPagerLabelsNameTheItems(t *testing.T) {
+	if got := nextPageLabel(50, 50, 55); got != "Items 51–55 of 55 →" {
+		t.Errorf("next = %q", got)
+	}
+	if got := nextPageLabel(50, 50, 170); got != "Items 51–100 of 170 →" {
+		t.Errorf("next = %q", got)
+	}
+	if got := prevPageLabel(50, 50); got != "← Items 1–50" {
+		t.Errorf("previous = %q", got)
+	}
+}

@@ -44,3 +44,26 @@ func TestPagerLabelsNameTheItems(t *testing.T) {
 		t.Errorf("previous = %q", got)
 	}
 }
+
+// TestForbiddenPageShowsNoHeader: an annotator opening a researcher page
+// saw its title and links ("Projects", "Set up a project…") above "Your
+// role cannot open this page".
+func TestForbiddenPageShowsNoHeader(t *testing.T) {
+	page := func(id, role, state string) string {
+		return app.HTMLString(NewPage(id).State(state).Nav(api.Me{Role: role}, id, "demo").
+			Title("Dashboard · demo", app.A().Href("/setup").Text("Set up a project")).
+			Content(app.P().Text("Your role cannot open this page.")))
+	}
+	if html := page("dashboard", api.RoleAnnotator, stateError); strings.Contains(html, "Dashboard · demo") || strings.Contains(html, "Set up a project") || !strings.Contains(html, "Not available") {
+		t.Errorf("annotator on the dashboard sees the page's header")
+	}
+	if html := page("dashboard", api.RoleResearcher, stateError); !strings.Contains(html, "Dashboard · demo") {
+		t.Errorf("a researcher's failed dashboard lost its title")
+	}
+	if html := page("admin", api.RoleResearcher, stateError); strings.Contains(html, "Dashboard · demo") {
+		t.Errorf("a researcher on the admin page sees its header")
+	}
+	if html := page("feedback", api.RoleAnnotator, stateError); !strings.Contains(html, "Dashboard · demo") {
+		t.Errorf("the annotator's own feedback page lost its title")
+	}
+}

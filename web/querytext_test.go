@@ -1,6 +1,7 @@
 package web
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -66,4 +67,19 @@ func TestForbiddenPageShowsNoHeader(t *testing.T) {
 	if html := page("feedback", api.RoleAnnotator, stateError); !strings.Contains(html, "Dashboard · demo") {
 		t.Errorf("the annotator's own feedback page lost its title")
 	}
+}
+
+// TestCheckboxLabelsBesideTheirBox: labels are blocks, so a checkbox's
+// label sat on its own line; the stylesheet puts it beside the box.
+func TestCheckboxLabelsBesideTheirBox(t *testing.T) {
+	css, err := os.ReadFile("../static/boolpool.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(css), "\n") {
+		if strings.HasPrefix(line, `input[type="checkbox"] + label`) && strings.Contains(line, "display: inline") {
+			return
+		}
+	}
+	t.Error(`no "input[type=checkbox] + label { display: inline }" rule in static/boolpool.css`)
 }

@@ -628,10 +628,14 @@ func (p *JudgePage) contradiction(t api.Task) bool {
 func (p *JudgePage) Render() app.UI {
 	return p.root(app.Div().ID("judge").Class("page", "judge")).Body(
 		p.header("Relevance"),
-		app.Main().Body(p.body(p.renderTask)),
-		app.If(p.state != stateReady && len(p.history) > 0, func() app.UI {
-			return NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting).Feedback(p.feedback, p.feedbackTotal, p.project)
-		}),
+		app.Main().Body(
+			p.body(p.renderTask),
+			// Paused or nothing left: the recent items as a card under the
+			// notice, inside the page's main area (they were unstyled below it).
+			app.If(p.state != stateReady && len(p.history) > 0, func() app.UI {
+				return NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting).Feedback(p.feedback, p.feedbackTotal, p.project).Standalone(true)
+			}),
+		),
 		NewKeymapDialog().Open(p.showKeys).Keys(judgeKeys),
 		NewInstructionsPanel().Open(p.showHelp).Kind(api.KindRelevance).Instructions(p.instructions),
 	)

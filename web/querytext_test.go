@@ -83,3 +83,22 @@ func TestCheckboxLabelsBesideTheirBox(t *testing.T) {
 	}
 	t.Error(`no "input[type=checkbox] + label { display: inline }" rule in static/boolpool.css`)
 }
+
+// TestPausedPageHistoryIsACard: on a paused (or finished) judging page the
+// recent items sat unstyled below the page's main area; they are now a
+// card of their own inside it.
+func TestPausedPageHistoryIsACard(t *testing.T) {
+	p := NewJudgePage()
+	p.state, p.paused = stateEmpty, "Paused: your gold accuracy is below the project's minimum."
+	rel := 2
+	p.history = []HistoryEntry{{Req: api.JudgmentRequest{ItemID: 7, Kind: api.KindRelevance, Relevance: &rel}, Item: "q1 · d1"}}
+	html := app.HTMLString(p)
+	mainAt, history, mainEnd := strings.Index(html, "<main"), strings.Index(html, `id="history"`), strings.Index(html, "</main>")
+	if mainAt < 0 || !(mainAt < history && history < mainEnd) {
+		t.Fatalf("the recent items are not inside <main> (main %d, history %d, /main %d)", mainAt, history, mainEnd)
+	}
+	tagStart := strings.LastIndex(html[:history], "<section")
+	if tag := html[tagStart : history+strings.Index(html[history:], ">")]; !strings.Contains(tag, "standalone") {
+		t.Errorf("the recent items are not a standalone card: %s", tag)
+	}
+}

@@ -269,4 +269,8 @@ type ExportSnapshot struct {
 	Counts    map[string]any `json:"counts"`
 	CreatedBy string         `json:"created_by,omitempty"`
 	CreatedAt time.Time      `json:"created_at"`
+	// Failed marks an export that failed (no file; Counts empty) and
+	// Error is its reason.
+	Failed bool   `json:"failed,omitempty"`
+	Error  string `json:"error,omitempty"`
 }

@@ -102,3 +102,21 @@ func TestPausedPageHistoryIsACard(t *testing.T) {
 		t.Errorf("the recent items are not a standalone card: %s", tag)
 	}
 }
+
+// TestFailedExportListedWithReason: failed exports were neither recorded
+// nor shown; the admin's list shows them with their reason.
+func TestFailedExportListedWithReason(t *testing.T) {
+	ok := api.ExportSnapshot{ID: "a", Format: "csv", Counts: map[string]any{"lines": 3.0}}
+	bad := api.ExportSnapshot{ID: "b", Format: "trec-run", Failed: true, Error: `export: no run named "x"`, Counts: map[string]any{}}
+	if got := snapshotResult(ok); got != "lines 3" {
+		t.Errorf("ok export: %q", got)
+	}
+	if got := snapshotResult(bad); got != `Failed: export: no run named "x"` {
+		t.Errorf("failed export: %q", got)
+	}
+	x := &ExportPanel{Iprojects: []string{"demo"}, snapshots: []api.ExportSnapshot{bad, ok}}
+	html := app.HTMLString(x)
+	if !strings.Contains(html, `class="failed"`) || !strings.Contains(html, "Failed: export: no run named") {
+		t.Errorf("the failed export is not in the table: %s", html)
+	}
+}

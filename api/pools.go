@@ -119,6 +119,11 @@ type QueryExpression struct {
 	// expression when it is the decomposer's own reading of the text;
 	// absent for corrected or imported expressions.
 	Confidence *float64 `json:"confidence,omitempty"`
+	// StaleFlags (only in the answer to a correction that changed the
+	// logic, e.g. OR → AND) counts the query's judgments with constraint
+	// labels: their contradiction flags were computed under the old
+	// expression and are not recomputed.
+	StaleFlags int `json:"stale_flags,omitempty"`
 }
 
 // ExpressionRequest corrects a query's decomposition: either Expression in

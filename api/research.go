@@ -96,8 +96,11 @@ type LiveSnapshot struct {
 
 // ConsensusSummary counts consensus outcomes.
 type ConsensusSummary struct {
-	Items       int `json:"items"` // items with at least one current judgment or an adjudication
+	Items int `json:"items"` // items with at least one current judgment or an adjudication
+	// Unanimous counts items whose two or more votes all agree (binarised);
+	// Single the items with one vote so far, which agree with nobody.
 	Unanimous   int `json:"unanimous"`
+	Single      int `json:"single"`
 	Majority    int `json:"majority"`
 	Tie         int `json:"tie"`
 	Adjudicated int `json:"adjudicated"`
@@ -266,4 +269,8 @@ type ExportSnapshot struct {
 	Counts    map[string]any `json:"counts"`
 	CreatedBy string         `json:"created_by,omitempty"`
 	CreatedAt time.Time      `json:"created_at"`
+	// Failed marks an export that failed (no file; Counts empty) and
+	// Error is its reason.
+	Failed bool   `json:"failed,omitempty"`
+	Error  string `json:"error,omitempty"`
 }

@@ -74,7 +74,7 @@ func (p *AdjudicationPage) OnMount(ctx app.Context) {
 		}
 		key := ev.Get("key").String()
 		_, grade := gradeOf(key)
-		if grade || key == "j" || key == "k" || key == "?" || key == "Escape" || (key == "Enter" && ev.Get("target").Get("tagName").String() != "BUTTON") {
+		if grade || key == "j" || key == "k" || key == "?" || key == noteKey || key == "Escape" || (key == "Enter" && ev.Get("target").Get("tagName").String() != "BUTTON") {
 			ev.Call("preventDefault")
 			ctx.Dispatch(func(ctx app.Context) { p.onKey(ctx, key) })
 		}
@@ -159,6 +159,9 @@ func (p *AdjudicationPage) chooseRow(ctx app.Context, e app.Event) {
 	}
 }
 
+// noteKey focuses the adjudication note (70 Tabs away).
+const noteKey = "n"
+
 func (p *AdjudicationPage) onKey(ctx app.Context, key string) {
 	switch key {
 	case "j", "k":
@@ -180,6 +183,8 @@ func (p *AdjudicationPage) onKey(ctx app.Context, key string) {
 		p.showKeys = !p.showKeys
 	case "Escape":
 		p.showKeys = false
+	case noteKey:
+		focusField("adjudication-note") // the keydown is cancelled: no n typed in
 	default:
 		if g, ok := gradeOf(key); ok {
 			p.relevance = g
@@ -278,6 +283,17 @@ func (p *AdjudicationPage) Render() app.UI {
 		)
 }
 
+// prevPageLabel and nextPageLabel name the items the pager's buttons show
+// ("Items 51–55 of 55 →", not "Next 5", which did not say which).
+func prevPageLabel(offset, limit int) string {
+	from := max(0, offset-limit)
+	return fmt.Sprintf("← Items %d–%d", from+1, offset)
+}
+
+func nextPageLabel(to, limit, total int) string {
+	return fmt.Sprintf("Items %d–%d of %d →", to+1, min(to+limit, total), total)
+}
+
 // renderPager says which part of the queue is listed ("Items 1–50 of
 // 57") and offers the previous, next and all entries.
 func (p *AdjudicationPage) renderPager() app.UI {
@@ -294,10 +310,10 @@ func (p *AdjudicationPage) renderPager() app.UI {
 	return app.Div().ID("queue-pager").Class("pager").DataSet("shown", n).DataSet("total", total).Body(
 		app.P().ID("queue-count").Role("status").Text(label),
 		app.If(p.offset > 0, func() app.UI {
-			return pageBtn("queue-prev", fmt.Sprintf("Previous %d", p.limit), max(0, p.offset-p.limit), p.limit)
+			return pageBtn("queue-prev", prevPageLabel(p.offset, p.limit), max(0, p.offset-p.limit), p.limit)
 		}),
 		app.If(to < total, func() app.UI {
-			return pageBtn("queue-next", fmt.Sprintf("Next %d", min(p.limit, total-to)), to, p.limit)
+			return pageBtn("queue-next", nextPageLabel(to, p.limit, total), to, p.limit)
 		}),
 		app.If(n < total && total <= queueAll, func() app.UI {
 			return pageBtn("queue-all", fmt.Sprintf("Show all %d", total), 0, queueAll)
@@ -380,7 +396,7 @@ func (p *AdjudicationPage) renderItem(it api.AdjudicationItem) app.UI {
 				),
 			),
 			app.Div().Class("field").Body(
-				app.Label().For("adjudication-note").Text("Note (why)"),
+				app.Label().For("adjudication-note").Body(app.Text("Note (why; key "), app.Kbd().Text(noteKey), app.Text(")")),
 				app.Input().ID("adjudication-note").Type("text").Value(p.note).
 					OnInput(func(ctx app.Context, e app.Event) { p.note = ctx.JSSrc().Get("value").String() }),
 			),

@@ -13,7 +13,8 @@ import (
 // estimates of their reliability.
 type AnnotatorTable struct {
 	app.Compo
-	Irows []api.AnnotatorView
+	Irows    []api.AnnotatorView
+	Iquality api.QualitySettings
 }
 
 // NewAnnotatorTable returns an empty table.
@@ -22,6 +23,9 @@ func NewAnnotatorTable() *AnnotatorTable { return &AnnotatorTable{} }
 // Rows sets the annotators.
 func (t *AnnotatorTable) Rows(v []api.AnnotatorView) *AnnotatorTable { t.Irows = v; return t }
 
+// Quality sets the gold check's settings (its minimum accuracy).
+func (t *AnnotatorTable) Quality(v api.QualitySettings) *AnnotatorTable { t.Iquality = v; return t }
+
 // Render draws the table.
 func (t *AnnotatorTable) Render() app.UI {
 	pct := func(v *float64) string {
@@ -29,6 +33,11 @@ func (t *AnnotatorTable) Render() app.UI {
 			return "—"
 		}
 		return fmt.Sprintf("%.0f%%", *v*100)
+	}
+	// Dawid–Skene estimates mean nothing below two annotators (dsSummary).
+	ds := pct
+	if len(t.Irows) < 2 {
+		ds = func(*float64) string { return "—" }
 	}
 	return app.Section().ID("annotators").Aria("label", "Annotators").Body(
 		app.H2().Text("Annotators"),
@@ -50,23 +59,38 @@ func (t *AnnotatorTable) Render() app.UI {
 					app.Th().Scope("row").Text(a.Username), app.Td().Text(a.Items),
 					app.Td().Text(coefText(a.Kappa)), app.Td().Text(pct(a.Agree)),
 					app.Td().Text(a.GoldItems), app.Td().Text(pct(a.GoldExact)), app.Td().Text(pct(a.GoldBinary)),
-					app.Td().Class("gold-check").Text(goldCheckText(a)),
-					app.Td().Text(pct(a.DSAccuracy)), app.Td().Text(pct(a.DSSensitivity)), app.Td().Text(pct(a.DSSpecificity)),
+					app.Td().Class("gold-check").Text(goldCheckText(a, t.Iquality)),
+					app.Td().Text(ds(a.DSAccuracy)), app.Td().Text(ds(a.DSSensitivity)), app.Td().Text(ds(a.DSSpecificity)),
 				)
 			})),
 		),
 	)
 }
 
-// goldCheckText is an annotator's gold check cell.
-func goldCheckText(a api.AnnotatorView) string {
+// goldOKAccuracy is the binarised gold accuracy the gold check column
+// calls ok while the project's check is off (minimum accuracy 0); with the
+// check on, its minimum decides (docs/pooling-and-judging.md).
+const goldOKAccuracy = 0.7
+
+// goldCheckText is an annotator's gold check cell: ok only at or above the
+// threshold, else low (or the check's flag), with the accuracy.
+func goldCheckText(a api.AnnotatorView, q api.QualitySettings) string {
+	if a.GoldItems == 0 {
+		return "—"
+	}
+	counts := fmt.Sprintf("%d/%d, %.0f%%", a.GoldCorrect, a.GoldItems, 100*float64(a.GoldCorrect)/float64(a.GoldItems))
 	switch {
 	case a.Paused:
-		return fmt.Sprintf("⚠ below threshold (%d/%d): paused", a.GoldCorrect, a.GoldItems)
+		return "⚠ below threshold (" + counts + "): paused"
 	case a.Flagged:
-		return fmt.Sprintf("⚠ below threshold (%d/%d)", a.GoldCorrect, a.GoldItems)
-	case a.GoldItems > 0:
-		return fmt.Sprintf("ok (%d/%d)", a.GoldCorrect, a.GoldItems)
+		return "⚠ below threshold (" + counts + ")"
 	}
-	return "—"
+	min := q.GoldMinAccuracy
+	if min <= 0 {
+		min = goldOKAccuracy
+	}
+	if float64(a.GoldCorrect) < min*float64(a.GoldItems) {
+		return fmt.Sprintf("low (%s; ok from %.0f%%)", counts, 100*min)
+	}
+	return "ok (" + counts + ")"
 }

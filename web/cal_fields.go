@@ -76,9 +76,14 @@ func renderAtomsFields(batch *int, candidates *string, changed func()) app.UI {
 	)
 }
 
-// atomsOrigins says what an atoms pool publishes.
-func atomsOrigins() app.UI {
-	return app.P().ID("pool-origins").Text("These are the candidates. Publishing creates constraint items (atom, document) in batches: " +
+// atomsOrigins says what an atoms pool publishes; corpus: its candidates
+// are every document, so the preview lists none.
+func atomsOrigins(corpus bool) app.UI {
+	what := "These are the candidates. "
+	if corpus {
+		what = "The candidates are every document of the corpus (no runs needed; chosen runs only get a Judged@k): an active learner per atom ranks them, batch by batch. "
+	}
+	return app.P().ID("pool-origins").DataSet("corpus", corpus).Text(what + "Publishing creates constraint items (atom, document) in batches: " +
 		"for each query, the atom most likely to decide a candidate's label first, the next only if it leaves the label undecided, " +
 		"each label shared by every query using the atom. The next batch is added when the current one is labelled; follow the derived qrels on the dashboard.")
 }

@@ -101,11 +101,11 @@ func (p *DashboardPage) Render() app.UI {
 			return app.Div().Class("dashboard-body").Body(
 				p.renderProgress(),
 				NewCALPanel(p.project, p.snap.Version), // cal_panel.go
-				NewDerivedPanel().Project(p.project),
 				app.If(s.Consensus.Items == 0, func() app.UI {
 					return app.Div().Body(
 						app.P().ID("no-judgments").Class("notice").Role("status").
 							Text("No judgments yet: numbers appear here as soon as annotators judge."),
+						NewDerivedPanel().Project(p.project),
 						p.renderLeaderboard(),
 					)
 				}),
@@ -115,9 +115,10 @@ func (p *DashboardPage) Render() app.UI {
 						NewAgreementCards().Agreement(s.Agreement),
 						app.Div().Class("columns").Body(
 							NewConfusionTable().Matrix(s.Agreement.Confusion),
-							NewAnnotatorTable().Rows(s.Annotators),
+							NewAnnotatorTable().Rows(s.Annotators).Quality(s.Quality.Settings),
 						),
 						p.renderQuality(),
+						NewDerivedPanel().Project(p.project),
 						p.renderLeaderboard(),
 						NewEstimatesPanel(p.project, p.snap.Version), // estimates_panel.go
 						NewReusabilityPanel().Project(p.project),     // reusability_panel.go
@@ -145,9 +146,26 @@ func liveLabel(state string) string {
 }
 
 func (p *DashboardPage) renderConsensus() app.UI {
-	c := p.snap.Consensus
-	return app.P().ID("consensus-summary").Textf("%d items judged: %d unanimous, %d majority, %d ties, %d adjudicated; %d relevant; %d awaiting adjudication.",
-		c.Items, c.Unanimous, c.Majority, c.Tie, c.Adjudicated, c.Relevant, c.Queue)
+	return app.P().ID("consensus-summary").Text(consensusText(p.snap.Consensus))
+}
+
+// consensusText is the consensus line. Its "with at least one judgment"
+// differs from the progress bar's "fully judged" (all r ratings in), so
+// both say which they count; items with a single rating are counted apart
+// from unanimous ones (one rating agrees with nobody).
+func consensusText(c api.ConsensusSummary) string {
+	return fmt.Sprintf("%s with at least one judgment: %d unanimous, %d with a single rating so far, %d majority, %s, %d adjudicated; %d relevant; %d awaiting adjudication.",
+		plural(c.Items, "item", "items"), c.Unanimous, c.Single, c.Majority, plural(c.Tie, "tie", "ties"), c.Adjudicated, c.Relevant, c.Queue)
+}
+
+// progressLabel is the pool progress bar's text: items fully judged (every
+// rating the project asks for is in), and how many more are started.
+func progressLabel(pr api.PoolProgress, withJudgments int) string {
+	s := fmt.Sprintf("%d of %d items fully judged (all their ratings in), %d remaining", pr.Judged, pr.Items, pr.Remaining)
+	if started := withJudgments - pr.Judged; started > 0 {
+		s += fmt.Sprintf(" (%d of them started)", min(started, pr.Remaining))
+	}
+	return s + fmt.Sprintf("; %d of %d queries complete", pr.QueriesComplete, pr.QueriesTotal)
 }
 
 func (p *DashboardPage) renderProgress() app.UI {
@@ -156,7 +174,7 @@ func (p *DashboardPage) renderProgress() app.UI {
 	if pr.Items > 0 {
 		pct = pr.Judged * 100 / pr.Items
 	}
-	label := fmt.Sprintf("%d of %d items judged, %d remaining; %d of %d queries complete", pr.Judged, pr.Items, pr.Remaining, pr.QueriesComplete, pr.QueriesTotal)
+	label := progressLabel(pr, p.snap.Consensus.Items)
 	return app.Section().ID("pool-progress").Aria("label", "Pool progress").Body(
 		app.H2().Text("Pool progress"),
 		app.Div().Class("progress").Body(

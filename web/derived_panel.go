@@ -139,35 +139,40 @@ func (d *DerivedPanel) Render() app.UI {
 		),
 		app.If(d.poolMsg != "", func() app.UI { return app.P().ID("pool-message").Class("notice").Role("status").Text(d.poolMsg) }),
 		app.If(d.errMsg != "", func() app.UI { return app.P().Class("notice", "error").Role("alert").Text(d.errMsg) }),
-		app.Table().ID("derived-table").Class("data").Body(
-			app.Caption().Text("Per query: documents whose label follows from the constraint labels under the query's logic (unknown: a constraint that matters is unjudged or unsure)"),
-			app.THead().Body(app.Tr().Body(
-				app.Th().Scope("col").Text("Query"),
-				app.Th().Scope("col").Text("Logic"),
-				app.Th().Scope("col").Text("Relevant"),
-				app.Th().Scope("col").Text("Not relevant"),
-				app.Th().Scope("col").Text("Unknown"),
-				app.Th().Scope("col").Text("Direct"),
-				app.Th().Scope("col").Text("Conflicts"),
-			)),
-			app.TBody().Body(
-				app.Range(v.Queries).Slice(func(i int) app.UI {
-					q := v.Queries[i]
-					name := q.QueryExtID
-					if q.Variant {
-						name += " (variant)"
-					}
-					return app.Tr().ID("derived-"+q.QueryExtID).DataSet("relevant", q.Relevant).DataSet("nonrelevant", q.NonRelevant).
-						DataSet("unknown", q.Unknown).Body(
-						app.Th().Scope("row").Title(q.Text).Text(name),
-						app.Td().Text(q.Expression),
-						app.Td().Class("num").Text(q.Relevant),
-						app.Td().Class("num").Text(q.NonRelevant),
-						app.Td().Class("num").Text(q.Unknown),
-						app.Td().Class("num").Text(q.Direct),
-						app.Td().Class("num").Text(q.Conflicts),
-					)
-				}),
+		// Collapsed: a project's hundreds of queries would push the
+		// agreement and everything below it thousands of pixels down.
+		app.Details().ID("derived-queries").DataSet("queries", len(v.Queries)).Body(
+			app.Summary().Textf("Per-query derived labels (%s)", plural(len(v.Queries), "query", "queries")),
+			app.Table().ID("derived-table").Class("data").Body(
+				app.Caption().Text("Per query: documents whose label follows from the constraint labels under the query's logic (unknown: a constraint that matters is unjudged or unsure)"),
+				app.THead().Body(app.Tr().Body(
+					app.Th().Scope("col").Text("Query"),
+					app.Th().Scope("col").Text("Logic"),
+					app.Th().Scope("col").Text("Relevant"),
+					app.Th().Scope("col").Text("Not relevant"),
+					app.Th().Scope("col").Text("Unknown"),
+					app.Th().Scope("col").Text("Direct"),
+					app.Th().Scope("col").Text("Conflicts"),
+				)),
+				app.TBody().Body(
+					app.Range(v.Queries).Slice(func(i int) app.UI {
+						q := v.Queries[i]
+						name := q.QueryExtID
+						if q.Variant {
+							name += " (variant)"
+						}
+						return app.Tr().ID("derived-"+q.QueryExtID).DataSet("relevant", q.Relevant).DataSet("nonrelevant", q.NonRelevant).
+							DataSet("unknown", q.Unknown).Body(
+							app.Th().Scope("row").Title(q.Text).Text(name),
+							app.Td().Text(q.Expression),
+							app.Td().Class("num").Text(q.Relevant),
+							app.Td().Class("num").Text(q.NonRelevant),
+							app.Td().Class("num").Text(q.Unknown),
+							app.Td().Class("num").Text(q.Direct),
+							app.Td().Class("num").Text(q.Conflicts),
+						)
+					}),
+				),
 			),
 		),
 		renderFlags(v.Flags),

@@ -124,11 +124,15 @@ func (x *ExportPanel) Render() app.UI {
 				app.If(len(x.snapshots) > 0, func() app.UI {
 					return app.Table().ID("export-snapshots").Body(
 						app.THead().Body(app.Tr().Body(app.Th().Scope("col").Text("Export id"), app.Th().Scope("col").Text("Format"),
-							app.Th().Scope("col").Text("Time"), app.Th().Scope("col").Text("By"), app.Th().Scope("col").Text("Counts"))),
+							app.Th().Scope("col").Text("Time"), app.Th().Scope("col").Text("By"), app.Th().Scope("col").Text("Counts or failure"))),
 						app.TBody().Body(app.Range(x.snapshots).Slice(func(i int) app.UI {
 							s := x.snapshots[i]
-							return app.Tr().Body(app.Td().Body(app.Code().Text(s.ID)), app.Td().Text(s.Format),
-								app.Td().Text(s.CreatedAt.UTC().Format("2006-01-02 15:04:05Z")), app.Td().Text(s.CreatedBy), app.Td().Text(countsText(s.Counts)))
+							row := app.Tr().DataSet("failed", s.Failed)
+							if s.Failed {
+								row = row.Class("failed")
+							}
+							return row.Body(app.Td().Body(app.Code().Text(s.ID)), app.Td().Text(s.Format),
+								app.Td().Text(s.CreatedAt.UTC().Format("2006-01-02 15:04:05Z")), app.Td().Text(s.CreatedBy), app.Td().Text(snapshotResult(s)))
 						})),
 					)
 				}),
@@ -150,7 +154,8 @@ func (x *ExportPanel) download(ctx app.Context, e app.Event, format, label, url,
 		ctx.Dispatch(func(ctx app.Context) {
 			x.busy = ""
 			if err != nil {
-				x.failed = "Export " + label + " failed: " + err.Error()
+				x.failed = "Export " + label + " failed: " + err.Error() + " (recorded: see Show recorded exports)"
+				x.snapshots = nil // the list no longer holds the newest
 			}
 		})
 	})
@@ -178,6 +183,14 @@ func (x *ExportPanel) url(project, format string) string {
 // countsText prints an export's counts in key order: whole numbers as
 // integers (JSON decodes them as float64, which %v printed as 1.211073e+06)
 // and empty values left out.
+// snapshotResult is a recorded export's counts, or "Failed: reason".
+func snapshotResult(s api.ExportSnapshot) string {
+	if s.Failed {
+		return "Failed: " + s.Error
+	}
+	return countsText(s.Counts)
+}
+
 func countsText(m map[string]any) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

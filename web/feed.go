@@ -229,7 +229,7 @@ func keysOrHelp(showKeys, showHelp bool) string {
 
 // handledKeys are the keys the judging views take over (so space does not
 // scroll).
-var handledKeys = map[string]bool{" ": true, "Enter": true, "j": true, "k": true, "?": true, "Backspace": true, "S": true}
+var handledKeys = map[string]bool{" ": true, "Enter": true, "j": true, "k": true, "?": true, "Backspace": true, "S": true, commentKey: true}
 
 // dialogSelector finds the dialogs of a judging page: the keymap, the
 // instructions, the skip dialog and the sign-out confirmation (a closed

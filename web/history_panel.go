@@ -29,7 +29,13 @@ type HistoryPanel struct {
 	Ifeedback      map[int64]api.Review
 	IfeedbackTotal int
 	Iproject       string
+	// Istandalone: shown without an item on screen (paused, nothing left),
+	// as a card of its own rather than inside the query panel.
+	Istandalone bool
 }
+
+// Standalone shows the panel as a card of its own (no item on screen).
+func (h *HistoryPanel) Standalone(v bool) *HistoryPanel { h.Istandalone = v; return h }
 
 // NewHistoryPanel returns an empty panel.
 func NewHistoryPanel() *HistoryPanel { return &HistoryPanel{} }
@@ -58,7 +64,11 @@ func (h *HistoryPanel) Render() app.UI {
 	if len(es) > historyShown {
 		es = es[:historyShown]
 	}
-	return app.Section().ID("history").Class("history").Aria("label", "Your recent items").
+	cls := []string{"history"}
+	if h.Istandalone {
+		cls = append(cls, "standalone")
+	}
+	return app.Section().ID("history").Class(cls...).Aria("label", "Your recent items").
 		OnClick(h.onClick).Body(
 		app.Div().Class("history-head").Body(
 			app.H2().Text("Your recent items"),

@@ -288,6 +288,9 @@ func (p *JudgePage) saveDraft() {
 }
 
 // focusField focuses a form field in the page (client only).
+// commentKey focuses the judging page's comment box (29 Tabs away).
+const commentKey = "c"
+
 func focusField(id string) {
 	if !app.IsClient {
 		return
@@ -377,6 +380,9 @@ func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
 		}
 	case key == "S":
 		p.openSkip(ctx)
+		return true
+	case key == commentKey:
+		focusField("comment") // the keydown is cancelled (handledKeys): no c typed in
 		return true
 	case key == "Enter":
 		p.submit(ctx)
@@ -622,10 +628,14 @@ func (p *JudgePage) contradiction(t api.Task) bool {
 func (p *JudgePage) Render() app.UI {
 	return p.root(app.Div().ID("judge").Class("page", "judge")).Body(
 		p.header("Relevance"),
-		app.Main().Body(p.body(p.renderTask)),
-		app.If(p.state != stateReady && len(p.history) > 0, func() app.UI {
-			return NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting).Feedback(p.feedback, p.feedbackTotal, p.project)
-		}),
+		app.Main().Body(
+			p.body(p.renderTask),
+			// Paused or nothing left: the recent items as a card under the
+			// notice, inside the page's main area (they were unstyled below it).
+			app.If(p.state != stateReady && len(p.history) > 0, func() app.UI {
+				return NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting).Feedback(p.feedback, p.feedbackTotal, p.project).Standalone(true)
+			}),
+		),
 		NewKeymapDialog().Open(p.showKeys).Keys(judgeKeys),
 		NewInstructionsPanel().Open(p.showHelp).Kind(api.KindRelevance).Instructions(p.instructions),
 	)
@@ -670,7 +680,7 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 				return app.P().ID("contradiction").Class("warning").Role("alert").
 					Text("Your relevance grade contradicts your constraint labels under the query's logic. Check both before submitting.")
 			}),
-			app.Label().For("comment").Text("Comment (optional)"),
+			app.Label().For("comment").Body(app.Text("Comment (optional; key "), app.Kbd().Text(commentKey), app.Text(")")),
 			app.Textarea().ID("comment").Rows(2).MaxLength(api.MaxComment).Aria("describedby", "comment-count").Text(p.comment).
 				OnInput(func(ctx app.Context, e app.Event) {
 					p.comment = ctx.JSSrc().Get("value").String()
@@ -831,8 +841,12 @@ func queryText(q api.QueryView) []app.UI {
 			cls = append(cls, "negated")
 		}
 		m := app.Mark().Class(cls...).DataSet("atom", s.atom).Title("constraint %d%s", s.atom+1, map[bool]string{true: " (negated)", false: ""}[neg])
+		// One cue for a negation: the NOT badge only where the text does
+		// not say it already ("… but not birds of Colombia" read "not NOT
+		// birds of Colombia", struck through).
+		badge := neg && !negationWritten(q.Text[:s.start])
 		out = append(out, m.Body(
-			app.If(neg, func() app.UI { return app.Span().Class("not-badge").Text("NOT") }),
+			app.If(badge, func() app.UI { return app.Span().Class("not-badge").Text("NOT") }),
 			app.Text(q.Text[s.start:s.end]),
 		))
 		pos = s.end
@@ -841,6 +855,21 @@ func queryText(q api.QueryView) []app.UI {
 		out = append(out, app.Text(q.Text[pos:]))
 	}
 	return out
+}
+
+// negationWords end the text before a negated atom that already says so.
+var negationWords = []string{"not", "without", "except", "excluding", "but no", "no"}
+
+// negationWritten reports whether the text before an atom ends with a
+// negation word.
+func negationWritten(before string) bool {
+	b := strings.ToLower(strings.TrimRight(before, " \t\n"))
+	for _, w := range negationWords {
+		if b == w || strings.HasSuffix(b, " "+w) || strings.HasSuffix(b, "("+w) {
+			return true
+		}
+	}
+	return false
 }
 
 // choice is one option of a labelled radio-like button group.

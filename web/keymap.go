@@ -72,6 +72,7 @@ var judgeKeys = []KeyHelp{
 	{"Enter", "submit and go to the next item"},
 	{"Shift+S", "skip the item, with a reason"},
 	{"Backspace", "go back to the item judged before (again: further back); submitting corrects it"},
+	{"c", "write a comment (focuses the comment box; Esc leaves it)"},
 	{"i", "show or hide the instructions"},
 	{"?", "show or hide this list"},
 	{"Esc", "close dialogs, leave a text field"},
@@ -82,6 +83,7 @@ var adjudicationKeys = []KeyHelp{
 	gradeKeyHelp,
 	{"j k", "next / previous item in the queue"},
 	{"Enter", "decide"},
+	{"n", "write a note (focuses the note field; Esc leaves it)"},
 	{"?", "show or hide this list"},
 	{"Esc", "close this list, leave the note field"},
 }

@@ -71,6 +71,22 @@ func (p *Page) Content(v ...app.UI) *Page { p.Icontent = v; return p }
 func (p *Page) After(v ...app.UI) *Page { p.Iafter = v; return p }
 
 // Render draws the frame.
+// pageForbidden reports whether a page failed because the signed-in role
+// may not open it: every page Page frames is a researcher's (admin: an
+// admin's) but the annotator's feedback page.
+func pageForbidden(id, role, state string) bool {
+	if state != stateError || role == "" {
+		return false
+	}
+	switch id {
+	case "feedback":
+		return false
+	case "admin":
+		return role != api.RoleAdmin
+	}
+	return role != api.RoleResearcher && role != api.RoleAdmin
+}
+
 func (p *Page) Render() app.UI {
 	root := app.Div().ID(p.Iid).Class("page").DataSet("state", p.Istate)
 	for _, d := range p.Idata {
@@ -80,7 +96,13 @@ func (p *Page) Render() app.UI {
 		root = root.DataSet("wasm", "1")
 	}
 	main := make([]app.UI, 0, len(p.Icontent)+2)
-	main = append(main, app.Div().Class("page-title").Body(append([]app.UI{app.H1().Text(p.Ititle)}, p.Ilinks...)...))
+	if pageForbidden(p.Iid, p.Ime.Role, p.Istate) {
+		// The page's own title and links (a project's name, "Set up a
+		// project…") would sit above "your role cannot open this page".
+		main = append(main, app.Div().Class("page-title").Body(app.H1().Text("Not available")))
+	} else {
+		main = append(main, app.Div().Class("page-title").Body(append([]app.UI{app.H1().Text(p.Ititle)}, p.Ilinks...)...))
+	}
 	if p.Istate == stateLoading {
 		main = append(main, app.P().Class("notice").Text("Loading…"))
 	}

@@ -16,6 +16,11 @@ var paraphraseKeys = []KeyHelp{
 	{"?", "show or hide this list"},
 }
 
+// nonsensicalKeyHint is how the page advertises m: the paraphrase field has
+// the focus when an item opens (writing is the task), so m there is a
+// letter; the key works once Esc has left the field.
+const nonsensicalKeyHint = "Esc, then m"
+
 // ParaphrasePage is the stage-1 task (QUEST figure 4): rewrite a templated
 // query as a fluent one, or mark it nonsensical.
 type ParaphrasePage struct {
@@ -111,7 +116,7 @@ func (p *ParaphrasePage) submit(ctx app.Context) {
 	}
 	text := strings.TrimSpace(p.text)
 	if text == "" && !p.nonsensical {
-		p.message = "Write a paraphrase, or mark the query nonsensical (m)."
+		p.message = "Write a paraphrase, or mark the query nonsensical (" + nonsensicalKeyHint + ")."
 		return
 	}
 	if len(text) > api.MaxParaphrase && !p.nonsensical {
@@ -141,7 +146,7 @@ func (p *ParaphrasePage) Render() app.UI {
 					app.Label().Class("check").Body(
 						app.Input().Type("checkbox").ID("nonsensical").Checked(p.nonsensical).
 							OnChange(func(ctx app.Context, e app.Event) { p.nonsensical = ctx.JSSrc().Get("checked").Bool() }),
-						app.Text(" The query is nonsensical (m)"),
+						app.Text(" The query is nonsensical ("+nonsensicalKeyHint+")"),
 					),
 					app.If(p.message != "", func() app.UI { return app.P().ID("form-message").Class("error").Role("alert").Text(p.message) }),
 					app.Div().Class("actions").Body(

@@ -117,6 +117,12 @@ func (p *PoolBuilderPage) chooseRun(ctx app.Context, e app.Event) {
 	p.changed()
 }
 
+// poolNeedsRuns reports whether a pool's candidates come from runs: every
+// strategy but atoms over the corpus (whose candidates are every document).
+func poolNeedsRuns(s api.PoolSpec) bool {
+	return s.Strategy != api.StrategyAtoms || s.AtomsCandidates != "corpus" // the candidates select's value (cal_fields.go)
+}
+
 // changed discards a preview that no longer matches the form.
 func (p *PoolBuilderPage) changed() { p.preview, p.published = nil, nil }
 
@@ -126,7 +132,7 @@ func (p *PoolBuilderPage) doPreview(ctx app.Context, e app.Event) {
 		return
 	}
 	s := p.spec()
-	if len(s.Runs) == 0 {
+	if len(s.Runs) == 0 && poolNeedsRuns(s) {
 		p.preview, p.message = nil, "Choose at least one run."
 		return
 	}
@@ -206,19 +212,45 @@ func (p *PoolBuilderPage) followed(ctx app.Context, j api.JobView) {
 			return
 		}
 		p.published = &res
-		p.message = fmt.Sprintf("Published pool %d: %d new relevance items, %d raters per item.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
-		if s := res.Preview.Sample; s != nil {
-			p.message = fmt.Sprintf("Published sampled pool %d: %d new relevance items for the %d documents drawn; %d judged before count with probability 1.",
-				res.PoolID, res.ItemsCreated, s.New, s.JudgedBefore)
-		}
-		if res.Preview.Strategy == api.StrategyAtoms {
-			p.message = fmt.Sprintf("Published pool %d: %d constraint items in its first batch, %d raters per item; the next batches follow the labels.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
-		}
+		p.message = publishedMessage(res)
 	case api.JobCancelled:
 		p.message = "Publishing cancelled: nothing was published."
 	default:
 		p.message = fmt.Sprintf("Publishing failed (job %d %s): %s", j.ID, j.State, j.Error)
 	}
+}
+
+// publishedMessage says what a publish created and, when it created fewer
+// relevance items than the pool has documents (a cal publish said "0 new
+// items" without why), why: already items of the project (judged or
+// queued from an earlier pool: publishing never duplicates them), or no
+// stored text.
+func publishedMessage(res api.PoolPublished) string {
+	pv := res.Preview
+	if pv.Strategy == api.StrategyAtoms {
+		return fmt.Sprintf("Published pool %d: %d constraint items in its first batch, %d raters per item; the next batches follow the labels.", res.PoolID, res.ItemsCreated, res.RatersPerItem)
+	}
+	msg := fmt.Sprintf("Published pool %d: %s, %d raters per item.", res.PoolID, plural(res.ItemsCreated, "new relevance item", "new relevance items"), res.RatersPerItem)
+	if s := pv.Sample; s != nil {
+		msg = fmt.Sprintf("Published sampled pool %d: %s for the %d documents drawn; %d judged before count with probability 1.",
+			res.PoolID, plural(res.ItemsCreated, "new relevance item", "new relevance items"), s.New, s.JudgedBefore)
+	}
+	switch existing := pv.Items - res.NoDocText - res.ItemsCreated; {
+	case pv.Items == 0 && pv.Strategy == api.StrategyCAL:
+		msg += " Nothing was new: active learning chose no document for a first batch (no query has candidates)."
+	case pv.Items == 0:
+		msg += " Nothing was new: the pool is empty (no chosen run has documents for the queries within the depth)."
+	case existing > 0 || res.NoDocText > 0:
+		var why []string
+		if existing > 0 {
+			why = append(why, fmt.Sprintf("%d already were items of this project (judged or queued from an earlier pool; never duplicated)", existing))
+		}
+		if res.NoDocText > 0 {
+			why = append(why, fmt.Sprintf("%d have no stored text", res.NoDocText))
+		}
+		msg += fmt.Sprintf(" Of the pool's %s, %s.", plural(pv.Items, "document", "documents"), strings.Join(why, " and "))
+	}
+	return msg
 }
 
 // cancelPublish cancels the publish job; the page sees it end.
@@ -349,7 +381,7 @@ func (p *PoolBuilderPage) renderPreview(pv api.PoolPreview) app.UI {
 		app.P().ID("pool-totals").Textf("%d items over %d queries · %d carry a probe label, %d found only by probes",
 			c.Items, c.Queries, c.ProbeItems, c.ProbeOnly),
 		app.If(pv.Strategy == api.StrategyCAL, func() app.UI { return calOrigins(c) }),
-		app.If(pv.Strategy == api.StrategyAtoms, func() app.UI { return atomsOrigins() }),
+		app.If(pv.Strategy == api.StrategyAtoms, func() app.UI { return atomsOrigins(!poolNeedsRuns(p.spec())) }),
 		app.If(pv.Sample != nil, func() app.UI { return sampleSummary(*pv.Sample) }),
 		app.Table().ID("pool-composition").Body(
 			app.THead().Body(app.Tr().Body(

@@ -40,15 +40,7 @@ func (p *DashboardPage) renderQuality() app.UI {
 				}),
 		)
 	}
-	ds := "Dawid–Skene: no judgments yet."
-	if v.DSItems > 0 && v.DSPrior != nil {
-		conv := "converged"
-		if !v.DSConverged {
-			conv = "not converged"
-		}
-		ds = fmt.Sprintf("Dawid–Skene over %d judged items (%d iterations, %s): %.0f%% estimated relevant; its verdict differs from the majority on %d items.",
-			v.DSItems, v.DSIterations, conv, *v.DSPrior*100, v.DSDisagree)
-	}
+	ds := dsSummary(v, len(p.snap.Annotators))
 	check := "Gold check off (minimum accuracy 0)."
 	if v.Settings.GoldMinAccuracy > 0 {
 		action := "flagged"
@@ -83,6 +75,24 @@ func (p *DashboardPage) renderQuality() app.UI {
 			app.If(f.message != "", func() app.UI { return app.P().ID("quality-message").Class("notice").Role("status").Text(f.message) }),
 		),
 	)
+}
+
+// dsSummary is the Dawid–Skene line. Below two annotators the model has
+// nobody to weigh against anybody (it can only repeat the one annotator's
+// labels), so the line says so instead of showing its estimates.
+func dsSummary(v api.QualityView, annotators int) string {
+	switch {
+	case v.DSItems == 0 || v.DSPrior == nil:
+		return "Dawid–Skene: no judgments yet."
+	case annotators < 2:
+		return "Dawid–Skene: needs two or more annotators (it weighs annotators against each other; with one it can only repeat their labels)."
+	}
+	conv := "converged"
+	if !v.DSConverged {
+		conv = "not converged"
+	}
+	return fmt.Sprintf("Dawid–Skene over %d judged items (%d iterations, %s): %.0f%% estimated relevant; its verdict differs from the majority on %d items.",
+		v.DSItems, v.DSIterations, conv, *v.DSPrior*100, v.DSDisagree)
 }
 
 func (p *DashboardPage) saveQuality(ctx app.Context, e app.Event) {

@@ -89,6 +89,21 @@ func (p *QueriesPage) editRow(ctx app.Context, e app.Event) {
 	for _, q := range p.queries {
 		if q.ID == id {
 			p.edit(q)
+			// The editor opens above the list, often out of view: bring it
+			// in and put the cursor in the expression. The atoms textarea
+			// keeps what was typed before unless its value is set (a
+			// value attribute does not reset a textarea). In the page's
+			// context: opening the editor re-renders the list, so a Defer
+			// of this button's would be dropped.
+			atoms, expr := p.atoms, p.expr
+			p.page.Defer(func(ctx app.Context) {
+				setFieldValue("expr-atoms", atoms)
+				setFieldValue("expr-input", expr)
+				if el := app.Window().GetElementByID("expr-editor"); el.Truthy() {
+					el.Call("scrollIntoView", map[string]any{"block": "start"})
+				}
+				focusField("expr-input")
+			})
 			return
 		}
 	}
@@ -218,9 +233,21 @@ func (p *QueriesPage) send(ctx app.Context, force bool) {
 				}
 			}
 			p.edit(q)
-			p.message = "Saved " + q.ExtID + ": " + q.Expression
+			p.message = savedMessage(q)
 		})
 	})
+}
+
+// savedMessage confirms a saved correction; when it changed the logic of
+// a query with constraint labels (OR → AND), it says their contradiction
+// flags were computed under the old expression.
+func savedMessage(q api.QueryExpression) string {
+	msg := "Saved " + q.ExtID + ": " + q.Expression
+	if q.StaleFlags > 0 {
+		msg += fmt.Sprintf(". The logic changed: %s of this query carry contradiction flags computed under the old expression, not recomputed (review them in the adjudication queue)",
+			plural(q.StaleFlags, "judgment with constraint labels", "judgments with constraint labels"))
+	}
+	return msg
 }
 
 // ordered returns the queries as listed: import order, or with

@@ -3,6 +3,8 @@ package web
 import (
 	"strings"
 	"testing"
+
+	"boolpool/api"
 )
 
 // TestSampleChoiceSpec: the pool builder's sample fields become the wire
@@ -26,5 +28,47 @@ func TestSampleChoiceSpec(t *testing.T) {
 	c.strata, c.corpus = "", "many"
 	if _, err := c.spec(); err == nil || !strings.Contains(err.Error(), "corpus strata") {
 		t.Errorf("bad corpus: %v", err)
+	}
+}
+
+// TestAtomsOverTheCorpusNeedNoRuns: the pool builder asked for runs (and
+// previewed their candidates) for constraint items over the corpus.
+func TestAtomsOverTheCorpusNeedNoRuns(t *testing.T) {
+	tests := []struct {
+		spec api.PoolSpec
+		want bool
+	}{
+		{api.PoolSpec{Strategy: api.StrategyAtoms, AtomsCandidates: "corpus"}, false},
+		{api.PoolSpec{Strategy: api.StrategyAtoms, AtomsCandidates: "runs"}, true},
+		{api.PoolSpec{Strategy: api.StrategyAtoms}, true},
+		{api.PoolSpec{Strategy: api.StrategyCAL, AtomsCandidates: "corpus"}, true},
+		{api.PoolSpec{Strategy: api.StrategyDepth}, true},
+	}
+	for _, tc := range tests {
+		if got := poolNeedsRuns(tc.spec); got != tc.want {
+			t.Errorf("poolNeedsRuns(%s, candidates %q) = %v, want %v", tc.spec.Strategy, tc.spec.AtomsCandidates, got, tc.want)
+		}
+	}
+}
+
+// TestPublishedMessageSaysWhyNothingIsNew: a cal publish said "0 new
+// items" without why.
+func TestPublishedMessageSaysWhyNothingIsNew(t *testing.T) {
+	cal := api.PoolPublished{PoolID: 4, RatersPerItem: 3, Preview: api.PoolPreview{Strategy: api.StrategyCAL, Items: 40}}
+	if got := publishedMessage(cal); !strings.Contains(got, "0 new relevance items") ||
+		!strings.Contains(got, "Of the pool's 40 documents, 40 already were items of this project") {
+		t.Errorf("all judged before: %q", got)
+	}
+	cal.ItemsCreated, cal.NoDocText = 30, 4
+	if got := publishedMessage(cal); !strings.Contains(got, "6 already were items") || !strings.Contains(got, "4 have no stored text") {
+		t.Errorf("some existing, some without text: %q", got)
+	}
+	empty := api.PoolPublished{PoolID: 5, Preview: api.PoolPreview{Strategy: api.StrategyCAL}}
+	if got := publishedMessage(empty); !strings.Contains(got, "active learning chose no document") {
+		t.Errorf("empty cal pool: %q", got)
+	}
+	fresh := api.PoolPublished{PoolID: 6, ItemsCreated: 1, RatersPerItem: 2, Preview: api.PoolPreview{Strategy: api.StrategyDepth, Items: 1}}
+	if got := publishedMessage(fresh); got != "Published pool 6: 1 new relevance item, 2 raters per item." {
+		t.Errorf("all new: %q", got)
 	}
 }

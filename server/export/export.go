@@ -193,6 +193,12 @@ func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format
 		c, err = Write(ctx, st, projectID, format, ch, opt)
 	}
 	if err != nil {
+		// Recorded with its reason, so the admin's export list shows it
+		// (a download the client abandoned is recorded too: its context
+		// is cancelled, the record's is not).
+		if rerr := st.RecordExportFailure(context.WithoutCancel(ctx), id, projectID, format, err.Error(), userID); rerr != nil {
+			return Snapshot{}, errors.Join(err, rerr)
+		}
 		return Snapshot{}, err
 	}
 	snap := Snapshot{ID: id, Format: format, Counts: c, Bytes: ch.n, SHA256: hex.EncodeToString(ch.h.Sum(nil))}

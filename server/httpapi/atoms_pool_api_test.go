@@ -96,7 +96,17 @@ func TestAtomsPoolLiveCorpus(t *testing.T) {
 	if st := r.do("POST", "/api/projects/fixture/pools", api.PoolSpec{Name: "atoms", Runs: []string{"bm25"}, Depth: 1, Strategy: api.StrategyAtoms, AtomsCandidates: "everything"}, &problem); st != 400 || problem.Field != "atoms.candidates" {
 		t.Fatalf("unknown candidates: %d %+v, want 400 naming atoms.candidates", st, problem)
 	}
-	pub := publishPool(t, r, "fixture", api.PoolSpec{Name: "atoms-corpus", Runs: []string{"bm25"}, Depth: 1, Strategy: api.StrategyAtoms, AtomsBatch: 3, AtomsCandidates: "corpus"})
+	// Corpus candidates need no runs, and the preview lists no run's
+	// candidates (issue 25: it previewed the runs' and required runs).
+	corpus := api.PoolSpec{Name: "atoms-corpus", Depth: 1, Strategy: api.StrategyAtoms, AtomsBatch: 3, AtomsCandidates: "corpus"}
+	var pv api.PoolPreview
+	if st := r.do("POST", "/api/projects/fixture/pools/preview", corpus, &pv); st != 200 || pv.Items != 0 || len(pv.Composition.Runs) != 0 {
+		t.Fatalf("preview of corpus candidates without runs: %d %+v, want 200 with no run's candidates", st, pv)
+	}
+	if st := r.do("POST", "/api/projects/fixture/pools/preview", api.PoolSpec{Name: "atoms-runs", Depth: 1, Strategy: api.StrategyAtoms}, &problem); st != 400 || problem.Field != "runs" {
+		t.Errorf("runs candidates without runs: %d %+v, want 400 naming runs", st, problem)
+	}
+	pub := publishPool(t, r, "fixture", corpus)
 	if pub.ItemsCreated != 3 {
 		t.Fatalf("published = %+v, want the first batch of 3 constraint items", pub)
 	}

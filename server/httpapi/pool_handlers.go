@@ -191,8 +191,25 @@ func (h poolHandlers) setExpression(c echo.Context) error {
 		return err
 	}
 	up := store.ExpressionUpdate{QueryID: q.ID, Template: template, Atoms: atoms, Expression: raw}
+	attributed := -1 // not counted yet
+	countAttributed := func() (int, error) {
+		if attributed < 0 {
+			n, err := h.st.AttributedJudgments(c.Request().Context(), q.ID)
+			if err != nil {
+				return 0, err
+			}
+			attributed = n
+		}
+		return attributed, nil
+	}
+	staleFlags := 0
+	if old := queryExpression(q).Expression; old != "" && old != e.String() {
+		if staleFlags, err = countAttributed(); err != nil {
+			return err
+		}
+	}
 	if renumbers(q.Atoms, texts) {
-		n, err := h.st.AttributedJudgments(c.Request().Context(), q.ID)
+		n, err := countAttributed()
 		if err != nil {
 			return err
 		}
@@ -214,7 +231,9 @@ func (h poolHandlers) setExpression(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, queryExpression(q))
+	out := queryExpression(q)
+	out.StaleFlags = staleFlags
+	return c.JSON(http.StatusOK, out)
 }
 
 // renumbers reports whether the new atom texts move or drop an existing

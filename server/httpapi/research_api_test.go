@@ -269,9 +269,21 @@ func TestResearchLiveAdjudicationExport(t *testing.T) {
 		t.Fatalf("export snapshots: status %d, %+v", st, snaps)
 	}
 	for _, s := range snaps {
-		if s.CreatedBy != "admin" || s.Counts["sha256"] == nil || s.Counts["lines"] == nil {
+		if s.CreatedBy != "admin" || s.Counts["sha256"] == nil || s.Counts["lines"] == nil || s.Failed {
 			t.Errorf("snapshot %+v", s)
 		}
+	}
+	// Issue 25: a failed export is recorded with its reason and listed
+	// (first: the newest), next to the two that worked.
+	if st, _, _ = admin.get("/api/projects/fixture/exports/trec-run?run=nosuchrun"); st < 400 {
+		t.Fatalf("trec-run of an unknown run: status %d, want a failure", st)
+	}
+	snaps = nil
+	if st := admin.do("GET", "/api/projects/fixture/exports", nil, &snaps); st != 200 || len(snaps) != 3 {
+		t.Fatalf("exports after a failure: status %d, %+v", st, snaps)
+	}
+	if f := snaps[0]; !f.Failed || f.Format != "trec-run" || !strings.Contains(f.Error, "nosuchrun") || f.CreatedBy != "admin" || f.ID == "" {
+		t.Errorf("failed export listed as %+v, want failed trec-run by admin naming the run", f)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -50,6 +51,7 @@ type researchStore interface {
 	IsProjectMember(ctx context.Context, projectID, userID int64) (bool, error)
 	ItemByID(ctx context.Context, id int64) (store.Item, error)
 	ExportSnapshots(ctx context.Context, projectID int64) ([]store.ExportSnapshot, error)
+	ExportFailures(ctx context.Context, projectID int64) ([]store.ExportFailure, error)
 	Usernames(ctx context.Context) (map[int64]string, error)
 	ListQueries(ctx context.Context, projectID int64, split string) ([]store.Query, error)
 }
@@ -359,6 +361,18 @@ func (h researchHandlers) exports(c echo.Context) error {
 		}
 		out = append(out, v)
 	}
+	fails, err := h.st.ExportFailures(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	for _, f := range fails {
+		v := api.ExportSnapshot{ID: f.ID, Format: f.Format, CreatedAt: f.At, Failed: true, Error: f.Reason, Counts: map[string]any{}}
+		if f.CreatedBy != nil {
+			v.CreatedBy = names[*f.CreatedBy]
+		}
+		out = append(out, v)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
 	return c.JSON(http.StatusOK, out)
 }
 

@@ -55,7 +55,11 @@ func Recompute(project string, d Data) api.LiveSnapshot {
 		out.Consensus.Items++
 		switch dec.Status {
 		case consensus.StatusUnanimous:
-			out.Consensus.Unanimous++
+			if dec.Votes == 1 {
+				out.Consensus.Single++
+			} else {
+				out.Consensus.Unanimous++
+			}
 		case consensus.StatusMajority:
 			out.Consensus.Majority++
 		case consensus.StatusTie:

@@ -28,7 +28,7 @@ func (s *State) Snapshot(project string) api.LiveSnapshot {
 		Project: project, Version: s.version, At: time.Now().UTC(),
 		Bootstrap: api.BootstrapParameters{Method: "poisson-percentile", Resamples: Resamples, Level: Level},
 	}
-	out.Consensus = api.ConsensusSummary{Items: s.decided, Unanimous: s.status[consensus.StatusUnanimous],
+	out.Consensus = api.ConsensusSummary{Items: s.decided, Unanimous: s.status[consensus.StatusUnanimous] - s.single, Single: s.single,
 		Majority: s.status[consensus.StatusMajority], Tie: s.status[consensus.StatusTie],
 		Adjudicated: s.status[consensus.StatusAdjudicated], Queue: s.queue, Relevant: s.relevant}
 	out.Agreement = s.agreement()

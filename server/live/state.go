@@ -204,6 +204,7 @@ type State struct {
 
 	// consensus summary
 	decided, relevant, queue int
+	single                   int // unanimous items with one vote: counted apart, not as unanimous
 	status                   map[string]int
 	contradicted             map[int64]*item
 
@@ -500,6 +501,9 @@ func (s *State) contribute(it *item, sign int) {
 	if it.has {
 		s.decided += sign
 		s.status[it.dec.Status] += sign
+		if it.dec.Status == consensus.StatusUnanimous && it.dec.Votes == 1 {
+			s.single += sign
+		}
 		if it.dec.NeedsAdjudication {
 			s.queue += sign
 		}

@@ -314,3 +314,24 @@ func TestQualityFlagsInSnapshot(t *testing.T) {
 		t.Errorf("%d annotators flagged, panel says %d; the random data should flag some", flagged, snap.Quality.Flagged)
 	}
 }
+
+// TestSingleVoteIsNotUnanimous: an item with one rating agrees with nobody,
+// so the consensus summary counts it apart, not as unanimous (issue 25:
+// "6 items judged: 6 unanimous" after six single ratings).
+func TestSingleVoteIsNotUnanimous(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	d := randomData(rng, 4, 2, 3)
+	s := Build(d)
+	a, b := d.Items[0].ID, d.Items[1].ID
+	s.SetItem(a, []consensus.Vote{{Rater: 1, Label: 3}}, nil)
+	s.SetItem(b, []consensus.Vote{{Rater: 1, Label: 0}}, nil)
+	c := s.Snapshot("p").Consensus
+	if c.Items != 2 || c.Single != 2 || c.Unanimous != 0 {
+		t.Fatalf("two single votes: %+v, want 2 items, 2 single, 0 unanimous", c)
+	}
+	s.SetItem(a, []consensus.Vote{{Rater: 1, Label: 3}, {Rater: 2, Label: 2}}, nil)
+	c = s.Snapshot("p").Consensus
+	if c.Items != 2 || c.Single != 1 || c.Unanimous != 1 {
+		t.Errorf("one agreeing pair and one single vote: %+v, want 1 single, 1 unanimous", c)
+	}
+}

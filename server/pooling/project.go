@@ -228,6 +228,13 @@ func buildPool(ctx context.Context, st *store.Store, projectID int64, spec Spec,
 				probes = append(probes, Probe{Label: p.Label, Docs: p.Docs})
 			}
 		}
+		if corpusAtoms(spec) {
+			// Candidates: every document of the corpus; the first batch is
+			// chosen at publish by an active learner per atom, so the
+			// preview lists no run's candidates.
+			pool = append(pool, queryPool{query: q})
+			continue
+		}
 		strategy := spec.Strategy
 		if strategy == Atoms {
 			// Previewed as its candidates: the runs' top depth, in rank order.

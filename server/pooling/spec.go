@@ -15,6 +15,12 @@ const (
 	MaxName  = 200  // bytes of a pool name
 )
 
+// corpusAtoms reports whether spec is strategy atoms over the corpus's
+// documents (not the runs').
+func corpusAtoms(spec Spec) bool {
+	return spec.Strategy == Atoms && spec.Atoms.Candidates == AtomsCandidatesCorpus
+}
+
 // Check validates spec against the project's stored runs and fills its
 // defaults: the rules of every pool, whether `boolpool pool` or the pool
 // builder asks (Create and Preview call it). A probe depth of 0 with
@@ -29,7 +35,9 @@ func Check(ctx context.Context, st *store.Store, projectID int64, spec Spec) (Sp
 	if len(spec.Name) > MaxName {
 		return spec, apperr.Invalidf("name", "longer than %d bytes", MaxName)
 	}
-	if len(spec.Runs) == 0 {
+	// Constraint items over the whole corpus need no runs (their
+	// candidates are every document; chosen runs only get a Judged@k).
+	if len(spec.Runs) == 0 && !corpusAtoms(spec) {
 		return spec, apperr.Invalidf("runs", "choose at least one run")
 	}
 	stored, err := st.ListRuns(ctx, projectID)

@@ -51,3 +51,50 @@ func (s *Store) ExportSnapshots(ctx context.Context, projectID int64) ([]ExportS
 	}
 	return out, nil
 }
+
+// ExportFailure is an export that failed (audit_log action
+// "export.failed": no schema change), with its reason.
+type ExportFailure struct {
+	ID        string
+	Format    string
+	Reason    string
+	CreatedBy *int64
+	At        time.Time
+}
+
+// MaxExportFailures bounds the failures ExportFailures lists.
+const MaxExportFailures = 50
+
+// RecordExportFailure audits a failed export under id with its reason
+// (clipped to 500 bytes). userID 0 = the command line.
+func (s *Store) RecordExportFailure(ctx context.Context, id string, projectID int64, format, reason string, userID int64) error {
+	if len(reason) > 500 {
+		reason = reason[:500]
+	}
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		return audit(ctx, tx, userID, projectID, "export.failed", "export", id, map[string]any{"format": format, "reason": reason})
+	})
+}
+
+// ExportFailures lists a project's newest failed exports (at most
+// MaxExportFailures), newest first.
+func (s *Store) ExportFailures(ctx context.Context, projectID int64) ([]ExportFailure, error) {
+	rows, err := s.pool.Query(ctx, `SELECT entity_id, coalesce(detail->>'format', ''), coalesce(detail->>'reason', ''), user_id, at
+		FROM audit_log WHERE project_id = $1 AND action = 'export.failed' ORDER BY at DESC, id DESC LIMIT $2`, projectID, MaxExportFailures)
+	if err != nil {
+		return nil, fmt.Errorf("store: export failures: %w", err)
+	}
+	var out []ExportFailure
+	for rows.Next() {
+		var f ExportFailure
+		if err := rows.Scan(&f.ID, &f.Format, &f.Reason, &f.CreatedBy, &f.At); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: export failures: %w", err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: export failures: %w", err)
+	}
+	return out, nil
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,4 +220,39 @@ func TestConstraintKeysGoToTheFocusedControl(t *testing.T) {
 	e.waitJS("sentence marked", `!!document.querySelector("#s-0.marked")`, 5*time.Second)
 	e.key("y")
 	e.waitJS("answered", fmt.Sprintf(`document.querySelector("#constraint").dataset.item !== %q`, item), 10*time.Second)
+}
+
+// pressLetter presses a letter as a keyboard does: one keyDown carrying
+// the text (a page cancelling the keydown types nothing), then keyUp.
+func (e *env) pressLetter(letter string) {
+	e.t.Helper()
+	code := "Key" + strings.ToUpper(letter)
+	e.do("press "+letter, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: letter, Code: code, Text: letter, UnmodifiedText: letter}
+		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, down); err != nil {
+			return err
+		}
+		up := down
+		up.Type, up.Text, up.UnmodifiedText = input.DispatchKeyEventTypeKeyUp, "", ""
+		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, up)
+		return err
+	}))
+}
+
+// TestCommentKeyFocusesTheCommentBox: c focuses the comment box (29 Tabs
+// away) without typing a c into it; Esc leaves it and the keys are the
+// page's again.
+func TestCommentKeyFocusesTheCommentBox(t *testing.T) {
+	e, _ := judgeOne(t)
+	e.pressLetter("c")
+	e.waitJS("the comment box has the focus", `document.activeElement.id === "comment"`, 5*time.Second)
+	e.key("odd page")
+	if v := eval[string](e, `document.querySelector("#comment").value`); v != "odd page" {
+		e.shot("keys-comment-failure")
+		t.Fatalf("comment box holds %q, want %q (no c typed by the key that focused it)", v, "odd page")
+	}
+	e.key("\x1b")
+	e.waitJS("Esc leaves the comment box", `document.activeElement.id !== "comment"`, 5*time.Second)
+	e.key("2")
+	e.waitJS("grade keys act again", `document.querySelector('.relevance button[aria-checked="true"]') && document.querySelector('.relevance button[aria-checked="true"]').dataset.relevance === "2"`, 5*time.Second)
 }

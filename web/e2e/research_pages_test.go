@@ -205,3 +205,37 @@ func TestAdjudicationAndProgressListsSayWhatIsCut(t *testing.T) {
 	}
 	e.shot("i17-d9-incomplete-all")
 }
+
+// TestQueryEditorInViewFreshAndWarnsOfLogicChange (issue 25): the editor
+// opens in view with the cursor in the expression, reopening a query
+// shows its stored expression and atoms (not what was typed before, nor
+// its error), and an OR/AND change on a query with constraint labels says
+// that their contradiction flags were computed under the old logic.
+func TestQueryEditorInViewFreshAndWarnsOfLogicChange(t *testing.T) {
+	e := newEnv(t, 2)
+	judgeFirstShared(t, e, 3, 2, []api.Attribution{{Atom: 0, Sentences: []int{0}, Satisfied: api.SatisfiedYes}}, nil)
+	e.login("researcher")
+	e.do("short window", chromedp.EmulateViewport(1000, 360))
+	e.do("open queries", chromedp.Navigate(e.url+"/queries/fixture"),
+		chromedp.WaitVisible(chromedp.CSS(`#queries[data-wasm="1"][data-state="ready"] #query-list`)))
+	e.do("edit q2", chromedp.Click(chromedp.CSS(`button.edit[data-query="q2"]`)))
+	e.waitJS("editor in view, cursor in the expression", `(() => { const r = (document.querySelector("#expr-editor") || {getBoundingClientRect: () => ({top: -1})}).getBoundingClientRect();
+		return r.top > -2 && r.top < innerHeight && document.activeElement.id === "expr-input"; })()`, 10*time.Second)
+	e.setInput("#expr-input", "A AND (")
+	e.setInput("#expr-atoms", "nothing of the kind")
+	e.waitJS("live error", `document.querySelector('#expr-status[data-valid="false"]')`, 10*time.Second)
+	e.do("edit q2 again", chromedp.Click(chromedp.CSS(`button.edit[data-query="q2"]`)))
+	e.waitJS("q2 as stored", `document.querySelector('#expr-status[data-valid="true"]') && document.querySelector("#expr-input").value === "A AND B" &&
+		document.querySelector("#expr-atoms").value === "Films set in Paris\ncomedy films"`, 10*time.Second)
+
+	e.do("edit q1", chromedp.Click(chromedp.CSS(`button.edit[data-query="q1"]`)))
+	e.waitJS("q1 editor", `document.querySelector("#expr-input").value === "A AND NOT B"`, 10*time.Second)
+	e.setInput("#expr-input", "A OR NOT B")
+	e.waitJS("valid", `document.querySelector('#expr-status[data-valid="true"]')`, 10*time.Second)
+	e.do("save", chromedp.Click(chromedp.CSS(`#expr-save`)))
+	e.waitJS("saved", `((document.querySelector("#queries-message") || {}).textContent || "").startsWith("Saved q1")`, 10*time.Second)
+	if msg := eval[string](e, `document.querySelector("#queries-message").textContent`); !strings.Contains(msg, "The logic changed: 1 judgment with constraint labels") {
+		e.shot("i25-logic-change-failure")
+		t.Errorf("saved message %q does not warn of the contradiction flags computed under A AND NOT B", msg)
+	}
+}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"boolpool/server/boolexpr"
 	"boolpool/api"
+	"boolpool/server/boolexpr"
 )
 
 // atomKeys select the active atom (home row; none clashes with the other

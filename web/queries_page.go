@@ -9,8 +9,8 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"boolpool/server/boolexpr"
 	"boolpool/api"
+	"boolpool/server/boolexpr"
 )
 
 // QueriesPage is the query-expression editor (/queries/:project): it lists

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/atompool"
 	"boolpool/server/pooling"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // newAtomsEnv is the fixture (1 rater per item) with the two runs and a

@@ -89,12 +89,12 @@ var routeAccess = map[string]access{
 	"GET /api/projects/:project/reusability":  researcher,
 	"GET /api/projects/:project/stability":    researcher,
 	// Review with feedback and the item browser (issue 25).
-	"GET /api/projects/:project/feedback":      signedIn,
-	"GET /api/projects/:project/reviews":       researcher,
-	"POST /api/judgments/:id/review":           researcher,
-	"GET /api/projects/:project/browse/items":  researcher,
+	"GET /api/projects/:project/feedback":       signedIn,
+	"GET /api/projects/:project/reviews":        researcher,
+	"POST /api/judgments/:id/review":            researcher,
+	"GET /api/projects/:project/browse/items":   researcher,
 	"GET /api/projects/:project/browse/queries": researcher,
-	"GET /api/items/:id/detail":                researcher,
+	"GET /api/items/:id/detail":                 researcher,
 }
 
 // catch-all routes (unknown API paths, app pages) are public by design.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"boolpool/server/apperr"
 	"boolpool/api"
+	"boolpool/server/apperr"
 )
 
 // FuzzBindJSON feeds arbitrary bodies to the strict JSON request decoder

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // calDocs are documents beyond the fixture's six, with no items: what a

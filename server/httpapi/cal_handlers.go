@@ -8,11 +8,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Live continuous active learning (researchers; wire types in api/cal.go):

@@ -5,10 +5,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/atompool"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // constraintHandlers serve constraint judging for researchers (issue 13):

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/internal/judgingtest"
 	"boolpool/api"
+	"boolpool/internal/judgingtest"
 )
 
 func strp(s string) *string { return &s }

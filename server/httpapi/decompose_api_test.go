@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"boolpool/server/decompose"
 	"boolpool/api"
+	"boolpool/server/decompose"
 )
 
 // TestDecomposeAll: the editor's "decompose all" stores the decomposer's

@@ -5,9 +5,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/auth"
 	"boolpool/server/decompose"
-	"boolpool/api"
 )
 
 // decomposeAll stores the decomposer's expressions for a project's queries

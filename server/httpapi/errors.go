@@ -6,8 +6,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"boolpool/server/apperr"
 	"boolpool/api"
+	"boolpool/server/apperr"
 )
 
 // handleError is the one place where errors become HTTP statuses.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/server/export"
 	"boolpool/api"
+	"boolpool/server/export"
 )
 
 // TestExpressionGuards (issue 17, defect 7): once a query has judgments

@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"testing"
 
-	"boolpool/server/store"
 	"boolpool/api"
+	"boolpool/server/store"
 )
 
 var injections = []string{

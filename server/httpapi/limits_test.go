@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // newLimitsEnv is an env served by the net/http server Run would serve

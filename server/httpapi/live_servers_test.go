@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // TestLiveAcrossServers: two servers on one database, each relaying

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/boolexpr"
 	"boolpool/server/config"
@@ -18,7 +19,6 @@ import (
 	"boolpool/server/httpapi"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // newPoolEnv is the fixture (2 raters per item) with its two stored runs,

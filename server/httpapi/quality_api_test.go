@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/server/store"
 	"boolpool/api"
+	"boolpool/server/store"
 )
 
 // TestQualitySettingsAndGoldFlag: researchers read and change the gold

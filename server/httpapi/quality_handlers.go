@@ -5,10 +5,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Quality settings of a project (researcher; wire types in

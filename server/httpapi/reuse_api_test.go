@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"boolpool/internal/judgingtest"
 	"boolpool/api"
+	"boolpool/internal/judgingtest"
 )
 
 // TestReusabilityAndStabilityAPI: the reports of the judged depth-2 pool

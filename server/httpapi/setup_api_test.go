@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/app"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // newSetupEnv is newEnv with a job client of the retrieve kind (lexical

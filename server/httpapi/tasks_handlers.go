@@ -7,10 +7,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/auth"
 	"boolpool/server/judging"
-	"boolpool/api"
 )
 
 // taskService is what the task handlers need.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/server/store"
 	"boolpool/api"
+	"boolpool/server/store"
 )
 
 // TestExportSpacedIDs (issue 25): a project with QUEST ids (Wikipedia

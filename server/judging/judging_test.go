@@ -3,9 +3,9 @@ package judging
 import (
 	"testing"
 
+	"boolpool/api"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 func TestContradiction(t *testing.T) {

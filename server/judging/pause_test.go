@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/judging"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // TestGoldPause: an annotator whose gold accuracy falls below the

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/devtools/loadgen"
 	"boolpool/server/judging"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // BenchmarkQueueAndSubmit is one rater's cycle (lease the next item with

@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strings"
 
+	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Submit stores a judgment. It is idempotent on req.ClientID: a retry gets

@@ -6,11 +6,11 @@ import (
 	"reflect"
 	"testing"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/estimate"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
-	"boolpool/api"
 )
 
 // TestPoolDesignRoundTrip: a sampled pool saved with SaveNewPool (items

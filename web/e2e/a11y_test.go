@@ -8,8 +8,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"boolpool/internal/judgingtest"
 	"boolpool/api"
+	"boolpool/internal/judgingtest"
 )
 
 // TestAccessibilityEveryPage (issue 17, accessibility gap): on each main

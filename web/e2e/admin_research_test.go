@@ -12,8 +12,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"boolpool/internal/judgingtest"
 	"boolpool/api"
+	"boolpool/internal/judgingtest"
 )
 
 // TestAdminDownloadsAFile (issue 17, defect 1 and the BEIR gap): a plain

@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"boolpool/server/store"
 	"boolpool/api"
+	"boolpool/server/store"
 )
 
 // TestCALDashboardTable: a published cal pool shows on the dashboard as

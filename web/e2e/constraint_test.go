@@ -10,8 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"boolpool/internal/judgingtest"
 	"boolpool/api"
+	"boolpool/internal/judgingtest"
 )
 
 // constraintTruth is what the fixture's documents (by title) say about

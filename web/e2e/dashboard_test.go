@@ -18,9 +18,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // dashUser is an annotator judging through the JSON API (faster than the

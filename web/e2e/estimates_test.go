@@ -16,9 +16,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"boolpool/api"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // estQueries are the queries of the estimates test: the fixture's q1 and

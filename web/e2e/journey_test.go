@@ -13,9 +13,9 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"boolpool/api"
 	"boolpool/server/judging"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // judgments returns a user's judgments, oldest first.

@@ -15,9 +15,9 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"boolpool/api"
 	"boolpool/server/judging"
 	"boolpool/server/store"
-	"boolpool/api"
 )
 
 // Issue 17, the judging page: a stable progress total with an exact done

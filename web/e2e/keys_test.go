@@ -14,8 +14,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
-	"boolpool/server/atompool"
 	"boolpool/api"
+	"boolpool/server/atompool"
 )
 
 // Issue 25, Major 2: Enter and Space on a focused control are the

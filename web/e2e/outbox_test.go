@@ -14,9 +14,9 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"boolpool/api"
 	"boolpool/server/judging"
 	"boolpool/web"
-	"boolpool/api"
 )
 
 // blockJudgments makes POST /api/judgments fail in the browser (as if the

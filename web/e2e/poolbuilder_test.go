@@ -11,9 +11,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/boolexpr"
-	"boolpool/api"
 )
 
 // setInput sets a field's value and fires the input event the page listens to.

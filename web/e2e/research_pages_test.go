@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"boolpool/server/store"
 	"boolpool/api"
+	"boolpool/server/store"
 )
 
 // judgeFirstShared has annotator1 and annotator2 judge the first item

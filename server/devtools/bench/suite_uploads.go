@@ -107,7 +107,11 @@ func runUploads(ctx context.Context, env *Env) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]Row{refused, rss}, hostile...), nil
+	left, err := abandonedImport(ctx, env, srv, client, csrf, dir)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]Row{refused, rss}, hostile...), left), nil
 }
 
 // hostileUploads posts four BoolQuestions uploads at once, each one
@@ -167,6 +171,122 @@ func hostileUploads(ctx context.Context, env *Env, srv *loadgen.Server, client *
 	row = row.WithRef("server RSS before the uploads", float64(before)/1024).
 		WithTarget("< RSS before + 512 MiB", float64(peak-before)/1024 < 512)
 	return []Row{row}, nil
+}
+
+// abandonedImport posts a large valid import (QUEST documents), lets
+// the server import for a while, then leaves (the client's context is
+// cancelled, as a closed browser tab does), and measures how long the
+// server process keeps using CPU after that (issue 29: the work must stop
+// within a second of the client leaving). Idle: under 5 % of one core over
+// a 200 ms window, read from /proc/<pid>/stat.
+func abandonedImport(ctx context.Context, env *Env, srv *loadgen.Server, client *http.Client, csrf, dir string) (Row, error) {
+	docs := 400_000
+	if env.Quick {
+		docs = 150_000
+	}
+	path := filepath.Join(dir, "documents.jsonl.gz")
+	if err := writeQuestDocs(path, docs); err != nil {
+		return Row{}, err
+	}
+	cctx, leave := context.WithCancel(ctx)
+	defer leave()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _, _ = postUpload(cctx, client, srv.URL()+"/api/projects/uploads/imports", csrf, path, "quest")
+	}()
+	// Wait until the server is busy importing (CPU in use), then some more.
+	busySince := time.Time{}
+	for start := time.Now(); time.Since(start) < 60*time.Second; {
+		u, err := cpuFraction(srv.PID(), 200*time.Millisecond)
+		if err != nil {
+			return Row{}, err
+		}
+		if u > 0.2 && busySince.IsZero() {
+			busySince = time.Now()
+		}
+		if !busySince.IsZero() && time.Since(busySince) > 2*time.Second {
+			break
+		}
+	}
+	if busySince.IsZero() {
+		return Row{}, fmt.Errorf("bench: the server never got busy with the import; server log: %s", srv.Log(2000))
+	}
+	left := time.Now()
+	leave()
+	<-done
+	idleAfter := -1.0
+	for time.Since(left) < 30*time.Second {
+		u, err := cpuFraction(srv.PID(), 200*time.Millisecond)
+		if err != nil {
+			return Row{}, err
+		}
+		if u < 0.05 {
+			idleAfter = time.Since(left).Seconds()
+			break
+		}
+	}
+	row := Row{Suite: "uploads", Name: "import abandoned by its client: server CPU busy after the client left", Value: idleAfter, Unit: "s",
+		Note: fmt.Sprintf("QUEST documents upload of %d documents; the client left after the server had imported for 2 s; idle = the server process under 5 %% of one core over 200 ms (/proc/<pid>/stat); -1: still busy after 30 s", docs)}
+	return row.WithTarget("idle within 1 s", idleAfter >= 0 && idleAfter <= 1), nil
+}
+
+// cpuFraction samples the process's CPU use (user + system) over window,
+// as a fraction of one core.
+func cpuFraction(pid int, window time.Duration) (float64, error) {
+	a, err := procCPUTicks(pid)
+	if err != nil {
+		return 0, err
+	}
+	t0 := time.Now()
+	time.Sleep(window)
+	b, err := procCPUTicks(pid)
+	if err != nil {
+		return 0, err
+	}
+	const ticksPerSecond = 100 // USER_HZ on Linux
+	return float64(b-a) / ticksPerSecond / time.Since(t0).Seconds(), nil
+}
+
+// procCPUTicks reads utime + stime of /proc/<pid>/stat.
+func procCPUTicks(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("bench: %w", err)
+	}
+	// The command name may hold spaces: fields count from after its ')'.
+	rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, fmt.Errorf("bench: short /proc/%d/stat", pid)
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("bench: /proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
+	}
+	return u + st, nil
+}
+
+// writeQuestDocs writes a gzipped QUEST documents file of n distinct
+// documents of about 600 bytes each.
+func writeQuestDocs(path string, n int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zw := gzip.NewWriter(f)
+	body := strings.Repeat("The quick brown fox jumps over the lazy dog near the river bank. ", 9)
+	for i := range n {
+		if _, err := fmt.Fprintf(zw, `{"title": "Document %d", "text": "%s%d"}`+"\n", i, body, i); err != nil {
+			return err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // writeHostileBoolQ writes a gzipped BoolQuestions record with n

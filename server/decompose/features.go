@@ -320,6 +320,7 @@ func templateFeatures(p *prepared) []string {
 			fs = append(fs, "cue="+c, "rt|cue="+rt+"|"+c)
 		}
 	}
+	fs = append(fs, structureFeatures(p)...)
 	for i, a := range p.rules.Atoms {
 		ws := words(a)
 		pol := "p"
@@ -383,4 +384,49 @@ func tokenFeatures(p *prepared, template string) [][]string {
 		out[i] = fs
 	}
 	return out
+}
+
+// structureFeatures describe how many pieces a query has: the sequence of
+// its connectives alone, counts of link words ("of", "in", "set"), of
+// "and" and commas, of distinct head nouns, and the words before its first
+// head noun (the modifiers that make an atom each).
+func structureFeatures(p *prepared) []string {
+	var conns []string
+	nlink, nand, ncomma, pre := 0, 0, 0, -1
+	heads := map[string]bool{}
+	for i, l := range p.lower {
+		switch s := p.shapes[i]; {
+		case s == ",":
+			ncomma++
+		case s == "H":
+			heads[l] = true
+			if pre < 0 {
+				pre = i
+			}
+		case s == "L":
+			nlink++
+		case connective(l):
+			if l == "and" {
+				nand++
+			}
+			if len(conns) == 0 || conns[len(conns)-1] != l {
+				conns = append(conns, l)
+			}
+		}
+	}
+	if pre < 0 {
+		pre = len(p.lower)
+	}
+	it := func(n, hi int) string { return strconv.Itoa(min(n, hi)) }
+	fs := []string{
+		"conns=" + strings.Join(conns, " "),
+		"nlink=" + it(nlink, 4), "nand=" + it(nand, 3), "ncomma=" + it(ncomma, 3),
+		"nheads=" + it(len(heads), 3), "pre=" + it(pre, 4),
+		"nlink|nand=" + it(nlink, 4) + "|" + it(nand, 3),
+		"pre|nlink=" + it(pre, 4) + "|" + it(nlink, 4),
+	}
+	for i := 0; i+1 < len(conns); i++ {
+		fs = append(fs, "cb="+conns[i]+"_"+conns[i+1])
+	}
+	return fs
 }

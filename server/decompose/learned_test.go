@@ -175,3 +175,19 @@ func BenchmarkDecompose10k(b *testing.B) {
 		})
 	}
 }
+
+// TestDecomposeStructureFeatures checks the classifier's piece-count
+// features on a three-atom query: its connectives alone, the link words,
+// the "and" and the distinct head nouns.
+func TestDecomposeStructureFeatures(t *testing.T) {
+	p := prepare("Flora of Pakistan that are both Flora of India and Flora of Southeast Asia")
+	got := map[string]bool{}
+	for _, f := range structureFeatures(p) {
+		got[f] = true
+	}
+	for _, want := range []string{"conns=that are both and", "nlink=3", "nand=1", "nheads=1", "cb=both_and"} {
+		if !got[want] {
+			t.Errorf("structureFeatures lacks %q; got %v", want, structureFeatures(p))
+		}
+	}
+}

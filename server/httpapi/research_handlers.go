@@ -107,9 +107,38 @@ type sessionResolver interface {
 	Session(ctx context.Context, token string) (store.Session, error)
 }
 
-// project loads the :project of the path if the signed-in user may see
-// it: a member, or an admin.
+// projectKey holds, in the request context, the project projectAccess let
+// the request into.
+const projectKey = "boolpool.project"
+
+// projectAccess is the middleware of every researcher and admin route
+// under /api/projects/:project (routes.go): it loads the project of the
+// path and lets the request in only if the signed-in user may see it (a
+// member, or an admin), on every request.
+func (h researchHandlers) projectAccess(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p, err := h.loadProject(c)
+		if err != nil {
+			return err
+		}
+		c.Set(projectKey, p)
+		return next(c)
+	}
+}
+
+// project is the :project of the path that projectAccess let this request
+// into; a handler on a route without the middleware checks it here the
+// same way.
 func (h researchHandlers) project(c echo.Context) (store.Project, error) {
+	if p, ok := c.Get(projectKey).(store.Project); ok {
+		return p, nil
+	}
+	return h.loadProject(c)
+}
+
+// loadProject loads the :project of the path if the signed-in user may
+// see it: a member, or an admin.
+func (h researchHandlers) loadProject(c echo.Context) (store.Project, error) {
 	p, err := h.st.ProjectByName(c.Request().Context(), c.Param("project"))
 	if err != nil {
 		return p, err

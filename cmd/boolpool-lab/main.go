@@ -7,33 +7,26 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
+
+	"boolpool/internal/cli"
 )
 
-// command is one sub-command: run receives the arguments after its name,
-// writes results to stdout and diagnostics to stderr.
-type command struct {
-	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
-
-// commands is the lab's command table.
-func commands() map[string]command {
-	return map[string]command{
-		"version": {"print the version", runVersion},
-		"bench":   {"run the benchmarks and print one table (make bench)", runBench},
+// commands is the lab's command table (internal/cli).
+func commands() map[string]cli.Command {
+	return map[string]cli.Command{
+		"version": {Summary: "print the version", Run: runVersion},
+		"bench":   {Summary: "run the benchmarks and print one table (make bench)", Run: runBench},
 	}
 }
 
 // errUsage marks an error caused by bad command-line usage (exit code 2).
-var errUsage = errors.New("usage")
+var errUsage = cli.ErrUsage
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -43,41 +36,7 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stderr, cmds)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	c, ok := cmds[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "boolpool-lab: unknown command %q\n\n", args[0])
-		printUsage(stderr, cmds)
-		return 2
-	}
-	if err := c.run(ctx, args[1:], stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "boolpool-lab %s: %v\n", args[0], err)
-		if errors.Is(err, errUsage) {
-			return 2
-		}
-		return 1
-	}
-	return 0
-}
-
-func printUsage(w io.Writer, cmds map[string]command) {
-	fmt.Fprintln(w, "usage: boolpool-lab <command> [flags]\n\ncommands:")
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
-	}
-	fmt.Fprintln(w, "\nRun 'boolpool-lab <command> -h' for a command's flags.")
+	return cli.Run(ctx, "boolpool-lab", commands(), args, stdout, stderr)
 }
 
 // version is set with -ldflags "-X main.version=..." by make bench.
@@ -90,19 +49,7 @@ func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
 
 // newFlagSet is the flag set of the sub-command name; parse errors and
 // help go to stderr.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet { return cli.NewFlagSet(name, stderr, "") }
 
 // parseFlags parses args, mapping flag errors (and -h) to errUsage.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return fmt.Errorf("%w: help requested", errUsage)
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	return nil
-}
+func parseFlags(fs *flag.FlagSet, args []string) error { return cli.ParseFlags(fs, args) }

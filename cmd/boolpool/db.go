@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"boolpool/internal/cli"
 	"boolpool/server/store"
 )
 
@@ -33,15 +34,7 @@ func openStore(ctx context.Context, url string) (*store.Store, error) {
 }
 
 // parseFlags parses args, mapping flag errors to errUsage.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return fmt.Errorf("%w: help requested", errUsage)
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	return nil
-}
+func parseFlags(fs *flag.FlagSet, args []string) error { return cli.ParseFlags(fs, args) }
 
 // parseFlagsHelp parses args like parseFlags, but a help request (-h) is
 // not an error: help is true and the caller returns nil (the flag package
@@ -56,23 +49,13 @@ func parseFlagsHelp(fs *flag.FlagSet, args []string) (help bool, err error) {
 	return false, nil
 }
 
-// newFlagSet is the flag set of the sub-command name: parse errors and
-// help go to stderr, and help prints usage (when not empty) followed by the
-// flags' defaults.
+// newFlagSet is the flag set of the sub-command name (cli.NewFlagSet).
 func newFlagSet(name string, stderr io.Writer, usage string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if usage != "" {
-		fs.Usage = func() {
-			fmt.Fprintln(stderr, usage)
-			fs.PrintDefaults()
-		}
-	}
-	return fs
+	return cli.NewFlagSet(name, stderr, usage)
 }
 
 // runFunc runs a (sub-)command: args are the arguments after its name.
-type runFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+type runFunc = cli.Func
 
 // subcommand is the entry of subs that args[0] names, if any.
 func subcommand(args []string, subs map[string]runFunc) (runFunc, bool) {

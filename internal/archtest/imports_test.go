@@ -21,8 +21,8 @@ import (
 var allowedImports = map[string][]string{
 	// Commands: flags, files, output. boolpool wires everything (but links
 	// no server/devtools: depRules); boolpool-lab runs the benchmarks.
-	"cmd/boolpool":     {"encoders", "server/...", "api"},
-	"cmd/boolpool-lab": {"encoders", "server/app", "server/devtools/...", "server/store"},
+	"cmd/boolpool":     {"encoders", "internal/cli", "server/...", "api"},
+	"cmd/boolpool-lab": {"encoders", "internal/cli", "server/app", "server/devtools/...", "server/store"},
 
 	// The composition root and the HTTP edge.
 	"server/app": {"encoders", "server/apperr", "server/atompool", "server/auth", "server/config", "server/consensus",
@@ -119,6 +119,7 @@ var allowedImports = map[string][]string{
 		"server/lexical", "server/live", "server/pooling", "server/retrieval", "server/store", "server/vocab"},
 
 	// Test fixtures (imported by tests only) and this test.
+	"internal/cli":          {},
 	"internal/judgingtest":  {"server/auth", "server/boolexpr", "server/retrieval", "server/store", "api"},
 	"internal/debquesttest": {"server/atoms", "server/boolexpr"},
 	"internal/archtest":     {},

@@ -132,10 +132,18 @@ func (s *Server) routes() {
 
 	// The web app: static files (app.wasm precompressed) and go-app pages.
 	web.Routes()
-	static := newStaticFiles(s.cfg.StaticDir, loadWasm(s.cfg.StaticDir, s.log))
+	wasm := loadWasm(s.cfg.StaticDir, s.log)
+	static := newStaticFiles(s.cfg.StaticDir, wasm)
 	e.GET("/web/*", static.serve)
 	e.HEAD("/web/*", static.serve)
-	e.Any("/*", echo.WrapHandler(web.Handler(appVersion(s.cfg.StaticDir))))
+	goApp := web.Handler(appVersion(s.cfg.StaticDir), wasm.hashedURL)
+	// The task pages show the project's instructions while app.wasm loads.
+	lp := loadingPages{app: goApp, sessions: svc.Auth, tasks: svc.Judging, log: s.log}
+	e.Any("/judge/:project", lp.serve(api.KindRelevance))
+	e.Any("/paraphrase/:project", lp.serve(api.KindParaphrase))
+	e.Any("/validate/:project", lp.serve(api.KindValidation))
+	e.Any("/constraint/:project", lp.serve(api.KindConstraint))
+	e.Any("/*", echo.WrapHandler(goApp))
 }
 
 // uploadPath is the one route whose body may exceed MaxBodyBytes.

@@ -139,10 +139,11 @@ func (s *Server) routes() {
 	goApp := web.Handler(appVersion(s.cfg.StaticDir), wasm.hashedURL)
 	// The task pages show the project's instructions while app.wasm loads.
 	lp := loadingPages{app: goApp, sessions: svc.Auth, tasks: svc.Judging, log: s.log}
-	e.Any("/judge/:project", lp.serve(api.KindRelevance))
-	e.Any("/paraphrase/:project", lp.serve(api.KindParaphrase))
-	e.Any("/validate/:project", lp.serve(api.KindValidation))
-	e.Any("/constraint/:project", lp.serve(api.KindConstraint))
+	pageMethods := []string{http.MethodGet, http.MethodHead}
+	e.Match(pageMethods, "/judge/:project", lp.serve(api.KindRelevance))
+	e.Match(pageMethods, "/paraphrase/:project", lp.serve(api.KindParaphrase))
+	e.Match(pageMethods, "/validate/:project", lp.serve(api.KindValidation))
+	e.Match(pageMethods, "/constraint/:project", lp.serve(api.KindConstraint))
 	e.Any("/*", echo.WrapHandler(goApp))
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"errors"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -116,7 +117,7 @@ func withInstructions(page []byte, in api.Instructions) ([]byte, error) {
 	return append(out, page[end:]...), nil
 }
 
-var errNoLoader = echo.NewHTTPError(http.StatusInternalServerError, "go-app page has no loading screen")
+var errNoLoader = errors.New("httpapi: go-app page has no loading screen")
 
 // loadingInstructions is the instructions block of the loading screen
 // (html/template escapes the project's text).

@@ -139,8 +139,8 @@ type env struct {
 	ctx   context.Context
 	shots string
 	// wasmBytes counts the bytes of app.wasm (at any of its URLs) the
-	// server has sent.
-	wasmBytes *atomic.Int64
+	// server has sent, wasmRequests the requests for it.
+	wasmBytes, wasmRequests *atomic.Int64
 }
 
 // newEnv starts the server on a fresh database with the fixture, and a
@@ -158,8 +158,8 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wasmBytes := new(atomic.Int64)
-	srv := httptest.NewServer(countWasm(httpapi.New(cfg, a.Services, log).Handler(), wasmBytes))
+	wasmBytes, wasmRequests := new(atomic.Int64), new(atomic.Int64)
+	srv := httptest.NewServer(countWasm(httpapi.New(cfg, a.Services, log).Handler(), wasmBytes, wasmRequests))
 	t.Cleanup(func() {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -214,13 +214,15 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 		}
 	})
 	return &env{t: t, st: st, dbURL: dbURL, fx: fx, judge: a.Services.Judging, url: srv.URL, ctx: ctx, shots: screenshotDir(t),
-		wasmBytes: wasmBytes}
+		wasmBytes: wasmBytes, wasmRequests: wasmRequests}
 }
 
-// countWasm adds the bytes next sends for /web/app*.wasm to n.
-func countWasm(next http.Handler, n *atomic.Int64) http.Handler {
+// countWasm counts the requests for /web/app*.wasm and the bytes next
+// sends for them.
+func countWasm(next http.Handler, n, requests *atomic.Int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/web/app.") && strings.HasSuffix(r.URL.Path, ".wasm") {
+			requests.Add(1)
 			w = countingWriter{ResponseWriter: w, n: n}
 		}
 		next.ServeHTTP(w, r)

@@ -106,11 +106,13 @@ func TestSlowLinkFirstAndReturningVisit(t *testing.T) {
 		t.Errorf("the returning visit fetched %d wasm bytes from the server", n)
 	}
 	mu.Lock()
-	defer mu.Unlock()
-	if len(wasmResponses) == 0 {
+	returned := wasmResponses
+	wasmResponses = nil
+	mu.Unlock()
+	if len(returned) == 0 {
 		t.Fatal("the returning visit loaded no wasm")
 	}
-	for _, r := range wasmResponses {
+	for _, r := range returned {
 		if r.URL != hashed {
 			t.Errorf("wasm loaded from %s, want the hashed %s", r.URL, hashed)
 		}
@@ -118,10 +120,27 @@ func TestSlowLinkFirstAndReturningVisit(t *testing.T) {
 			t.Errorf("wasm of the returning visit: service worker %v (%s), disk cache %v: from the network", r.FromServiceWorker, r.ServiceWorkerResponseSource, r.FromDiskCache)
 		}
 	}
+
+	// Without the service worker (a browser that has none, or cleared it):
+	// the immutable HTTP cache answers without asking the server.
+	if _, err := chromedp.Call(ctx, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
+		t.Fatal(err)
+	}
+	e.do("leave again", chromedp.Navigate("about:blank"))
+	requests := e.wasmRequests.Load()
+	start = time.Now()
+	e.do("visit without the service worker", chromedp.Navigate(e.url+"/judge/fixture"))
+	e.waitJS("first item (HTTP cache only)", firstItem, 2*time.Minute)
+	httpCache := time.Since(start)
+	if n := e.wasmRequests.Load() - requests; n != 0 {
+		t.Errorf("without the service worker the wasm was requested %d times: not cached as immutable", n)
+	}
 	t.Logf("Fast 3G (%.1f Mbit/s down, %v ms RTT): first visit: instructions after %v, first item after %v (%d wasm bytes sent); "+
-		"returning visit: first item after %v (wasm from service worker %v / %s, disk cache %v)",
+		"returning visit: first item after %v (wasm from service worker %v / %s, disk cache %v); "+
+		"returning without the service worker: first item after %v",
 		fast3G.DownloadThroughput*8/1e6, fast3G.Latency, instructionsAfter.Round(time.Millisecond), firstVisit.Round(time.Millisecond), firstBytes,
-		returning.Round(time.Millisecond), wasmResponses[0].FromServiceWorker, wasmResponses[0].ServiceWorkerResponseSource, wasmResponses[0].FromDiskCache)
+		returning.Round(time.Millisecond), returned[0].FromServiceWorker, returned[0].ServiceWorkerResponseSource, returned[0].FromDiskCache,
+		httpCache.Round(time.Millisecond))
 }
 
 // waitCompressed waits until the server has the gzip encoding of app.wasm

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -29,7 +30,7 @@ var fast3G = network.Conditions{Latency: 150, DownloadThroughput: 1.6e6 / 8, Upl
 // logged (run with -v).
 func TestSlowLinkFirstAndReturningVisit(t *testing.T) {
 	e := newEnv(t, 1)
-	waitCompressed(t, e.url)
+	gzipSize := waitCompressed(t, e.url)
 	ctx, cancel := context.WithTimeout(e.ctx, 5*time.Minute)
 	defer cancel()
 
@@ -63,7 +64,7 @@ func TestSlowLinkFirstAndReturningVisit(t *testing.T) {
 
 	const firstItem = `(document.querySelector('#judge[data-wasm="1"][data-state="ready"]') || {dataset: {}}).dataset.item`
 	// First visit.
-	before := e.wasmBytes.Load()
+	before, beforeRequests := e.wasmBytes.Load(), e.wasmRequests.Load()
 	start := time.Now()
 	e.do("first visit", chromedp.Navigate(e.url+"/judge/fixture"))
 	e.waitJS("instructions while loading", `document.querySelector("#app-wasm-loader #loading-instructions")`, 30*time.Second)
@@ -79,6 +80,7 @@ func TestSlowLinkFirstAndReturningVisit(t *testing.T) {
 	e.waitJS("first item (first visit)", firstItem, 3*time.Minute)
 	firstVisit := time.Since(start)
 	firstBytes := e.wasmBytes.Load() - before
+	firstRequests := e.wasmRequests.Load() - beforeRequests
 	if firstBytes == 0 {
 		t.Error("the first visit fetched no wasm from the server")
 	}
@@ -95,6 +97,10 @@ func TestSlowLinkFirstAndReturningVisit(t *testing.T) {
 	// Returning visit.
 	e.do("leave", chromedp.Navigate("about:blank"))
 	mu.Lock()
+	firstEncoding := "?"
+	if len(wasmResponses) > 0 {
+		firstEncoding = fmt.Sprint(wasmResponses[0].Headers["Content-Encoding"])
+	}
 	wasmResponses = nil
 	mu.Unlock()
 	before = e.wasmBytes.Load()
@@ -135,18 +141,18 @@ func TestSlowLinkFirstAndReturningVisit(t *testing.T) {
 	if n := e.wasmRequests.Load() - requests; n != 0 {
 		t.Errorf("without the service worker the wasm was requested %d times: not cached as immutable", n)
 	}
-	t.Logf("Fast 3G (%.1f Mbit/s down, %v ms RTT): first visit: instructions after %v, first item after %v (%d wasm bytes sent); "+
+	t.Logf("Fast 3G (%.1f Mbit/s down, %v ms RTT): first visit: instructions after %v, first item after %v (%d wasm bytes sent in %d requests, Content-Encoding %s; gzip is %d bytes); "+
 		"returning visit: first item after %v (wasm from service worker %v / %s, disk cache %v); "+
 		"returning without the service worker: first item after %v",
-		fast3G.DownloadThroughput*8/1e6, fast3G.Latency, instructionsAfter.Round(time.Millisecond), firstVisit.Round(time.Millisecond), firstBytes,
+		fast3G.DownloadThroughput*8/1e6, fast3G.Latency, instructionsAfter.Round(time.Millisecond), firstVisit.Round(time.Millisecond), firstBytes, firstRequests, firstEncoding, gzipSize,
 		returning.Round(time.Millisecond), returned[0].FromServiceWorker, returned[0].ServiceWorkerResponseSource, returned[0].FromDiskCache,
 		httpCache.Round(time.Millisecond))
 }
 
 // waitCompressed waits until the server has the gzip encoding of app.wasm
 // ready (it compresses in the background after start-up), so the first
-// visit gets what a running server sends.
-func waitCompressed(t *testing.T, url string) {
+// visit gets what a running server sends; it returns the gzip size.
+func waitCompressed(t *testing.T, url string) int64 {
 	t.Helper()
 	tr := &http.Transport{DisableCompression: true}
 	deadline := time.Now().Add(2 * time.Minute)
@@ -159,7 +165,7 @@ func waitCompressed(t *testing.T, url string) {
 		}
 		res.Body.Close()
 		if res.Header.Get("Content-Encoding") == "gzip" {
-			return
+			return res.ContentLength
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("app.wasm not gzipped after 2 minutes")

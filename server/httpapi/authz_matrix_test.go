@@ -82,6 +82,7 @@ var routeAccess = map[string]access{
 	"GET /api/projects/:project/exports/:format":                admin,
 	"GET /web/*":  public,
 	"HEAD /web/*": public,
+
 	// Task pages (go-app's, with the instructions for members).
 	"GET /judge/:project":       public,
 	"HEAD /judge/:project":      public,
@@ -91,6 +92,7 @@ var routeAccess = map[string]access{
 	"HEAD /validate/:project":   public,
 	"GET /constraint/:project":  public,
 	"HEAD /constraint/:project": public,
+
 	"POST /api/projects/:project/constraints": researcher,
 	"GET /api/projects/:project/derived":      researcher,
 	"GET /api/projects/:project/leaderboard":  researcher,

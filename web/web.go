@@ -37,8 +37,10 @@ func Routes() {
 // worker and the manifest. Static files (CSS, icons, app.wasm) are served by
 // the HTTP server from /web/. version names the build of the server and the
 // wasm together: browsers keep their cached app until it changes ("" lets
-// go-app pick a new one at every start).
-func Handler(version string) *app.Handler {
+// go-app pick a new one at every start). wasmURL, called once when the
+// handler first serves, names the content-hashed URL of app.wasm
+// (/web/app.<hash>.wasm, cached for a year); nil or "" keeps /web/app.wasm.
+func Handler(version string, wasmURL func() string) *app.Handler {
 	return &app.Handler{
 		Version:                 version,
 		Name:                    "boolpool",
@@ -50,7 +52,7 @@ func Handler(version string) *app.Handler {
 		BackgroundColor:         "#f7f7f4",
 		ThemeColor:              "#26415e",
 		LoadingLabel:            "Loading boolpool… {progress}%",
-		Resources:               webPaths{},
+		Resources:               webPaths{wasmURL: wasmURL},
 		WasmContentLengthHeader: "X-Wasm-Content-Length",
 		ServiceWorkerTemplate:   serviceWorker,
 	}
@@ -84,8 +86,19 @@ self.addEventListener("fetch", (event) => {
 });
 `
 
-// webPaths keeps /web/… URLs as they are: the HTTP server, not go-app,
-// serves them (app.wasm precompressed).
-type webPaths struct{}
+// webPaths keeps /web/… URLs as they are (the HTTP server, not go-app,
+// serves them, app.wasm precompressed), except /web/app.wasm, which becomes
+// its content-hashed URL: app.js loads it from there and the service worker
+// caches it under that name.
+type webPaths struct {
+	wasmURL func() string
+}
 
-func (webPaths) Resolve(location string) string { return location }
+func (p webPaths) Resolve(location string) string {
+	if location == "/web/app.wasm" && p.wasmURL != nil {
+		if u := p.wasmURL(); u != "" {
+			return u
+		}
+	}
+	return location
+}

@@ -82,6 +82,17 @@ var routeAccess = map[string]access{
 	"GET /api/projects/:project/exports/:format":                admin,
 	"GET /web/*":  public,
 	"HEAD /web/*": public,
+
+	// Task pages (go-app's, with the instructions for members).
+	"GET /judge/:project":       public,
+	"HEAD /judge/:project":      public,
+	"GET /paraphrase/:project":  public,
+	"HEAD /paraphrase/:project": public,
+	"GET /validate/:project":    public,
+	"HEAD /validate/:project":   public,
+	"GET /constraint/:project":  public,
+	"HEAD /constraint/:project": public,
+
 	"POST /api/projects/:project/constraints": researcher,
 	"GET /api/projects/:project/derived":      researcher,
 	"GET /api/projects/:project/leaderboard":  researcher,

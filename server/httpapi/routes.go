@@ -140,10 +140,19 @@ func (s *Server) routes() {
 
 	// The web app: static files (app.wasm precompressed) and go-app pages.
 	web.Routes()
-	static := newStaticFiles(s.cfg.StaticDir, loadWasm(s.cfg.StaticDir, s.log))
+	wasm := loadWasm(s.cfg.StaticDir, s.log)
+	static := newStaticFiles(s.cfg.StaticDir, wasm)
 	e.GET("/web/*", static.serve)
 	e.HEAD("/web/*", static.serve)
-	e.Any("/*", echo.WrapHandler(web.Handler(appVersion(s.cfg.StaticDir))))
+	goApp := web.Handler(appVersion(s.cfg.StaticDir), wasm.hashedURL)
+	// The task pages show the project's instructions while app.wasm loads.
+	lp := loadingPages{app: goApp, sessions: svc.Auth, tasks: svc.Judging, log: s.log}
+	pageMethods := []string{http.MethodGet, http.MethodHead}
+	e.Match(pageMethods, "/judge/:project", lp.serve(api.KindRelevance))
+	e.Match(pageMethods, "/paraphrase/:project", lp.serve(api.KindParaphrase))
+	e.Match(pageMethods, "/validate/:project", lp.serve(api.KindValidation))
+	e.Match(pageMethods, "/constraint/:project", lp.serve(api.KindConstraint))
+	e.Any("/*", echo.WrapHandler(goApp))
 }
 
 // uploadPath is the one route whose body may exceed MaxBodyBytes.

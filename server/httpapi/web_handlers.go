@@ -131,10 +131,27 @@ func BrotliBytes(b []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// hashedURL is the wasm's content-hashed URL, /web/app.<hash>.wasm, which
+// go-app's app.js loads and the service worker caches (it waits for the
+// file to be read; "" if there is none). A rebuilt wasm gets a new URL, so
+// the bytes at one URL never change and browsers may keep them a year.
+func (w *wasmAsset) hashedURL() string {
+	<-w.ready
+	if w.err != nil {
+		return ""
+	}
+	return "/web/app." + w.etag + ".wasm"
+}
+
+// immutableCache is the Cache-Control of the content-hashed wasm.
+const immutableCache = "public, max-age=31536000, immutable"
+
 // serve writes the wasm in the best encoding the client accepts and the
-// server has ready. It is revalidated on every load (no-cache + ETag):
-// go-app requests it at a fixed URL, so a long max-age would pin old code.
-func (w *wasmAsset) serve(c echo.Context) error {
+// server has ready. At its hashed URL (immutable true) browsers keep it a
+// year without asking; at /web/app.wasm, or at a hash that is no longer the
+// current one (a page loaded before a deploy), it is the current wasm,
+// revalidated on every load (no-cache + ETag).
+func (w *wasmAsset) serve(c echo.Context, immutable bool) error {
 	<-w.ready
 	if w.err != nil {
 		return echo.NewHTTPError(http.StatusNotFound, "app.wasm is not built: run 'make build'")
@@ -144,7 +161,11 @@ func (w *wasmAsset) serve(c echo.Context) error {
 	w.mu.Unlock()
 	h := c.Response().Header()
 	h.Set("Content-Type", "application/wasm")
-	h.Set("Cache-Control", "no-cache")
+	if immutable {
+		h.Set("Cache-Control", immutableCache)
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
 	h.Set("Vary", "Accept-Encoding")
 	h.Set("X-Wasm-Content-Length", strconv.Itoa(len(w.raw)))
 	// Every encoding of the same bytes revalidates as unchanged.
@@ -199,7 +220,10 @@ func newStaticFiles(dir string, wasm *wasmAsset) *staticFiles {
 func (s *staticFiles) serve(c echo.Context) error {
 	p := c.Request().URL.Path
 	if p == "/web/app.wasm" {
-		return s.wasm.serve(c)
+		return s.wasm.serve(c, false)
+	}
+	if hashedWasmPath(p) {
+		return s.wasm.serve(c, p == s.wasm.hashedURL())
 	}
 	if strings.HasSuffix(p, "/") || strings.HasSuffix(p, ".gz") || strings.HasSuffix(p, ".br") {
 		return echo.NewHTTPError(http.StatusNotFound)
@@ -207,6 +231,25 @@ func (s *staticFiles) serve(c echo.Context) error {
 	c.Response().Header().Set("Cache-Control", "no-cache")
 	s.files.ServeHTTP(c.Response(), c.Request())
 	return nil
+}
+
+// hashedWasmPath reports whether p has the form of a content-hashed wasm
+// URL, /web/app.<hex>.wasm (the current one or an older one).
+func hashedWasmPath(p string) bool {
+	name, ok := strings.CutPrefix(p, "/web/app.")
+	if !ok {
+		return false
+	}
+	hash, ok := strings.CutSuffix(name, ".wasm")
+	if !ok || hash == "" || len(hash) > 64 {
+		return false
+	}
+	for _, r := range hash {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // appVersion identifies this server binary together with the app.wasm it

@@ -11,12 +11,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,6 +138,9 @@ type env struct {
 	url   string
 	ctx   context.Context
 	shots string
+	// wasmBytes counts the bytes of app.wasm (at any of its URLs) the
+	// server has sent, wasmRequests the requests for it.
+	wasmBytes, wasmRequests *atomic.Int64
 }
 
 // newEnv starts the server on a fresh database with the fixture, and a
@@ -153,7 +158,8 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.New(cfg, a.Services, log).Handler())
+	wasmBytes, wasmRequests := new(atomic.Int64), new(atomic.Int64)
+	srv := httptest.NewServer(countWasm(httpapi.New(cfg, a.Services, log).Handler(), wasmBytes, wasmRequests))
 	t.Cleanup(func() {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -207,7 +213,31 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 			t.Errorf("the Content-Security-Policy blocked %d things the page tried: %q", len(cspBlocked), cspBlocked)
 		}
 	})
-	return &env{t: t, st: st, dbURL: dbURL, fx: fx, judge: a.Services.Judging, url: srv.URL, ctx: ctx, shots: screenshotDir(t)}
+	return &env{t: t, st: st, dbURL: dbURL, fx: fx, judge: a.Services.Judging, url: srv.URL, ctx: ctx, shots: screenshotDir(t),
+		wasmBytes: wasmBytes, wasmRequests: wasmRequests}
+}
+
+// countWasm counts the requests for /web/app*.wasm and the bytes next
+// sends for them.
+func countWasm(next http.Handler, n, requests *atomic.Int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/web/app.") && strings.HasSuffix(r.URL.Path, ".wasm") {
+			requests.Add(1)
+			w = countingWriter{ResponseWriter: w, n: n}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	k, err := c.ResponseWriter.Write(p)
+	c.n.Add(int64(k))
+	return k, err
 }
 
 // cspBinding is the function pages call with each Content-Security-Policy

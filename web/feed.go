@@ -214,6 +214,7 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 				}
 				onKey(ctx, key, ev)
 			})
+			wakeForFrame()
 		})
 	}
 }
@@ -732,6 +733,17 @@ func (f *taskFeed) afterPaint(ctx app.Context, fn func(ctx app.Context)) {
 		setTimeout(0, func() { ctx.Dispatch(fn) })
 	})
 }
+
+// wakeForFrame makes sure the Go runtime runs again once go-app's next
+// frame is due (120 a second), so the update a key press dispatched is on
+// screen then. Without it the first submit after a page load sometimes
+// waited ~230 ms for its frame, until an unrelated browser event (the
+// storage writes' timer) woke the runtime (issue 25).
+func wakeForFrame() { setTimeout(frameWake, func() {}) }
+
+// frameWake is how long after a key press wakeForFrame wakes the runtime:
+// two of go-app's frames (8.3 ms each).
+const frameWake = 17 * time.Millisecond
 
 // setTimeout runs fn once in a browser task of its own after d.
 func setTimeout(d time.Duration, fn func()) {

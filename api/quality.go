@@ -14,12 +14,15 @@ import "boolpool/server/vocab"
 // least GoldMinJudged gold items and agrees with fewer than
 // GoldMinAccuracy of them (binarised: relevant = 2 or 3) is flagged on
 // the dashboard; with GoldPause they also get no new items.
-// GoldMinAccuracy 0 turns the check off.
+// GoldMinAccuracy 0 turns the check off. ConsensusMethod (majority or
+// dawid-skene) is the consensus of the project's exports when a download
+// names none (?consensus=); "" in a PUT keeps it.
 type QualitySettings struct {
 	GoldRate        float64 `json:"gold_rate"`
 	GoldMinAccuracy float64 `json:"gold_min_accuracy"`
 	GoldMinJudged   int     `json:"gold_min_judged"`
 	GoldPause       bool    `json:"gold_pause"`
+	ConsensusMethod string  `json:"consensus_method"`
 }
 
 // Consensus methods of qrels exports (?consensus= and --consensus).

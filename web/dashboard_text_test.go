@@ -69,3 +69,23 @@ func TestDawidSkeneNeedsTwoAnnotators(t *testing.T) {
 		t.Errorf("the table hides Dawid–Skene accuracies of two annotators")
 	}
 }
+
+// Issue 25: the project's consensus method is shown as current, the
+// majority when a server sends none.
+func TestConsensusMethodShownAsCurrent(t *testing.T) {
+	for m, want := range map[string]string{
+		"":                      api.ConsensusMajority,
+		api.ConsensusMajority:   api.ConsensusMajority,
+		api.ConsensusDawidSkene: api.ConsensusDawidSkene,
+	} {
+		if got := ConsensusMethodOrDefault(m); got != want {
+			t.Errorf("method %q: %q, want %q", m, got, want)
+		}
+	}
+	if got := ConsensusMethodName(api.ConsensusDawidSkene); !strings.HasPrefix(got, "Dawid–Skene") {
+		t.Errorf("Dawid–Skene named %q", got)
+	}
+	if got := ConsensusMethodName(""); !strings.HasPrefix(got, "Majority") {
+		t.Errorf("unset method named %q", got)
+	}
+}

@@ -72,21 +72,24 @@ type taskFeed struct {
 	// browser task (persistSoon), by what they write.
 	persistMu sync.Mutex
 	persist   map[string]func()
-	seenFor   int64 // the user whose first visit was checked
-	state     string
-	errMsg    string
-	sync      SyncState
-	pending   int
-	rejected  int
-	refused   []OutboxEntry // the judgments the server refused, named in the header
-	orphans   []OutboxEntry // judgments kept aside without an author (v1 outbox)
-	lastSave  time.Time
-	started   time.Time
-	clock     activeClock
-	wake      chan struct{}
-	cancel    context.CancelFunc
-	release   []func()
-	onChange  func(ctx app.Context) // called when the current task may have changed
+	seenFor   string // the account and project whose first visit was checked
+	// storeProject is the project whose history and instructions-seen
+	// flag this page uses: the URL's, or on /item/N the item's.
+	storeProject string
+	state        string
+	errMsg       string
+	sync         SyncState
+	pending      int
+	rejected     int
+	refused      []OutboxEntry // the judgments the server refused, named in the header
+	orphans      []OutboxEntry // judgments kept aside without an author (v1 outbox)
+	lastSave     time.Time
+	started      time.Time
+	clock        activeClock
+	wake         chan struct{}
+	cancel       context.CancelFunc
+	release      []func()
+	onChange     func(ctx app.Context) // called when the current task may have changed
 	// openDialog names the page's open dialog (dialogNone …): while one
 	// is open only its keys act (dialogKey).
 	openDialog func() string
@@ -211,6 +214,7 @@ func (f *taskFeed) mount(ctx app.Context, onKey func(ctx app.Context, key string
 				}
 				onKey(ctx, key, ev)
 			})
+			wakeForFrame()
 		})
 	}
 }
@@ -370,6 +374,10 @@ func (f *taskFeed) load(ctx app.Context) {
 		}
 		ctx.Dispatch(func(ctx app.Context) {
 			f.me = me
+			f.storeProject = f.project
+			if itemID > 0 && len(tasks) > 0 && err == nil {
+				f.storeProject = tasks[0].Project
+			}
 			f.useAccount(me.UserID)
 			if err != nil {
 				f.fail(err)
@@ -482,17 +490,22 @@ func (f *taskFeed) shownProgress() api.Progress {
 // firstVisit reports whether this is the signed-in user's first visit of
 // this task type in this browser (and remembers that it happened).
 func (f *taskFeed) firstVisit() bool {
-	if f.client == nil || f.me.UserID == 0 || f.seenFor == f.me.UserID {
+	if f.client == nil || f.me.UserID == 0 {
 		return false
 	}
-	f.seenFor = f.me.UserID
-	return FirstVisit(f.storage, f.me.UserID, f.kind)
+	who := strconv.FormatInt(f.me.UserID, 10) + "." + f.storeProject
+	if f.seenFor == who {
+		return false
+	}
+	f.seenFor = who
+	return FirstVisit(f.storage, f.me.UserID, f.storeProject, f.kind)
 }
 
-// useHistory loads the signed-in user's history of this kind.
+// useHistory loads the signed-in user's history of this kind in the
+// page's project (storeProject).
 func (f *taskFeed) useHistory() {
 	if f.me.UserID != 0 && f.storage != nil {
-		f.history = LoadHistory(f.storage, f.me.UserID, f.kind)
+		f.history = LoadHistory(f.storage, f.me.UserID, f.storeProject, f.kind)
 	}
 }
 
@@ -689,8 +702,8 @@ func (f *taskFeed) next(ctx app.Context, req api.JudgmentRequest, item string) {
 	// The panel lists it in the update that shows the next item (one
 	// render per submit); it is stored in a browser task of its own, as the
 	// judgment itself is already safe in the outbox.
-	st, user, kind, hs := f.storage, f.me.UserID, f.kind, f.history
-	f.persistSoon("history", func() { f.historyW.Save(st, user, kind, hs) })
+	st, user, project, kind, hs := f.storage, f.me.UserID, f.storeProject, f.kind, f.history
+	f.persistSoon("history", func() { f.historyW.Save(st, user, project, kind, hs) })
 	f.tasks = f.tasks[1:]
 	f.started = time.Now()
 	f.clock.reset(f.started)
@@ -720,6 +733,17 @@ func (f *taskFeed) afterPaint(ctx app.Context, fn func(ctx app.Context)) {
 		setTimeout(0, func() { ctx.Dispatch(fn) })
 	})
 }
+
+// wakeForFrame makes sure the Go runtime runs again once go-app's next
+// frame is due (120 a second), so the update a key press dispatched is on
+// screen then. Without it the first submit after a page load sometimes
+// waited ~230 ms for its frame, until an unrelated browser event (the
+// storage writes' timer) woke the runtime (issue 25).
+func wakeForFrame() { setTimeout(frameWake, func() {}) }
+
+// frameWake is how long after a key press wakeForFrame wakes the runtime:
+// two of go-app's frames (8.3 ms each).
+const frameWake = 17 * time.Millisecond
 
 // setTimeout runs fn once in a browser task of its own after d.
 func setTimeout(d time.Duration, fn func()) {

@@ -13,13 +13,15 @@ import (
 )
 
 // What the judging pages keep in browser storage for each account besides
-// the outbox: the items judged here (history, to go back and correct), the
-// forms in progress (drafts, so a reload loses nothing typed) and which
-// task types' instructions were shown.
+// the outbox: the items judged here (history, to go back and correct, per
+// project), the forms in progress (drafts, so a reload loses nothing typed)
+// and which task types' instructions were shown (per project: each has
+// instructions of its own). The v1 history and instructions-seen keys were
+// per account; they are left unread (each project starts afresh).
 const (
-	historyKeyPrefix = "boolpool.history.v1."
+	historyKeyPrefix = "boolpool.history.v2."
 	draftKeyPrefix   = "boolpool.drafts.v1."
-	seenKeyPrefix    = "boolpool.instructions-seen.v1."
+	seenKeyPrefix    = "boolpool.instructions-seen.v2."
 	// historyMax is how many recent items the history keeps.
 	historyMax = 30
 	// draftMax is how many items' drafts are kept (the oldest go first).
@@ -34,15 +36,21 @@ type HistoryEntry struct {
 	At   time.Time           `json:"at"`
 }
 
-func historyKey(userID int64, kind string) string {
-	return historyKeyPrefix + strconv.FormatInt(userID, 10) + "." + kind
+// accountProjectKey is the storage key of an account's value of a project
+// and task kind (project names have no dots: ^[a-z0-9][a-z0-9_-]*$).
+func accountProjectKey(prefix string, userID int64, project, kind string) string {
+	return prefix + strconv.FormatInt(userID, 10) + "." + project + "." + kind
 }
 
-// LoadHistory returns an account's recent items of a kind, most recent
-// first.
-func LoadHistory(st Storage, userID int64, kind string) []HistoryEntry {
+func historyKey(userID int64, project, kind string) string {
+	return accountProjectKey(historyKeyPrefix, userID, project, kind)
+}
+
+// LoadHistory returns an account's recent items of a kind in a project,
+// most recent first.
+func LoadHistory(st Storage, userID int64, project, kind string) []HistoryEntry {
 	var hs []HistoryEntry
-	if st == nil || userID == 0 || st.Get(historyKey(userID, kind), &hs) != nil {
+	if st == nil || userID == 0 || st.Get(historyKey(userID, project, kind), &hs) != nil {
 		return nil
 	}
 	return hs
@@ -61,10 +69,10 @@ func PushHistory(hs []HistoryEntry, e HistoryEntry) []HistoryEntry {
 	return out
 }
 
-// SaveHistory stores an account's history of a kind.
-func SaveHistory(st Storage, userID int64, kind string, hs []HistoryEntry) {
+// SaveHistory stores an account's history of a kind in a project.
+func SaveHistory(st Storage, userID int64, project, kind string, hs []HistoryEntry) {
 	var w HistoryWriter
-	w.Save(st, userID, kind, hs)
+	w.Save(st, userID, project, kind, hs)
 }
 
 // HistoryWriter stores histories, encoding each entry once: after a submit
@@ -76,8 +84,8 @@ type HistoryWriter struct {
 	enc map[string]json.RawMessage // by the judgment's client id
 }
 
-// Save stores hs as userID's history of kind.
-func (w *HistoryWriter) Save(st Storage, userID int64, kind string, hs []HistoryEntry) {
+// Save stores hs as userID's history of kind in project.
+func (w *HistoryWriter) Save(st Storage, userID int64, project, kind string, hs []HistoryEntry) {
 	if st == nil || userID == 0 {
 		return
 	}
@@ -102,7 +110,7 @@ func (w *HistoryWriter) Save(st Storage, userID int64, kind string, hs []History
 		buf = append(buf, b...)
 	}
 	w.enc = enc
-	_ = st.Set(historyKey(userID, kind), json.RawMessage(append(buf, ']')))
+	_ = st.Set(historyKey(userID, project, kind), json.RawMessage(append(buf, ']')))
 }
 
 // HistoryLabel says in a few words what a judgment was.
@@ -237,22 +245,22 @@ func (d *Drafts) Flush() {
 // Delete forgets the draft of an item (it was submitted).
 func (d *Drafts) Delete(itemID int64) { d.Put(itemID, Draft{Relevance: -1}) }
 
-func seenKey(userID int64, kind string) string {
-	return seenKeyPrefix + strconv.FormatInt(userID, 10) + "." + kind
+func seenKey(userID int64, project, kind string) string {
+	return accountProjectKey(seenKeyPrefix, userID, project, kind)
 }
 
 // FirstVisit reports whether the account has not yet been shown the
-// instructions of a task kind in this browser, and records that they now
-// are.
-func FirstVisit(st Storage, userID int64, kind string) bool {
+// instructions of a task kind of a project in this browser, and records
+// that they now are.
+func FirstVisit(st Storage, userID int64, project, kind string) bool {
 	if st == nil || userID == 0 {
 		return false
 	}
 	var seen bool
-	if st.Get(seenKey(userID, kind), &seen) == nil && seen {
+	if st.Get(seenKey(userID, project, kind), &seen) == nil && seen {
 		return false
 	}
-	_ = st.Set(seenKey(userID, kind), true)
+	_ = st.Set(seenKey(userID, project, kind), true)
 	return true
 }
 

@@ -54,16 +54,16 @@ func TestHistoryMostRecentFirstOncePerItem(t *testing.T) {
 		t.Fatalf("history %+v", hs)
 	}
 	st := memStorage{}
-	SaveHistory(st, 7, api.KindRelevance, hs)
-	if got := LoadHistory(st, 7, api.KindRelevance); len(got) != 3 || LoadHistory(st, 8, api.KindRelevance) != nil {
+	SaveHistory(st, 7, "p", api.KindRelevance, hs)
+	if got := LoadHistory(st, 7, "p", api.KindRelevance); len(got) != 3 || LoadHistory(st, 8, "p", api.KindRelevance) != nil {
 		t.Errorf("stored history: %+v", got)
 	}
 	// The writer encodes each entry once and stores the same array.
 	var w HistoryWriter
-	w.Save(st, 7, api.KindRelevance, hs)
+	w.Save(st, 7, "p", api.KindRelevance, hs)
 	hs = PushHistory(hs, HistoryEntry{Req: api.JudgmentRequest{ClientID: "c4", ItemID: 4, Kind: api.KindRelevance, Relevance: rel(0), Evidence: api.EvidenceNone}, Item: "q · d"})
-	w.Save(st, 7, api.KindRelevance, hs)
-	if got := LoadHistory(st, 7, api.KindRelevance); len(got) != 4 || got[0].Req.ClientID != "c4" || got[0].Item != "q · d" || got[3].Req.ItemID != 1 || *got[0].Req.Relevance != 0 {
+	w.Save(st, 7, "p", api.KindRelevance, hs)
+	if got := LoadHistory(st, 7, "p", api.KindRelevance); len(got) != 4 || got[0].Req.ClientID != "c4" || got[0].Item != "q · d" || got[3].Req.ItemID != 1 || *got[0].Req.Relevance != 0 {
 		t.Errorf("history stored by the writer: %+v", got)
 	}
 	if got := HistoryLabel(hs[1].Req); got != "2 likely relevant · no evidence" {
@@ -74,13 +74,35 @@ func TestHistoryMostRecentFirstOncePerItem(t *testing.T) {
 	}
 }
 
-func TestFirstVisitOncePerUserAndKind(t *testing.T) {
+func TestFirstVisitOncePerUserProjectAndKind(t *testing.T) {
 	st := memStorage{}
-	if !FirstVisit(st, 7, api.KindRelevance) || FirstVisit(st, 7, api.KindRelevance) {
+	if !FirstVisit(st, 7, "p", api.KindRelevance) || FirstVisit(st, 7, "p", api.KindRelevance) {
 		t.Error("relevance: first visit not exactly once")
 	}
-	if !FirstVisit(st, 7, api.KindParaphrase) || !FirstVisit(st, 8, api.KindRelevance) {
+	if !FirstVisit(st, 7, "p", api.KindParaphrase) || !FirstVisit(st, 8, "p", api.KindRelevance) {
 		t.Error("another kind or user is a first visit of its own")
+	}
+	// Each project has instructions of its own: seen in p is not seen in q.
+	if !FirstVisit(st, 7, "q", api.KindRelevance) || FirstVisit(st, 7, "q", api.KindRelevance) {
+		t.Error("another project is a first visit of its own, once")
+	}
+}
+
+// The history is kept per account and project: judging in q does not list
+// p's items, and the keys of two projects differ.
+func TestHistoryPerProject(t *testing.T) {
+	st := memStorage{}
+	rel := 2
+	hs := PushHistory(nil, HistoryEntry{Req: api.JudgmentRequest{ClientID: "c1", ItemID: 1, Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceNone}})
+	SaveHistory(st, 7, "p", api.KindRelevance, hs)
+	if got := LoadHistory(st, 7, "q", api.KindRelevance); got != nil {
+		t.Errorf("project q lists p's history: %+v", got)
+	}
+	if got := LoadHistory(st, 7, "p", api.KindRelevance); len(got) != 1 || got[0].Req.ItemID != 1 {
+		t.Errorf("project p's history: %+v", got)
+	}
+	if a, b := historyKey(7, "p", api.KindRelevance), historyKey(7, "q", api.KindRelevance); a == b || seenKey(7, "p", api.KindRelevance) == seenKey(7, "q", api.KindRelevance) {
+		t.Errorf("keys of two projects are the same: %s %s", a, b)
 	}
 }
 

@@ -54,6 +54,8 @@ func (p *DashboardPage) renderQuality() app.UI {
 		app.H2().Text("Quality control"),
 		app.P().ID("quality-summary").DataSet("flagged", v.Flagged).Role("status").Text(check),
 		app.P().ID("ds-summary").Text(ds),
+		app.P().ID("consensus-current").DataSet("method", ConsensusMethodOrDefault(v.Settings.ConsensusMethod)).
+			Text("Exports' consensus: "+ConsensusMethodName(v.Settings.ConsensusMethod)+"."),
 		app.Form().ID("quality-form").OnSubmit(p.saveQuality).Body(
 			num("gold-rate", "Gold share of each queue (0–1)", strconv.FormatFloat(f.q.GoldRate, 'f', -1, 64), 0.01, 0, 1,
 				func(x float64) { f.q.GoldRate = x }),
@@ -71,10 +73,49 @@ func (p *DashboardPage) renderQuality() app.UI {
 					app.Text(" Pause annotators below the minimum (they finish the items on screen, get no new ones)"),
 				),
 			),
+			app.Div().Class("field").Body(
+				app.Label().For("consensus-method").Text("Consensus of exports (when a download names none)"),
+				app.Select().ID("consensus-method").DataSet("current", v.Settings.ConsensusMethod).
+					OnChange(func(ctx app.Context, e app.Event) {
+						f.q.ConsensusMethod = ctx.JSSrc().Get("value").String()
+						f.edited = true
+					}).Body(
+					app.Range(consensusMethods).Slice(func(i int) app.UI {
+						m := consensusMethods[i]
+						return app.Option().Value(m.value).Selected(ConsensusMethodOrDefault(f.q.ConsensusMethod) == m.value).Text(m.label)
+					}),
+				),
+			),
 			app.Button().Type("submit").ID("quality-save").Class("primary").Disabled(f.saving).Text("Save quality settings"),
 			app.If(f.message != "", func() app.UI { return app.P().ID("quality-message").Class("notice").Role("status").Text(f.message) }),
 		),
 	)
+}
+
+// consensusMethods are the project's consensus methods, as offered.
+var consensusMethods = []struct{ value, label string }{
+	{api.ConsensusMajority, "Majority vote (ties to adjudication)"},
+	{api.ConsensusDawidSkene, "Dawid–Skene (annotators weighted by estimated reliability)"},
+}
+
+// ConsensusMethodOrDefault is a project's consensus method, the majority
+// when unset (a server from before migration 0097 sends none).
+func ConsensusMethodOrDefault(m string) string {
+	if m == "" {
+		return api.ConsensusMajority
+	}
+	return m
+}
+
+// ConsensusMethodName names a consensus method for the quality panel's
+// summary line.
+func ConsensusMethodName(m string) string {
+	for _, c := range consensusMethods {
+		if c.value == ConsensusMethodOrDefault(m) {
+			return c.label
+		}
+	}
+	return m
 }
 
 // dsSummary is the Dawid–Skene line. Below two annotators the model has

@@ -19,7 +19,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "", "output file (directory for beir); standard output when omitted")
 	run := fs.String("run", "", "trec-run: name of the run to export")
 	qrels := fs.String("qrels", "direct", "qrels-consensus, quest-judged, beir: direct | derived (from constraint judgments / atom labels) | both; derived labels are marked (5th column / metadata qrels_source / beir sidecar qrels/test.source.tsv)")
-	cons := fs.String("consensus", "majority", "qrels-consensus, quest-judged: majority | dawid-skene (reliability-weighted)")
+	cons := fs.String("consensus", "", "qrels-consensus, quest-judged: majority | dawid-skene (reliability-weighted); default: the project's method (dashboard quality settings; majority unless changed)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return fmt.Errorf("%w: --project and --format are required", errUsage)
 	}
-	if *cons != "majority" && *cons != "dawid-skene" {
+	if *cons != "" && *cons != "majority" && *cons != "dawid-skene" {
 		return fmt.Errorf("%w: --consensus must be majority or dawid-skene, not %q", errUsage, *cons)
 	}
 	if export.MultiFile(*format) && *out == "" {
@@ -38,6 +38,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
+	if *cons == "" {
+		*cons = p.ConsensusMethod
+	}
 	var c export.Counts
 	var snap export.Snapshot
 	switch {

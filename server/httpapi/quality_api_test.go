@@ -30,7 +30,7 @@ func TestQualitySettingsAndGoldFlag(t *testing.T) {
 	researcher, a1 := e.login("researcher"), e.login("annotator1")
 	var qs api.QualitySettings
 	if st := researcher.do("GET", "/api/projects/fixture/quality", nil, &qs); st != 200 ||
-		qs != (api.QualitySettings{GoldRate: 0, GoldMinAccuracy: 0, GoldMinJudged: 5, GoldPause: false}) {
+		qs != (api.QualitySettings{GoldRate: 0, GoldMinAccuracy: 0, GoldMinJudged: 5, GoldPause: false, ConsensusMethod: api.ConsensusMajority}) {
 		t.Fatalf("defaults: status %d, %+v", st, qs)
 	}
 	for _, bad := range []struct{ body, field string }{
@@ -40,6 +40,7 @@ func TestQualitySettingsAndGoldFlag(t *testing.T) {
 		{`{"gold_rate": 2}`, "gold_rate"},
 		{`{"gold_pause": "yes"}`, ""},
 		{`{"gold_min": 1}`, ""},
+		{`{"consensus_method": "median"}`, "consensus_method"},
 	} {
 		var apiErr map[string]any
 		if st := researcher.do("PUT", "/api/projects/fixture/quality", bad.body, &apiErr); st != 400 {
@@ -54,7 +55,7 @@ func TestQualitySettingsAndGoldFlag(t *testing.T) {
 	}
 	live := researcher.subscribe("/api/projects/fixture/live")
 	live.until(t, "the first snapshot", func(api.LiveSnapshot) bool { return true })
-	want := api.QualitySettings{GoldRate: 0.5, GoldMinAccuracy: 0.9, GoldMinJudged: 2, GoldPause: true}
+	want := api.QualitySettings{GoldRate: 0.5, GoldMinAccuracy: 0.9, GoldMinJudged: 2, GoldPause: true, ConsensusMethod: api.ConsensusDawidSkene}
 	if st := researcher.do("PUT", "/api/projects/fixture/quality", want, &qs); st != 200 || qs != want {
 		t.Fatalf("PUT: status %d, %+v, want %+v", st, qs, want)
 	}
@@ -110,10 +111,20 @@ func TestQualitySettingsAndGoldFlag(t *testing.T) {
 	if st, body, _ := admin.get("/api/projects/fixture/exports/qrels-consensus?consensus=median"); st != 400 || !strings.Contains(string(body), "consensus") {
 		t.Errorf("?consensus=median: status %d, %s", st, body)
 	}
-	for _, m := range []string{"majority", "dawid-skene"} {
-		st, body, _ := admin.get("/api/projects/fixture/exports/qrels-consensus?consensus=" + m)
+	for _, m := range []string{"majority", "dawid-skene", ""} {
+		st, body, hdr := admin.get("/api/projects/fixture/exports/qrels-consensus?consensus=" + m)
 		if st != 200 || len(strings.Split(strings.TrimSpace(string(body)), "\n")) != n {
 			t.Errorf("?consensus=%s: status %d, %d qrels, want one per judged item (%d):\n%s", m, st, len(strings.Split(strings.TrimSpace(string(body)), "\n")), n, body)
+		}
+		// Without ?consensus= the export uses the project's method (set to
+		// dawid-skene above), as its record says.
+		wantMethod := m
+		if m == "" {
+			wantMethod = api.ConsensusDawidSkene
+		}
+		var got string
+		if err := e.st.Pool().QueryRow(ctx, `SELECT counts->>'consensus' FROM export_snapshots WHERE id = $1`, hdr.Get("X-Export-Id")).Scan(&got); err != nil || got != wantMethod {
+			t.Errorf("?consensus=%s: export recorded consensus %q (%v), want %q", m, got, err, wantMethod)
 		}
 	}
 }

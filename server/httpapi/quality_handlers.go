@@ -16,7 +16,9 @@ import (
 //
 //	GET /api/projects/:project/quality  api.QualitySettings
 //	PUT /api/projects/:project/quality  api.QualitySettings → api.QualitySettings;
-//	                                    fields left out keep their value
+//	                                    fields left out keep their value;
+//	                                    consensus_method is the exports'
+//	                                    consensus when ?consensus= is absent
 
 // qualityPatch is a PUT body: every field optional.
 type qualityPatch struct {
@@ -24,6 +26,7 @@ type qualityPatch struct {
 	GoldMinAccuracy *float64 `json:"gold_min_accuracy"`
 	GoldMinJudged   *int     `json:"gold_min_judged"`
 	GoldPause       *bool    `json:"gold_pause"`
+	ConsensusMethod *string  `json:"consensus_method"`
 }
 
 func (h researchHandlers) quality(c echo.Context) error {
@@ -64,6 +67,12 @@ func (h researchHandlers) setQuality(c echo.Context) error {
 	}
 	if req.GoldPause != nil {
 		q.GoldPause = *req.GoldPause
+	}
+	if req.ConsensusMethod != nil && *req.ConsensusMethod != "" {
+		if *req.ConsensusMethod != api.ConsensusMajority && *req.ConsensusMethod != api.ConsensusDawidSkene {
+			return apperr.Invalidf("consensus_method", "must be majority or dawid-skene")
+		}
+		q.ConsensusMethod = *req.ConsensusMethod
 	}
 	ss, _ := auth.CurrentSession(c)
 	ctx := c.Request().Context()

@@ -446,6 +446,9 @@ func (h researchHandlers) download(c echo.Context) error {
 	if method != "" && method != api.ConsensusMajority && method != api.ConsensusDawidSkene {
 		return apperr.Invalidf("consensus", "must be majority or dawid-skene")
 	}
+	if method == "" { // the project's method (quality settings)
+		method = p.ConsensusMethod
+	}
 	qrels := c.QueryParam("qrels")
 	if !export.ValidQrels(qrels) {
 		return apperr.Invalidf("qrels", "must be direct, derived or both")

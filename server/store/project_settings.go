@@ -42,11 +42,15 @@ type QualitySettings struct {
 	GoldMinAccuracy float64 `json:"gold_min_accuracy"`
 	GoldMinJudged   int     `json:"gold_min_judged"`
 	GoldPause       bool    `json:"gold_pause"`
+	// ConsensusMethod is the consensus of exports that name none
+	// (migration 0097): majority or dawid-skene.
+	ConsensusMethod string `json:"consensus_method"`
 }
 
 // QualityOf reads a project's quality settings.
 func QualityOf(p Project) QualitySettings {
-	return QualitySettings{GoldRate: realValue(p.GoldRate), GoldMinAccuracy: realValue(p.GoldMinAccuracy), GoldMinJudged: p.GoldMinJudged, GoldPause: p.GoldPause}
+	return QualitySettings{GoldRate: realValue(p.GoldRate), GoldMinAccuracy: realValue(p.GoldMinAccuracy), GoldMinJudged: p.GoldMinJudged, GoldPause: p.GoldPause,
+		ConsensusMethod: p.ConsensusMethod}
 }
 
 // realValue widens a real column's value to the decimal it was set to
@@ -58,16 +62,19 @@ func realValue(x float32) float64 { return math.Round(float64(x)*1e6) / 1e6 }
 func (s *Store) SetQualitySettings(ctx context.Context, projectID, userID int64, q QualitySettings) error {
 	return s.InTx(ctx, func(tx pgx.Tx) error {
 		var old QualitySettings
-		err := tx.QueryRow(ctx, `SELECT gold_rate::float8, gold_min_accuracy::float8, gold_min_judged, gold_pause
-			FROM projects WHERE id = $1 FOR UPDATE`, projectID).Scan(&old.GoldRate, &old.GoldMinAccuracy, &old.GoldMinJudged, &old.GoldPause)
+		err := tx.QueryRow(ctx, `SELECT gold_rate::float8, gold_min_accuracy::float8, gold_min_judged, gold_pause, consensus_method
+			FROM projects WHERE id = $1 FOR UPDATE`, projectID).Scan(&old.GoldRate, &old.GoldMinAccuracy, &old.GoldMinJudged, &old.GoldPause, &old.ConsensusMethod)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("store: project %d: %w", projectID, ErrNotFound)
 		}
 		if err != nil {
 			return fmt.Errorf("store: quality settings: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE projects SET gold_rate = $2::float8, gold_min_accuracy = $3::float8, gold_min_judged = $4, gold_pause = $5
-			WHERE id = $1`, projectID, q.GoldRate, q.GoldMinAccuracy, q.GoldMinJudged, q.GoldPause); err != nil {
+		if q.ConsensusMethod == "" {
+			q.ConsensusMethod = old.ConsensusMethod
+		}
+		if _, err := tx.Exec(ctx, `UPDATE projects SET gold_rate = $2::float8, gold_min_accuracy = $3::float8, gold_min_judged = $4, gold_pause = $5,
+			consensus_method = $6 WHERE id = $1`, projectID, q.GoldRate, q.GoldMinAccuracy, q.GoldMinJudged, q.GoldPause, q.ConsensusMethod); err != nil {
 			return fmt.Errorf("store: quality settings: %w", err)
 		}
 		return audit(ctx, tx, userID, projectID, "project.quality", "project", fmt.Sprint(projectID), map[string]any{"from": old, "to": q})

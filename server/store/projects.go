@@ -32,10 +32,13 @@ type Project struct {
 	CrowdCompletionURL string `db:"crowd_completion_url"`
 	CrowdQuotaItems    int    `db:"crowd_quota_items"`
 	CrowdQuotaMinutes  int    `db:"crowd_quota_minutes"`
+	// ConsensusMethod (migration 0097) is how votes become the consensus
+	// of exports that name none: majority or dawid-skene.
+	ConsensusMethod string `db:"consensus_method"`
 }
 
 const projectCols = `id, name, title, raters_per_item, gold_rate, lease_seconds, instructions, completion_code, created_at,
-	gold_min_accuracy, gold_min_judged, gold_pause, crowd_completion_url, crowd_quota_items, crowd_quota_minutes`
+	gold_min_accuracy, gold_min_judged, gold_pause, crowd_completion_url, crowd_quota_items, crowd_quota_minutes, consensus_method`
 
 // EnsureProject returns the project called name, creating it if needed.
 func (s *Store) EnsureProject(ctx context.Context, name string) (Project, error) {

@@ -368,3 +368,27 @@ func fullShot(e *env, name string) {
 	}
 	e.t.Logf("screenshot: %s", p)
 }
+
+// Issue 25: the project's consensus method (majority or Dawid–Skene) is
+// set on the dashboard's quality panel with a select, saved through the
+// quality API and shown as current after a reload.
+func TestConsensusMethodSetOnDashboard(t *testing.T) {
+	e := newEnv(t, 2)
+	judgeFirstShared(t, e, 3, 2, nil, nil)
+	e.login("researcher")
+	e.do("dashboard", chromedp.Navigate(e.url+"/dashboard/fixture"),
+		chromedp.WaitVisible(chromedp.CSS(`#dashboard[data-wasm="1"] #consensus-method`)))
+	if got := eval[string](e, `document.querySelector("#consensus-current").dataset.method + " " + document.querySelector("#consensus-method").value`); got != "majority majority" {
+		t.Errorf("current method and select before: %q, want majority", got)
+	}
+	e.do("choose Dawid–Skene", chromedp.SetValue(chromedp.CSS(`#consensus-method`), "dawid-skene"))
+	eval[bool](e, `document.querySelector("#consensus-method").dispatchEvent(new Event("change", {bubbles: true}))`)
+	e.do("save", chromedp.Click(chromedp.CSS(`#quality-save`)))
+	e.waitJS("quality saved", `(document.querySelector("#quality-message") || {textContent: ""}).textContent === "Saved."`, 10*time.Second)
+	if got := eval[string](e, `fetch("/api/projects/fixture/quality").then(r => r.text())`); !strings.Contains(got, `"consensus_method":"dawid-skene"`) {
+		t.Errorf("quality settings after saving: %s", got)
+	}
+	e.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#dashboard[data-wasm="1"] #consensus-method`)))
+	e.waitJS("shown as current", `document.querySelector("#consensus-current").dataset.method === "dawid-skene" && document.querySelector("#consensus-method").value === "dawid-skene" &&
+		document.querySelector("#consensus-current").textContent.includes("Dawid–Skene")`, 10*time.Second)
+}

@@ -365,3 +365,30 @@ func TestOneGradeKeymapEverywhere(t *testing.T) {
 	}
 	e.shot("judge-keymap-adjudication")
 }
+
+// Issue 25: at 1400×900 the skip dialog opened below the fold (under the
+// grade, evidence and comment fields, at the foot of the form); it must
+// open in view, whole, and the page must not have scrolled to show it. The
+// fixture's form is short, so the test makes it as tall as a real one
+// (longer labels, a warning, a larger font) by giving the relevance
+// choices a minimum height.
+func TestSkipDialogInViewAt1400x900(t *testing.T) {
+	e := newEnv(t, 1)
+	e.do("1400×900 window", chromedp.EmulateViewport(1400, 900))
+	e.login("annotator1")
+	e.judgeReady("judge page")
+	e.closeFirstVisitInstructions()
+	eval[bool](e, `(document.querySelector(".labels-panel .relevance").style.minHeight = "700px", window.scrollTo(0, 0), true)`)
+	e.shiftS()
+	e.do("skip dialog", chromedp.WaitVisible(chromedp.CSS(`#skip-dialog`)))
+	e.waitJS("reason field focused", `document.activeElement && document.activeElement.id === "skip-reason"`, 5*time.Second)
+	r := eval[[]float64](e, `(() => { const r = document.querySelector("#skip-dialog").getBoundingClientRect();
+		return [r.top, r.bottom, r.left, r.right, innerHeight, innerWidth, scrollY]; })()`)
+	if r[0] < 0 || r[1] > r[4] || r[2] < 0 || r[3] > r[5] {
+		t.Errorf("skip dialog at top %.0f bottom %.0f left %.0f right %.0f, outside the %.0f×%.0f viewport", r[0], r[1], r[2], r[3], r[5], r[4])
+	}
+	if r[6] != 0 {
+		t.Errorf("the page scrolled by %.0f px to show the skip dialog", r[6])
+	}
+	e.shot("judge-skip-1400x900")
+}

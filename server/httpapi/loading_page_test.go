@@ -42,7 +42,7 @@ func TestTaskPageLoadingInstructions(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("member: status %d", status)
 	}
-	loader := regexp.MustCompile(`(?s)<aside id="app-wasm-loader".*?</aside>`).FindString(page)
+	loader := regexp.MustCompile(`(?s)<aside[^>]*\sid="app-wasm-loader".*?</aside>`).FindString(page)
 	if !strings.Contains(loader, escaped) || !strings.Contains(loader, `id="loading-instructions"`) || !strings.Contains(loader, "birds of Peru") {
 		t.Errorf("member's judge page: instructions not in the loading screen:\n%s", loader)
 	}

@@ -10,9 +10,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"boolpool/internal/cli"
 )
@@ -28,12 +25,7 @@ func commands() map[string]cli.Command {
 // errUsage marks an error caused by bad command-line usage (exit code 2).
 var errUsage = cli.ErrUsage
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { cli.Main("boolpool-lab", commands()) }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return cli.Run(ctx, "boolpool-lab", commands(), args, stdout, stderr)

@@ -8,9 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"boolpool/internal/cli"
 )
@@ -50,12 +47,7 @@ func commands() map[string]command {
 // errUsage marks an error caused by bad command-line usage (exit code 2).
 var errUsage = cli.ErrUsage
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { cli.Main("boolpool", commands()) }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return cli.Run(ctx, "boolpool", commands(), args, stdout, stderr)

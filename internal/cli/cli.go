@@ -10,7 +10,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"sort"
+	"syscall"
 )
 
 // ErrUsage marks an error caused by bad command-line usage (exit code 2).
@@ -24,6 +27,15 @@ type Func func(ctx context.Context, args []string, stdout, stderr io.Writer) err
 type Command struct {
 	Summary string
 	Run     Func
+}
+
+// Main runs the binary prog: the command os.Args names, cancelled on
+// SIGINT or SIGTERM, then exits with Run's code.
+func Main(prog string, cmds map[string]Command) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Run(ctx, prog, cmds, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // Run dispatches args to the command they name and returns the process's

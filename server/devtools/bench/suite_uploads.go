@@ -271,76 +271,66 @@ func procCPUTicks(pid int) (int64, error) {
 // writeQuestDocs writes a gzipped QUEST documents file of n distinct
 // documents of about 600 bytes each.
 func writeQuestDocs(path string, n int) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	zw := gzip.NewWriter(f)
 	body := strings.Repeat("The quick brown fox jumps over the lazy dog near the river bank. ", 9)
-	for i := range n {
-		if _, err := fmt.Fprintf(zw, `{"title": "Document %d", "text": "%s%d"}`+"\n", i, body, i); err != nil {
-			return err
+	return writeGzip(path, gzip.DefaultCompression, func(w io.Writer) error {
+		for i := range n {
+			if _, err := fmt.Fprintf(w, `{"title": "Document %d", "text": "%s%d"}`+"\n", i, body, i); err != nil {
+				return err
+			}
 		}
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	return f.Close()
+		return nil
+	})
 }
 
 // writeHostileBoolQ writes a gzipped BoolQuestions record with n
 // identical string passages.
 func writeHostileBoolQ(path string, n int) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	zw, err := gzip.NewWriterLevel(f, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	if _, err := zw.Write([]byte(`{"id": "h1", "question": "cats", "positive_ctxs": [`)); err != nil {
-		return err
-	}
-	chunk := bytes.Repeat([]byte(`"a",`), 1<<14)
-	for left := n - 1; left > 0; {
-		k := min(left, 1<<14)
-		if _, err := zw.Write(chunk[:4*k]); err != nil {
+	return writeGzip(path, gzip.BestCompression, func(w io.Writer) error {
+		if _, err := w.Write([]byte(`{"id": "h1", "question": "cats", "positive_ctxs": [`)); err != nil {
 			return err
 		}
-		left -= k
-	}
-	if _, err := zw.Write([]byte(`"a"]}` + "\n")); err != nil {
+		chunk := bytes.Repeat([]byte(`"a",`), 1<<14)
+		for left := n - 1; left > 0; {
+			k := min(left, 1<<14)
+			if _, err := w.Write(chunk[:4*k]); err != nil {
+				return err
+			}
+			left -= k
+		}
+		_, err := w.Write([]byte(`"a"]}` + "\n"))
 		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	return f.Close()
+	})
 }
 
 // writeOneLineGzip writes a gzip of n bytes of 'a' and a newline.
 func writeOneLineGzip(path string, n int64) error {
+	return writeGzip(path, gzip.BestCompression, func(w io.Writer) error {
+		chunk := bytes.Repeat([]byte("a"), 1<<20)
+		for n > 0 {
+			k := min(n, int64(len(chunk)))
+			if _, err := w.Write(chunk[:k]); err != nil {
+				return err
+			}
+			n -= k
+		}
+		_, err := w.Write([]byte("\n"))
+		return err
+	})
+}
+
+// writeGzip creates path and writes, through a gzip writer at level, what
+// write writes.
+func writeGzip(path string, level int, write func(w io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	zw, err := gzip.NewWriterLevel(f, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(f, level)
 	if err != nil {
 		return err
 	}
-	chunk := bytes.Repeat([]byte("a"), 1<<20)
-	for n > 0 {
-		k := min(n, int64(len(chunk)))
-		if _, err := zw.Write(chunk[:k]); err != nil {
-			return err
-		}
-		n -= k
-	}
-	if _, err := zw.Write([]byte("\n")); err != nil {
+	if err := write(zw); err != nil {
 		return err
 	}
 	if err := zw.Close(); err != nil {

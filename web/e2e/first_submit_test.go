@@ -1,71 +1,142 @@
 package e2e
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
 
-// Issue 25: the first submit after a page load took ~280 ms to "saved",
-// later ones ~40 ms. Measured in the page: Enter → next item on screen,
-// Enter → the sync badge back to saved, and the POST /api/judgments round
-// trip (resource timing) of each submit. Before wakeForFrame the first
-// Enter → next item took 228–241 ms in about half the runs (saved
-// 279–341 ms), the later ones 3–15 ms, with no long task in the page and
-// the server's POST at 10–40 ms throughout: the update waited for its
-// frame until another browser event woke the Go runtime. The bound leaves
-// room for a loaded machine.
+// Issue 25: the first submit after a page load took 228–341 ms to show the
+// next item, later ones 3–15 ms. The update that Enter dispatched waited
+// for go-app's frame until another browser event entered the Go runtime:
+// the storage writes' timer (drafts, history: persistDelay) or the sync
+// loop's once-a-second flush, which then sent the judgment before the next
+// item was on screen. wakeForFrame wakes the runtime for that frame.
+//
+// The test asserts the order, not a time: it records in the page, in
+// order, the Enter key, every browser-storage write, every request and the
+// next item appearing, and wants nothing between Enter and the next item
+// but the outbox keeping the judgment (the durable part of the submit):
+// the send, the leasing and the drafts and history writes come after. The
+// time Enter → next item is a benchmark (BenchmarkFirstSubmitToNext, in
+// make bench's web suite).
 func TestFirstSubmitIsNotSlow(t *testing.T) {
 	e := newEnv(t, 1)
 	e.login("annotator1")
 	e.judgeReady("judge page")
 	e.closeFirstVisitInstructions()
-	const arm = `window.__bpNext = new Promise((resolve) => {
-		const item = document.querySelector("#judge").dataset.item;
-		let t0 = 0;
-		addEventListener("keydown", (e) => { if (e.key === "Enter") t0 = performance.now(); }, {capture: true, once: true});
-		const mo = new MutationObserver(() => {
-			const root = document.querySelector("#judge");
-			if (t0 && root && root.dataset.item !== item && root.dataset.state === "ready") { mo.disconnect(); resolve(performance.now() - t0); }
-		});
-		mo.observe(document.body, {attributes: true, childList: true, subtree: true});
-	}); true`
-	// Enter → the sync badge back to "saved" (the judgment sent and
-	// acknowledged).
-	const armSaved = `window.__bpSaved = new Promise((resolve) => {
-		let t0 = 0, left = false;
-		addEventListener("keydown", (e) => { if (e.key === "Enter") t0 = performance.now(); }, {capture: true, once: true});
-		const mo = new MutationObserver(() => {
-			const s = document.querySelector("#sync-status");
-			if (!t0 || !s) return;
-			if (s.dataset.state !== "saved") left = true;
-			else if (left) { mo.disconnect(); resolve(performance.now() - t0); }
-		});
-		mo.observe(document.body, {attributes: true, childList: true, subtree: true});
-	}); true`
-	eval[bool](e, `window.__bpLong = []; new PerformanceObserver((l) => { for (const x of l.getEntries()) window.__bpLong.push([Math.round(x.startTime), Math.round(x.duration)]); }).observe({type: "longtask"}); addEventListener("keydown", (e) => { if (e.key === "Enter") window.__bpLong.push(["enter", Math.round(performance.now())]); }, {capture: true}); true`)
-	var next, saved []float64
-	for i := 0; i < 3; i++ {
-		e.key("2")
-		e.key("p")
-		eval[bool](e, arm)
-		eval[bool](e, armSaved)
-		e.key("\r")
-		next = append(next, eval[float64](e, `Promise.race([window.__bpNext, new Promise((r) => setTimeout(() => r(-1), 5000))])`))
-		saved = append(saved, eval[float64](e, `Promise.race([window.__bpSaved, new Promise((r) => setTimeout(() => r(-1), 5000))])`))
-		e.waitSaved()
-		time.Sleep(300 * time.Millisecond)
+	eval[bool](e, recordOrder)
+	e.key("2")
+	e.key("p")
+	// The draft of those keys is written within persistDelay; once it is,
+	// nothing the page scheduled before Enter is left to wake it.
+	e.waitJS("the draft written", `window.__bpOrder.some((s) => s.startsWith("store boolpool.drafts."))`, 10*time.Second)
+	from := eval[int](e, `window.__bpOrder.length`)
+	e.key("\r")
+	e.waitJS("the next item", fmt.Sprintf(`window.__bpOrder.slice(%d).some((s) => s.startsWith("painted "))`, from), 20*time.Second)
+	e.waitSaved()
+	order := eval[[]string](e, fmt.Sprintf(`window.__bpOrder.slice(%d)`, from))
+	t.Logf("after Enter, in order: %q", order)
+	if err := nextItemFirst(order); err != nil {
+		t.Error(err)
 	}
-	posts := eval[[]float64](e, `performance.getEntriesByType("resource").filter((r) => r.name.includes("/api/judgments")).map((r) => r.duration)`)
-	all := eval[string](e, `JSON.stringify(performance.getEntriesByType("resource").filter((r) => r.name.includes("/api/")).map((r) => [r.name.replace(location.origin, ""), Math.round(r.startTime), Math.round(r.duration)]))`)
-	t.Logf("Enter → next item, ms: %v", next)
-	t.Logf("Enter → saved, ms: %v", saved)
-	t.Logf("long tasks [start, ms] and Enter keydowns: %s", eval[string](e, `JSON.stringify(window.__bpLong)`))
-	t.Logf("POST /api/judgments durations, ms: %v", posts)
-	t.Logf("api resources [path, start, duration]: %s", all)
-	// The stall this guards against was 228–341 ms (go-app's frame waiting
-	// for the next timer); a fixed page shows the next item in 5–50 ms.
-	// The bound leaves room for a loaded machine.
-	if next[0] < 0 || next[0] > 200 {
-		t.Errorf("first submit: Enter → next item %.0f ms, want at most 200 ms (later submits: %.0f, %.0f ms)", next[0], next[1], next[2])
+}
+
+// nextItemFirst checks the page's record of a submit (recordOrder, from the
+// Enter key on): only outbox writes before the next item is on screen, and
+// the judgment sent after it.
+func nextItemFirst(order []string) error {
+	if len(order) == 0 || order[0] != "enter" {
+		return fmt.Errorf("the record does not start with the Enter key: %q", order)
 	}
+	painted := -1
+	for i, ev := range order[1:] {
+		if strings.HasPrefix(ev, "painted ") {
+			painted = i + 1
+			break
+		}
+		if !strings.HasPrefix(ev, "store boolpool.outbox.v2.") {
+			return fmt.Errorf("%q came between Enter and the next item on screen (only the outbox write may): %q", ev, order)
+		}
+	}
+	if painted < 0 {
+		return fmt.Errorf("the next item never came on screen: %q", order)
+	}
+	for _, ev := range order[painted:] {
+		if ev == "request POST /api/judgments" {
+			return nil
+		}
+	}
+	return fmt.Errorf("the judgment was not sent after the next item came on screen: %q", order)
+}
+
+func TestNextItemFirst(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		order []string
+		ok    bool
+	}{
+		{"fixed", []string{"enter", "store boolpool.outbox.v2.3", "painted 7", "request POST /api/judgments", "store boolpool.history.v2.3.1.relevance", "store boolpool.drafts.v1.3"}, true},
+		// Issue 25's orders: the frame waited for the storage timer or for
+		// the sync loop's flush.
+		{"stalled until the storage timer", []string{"enter", "store boolpool.outbox.v2.3", "store boolpool.history.v2.3.1.relevance", "painted 7", "request POST /api/judgments"}, false},
+		{"stalled until the sync tick", []string{"enter", "store boolpool.outbox.v2.3", "request POST /api/judgments", "painted 7"}, false},
+		{"never shown", []string{"enter", "store boolpool.outbox.v2.3"}, false},
+		{"never sent", []string{"enter", "store boolpool.outbox.v2.3", "painted 7"}, false},
+	} {
+		if err := nextItemFirst(c.order); (err == nil) != c.ok {
+			t.Errorf("%s: nextItemFirst(%q) = %v, want ok %v", c.name, c.order, err, c.ok)
+		}
+	}
+}
+
+// recordOrder makes the judging page record, in window.__bpOrder and in
+// the order they happen: "enter" (the key, before the page sees it),
+// "store KEY" (each localStorage write or removal), "request METHOD PATH"
+// (each fetch, as the Go client makes its requests) and "painted ITEM"
+// (another item ready in #judge).
+const recordOrder = `(() => {
+	const log = window.__bpOrder = [];
+	addEventListener("keydown", (e) => { if (e.key === "Enter") log.push("enter"); }, {capture: true});
+	for (const m of ["setItem", "removeItem"]) {
+		const orig = Storage.prototype[m];
+		Storage.prototype[m] = function (k, ...rest) { log.push("store " + k); return orig.call(this, k, ...rest); };
+	}
+	const fetch0 = window.fetch;
+	window.fetch = function (input, init) {
+		const url = new URL(typeof input === "string" ? input : input.url, location.href);
+		log.push("request " + ((init && init.method) || "GET").toUpperCase() + " " + url.pathname);
+		return fetch0.apply(this, arguments);
+	};
+	let item = document.querySelector("#judge").dataset.item;
+	new MutationObserver(() => {
+		const root = document.querySelector("#judge");
+		if (root && root.dataset.state === "ready" && root.dataset.item !== item) { item = root.dataset.item; log.push("painted " + item); }
+	}).observe(document.body, {attributes: true, childList: true, subtree: true});
+	return true;
+})()`
+
+// armNextItem makes window.__bpNext a promise of the time in ms, measured
+// inside the page, from the next Enter keydown to #judge showing another
+// item ready (so the DevTools round trips do not count).
+const armNextItem = `window.__bpNext = new Promise((resolve) => {
+	const item = document.querySelector("#judge").dataset.item;
+	let t0 = 0;
+	addEventListener("keydown", (e) => { if (e.key === "Enter") t0 = performance.now(); }, {capture: true, once: true});
+	const mo = new MutationObserver(() => {
+		const root = document.querySelector("#judge");
+		if (t0 && root && root.dataset.item !== item && root.dataset.state === "ready") { mo.disconnect(); resolve(performance.now() - t0); }
+	});
+	mo.observe(document.body, {attributes: true, childList: true, subtree: true});
+}); true`
+
+// submitToNextMs submits the filled item on screen with Enter and returns
+// the page's time from the key to the next item (armNextItem), or -1 when
+// it did not come within 5 s.
+func submitToNextMs(e *env) float64 {
+	e.t.Helper()
+	eval[bool](e, armNextItem)
+	e.key("\r")
+	return eval[float64](e, `Promise.race([window.__bpNext, new Promise((r) => setTimeout(() => r(-1), 5000))])`)
 }

@@ -1,9 +1,7 @@
 package web
 
 import (
-	"fmt"
 	"sort"
-	"strconv"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -36,14 +34,12 @@ var constraintOptions = []struct{ key, value, label string }{
 type ConstraintPage struct {
 	app.Compo
 	taskFeed
+	helpDialogs
+	sentenceCursor
 
-	marked       map[int]bool // sentence ids marked as evidence
-	cursor       int
-	message      string
-	showKeys     bool
-	showHelp     bool
-	instructions api.Instructions
-	shownItem    int64
+	marked    map[int]bool // sentence ids marked as evidence
+	message   string
+	shownItem int64
 }
 
 // NewConstraintPage returns the page.
@@ -64,10 +60,7 @@ func (p *ConstraintPage) OnMount(ctx app.Context) { p.mount(ctx, p.onKey) }
 func (p *ConstraintPage) OnDismount() { p.dismount() }
 
 func (p *ConstraintPage) syncForm(ctx app.Context) {
-	if p.firstVisit() && !p.showHelp {
-		p.showHelp = true
-		loadInstructions(ctx, p.client, p.project, api.KindConstraint, &p.instructions, true)
-	}
+	p.openHelpOnFirstVisit(ctx, p.firstVisit(), p.client, p.project, api.KindConstraint)
 	if t, ok := p.current(); ok && t.ItemID != p.shownItem {
 		p.shownItem = t.ItemID
 		p.marked, p.cursor, p.message = map[int]bool{}, 0, ""
@@ -75,19 +68,10 @@ func (p *ConstraintPage) syncForm(ctx app.Context) {
 }
 
 func (p *ConstraintPage) onKey(ctx app.Context, key string, ev app.Value) bool {
-	switch key {
-	case "?":
-		p.showKeys = !p.showKeys
-		return true
-	case "Escape":
-		p.showKeys, p.showHelp = false, false
-		if ev.Get("target").Truthy() && ev.Get("target").Get("blur").Truthy() {
-			ev.Get("target").Call("blur")
-		}
-		return true
-	case "i":
-		p.showHelp = !p.showHelp
-		loadInstructions(ctx, p.client, p.project, api.KindConstraint, &p.instructions, p.showHelp)
+	if key == "Escape" {
+		blurTarget(ev)
+	}
+	if p.helpKey(ctx, key, p.client, p.project, api.KindConstraint) {
 		return true
 	}
 	t, ok := p.current()
@@ -95,9 +79,8 @@ func (p *ConstraintPage) onKey(ctx app.Context, key string, ev app.Value) bool {
 		return false
 	}
 	p.syncForm(ctx)
-	nSent := 0
-	if t.Document != nil {
-		nSent = len(t.Document.Sentences)
+	if p.moveCursor(ctx, key, sentenceCount(t)) {
+		return true
 	}
 	switch key {
 	case "y", "n", "u":
@@ -106,18 +89,8 @@ func (p *ConstraintPage) onKey(ctx app.Context, key string, ev app.Value) bool {
 				p.answer(ctx, t, o.value)
 			}
 		}
-	case "j":
-		if p.cursor < nSent-1 {
-			p.cursor++
-		}
-		p.scrollToCursor(ctx)
-	case "k":
-		if p.cursor > 0 {
-			p.cursor--
-		}
-		p.scrollToCursor(ctx)
 	case " ":
-		if p.cursor < nSent {
+		if p.cursor < sentenceCount(t) {
 			p.marked[p.cursor] = !p.marked[p.cursor]
 		}
 	default:
@@ -144,28 +117,11 @@ func (p *ConstraintPage) answer(ctx app.Context, t api.Task, satisfied string) {
 	p.syncForm(ctx)
 }
 
-func (p *ConstraintPage) scrollToCursor(ctx app.Context) {
-	id := fmt.Sprintf("s-%d", p.cursor)
-	ctx.Defer(func(app.Context) {
-		if el := app.Window().GetElementByID(id); el.Truthy() {
-			el.Call("scrollIntoView", map[string]any{"block": "nearest"})
-		}
-	})
-}
-
-// clickSentence marks or unmarks the clicked sentence (read from
-// data-sentence at event time: go-app keeps a row's first closure).
+// clickSentence marks or unmarks the clicked sentence.
 func (p *ConstraintPage) clickSentence(ctx app.Context, e app.Event) {
-	t, ok := p.current()
-	if !ok || t.Document == nil {
-		return
+	if t, ok := p.current(); ok && p.cursorToClicked(ctx, t) {
+		p.marked[p.cursor] = !p.marked[p.cursor]
 	}
-	i, err := strconv.Atoi(eventData(ctx, "sentence"))
-	if err != nil || i < 0 || i >= len(t.Document.Sentences) {
-		return
-	}
-	p.cursor = i
-	p.marked[i] = !p.marked[i]
 }
 
 // Render draws the page.
@@ -246,9 +202,4 @@ func (p *ConstraintPage) renderDocument(t api.Task) app.UI {
 			}),
 		),
 	)
-}
-
-// dialog names the dialog open on the page (the keymap on top).
-func (p *ConstraintPage) dialog() string {
-	return keysOrHelp(p.showKeys, p.showHelp)
 }

@@ -57,18 +57,16 @@ var skipReasons = []string{
 type JudgePage struct {
 	app.Compo
 	taskFeed
+	helpDialogs
+	sentenceCursor
 
 	relevance    int // -1 = not chosen
 	evidence     string
 	activeAtom   int
-	cursor       int
 	attributions map[int]map[int]bool // atom → sentence set
 	satisfied    map[int]string
 	comment      string
 	message      string
-	showKeys     bool
-	showHelp     bool
-	instructions api.Instructions
 	shownItem    int64
 	skipOpen     bool
 	skipReason   string
@@ -153,9 +151,7 @@ func (p *JudgePage) OnDismount() { p.dismount() }
 // syncForm clears (or restores) the form when a new item comes on screen,
 // and opens the instructions on the user's first visit.
 func (p *JudgePage) syncForm(ctx app.Context) {
-	if p.firstVisit() && !p.showHelp {
-		p.toggleHelp(ctx)
-	}
+	p.openHelpOnFirstVisit(ctx, p.firstVisit(), p.client, p.instructionsProject(), api.KindRelevance)
 	if t, ok := p.current(); ok {
 		p.resetFor(t)
 	}
@@ -312,20 +308,14 @@ func setFieldValue(id, v string) {
 
 func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
 	switch key {
-	case "?":
-		p.showKeys = !p.showKeys
-		return true
 	case "Escape":
-		p.showKeys, p.showHelp, p.skipOpen = false, false, false
-		if ev.Get("target").Truthy() {
-			ev.Get("target").Call("blur")
-		}
-		return true
-	case "i":
-		p.toggleHelp(ctx)
-		return true
+		p.skipOpen = false
+		blurTarget(ev)
 	case "Backspace":
 		p.back(ctx)
+		return true
+	}
+	if p.helpKey(ctx, key, p.client, p.instructionsProject(), api.KindRelevance) {
 		return true
 	}
 	t, ok := p.current()
@@ -333,10 +323,7 @@ func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
 		return false
 	}
 	p.resetFor(t)
-	nSent := 0
-	if t.Document != nil {
-		nSent = len(t.Document.Sentences)
-	}
+	nSent := sentenceCount(t)
 	if g, ok := gradeOf(key); ok {
 		p.relevance = g
 		if strings.HasPrefix(p.message, noGradeHint) {
@@ -360,16 +347,8 @@ func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
 		if i := strings.Index(atomKeys, key); i < len(t.Query.Atoms) {
 			p.activeAtom = i
 		}
-	case key == "j":
-		if p.cursor < nSent-1 {
-			p.cursor++
-		}
-		p.scrollToCursor(ctx)
-	case key == "k":
-		if p.cursor > 0 {
-			p.cursor--
-		}
-		p.scrollToCursor(ctx)
+	case key == "j" || key == "k":
+		p.moveCursor(ctx, key, nSent)
 	case key == " ":
 		p.toggleSentence(p.activeAtom, p.cursor, nSent)
 	case key == "y" || key == "x" || key == "u":
@@ -394,52 +373,24 @@ func (p *JudgePage) onKey(ctx app.Context, key string, ev app.Value) bool {
 	return true
 }
 
-func (p *JudgePage) toggleHelp(ctx app.Context) {
-	p.showHelp = !p.showHelp
-	if !p.showHelp || p.instructions.Text != "" || p.client == nil {
-		return
-	}
-	project := p.project
+// instructionsProject is the project whose instructions the page shows:
+// the item's on screen, else the page's.
+func (p *JudgePage) instructionsProject() string {
 	if t, ok := p.current(); ok {
-		project = t.Project
+		return t.Project
 	}
-	cl := p.client
-	ctx.Async(func() {
-		in, err := cl.Instructions(ctx, project, api.KindRelevance)
-		ctx.Dispatch(func(ctx app.Context) {
-			if err != nil {
-				in.Text = "The instructions could not be loaded: " + err.Error()
-			}
-			p.instructions = in
-		})
-	})
+	return p.project
 }
 
-func (p *JudgePage) scrollToCursor(ctx app.Context) {
-	id := fmt.Sprintf("s-%d", p.cursor)
-	ctx.Defer(func(app.Context) {
-		if el := app.Window().GetElementByID(id); el.Truthy() {
-			el.Call("scrollIntoView", map[string]any{"block": "nearest"})
-		}
-	})
-}
-
-// clickSentence moves the cursor to the sentence clicked (data-sentence)
-// and marks or unmarks it for the active constraint. The sentence and the
-// task are read at event time, not captured: go-app keeps a row position's
-// first handler closure across re-renders, so a captured document would be
-// an earlier task's.
+// clickSentence moves the cursor to the sentence clicked and marks or
+// unmarks it for the active constraint. The task is read at event time,
+// not captured (go-app keeps a row's first handler closure).
 func (p *JudgePage) clickSentence(ctx app.Context, e app.Event) {
 	t, ok := p.current()
-	if !ok || t.Document == nil {
+	if !ok || !p.cursorToClicked(ctx, t) {
 		return
 	}
-	i, err := strconv.Atoi(eventData(ctx, "sentence"))
-	if err != nil || i < 0 || i >= len(t.Document.Sentences) {
-		return
-	}
-	p.cursor = i
-	p.toggleSentence(p.activeAtom, i, len(t.Document.Sentences))
+	p.toggleSentence(p.activeAtom, p.cursor, sentenceCount(t))
 	p.saveDraft()
 }
 
@@ -697,7 +648,9 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 				app.Button().Type("button").ID("show-keys").Class("link").Text("Keyboard shortcuts (?)").
 					OnClick(func(ctx app.Context, e app.Event) { p.showKeys = !p.showKeys }),
 				app.Button().Type("button").ID("show-help").Class("link").Text("Instructions (i)").
-					OnClick(func(ctx app.Context, e app.Event) { p.toggleHelp(ctx) }),
+					OnClick(func(ctx app.Context, e app.Event) {
+						p.toggleHelp(ctx, p.client, p.instructionsProject(), api.KindRelevance)
+					}),
 			),
 		),
 	)

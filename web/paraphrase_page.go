@@ -27,13 +27,12 @@ type ParaphrasePage struct {
 	app.Compo
 	taskFeed
 
-	text         string
-	nonsensical  bool
-	message      string
-	showKeys     bool
-	showHelp     bool
-	instructions api.Instructions
-	shownItem    int64
+	helpDialogs
+
+	text        string
+	nonsensical bool
+	message     string
+	shownItem   int64
 }
 
 // NewParaphrasePage returns the page.
@@ -74,12 +73,7 @@ func (p *ParaphrasePage) listenEnter(ctx app.Context) {
 }
 
 func (p *ParaphrasePage) syncForm(ctx app.Context) {
-	if p.firstVisit() {
-		// The instructions open by themselves on the user's first visit
-		// of this task type (then with i).
-		p.showHelp = true
-		loadInstructions(ctx, p.client, p.project, api.KindParaphrase, &p.instructions, true)
-	}
+	p.openHelpOnFirstVisit(ctx, p.firstVisit(), p.client, p.project, api.KindParaphrase)
 	if t, ok := p.current(); ok && t.ItemID != p.shownItem {
 		p.shownItem = t.ItemID
 		p.text, p.nonsensical, p.message = "", false, ""
@@ -88,17 +82,13 @@ func (p *ParaphrasePage) syncForm(ctx app.Context) {
 }
 
 func (p *ParaphrasePage) onKey(ctx app.Context, key string, ev app.Value) bool {
+	if key == "Escape" {
+		blurTarget(ev)
+	}
+	if p.helpKey(ctx, key, p.client, p.project, api.KindParaphrase) {
+		return true
+	}
 	switch key {
-	case "?":
-		p.showKeys = !p.showKeys
-	case "Escape":
-		p.showKeys, p.showHelp = false, false
-		if ev.Get("target").Truthy() {
-			ev.Get("target").Call("blur")
-		}
-	case "i":
-		p.showHelp = !p.showHelp
-		loadInstructions(ctx, p.client, p.project, api.KindParaphrase, &p.instructions, p.showHelp)
 	case "m":
 		p.nonsensical = !p.nonsensical
 	case "Enter":
@@ -153,8 +143,7 @@ func (p *ParaphrasePage) Render() app.UI {
 						app.Button().Type("button").ID("submit").Class("primary").Text("Submit and next (Enter)").
 							OnClick(func(ctx app.Context, e app.Event) { p.submit(ctx) }),
 						app.Button().Type("button").Class("link").Text("Instructions (i)").OnClick(func(ctx app.Context, e app.Event) {
-							p.showHelp = !p.showHelp
-							loadInstructions(ctx, p.client, p.project, api.KindParaphrase, &p.instructions, p.showHelp)
+							p.toggleHelp(ctx, p.client, p.project, api.KindParaphrase)
 						}),
 					),
 				),
@@ -163,26 +152,4 @@ func (p *ParaphrasePage) Render() app.UI {
 		NewKeymapDialog().Open(p.showKeys).Keys(paraphraseKeys),
 		NewInstructionsPanel().Open(p.showHelp).Instructions(p.instructions),
 	)
-}
-
-// loadInstructions fetches instructions into *dst the first time a panel
-// opens.
-func loadInstructions(ctx app.Context, cl *Client, project, kind string, dst *api.Instructions, open bool) {
-	if !open || dst.Text != "" || cl == nil {
-		return
-	}
-	ctx.Async(func() {
-		in, err := cl.Instructions(ctx, project, kind)
-		ctx.Dispatch(func(ctx app.Context) {
-			if err != nil {
-				in.Text = "The instructions could not be loaded: " + err.Error()
-			}
-			*dst = in
-		})
-	})
-}
-
-// dialog names the dialog open on the page (the keymap on top).
-func (p *ParaphrasePage) dialog() string {
-	return keysOrHelp(p.showKeys, p.showHelp)
 }

@@ -27,12 +27,11 @@ type ValidationPage struct {
 	app.Compo
 	taskFeed
 
-	answer       api.ValidationAnswer
-	message      string
-	showKeys     bool
-	showHelp     bool
-	instructions api.Instructions
-	shownItem    int64
+	helpDialogs
+
+	answer    api.ValidationAnswer
+	message   string
+	shownItem int64
 }
 
 // NewValidationPage returns the page.
@@ -53,12 +52,7 @@ func (p *ValidationPage) OnMount(ctx app.Context) { p.mount(ctx, p.onKey) }
 func (p *ValidationPage) OnDismount() { p.dismount() }
 
 func (p *ValidationPage) syncForm(ctx app.Context) {
-	if p.firstVisit() {
-		// The instructions open by themselves on the user's first visit
-		// of this task type (then with i).
-		p.showHelp = true
-		loadInstructions(ctx, p.client, p.project, api.KindValidation, &p.instructions, true)
-	}
+	p.openHelpOnFirstVisit(ctx, p.firstVisit(), p.client, p.project, api.KindValidation)
 	if t, ok := p.current(); ok && t.ItemID != p.shownItem {
 		p.shownItem = t.ItemID
 		p.answer, p.message = api.ValidationAnswer{}, ""
@@ -84,14 +78,10 @@ func (p *ValidationPage) onKey(ctx app.Context, key string, ev app.Value) bool {
 			return true
 		}
 	}
+	if p.helpKey(ctx, key, p.client, p.project, api.KindValidation) {
+		return true
+	}
 	switch key {
-	case "?":
-		p.showKeys = !p.showKeys
-	case "Escape":
-		p.showKeys, p.showHelp = false, false
-	case "i":
-		p.showHelp = !p.showHelp
-		loadInstructions(ctx, p.client, p.project, api.KindValidation, &p.instructions, p.showHelp)
 	case "Enter":
 		p.submit(ctx)
 	default:
@@ -149,9 +139,4 @@ func (p *ValidationPage) Render() app.UI {
 		NewKeymapDialog().Open(p.showKeys).Keys(validationKeys),
 		NewInstructionsPanel().Open(p.showHelp).Instructions(p.instructions),
 	)
-}
-
-// dialog names the dialog open on the page (the keymap on top).
-func (p *ValidationPage) dialog() string {
-	return keysOrHelp(p.showKeys, p.showHelp)
 }

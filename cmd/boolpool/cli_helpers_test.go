@@ -66,13 +66,34 @@ func (c *cliTest) must(args ...string) (stdout, stderr string) {
 // names the runtime); hint says how to get them.
 func needEncoders(t *testing.T, hint string, files ...string) {
 	t.Helper()
-	cache := os.Getenv("BOOLPOOL_CACHE")
-	if cache == "" {
-		cache = filepath.Join("..", "..", ".cache")
-	}
+	cache := encoderCache()
 	for _, p := range files {
 		if _, err := os.Stat(filepath.Join(cache, p)); err != nil && os.Getenv("BOOLPOOL_ORT_LIB") == "" {
 			t.Skipf("skipping: %v (%s)", err, hint)
 		}
 	}
+}
+
+// encoderCache is the encoder cache: $BOOLPOOL_CACHE, else the
+// repository's .cache.
+func encoderCache() string {
+	if cache := os.Getenv("BOOLPOOL_CACHE"); cache != "" {
+		return cache
+	}
+	return filepath.Join("..", "..", ".cache")
+}
+
+// tokenizerCache is the encoder cache, as an absolute path, when it holds
+// the MiniLM tokenizer (the lexical encoder's); else the test is skipped.
+func tokenizerCache(t *testing.T) string {
+	t.Helper()
+	cache := encoderCache()
+	if _, err := os.Stat(filepath.Join(cache, "models", "minilm-fp16", "tokenizer.json")); err != nil {
+		t.Skipf("skipping: %v (run scripts/fetch-models.sh)", err)
+	}
+	abs, err := filepath.Abs(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }

@@ -33,8 +33,7 @@ func runAtoms(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	sub, rest := args[0], args[1:]
 	fs := newFlagSet("atoms "+sub, stderr, usage)
-	db := dbFlag(fs)
-	project := fs.String("project", "", "project `name` (required)")
+	pf := addProjectFlags(fs)
 	into := fs.String("into", "", "merge: the atom `key` to keep")
 	from := fs.String("from", "", "merge: the atom `key` merged into --into")
 	atomKey := fs.String("atom", "", "split: the atom `key` to split")
@@ -46,13 +45,7 @@ func runAtoms(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	depth := fs.Int("depth", 20, "pool: documents per query and run")
 	limit := fs.Int("limit", 1000, "pool: most constraint items to create")
 	gold := fs.Int("gold", 0, "pool: this many imported atom labels become gold constraint items")
-	if err := parseFlags(fs, rest); err != nil {
-		return err
-	}
-	if *project == "" {
-		return fmt.Errorf("%w: --project is required", errUsage)
-	}
-	st, p, err := openProject(ctx, *db, *project)
+	st, p, err := pf.parseAndOpen(ctx, fs, rest)
 	if err != nil {
 		return err
 	}

@@ -16,18 +16,11 @@ import (
 // with --encoder, the pgvector HNSW index of a dense encoder.
 func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("index", stderr, "usage: boolpool index --project P [--k1 0.9 --b 0.4] [--encoder NAME]")
-	db := dbFlag(fs)
-	project := fs.String("project", "", "project `name` (required)")
+	pf := addProjectFlags(fs)
 	k1 := fs.Float64("k1", lexical.DefaultParams().K1, "BM25 k1")
 	b := fs.Float64("b", lexical.DefaultParams().B, "BM25 b")
 	encoder := fs.String("encoder", "", "also create the HNSW index of this dense encoder's embeddings")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *project == "" {
-		return fmt.Errorf("%w: --project is required", errUsage)
-	}
-	st, p, err := openProject(ctx, *db, *project)
+	st, p, err := pf.parseAndOpen(ctx, fs, args)
 	if err != nil {
 		return err
 	}

@@ -266,8 +266,7 @@ type benchRow struct {
 // each method over a project's queries.
 func runRetrieveBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("retrieve bench", stderr, "")
-	db := dbFlag(fs)
-	project := fs.String("project", "", "project `name` (required)")
+	pf := addProjectFlags(fs)
 	split := fs.String("split", "", "only this split's queries")
 	methods := fs.String("methods", "bm25,bm25-strict-boolean,pnorm,sparse-disentangled-negation,sparse-maxpool-union,sparse-cpt,dense-vanilla,dense-decomposed,dense-algebra",
 		"comma-separated methods (default parameters)")
@@ -275,13 +274,7 @@ func runRetrieveBench(ctx context.Context, args []string, stdout, stderr io.Writ
 	encoder := fs.String("encoder", encoders.MiniLMStatic, "dense encoder `name`")
 	vectors := fs.String("vectors", "pgvector", "dense document vectors: pgvector or memory")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *project == "" {
-		return fmt.Errorf("%w: --project is required", errUsage)
-	}
-	st, p, err := openProject(ctx, *db, *project)
+	st, p, err := pf.parseAndOpen(ctx, fs, args)
 	if err != nil {
 		return err
 	}
@@ -373,8 +366,7 @@ type evalRow struct {
 // nothing for counts as an empty ranking.
 func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("retrieve eval", stderr, "usage: boolpool retrieve eval --project P [--runs a,b] [--split S] [--negatives FILE] [--metrics LIST] [--bm25-variants] [--json]")
-	db := dbFlag(fs)
-	project := fs.String("project", "", "project `name` (required)")
+	pf := addProjectFlags(fs)
 	runs := fs.String("runs", "", "comma-separated stored run `names` (default: all runs)")
 	split := fs.String("split", "", "only this split's queries")
 	negPath := fs.String("negatives", "", "qrels `file` of explicit negatives, added to the project's own (see boolpool pool negatives)")
@@ -382,13 +374,7 @@ func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Write
 	variants := fs.Bool("bm25-variants", false, "also retrieve (without storing) bm25 with each query-term weighting, qtf=count and qtf=unique, and evaluate both")
 	depth := fs.Int("depth", 1000, "results per query of --bm25-variants")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *project == "" {
-		return fmt.Errorf("%w: --project is required", errUsage)
-	}
-	st, p, err := openProject(ctx, *db, *project)
+	st, p, err := pf.parseAndOpen(ctx, fs, args)
 	if err != nil {
 		return err
 	}

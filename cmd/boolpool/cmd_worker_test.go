@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -165,17 +164,7 @@ func startWorkerProcess(t *testing.T, cache string, args ...string) *exec.Cmd {
 // worker's heartbeat stop, resumes from the committed batches, and the job
 // completes once with every document encoded once.
 func TestWorkerKilledMidEncode(t *testing.T) {
-	cache := os.Getenv("BOOLPOOL_CACHE")
-	if cache == "" {
-		cache = filepath.Join("..", "..", ".cache")
-	}
-	if _, err := os.Stat(filepath.Join(cache, "models", "minilm-fp16", "tokenizer.json")); err != nil {
-		t.Skipf("skipping: %v (run scripts/fetch-models.sh)", err)
-	}
-	cache, err := filepath.Abs(cache)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := tokenizerCache(t)
 	if testing.Short() {
 		t.Skip("waits for River's leader to expire (about 20 s)")
 	}

@@ -17,6 +17,29 @@ func dbFlag(fs *flag.FlagSet) *string {
 	return fs.String("database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL (env DATABASE_URL; 'make db' prints one)")
 }
 
+// projectFlags are the --database-url and --project flags of a command
+// that works on one project.
+type projectFlags struct {
+	db, project *string
+}
+
+// addProjectFlags adds --database-url and a required --project to fs.
+func addProjectFlags(fs *flag.FlagSet) projectFlags {
+	return projectFlags{db: dbFlag(fs), project: fs.String("project", "", "project `name` (required)")}
+}
+
+// parseAndOpen parses args into fs, checks that --project is given and
+// opens the store and the project; the caller closes the store.
+func (f projectFlags) parseAndOpen(ctx context.Context, fs *flag.FlagSet, args []string) (*store.Store, store.Project, error) {
+	if err := parseFlags(fs, args); err != nil {
+		return nil, store.Project{}, err
+	}
+	if *f.project == "" {
+		return nil, store.Project{}, fmt.Errorf("%w: --project is required", errUsage)
+	}
+	return openProject(ctx, *f.db, *f.project)
+}
+
 // openStore connects and checks that the schema is current.
 func openStore(ctx context.Context, url string) (*store.Store, error) {
 	if url == "" {

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -232,17 +231,7 @@ func (d *dashboard) waitFor(t *testing.T, what string, limit time.Duration, ok f
 // another started: the job completes once, every document encoded once,
 // and both dashboards show every judgment and the adjudication.
 func TestLoopbackTwoServersOneWorker(t *testing.T) {
-	cache := os.Getenv("BOOLPOOL_CACHE")
-	if cache == "" {
-		cache = filepath.Join("..", "..", ".cache")
-	}
-	if _, err := os.Stat(filepath.Join(cache, "models", "minilm-fp16", "tokenizer.json")); err != nil {
-		t.Skipf("skipping: %v (run scripts/fetch-models.sh)", err)
-	}
-	cache, err := filepath.Abs(cache)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := tokenizerCache(t)
 	if testing.Short() {
 		t.Skip("waits for River's rescuer (about 20 s)")
 	}

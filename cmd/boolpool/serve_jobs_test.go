@@ -91,13 +91,7 @@ func TestEncodeJobWithoutModels(t *testing.T) {
 // TestEncodeJobLexical encodes a project with the lexical encoder as a job
 // (needs the fetched tokenizer), with progress over the documents.
 func TestEncodeJobLexical(t *testing.T) {
-	cache := os.Getenv("BOOLPOOL_CACHE")
-	if cache == "" {
-		cache = filepath.Join("..", "..", ".cache")
-	}
-	if _, err := os.Stat(filepath.Join(cache, "models", "minilm-fp16", "tokenizer.json")); err != nil {
-		t.Skipf("skipping: %v (run scripts/fetch-models.sh)", err)
-	}
+	cache := tokenizerCache(t)
 	st := storetest.New(t)
 	p := importSmall(t, st)
 	j := runJob(t, st, cache, p.ID, api.JobKindEncode, `{"encoder": "lexical", "skip_queries": true}`)

@@ -99,9 +99,7 @@ func benchSubmitToNext(b *testing.B, think time.Duration, unit, unitP90 string) 
 	if err := judgingtest.AddRelevanceItems(context.Background(), e.st, e.fx, 400); err != nil {
 		b.Fatal(err)
 	}
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	var ms []float64
 	for b.Loop() {
 		if think > 0 {
@@ -132,9 +130,7 @@ func BenchmarkFirstSubmitToNext(b *testing.B) {
 	if err := judgingtest.AddRelevanceItems(context.Background(), e.st, e.fx, 100); err != nil {
 		b.Fatal(err)
 	}
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	var ms []float64
 	for b.Loop() {
 		b.StopTimer()

@@ -347,6 +347,14 @@ func (e *env) key(keys string) {
 	e.do("press "+keys, chromedp.KeyEvent(keys))
 }
 
+// setValue sets the value of the element sel finds and fires event (input,
+// change) as a person's typing or choosing would.
+func (e *env) setValue(sel, value, event string) {
+	e.t.Helper()
+	eval[bool](e, `(() => { const el = document.querySelector(`+jsonString(sel)+`); el.value = `+jsonString(value)+`;
+		el.dispatchEvent(new Event(`+jsonString(event)+`, {bubbles: true})); return true })()`)
+}
+
 // itemOnScreen is the judging page's current item id ("" if none).
 func (e *env) itemOnScreen(root string) string {
 	return eval[string](e, `(document.querySelector("`+root+`") || {dataset: {}}).dataset.item || ""`)

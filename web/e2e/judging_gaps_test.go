@@ -58,6 +58,15 @@ func (e *env) judgeReady(what string) {
 	e.do(what, chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-state="ready"]`)))
 }
 
+// startJudging signs user in, waits for the judging page to show an item
+// and closes the instructions of a first visit.
+func (e *env) startJudging(user string) {
+	e.t.Helper()
+	e.login(user)
+	e.judgeReady("judge page")
+	e.closeFirstVisitInstructions()
+}
+
 // closeFirstVisitInstructions closes the instructions the judging page
 // opens on a user's first visit (if they open).
 func (e *env) closeFirstVisitInstructions() {
@@ -116,9 +125,7 @@ func latestJudgment(t *testing.T, st *store.Store, itemID, userID int64) store.J
 func TestProgressTotalIsStableAndDoneExact(t *testing.T) {
 	e := newEnv(t, 2) // six relevance items, two raters each
 	a1 := e.fx.Users["annotator1"].ID
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	_, total := e.progressNow()
 	if total != 6 {
 		t.Fatalf("total at the start: %d, want the fixture's 6 relevance items", total)
@@ -180,9 +187,7 @@ func judgingNewUUID(t *testing.T) string {
 func TestHistoryGoesBackAndCorrects(t *testing.T) {
 	e := newEnv(t, 1)
 	a1 := e.fx.Users["annotator1"].ID
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	if !eval[bool](e, `document.querySelector("#history-back").disabled`) {
 		t.Errorf("Back is enabled with nothing judged yet")
 	}
@@ -232,9 +237,7 @@ func TestHistoryGoesBackAndCorrects(t *testing.T) {
 // Gap: the form in progress survives a reload.
 func TestDraftSurvivesReload(t *testing.T) {
 	e := newEnv(t, 1)
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	item := e.itemOnScreen("#judge")
 	for _, k := range []string{"2", "p", "a", "j", " ", "y"} {
 		e.key(k)
@@ -300,9 +303,7 @@ func TestInstructionsOnFirstVisitAndNotWording(t *testing.T) {
 func TestSkipWithReasonAndUndo(t *testing.T) {
 	e := newEnv(t, 1)
 	a1 := e.fx.Users["annotator1"].ID
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	style := eval[[]string](e, `(() => { const s = getComputedStyle(document.querySelector("#history-back")); return [s.opacity, s.cursor]; })()`)
 	if style[0] == "1" || style[1] != "not-allowed" {
 		t.Errorf("the disabled Back button looks enabled: opacity %s, cursor %s", style[0], style[1])
@@ -339,9 +340,7 @@ func TestSkipWithReasonAndUndo(t *testing.T) {
 // on the adjudication page, and both list the same line under ?.
 func TestOneGradeKeymapEverywhere(t *testing.T) {
 	e := newEnv(t, 1)
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	e.key("0")
 	e.do("grade 0 by key 0", chromedp.WaitVisible(chromedp.CSS(`.relevance button[data-relevance="0"][aria-checked="true"]`)))
 	e.key("3")
@@ -375,9 +374,7 @@ func TestOneGradeKeymapEverywhere(t *testing.T) {
 func TestSkipDialogInViewAt1400x900(t *testing.T) {
 	e := newEnv(t, 1)
 	e.do("1400×900 window", chromedp.EmulateViewport(1400, 900))
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	eval[bool](e, `(document.querySelector(".labels-panel .relevance").style.minHeight = "700px", window.scrollTo(0, 0), true)`)
 	e.shiftS()
 	e.do("skip dialog", chromedp.WaitVisible(chromedp.CSS(`#skip-dialog`)))

@@ -70,9 +70,7 @@ func (e *env) markedSentences() int {
 // judgeOne opens the judging page as annotator1 and judges one item.
 func judgeOne(t *testing.T) (*env, string) {
 	e := newEnv(t, 1)
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	first := e.judgeByKeys("2", "p")
 	e.waitSaved()
 	return e, first

@@ -52,9 +52,7 @@ func (e *env) outboxLen(userID int64) int {
 func TestOfflineSignOutEndsTheSessionWhenBack(t *testing.T) {
 	e := newEnv(t, 1)
 	a1 := e.fx.Users["annotator1"].ID
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	e.offline(true)
 	item := e.judgeByKeys("2", "p")
 	e.waitJS("queued", `document.querySelector("#judge").dataset.pending === "1"`, 10*time.Second)
@@ -124,9 +122,7 @@ func TestOfflineSignOutEndsTheSessionWhenBack(t *testing.T) {
 func TestItemJudgedOfflineIsNotLeasedAgainAfterReload(t *testing.T) {
 	e := newEnv(t, 1)
 	a1 := e.fx.Users["annotator1"].ID
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	e.offline(true)
 	item := e.judgeByKeys("2", "p")
 	e.waitJS("queued", `document.querySelector("#judge").dataset.pending === "1"`, 10*time.Second)
@@ -207,9 +203,7 @@ func TestItemJudgedOfflineIsNotLeasedAgainAfterReload(t *testing.T) {
 func TestDisabledAccountSaysJudgmentsAreNotSaved(t *testing.T) {
 	e := newEnv(t, 1)
 	a1 := e.fx.Users["annotator1"].ID
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	e.judgeByKeys("2", "p")
 	e.waitSaved()
 

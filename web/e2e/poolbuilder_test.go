@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +18,7 @@ import (
 // setInput sets a field's value and fires the input event the page listens to.
 func (e *env) setInput(sel, value string) {
 	e.t.Helper()
-	sq, _ := json.Marshal(sel)
-	vq, _ := json.Marshal(value)
-	eval[bool](e, `(() => { const el = document.querySelector(`+string(sq)+`); el.value = `+string(vq)+`;
-		el.dispatchEvent(new Event("input", {bubbles: true})); return true })()`)
+	e.setValue(sel, value, "input")
 }
 
 // TestPoolBuilderAndExpressionEditor: a researcher previews a pool over two

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,10 +19,7 @@ import (
 // listens to.
 func (e *env) choose(sel, value string) {
 	e.t.Helper()
-	sq, _ := json.Marshal(sel)
-	vq, _ := json.Marshal(value)
-	eval[bool](e, `(() => { const el = document.querySelector(`+string(sq)+`); el.value = `+string(vq)+`;
-		el.dispatchEvent(new Event("change", {bubbles: true})); return true })()`)
+	e.setValue(sel, value, "change")
 }
 
 const setupDocs = `{"title": "Andean condor", "text": "The Andean condor is a large bird of the Andes."}

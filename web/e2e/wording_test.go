@@ -14,9 +14,7 @@ import (
 // evidence" (not "none evidence") in the history.
 func TestScaleHintAndPlurals(t *testing.T) {
 	e := newEnv(t, 1)
-	e.login("annotator1")
-	e.judgeReady("judge page")
-	e.closeFirstVisitInstructions()
+	e.startJudging("annotator1")
 	e.key("4")
 	e.waitJS("the scale hint", `(document.querySelector("#form-message") || {textContent: ""}).textContent.includes("0–3")`, 5*time.Second)
 	if g := e.gradeChosen(); g != -1 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -124,6 +125,29 @@ func (c *Client) roundTrip(ctx context.Context, method, path string, in, out any
 	return nil
 }
 
+// getJSON fetches path and decodes its answer into a T.
+func getJSON[T any](ctx context.Context, c *Client, path string) (T, error) {
+	var out T
+	err := c.do(ctx, http.MethodGet, path, nil, &out)
+	return out, err
+}
+
+// sendJSON sends in to path with method (a change: the CSRF token is
+// fetched first when the page lacks it) and decodes the answer into a T.
+func sendJSON[T any](ctx context.Context, c *Client, method, path string, in any) (T, error) {
+	var out T
+	if err := c.ensureCSRF(ctx); err != nil {
+		return out, err
+	}
+	err := c.do(ctx, method, path, in, &out)
+	return out, err
+}
+
+// projectPath is the API path rest of a project (/api/projects/NAME rest).
+func projectPath(project, rest string) string {
+	return "/api/projects/" + url.PathEscape(project) + rest
+}
+
 // Me returns the signed-in user (401 APIError when signed out).
 func (c *Client) Me(ctx context.Context) (api.Me, error) {
 	var me api.Me
@@ -136,9 +160,7 @@ func (c *Client) Me(ctx context.Context) (api.Me, error) {
 
 // MyProjects lists the signed-in user's projects with their progress.
 func (c *Client) MyProjects(ctx context.Context) (api.MyProjects, error) {
-	var out api.MyProjects
-	err := c.do(ctx, http.MethodGet, "/api/me/projects", nil, &out)
-	return out, err
+	return getJSON[api.MyProjects](ctx, c, "/api/me/projects")
 }
 
 // Login opens a session.

@@ -12,9 +12,7 @@ import (
 // CALPools lists a project's cal pools with the state of every query
 // (researchers).
 func (c *Client) CALPools(ctx context.Context, project string) ([]api.CALPool, error) {
-	var out []api.CALPool
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/cal", nil, &out)
-	return out, err
+	return getJSON[[]api.CALPool](ctx, c, projectPath(project, "/cal"))
 }
 
 func calQueryPath(project string, poolID, queryID int64, action string) string {
@@ -23,20 +21,10 @@ func calQueryPath(project string, poolID, queryID int64, action string) string {
 
 // StopCALQuery ends the review of one query of a cal pool.
 func (c *Client) StopCALQuery(ctx context.Context, project string, poolID, queryID int64) (api.CALQueryStatus, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.CALQueryStatus{}, err
-	}
-	var out api.CALQueryStatus
-	err := c.do(ctx, http.MethodPost, calQueryPath(project, poolID, queryID, "stop"), nil, &out)
-	return out, err
+	return sendJSON[api.CALQueryStatus](ctx, c, http.MethodPost, calQueryPath(project, poolID, queryID, "stop"), nil)
 }
 
 // ExtendCALQuery lets the review of one query go on for n more judgments.
 func (c *Client) ExtendCALQuery(ctx context.Context, project string, poolID, queryID int64, n int) (api.CALQueryStatus, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.CALQueryStatus{}, err
-	}
-	var out api.CALQueryStatus
-	err := c.do(ctx, http.MethodPost, calQueryPath(project, poolID, queryID, "extend"), api.CALExtendRequest{Judgments: n}, &out)
-	return out, err
+	return sendJSON[api.CALQueryStatus](ctx, c, http.MethodPost, calQueryPath(project, poolID, queryID, "extend"), api.CALExtendRequest{Judgments: n})
 }

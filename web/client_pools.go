@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 
 	"boolpool/api"
 )
@@ -24,63 +23,37 @@ func (c *Client) ensureCSRF(ctx context.Context) error {
 
 // Runs lists a project's stored runs (researchers).
 func (c *Client) Runs(ctx context.Context, project string) ([]api.RunSummary, error) {
-	var out []api.RunSummary
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/runs", nil, &out)
-	return out, err
+	return getJSON[[]api.RunSummary](ctx, c, projectPath(project, "/runs"))
 }
 
 // PreviewPool computes a pool's composition without saving it.
 func (c *Client) PreviewPool(ctx context.Context, project string, spec api.PoolSpec) (api.PoolPreview, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.PoolPreview{}, err
-	}
-	var out api.PoolPreview
-	err := c.do(ctx, http.MethodPost, "/api/projects/"+url.PathEscape(project)+"/pools/preview", spec, &out)
-	return out, err
+	return sendJSON[api.PoolPreview](ctx, c, http.MethodPost, projectPath(project, "/pools/preview"), spec)
 }
 
 // PublishPool queues the job that saves a pool and publishes it as
 // relevance items; follow it with Job (its result is an api.PoolPublished).
 func (c *Client) PublishPool(ctx context.Context, project string, spec api.PoolSpec) (api.JobView, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.JobView{}, err
-	}
-	var out api.JobView
-	err := c.do(ctx, http.MethodPost, "/api/projects/"+url.PathEscape(project)+"/pools", spec, &out)
-	return out, err
+	return sendJSON[api.JobView](ctx, c, http.MethodPost, projectPath(project, "/pools"), spec)
 }
 
 // Queries lists a project's queries with their expressions.
 func (c *Client) Queries(ctx context.Context, project string) ([]api.QueryExpression, error) {
-	var out []api.QueryExpression
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/queries", nil, &out)
-	return out, err
+	return getJSON[[]api.QueryExpression](ctx, c, projectPath(project, "/queries"))
 }
 
 // SetExpression saves a corrected decomposition of a query.
 func (c *Client) SetExpression(ctx context.Context, queryID int64, req api.ExpressionRequest) (api.QueryExpression, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.QueryExpression{}, err
-	}
-	var out api.QueryExpression
-	err := c.do(ctx, http.MethodPut, fmt.Sprintf("/api/queries/%d/expression", queryID), req, &out)
-	return out, err
+	return sendJSON[api.QueryExpression](ctx, c, http.MethodPut, fmt.Sprintf("/api/queries/%d/expression", queryID), req)
 }
 
 // Decompose asks for the decomposer's reading of a query.
 func (c *Client) Decompose(ctx context.Context, queryID int64) (api.ExpressionSuggestion, error) {
-	var out api.ExpressionSuggestion
-	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/queries/%d/decompose", queryID), nil, &out)
-	return out, err
+	return getJSON[api.ExpressionSuggestion](ctx, c, fmt.Sprintf("/api/queries/%d/decompose", queryID))
 }
 
 // DecomposeAll stores the decomposer's expressions for a project's queries
 // (only those without one when req.OnlyMissing).
 func (c *Client) DecomposeAll(ctx context.Context, project string, req api.DecomposeAllRequest) (api.DecomposeSummary, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.DecomposeSummary{}, err
-	}
-	var out api.DecomposeSummary
-	err := c.do(ctx, http.MethodPost, "/api/projects/"+url.PathEscape(project)+"/decompose", req, &out)
-	return out, err
+	return sendJSON[api.DecomposeSummary](ctx, c, http.MethodPost, projectPath(project, "/decompose"), req)
 }

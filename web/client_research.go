@@ -13,7 +13,7 @@ import (
 // Dashboard fetches a project's live snapshot once (researchers).
 func (c *Client) Dashboard(ctx context.Context, project string) (api.LiveSnapshot, error) {
 	var s api.LiveSnapshot
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/dashboard", nil, &s)
+	err := c.do(ctx, http.MethodGet, projectPath(project, "/dashboard"), nil, &s)
 	return s, err
 }
 
@@ -27,21 +27,14 @@ func (c *Client) AdjudicationQueue(ctx context.Context, project string, limit, o
 
 // IncompleteQueries fetches every query with unjudged items, with texts.
 func (c *Client) IncompleteQueries(ctx context.Context, project string) ([]api.QueryProgress, error) {
-	var out []api.QueryProgress
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/progress/queries", nil, &out)
-	return out, err
+	return getJSON[[]api.QueryProgress](ctx, c, projectPath(project, "/progress/queries"))
 }
 
 // Adjudicate records a researcher's decision on an item. Like Submit, it
 // fetches the CSRF token first when the page does not know it yet.
 func (c *Client) Adjudicate(ctx context.Context, itemID int64, req api.AdjudicationRequest) (api.AdjudicationResult, error) {
-	c.mu.Lock()
-	known := c.csrf != ""
-	c.mu.Unlock()
-	if !known {
-		if _, err := c.Me(ctx); err != nil {
-			return api.AdjudicationResult{}, err
-		}
+	if err := c.ensureCSRF(ctx); err != nil {
+		return api.AdjudicationResult{}, err
 	}
 	var res api.AdjudicationResult
 	err := c.do(ctx, http.MethodPost, fmt.Sprintf("/api/items/%d/adjudication", itemID), req, &res)
@@ -50,9 +43,7 @@ func (c *Client) Adjudicate(ctx context.Context, itemID int64, req api.Adjudicat
 
 // Exports lists a project's recorded export snapshots (admins).
 func (c *Client) Exports(ctx context.Context, project string) ([]api.ExportSnapshot, error) {
-	var out []api.ExportSnapshot
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/exports", nil, &out)
-	return out, err
+	return getJSON[[]api.ExportSnapshot](ctx, c, projectPath(project, "/exports"))
 }
 
 // exportURL is the download address of one export format.
@@ -64,7 +55,7 @@ func exportURL(project, format string) string {
 // (pool "": the project's newest sampled pool).
 func (c *Client) Estimates(ctx context.Context, project, pool string) (api.EstimateReport, error) {
 	var r api.EstimateReport
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/estimates?pool="+url.QueryEscape(pool), nil, &r)
+	err := c.do(ctx, http.MethodGet, projectPath(project, "/estimates?pool="+url.QueryEscape(pool)), nil, &r)
 	return r, err
 }
 

@@ -17,20 +17,15 @@ func (c *Client) ReviewQueue(ctx context.Context, project, annotator string, lim
 	if annotator != "" {
 		v.Set("annotator", annotator)
 	}
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/reviews?"+v.Encode(), nil, &q)
+	err := c.do(ctx, http.MethodGet, projectPath(project, "/reviews?"+v.Encode()), nil, &q)
 	return q, err
 }
 
 // Review records a researcher's review of a judgment. Like Adjudicate, it
 // fetches the CSRF token first when the page does not know it yet.
 func (c *Client) Review(ctx context.Context, judgmentID int64, req api.ReviewRequest) (api.ReviewResult, error) {
-	c.mu.Lock()
-	known := c.csrf != ""
-	c.mu.Unlock()
-	if !known {
-		if _, err := c.Me(ctx); err != nil {
-			return api.ReviewResult{}, err
-		}
+	if err := c.ensureCSRF(ctx); err != nil {
+		return api.ReviewResult{}, err
 	}
 	var res api.ReviewResult
 	err := c.do(ctx, http.MethodPost, fmt.Sprintf("/api/judgments/%d/review", judgmentID), req, &res)
@@ -49,17 +44,13 @@ func (c *Client) Feedback(ctx context.Context, project string, limit, offset int
 // query parameters (text, query, annotator, label, agreement, gold, from,
 // to, kind, limit, offset).
 func (c *Client) BrowseItems(ctx context.Context, project string, filter url.Values) (api.BrowseItems, error) {
-	var out api.BrowseItems
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/browse/items?"+filter.Encode(), nil, &out)
-	return out, err
+	return getJSON[api.BrowseItems](ctx, c, projectPath(project, "/browse/items?"+filter.Encode()))
 }
 
 // BrowseQueries fetches one page of the project's queries containing text.
 func (c *Client) BrowseQueries(ctx context.Context, project, text string, limit, offset int) (api.BrowseQueries, error) {
-	var out api.BrowseQueries
 	v := url.Values{"text": {text}, "limit": {fmt.Sprint(limit)}, "offset": {fmt.Sprint(offset)}}
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project)+"/browse/queries?"+v.Encode(), nil, &out)
-	return out, err
+	return getJSON[api.BrowseQueries](ctx, c, projectPath(project, "/browse/queries?"+v.Encode()))
 }
 
 // ItemDetail fetches any item with all its judgments and reviews.

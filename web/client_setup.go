@@ -14,70 +14,42 @@ import (
 
 // Projects lists the projects the user may set up.
 func (c *Client) Projects(ctx context.Context) ([]api.ProjectView, error) {
-	var out []api.ProjectView
-	err := c.do(ctx, http.MethodGet, "/api/projects", nil, &out)
-	return out, err
+	return getJSON[[]api.ProjectView](ctx, c, "/api/projects")
 }
 
 // CreateProject creates a project (the user becomes a member).
 func (c *Client) CreateProject(ctx context.Context, req api.NewProjectRequest) (api.ProjectView, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.ProjectView{}, err
-	}
-	var out api.ProjectView
-	err := c.do(ctx, http.MethodPost, "/api/projects", req, &out)
-	return out, err
+	return sendJSON[api.ProjectView](ctx, c, http.MethodPost, "/api/projects", req)
 }
 
 // SetupOptions lists formats, retrieval methods, encoders and job kinds.
 func (c *Client) SetupOptions(ctx context.Context) (api.SetupOptions, error) {
-	var out api.SetupOptions
-	err := c.do(ctx, http.MethodGet, "/api/setup/options", nil, &out)
-	return out, err
+	return getJSON[api.SetupOptions](ctx, c, "/api/setup/options")
 }
 
 // Jobs lists a project's recent jobs.
 func (c *Client) Jobs(ctx context.Context, project string, limit int) ([]api.JobView, error) {
-	var out []api.JobView
-	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/projects/%s/jobs?limit=%d", url.PathEscape(project), limit), nil, &out)
-	return out, err
+	return getJSON[[]api.JobView](ctx, c, fmt.Sprintf("/api/projects/%s/jobs?limit=%d", url.PathEscape(project), limit))
 }
 
 // Job reads one job (its state, progress and result).
 func (c *Client) Job(ctx context.Context, id int64) (api.JobView, error) {
-	var out api.JobView
-	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/jobs/%d", id), nil, &out)
-	return out, err
+	return getJSON[api.JobView](ctx, c, fmt.Sprintf("/api/jobs/%d", id))
 }
 
 // StartJob queues a job.
 func (c *Client) StartJob(ctx context.Context, project string, req api.JobRequest) (api.JobView, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.JobView{}, err
-	}
-	var out api.JobView
-	err := c.do(ctx, http.MethodPost, "/api/projects/"+url.PathEscape(project)+"/jobs", req, &out)
-	return out, err
+	return sendJSON[api.JobView](ctx, c, http.MethodPost, projectPath(project, "/jobs"), req)
 }
 
 // CancelJob ends a queued or running job.
 func (c *Client) CancelJob(ctx context.Context, id int64) (api.JobView, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.JobView{}, err
-	}
-	var out api.JobView
-	err := c.do(ctx, http.MethodPost, fmt.Sprintf("/api/jobs/%d/cancel", id), nil, &out)
-	return out, err
+	return sendJSON[api.JobView](ctx, c, http.MethodPost, fmt.Sprintf("/api/jobs/%d/cancel", id), nil)
 }
 
 // UpdateUser changes an account (admins).
 func (c *Client) UpdateUser(ctx context.Context, id int64, req api.UserUpdateRequest) (api.UserView, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.UserView{}, err
-	}
-	var out api.UserView
-	err := c.do(ctx, http.MethodPatch, fmt.Sprintf("/api/admin/users/%d", id), req, &out)
-	return out, err
+	return sendJSON[api.UserView](ctx, c, http.MethodPatch, fmt.Sprintf("/api/admin/users/%d", id), req)
 }
 
 // Upload sends the files chosen in a file input to the project's import

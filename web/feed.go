@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -87,9 +88,14 @@ type taskFeed struct {
 	started      time.Time
 	clock        activeClock
 	wake         chan struct{}
-	cancel       context.CancelFunc
-	release      []func()
-	onChange     func(ctx app.Context) // called when the current task may have changed
+	// showingNext is set from a submit until its next item is on screen
+	// (afterPaint): the sync loop's once-a-second flush waits for that
+	// (the submit's afterPaint wakes it), so no judgment is sent before
+	// the item after it is shown.
+	showingNext atomic.Bool
+	cancel      context.CancelFunc
+	release     []func()
+	onChange    func(ctx app.Context) // called when the current task may have changed
 	// openDialog names the page's open dialog (dialogNone …): while one
 	// is open only its keys act (dialogKey).
 	openDialog func() string

@@ -67,10 +67,12 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 		// holds for this judgment.
 		f.sync = SyncPending
 	}
+	f.showingNext.Store(true)
 	f.next(ctx, req, item)
 	// One update once the next task is shown: wake the sync loop and lease
 	// more when few are left.
 	f.afterPaint(ctx, func(ctx app.Context) {
+		f.showingNext.Store(false)
 		f.poke()
 		if len(f.tasks) < preload {
 			f.refill(ctx)
@@ -86,7 +88,8 @@ func (f *taskFeed) poke() {
 	}
 }
 
-// syncLoop flushes the outbox whenever poked and once a second.
+// syncLoop flushes the outbox whenever poked and once a second (not while
+// a submit's next item is on its way to the screen: showingNext).
 func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -95,6 +98,9 @@ func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
 		case <-loopCtx.Done():
 			return
 		case <-t.C:
+			if f.showingNext.Load() {
+				continue
+			}
 		case <-f.wake:
 		}
 		ctx.Dispatch(func(ctx app.Context) {

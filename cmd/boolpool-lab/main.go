@@ -8,7 +8,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 
 	"boolpool/internal/cli"
@@ -17,7 +16,7 @@ import (
 // commands is the lab's command table (internal/cli).
 func commands() map[string]cli.Command {
 	return map[string]cli.Command{
-		"version": {Summary: "print the version", Run: runVersion},
+		"version": cli.VersionCommand("boolpool-lab", version),
 		"bench":   {Summary: "run the benchmarks and print one table (make bench)", Run: runBench},
 	}
 }
@@ -33,11 +32,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // version is set with -ldflags "-X main.version=..." by make bench.
 var version = "dev"
-
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprintln(stdout, "boolpool-lab", version)
-	return nil
-}
 
 // newFlagSet is the flag set of the sub-command name; parse errors and
 // help go to stderr.

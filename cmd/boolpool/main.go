@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"boolpool/internal/cli"
@@ -19,7 +18,7 @@ type command = cli.Command
 // (cmd_<name>.go).
 func commands() map[string]command {
 	return map[string]command{
-		"version": {Summary: "print the version", Run: runVersion},
+		"version": cli.VersionCommand("boolpool", version),
 		"eval":    {Summary: "score TREC runs against qrels (trec_eval semantics)", Run: runEval},
 		"agree":   {Summary: "inter-annotator agreement over a ratings file", Run: runAgree},
 		"migrate": {Summary: "apply pending database migrations", Run: runMigrate},
@@ -55,8 +54,3 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // version is set with -ldflags "-X main.version=..." by make build.
 var version = "dev"
-
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprintln(stdout, "boolpool", version)
-	return nil
-}

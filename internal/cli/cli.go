@@ -29,6 +29,15 @@ type Command struct {
 	Run     Func
 }
 
+// VersionCommand is the version command of the binary prog: it prints
+// prog and version (main's, set with -ldflags "-X main.version=...").
+func VersionCommand(prog, version string) Command {
+	return Command{Summary: "print the version", Run: func(_ context.Context, _ []string, stdout, _ io.Writer) error {
+		fmt.Fprintln(stdout, prog, version)
+		return nil
+	}}
+}
+
 // Main runs the binary prog: the command os.Args names, cancelled on
 // SIGINT or SIGTERM, then exits with Run's code.
 func Main(prog string, cmds map[string]Command) {

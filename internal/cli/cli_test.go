@@ -49,3 +49,11 @@ func TestParseFlags(t *testing.T) {
 		t.Errorf("-h: %v, want ErrUsage", err)
 	}
 }
+
+func TestVersionCommand(t *testing.T) {
+	cmds := map[string]Command{"version": VersionCommand("prog", "v1.2")}
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), "prog", cmds, []string{"version"}, &out, &errOut); code != 0 || out.String() != "prog v1.2\n" {
+		t.Errorf("version: code %d, stdout %q, stderr %q; want 0 and %q", code, out.String(), errOut.String(), "prog v1.2\n")
+	}
+}

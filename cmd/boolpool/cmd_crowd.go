@@ -49,6 +49,15 @@ var crowdFlags = map[string]string{
 	"quota_items": "quota-items", "quota_minutes": "quota-minutes",
 }
 
+// ifSet is v when the flag name is among those given (set), else nil:
+// an update changes only what the command line names.
+func ifSet[T any](set map[string]bool, name string, v *T) *T {
+	if set[name] {
+		return v
+	}
+	return nil
+}
+
 func runCrowdSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("crowd set", stderr, crowdUsage)
 	dbURL := dbFlag(fs)
@@ -70,24 +79,13 @@ func runCrowdSet(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var u store.CrowdUpdate
-	if set["enabled"] {
-		u.Enabled = enabled
-	}
-	if set["max-participants"] {
-		u.MaxParticipants = maxP
-	}
-	if set["completion-code"] {
-		u.CompletionCode = code
-	}
-	if set["completion-url"] {
-		u.CompletionURL = doneURL
-	}
-	if set["quota-items"] {
-		u.QuotaItems = items
-	}
-	if set["quota-minutes"] {
-		u.QuotaMinutes = minutes
+	u := store.CrowdUpdate{
+		Enabled:         ifSet(set, "enabled", enabled),
+		MaxParticipants: ifSet(set, "max-participants", maxP),
+		CompletionCode:  ifSet(set, "completion-code", code),
+		CompletionURL:   ifSet(set, "completion-url", doneURL),
+		QuotaItems:      ifSet(set, "quota-items", items),
+		QuotaMinutes:    ifSet(set, "quota-minutes", minutes),
 	}
 	if u == (store.CrowdUpdate{}) {
 		return fmt.Errorf("%w: nothing to change: give --enabled, --max-participants, --completion-code, --completion-url, --quota-items or --quota-minutes", errUsage)

@@ -22,8 +22,7 @@ func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		"Stores document vectors (and query vectors) of the encoder; only documents without a vector\n"+
 		"or whose text changed are encoded, so an interrupted run continues where it stopped when\n"+
 		"run again. A changed model for the same encoder name drops all its vectors first.")
-	db := dbFlag(fs)
-	project := fs.String("project", "", "project `name` (required)")
+	pf := addProjectFlags(fs)
 	name := fs.String("encoder", "", "encoder `name` (required): "+strings.Join(encoders.Names(), ", ")+" (dense, pgvector) or "+encoders.LexicalName+" (sparse, sparsevec)")
 	batch := fs.Int("batch", embedjob.DefaultBatch, "documents encoded and committed per transaction")
 	queries := fs.Bool("queries", true, "also embed each query's whole text (atom -1) and its atom texts; --queries=false skips them")
@@ -32,13 +31,13 @@ func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *project == "" || *name == "" {
+	if *pf.project == "" || *name == "" {
 		return fmt.Errorf("%w: --project and --encoder are required", errUsage)
 	}
 	if *batch <= 0 {
 		return fmt.Errorf("%w: --batch must be positive", errUsage)
 	}
-	st, p, err := openProject(ctx, *db, *project)
+	st, p, err := pf.open(ctx)
 	if err != nil {
 		return err
 	}

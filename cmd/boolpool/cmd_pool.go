@@ -36,8 +36,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return sub(ctx, args[1:], stdout, stderr)
 	}
 	fs := newFlagSet("pool", stderr, "usage: boolpool pool --project P --runs a,b,c --depth K --strategy depth|mtf|bandit|cal|atoms|sample [--probes] [--cal-batch N --cal-stop knee|paper-knee|none --cal-max N --cal-seed-runs N] [--atoms-batch N --atoms-max N] [--sample-strata 1-10:1,11-100:0.2,101-1000:0.05 --sample-budget N --sample-corpus 1000:0.02,10000:0.005 --sample-corpus-rest RATE --sample-seed S] [--publish]\n       boolpool pool simulate --project P --runs a,b,c --depth K --qrels FILE [--strategies docid,depth,mtf,bandit,cal] [--budget N] [--json] [--svg FILE] [--split S]\n       boolpool pool simulate --project P --runs a,b,c --qrels FILE --strategies depth,sample[,cal] --budget N --estimate ndcg@10,recall@100,ap [--sample-strata 1-10:1,11-100:0.2,101-1000:0.05] [--sample-corpus 1000:0.02 --sample-corpus-rest R] [--json]\n       boolpool pool negatives --project P --memberships FILE [--split S] [--out FILE]")
-	db := dbFlag(fs)
-	project := fs.String("project", "", "project `name` (required)")
+	pf := addProjectFlags(fs)
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
 	depth := fs.Int("depth", 10, "pool depth k per run")
 	strategy := fs.String("strategy", pooling.Depth, "judging order: depth (rank order), mtf (Move-to-Front), bandit (MaxMean bandit) cal (continuous active learning over the whole corpus, growing as judgments arrive), atoms (constraint items in batches, published at once, growing as they are labelled) or sample (a stratified sample with inclusion probabilities, for unbiased estimates; --sample-*)")
@@ -60,7 +59,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *project == "" || *runs == "" {
+	if *pf.project == "" || *runs == "" {
 		return fmt.Errorf("%w: --project and --runs are required", errUsage)
 	}
 	ks, err := parseInts(*judgedK)
@@ -77,7 +76,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			*name = "sample"
 		}
 	}
-	st, p, err := openProject(ctx, *db, *project)
+	st, p, err := pf.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -171,8 +170,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pool simulate", stderr, "")
-	db := dbFlag(fs)
-	project := fs.String("project", "", "project `name` (required)")
+	pf := addProjectFlags(fs)
 	runs := fs.String("runs", "", "comma-separated stored run `names` (required)")
 	depth := fs.Int("depth", 100, "pool depth k per run")
 	split := fs.String("split", "", "only this split's queries")
@@ -201,7 +199,7 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	names := splitList(*strategies)
 	wholeCorpus := isAtomStrategies(names) && !slices.Contains(names, atomsim.StrategyAtomsPools)
-	if *project == "" || (*runs == "" && !wholeCorpus) {
+	if *pf.project == "" || (*runs == "" && !wholeCorpus) {
 		return fmt.Errorf("%w: --project and --runs are required (--runs: not for atoms, cal-full, cal-bound alone)", errUsage)
 	}
 	if *depth < 1 || *budget < 0 || *calMax < 1 || *boundMax < 1 || *calSeedRuns < 0 || *effortPerRel < 0 || *effortBase < 0 {
@@ -216,10 +214,10 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 		lv = append(lv, f)
 	}
 	if isAtomStrategies(names) { // issue 13, cmd_pool_atoms.go
-		return runPoolSimulateAtoms(ctx, *db, *project, names, splitList(*runs), *depth, *split, *atomQrels, *budget, *boundMax, lv, *asJSON, stdout, stderr)
+		return runPoolSimulateAtoms(ctx, *pf.db, *pf.project, names, splitList(*runs), *depth, *split, *atomQrels, *budget, *boundMax, lv, *asJSON, stdout, stderr)
 	}
 	if *estimateList != "" || slices.Contains(names, evalsim.Sample) {
-		return runPoolSimulateEstimate(ctx, estimateRequest{db: *db, project: *project, runs: splitList(*runs), depth: *depth, split: *split,
+		return runPoolSimulateEstimate(ctx, estimateRequest{db: *pf.db, project: *pf.project, runs: splitList(*runs), depth: *depth, split: *split,
 			qrelsFile: *qrelsFile, strategies: names, budget: *budget, measures: *estimateList, sample: sf, levels: lv, asJSON: *asJSON,
 			bandit: pooling.BanditOptions{Discount: *discount},
 			cal:    pooling.CALSim{Knee: cal.KneeOptions{MinRank: *kneeMin, Rho: *kneeRho, Adjust: *kneeAdjust, EffortPerRel: *effortPerRel, EffortBase: *effortBase}, MaxPerQuery: *calMax, SeedRuns: *calSeedRuns}},
@@ -231,7 +229,7 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 	if *calFeatures != pooling.CALFeaturesLexical && *calFeatures != pooling.CALFeaturesDense {
 		return fmt.Errorf("%w: --cal-features: %q is not lexical or lexical+dense", errUsage, *calFeatures)
 	}
-	st, p, err := openProject(ctx, *db, *project)
+	st, p, err := pf.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -336,15 +334,14 @@ func printGoldSimulation(w io.Writer, sum pooling.GoldSummary, depth int) error 
 
 func runPoolNegatives(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("pool negatives", stderr, "")
-	db := dbFlag(fs)
-	project := fs.String("project", "", "project `name` (required)")
+	pf := addProjectFlags(fs)
 	memberships := fs.String("memberships", "", "DebQUEST memberships.tsv(.gz) `file` (required)")
 	split := fs.String("split", "", "only this split's queries")
 	out := fs.String("out", "-", "TREC qrels `file` of the explicit negatives (- = stdout)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *project == "" || *memberships == "" {
+	if *pf.project == "" || *memberships == "" {
 		return fmt.Errorf("%w: --project and --memberships are required", errUsage)
 	}
 	f, err := os.Open(*memberships)
@@ -356,7 +353,7 @@ func runPoolNegatives(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	st, p, err := openProject(ctx, *db, *project)
+	st, p, err := pf.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -51,8 +51,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return sub(ctx, args[1:], stdout, stderr)
 	}
 	fs := newFlagSet("retrieve", stderr, "usage: boolpool retrieve --project P --method NAME [--param k=v]... [--split S] [--depth 1000] [--out run.txt]\n       boolpool retrieve --list\n       boolpool retrieve bench --project P [--split S] [--methods a,b]\n       boolpool retrieve eval --project P [--runs a,b] [--split S] [--negatives FILE] [--bm25-variants]")
-	db := dbFlag(fs)
-	project := fs.String("project", "", "project `name` (required)")
+	pf := addProjectFlags(fs)
 	method := fs.String("method", "", "method `name` (see --list)")
 	params := paramFlag{}
 	fs.Var(params, "param", "method parameter `k=v` (repeatable)")
@@ -71,13 +70,13 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *list {
 		return printMethods(stdout)
 	}
-	if *project == "" || *method == "" {
+	if *pf.project == "" || *method == "" {
 		return fmt.Errorf("%w: --project and --method are required", errUsage)
 	}
 	if *depth < 1 {
 		return fmt.Errorf("%w: --depth must be positive", errUsage)
 	}
-	st, p, err := openProject(ctx, *db, *project)
+	st, p, err := pf.open(ctx)
 	if err != nil {
 		return err
 	}

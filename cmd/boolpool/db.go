@@ -37,6 +37,12 @@ func (f projectFlags) parseAndOpen(ctx context.Context, fs *flag.FlagSet, args [
 	if *f.project == "" {
 		return nil, store.Project{}, fmt.Errorf("%w: --project is required", errUsage)
 	}
+	return f.open(ctx)
+}
+
+// open opens the store and the project --project names; the caller
+// closes the store.
+func (f projectFlags) open(ctx context.Context) (*store.Store, store.Project, error) {
 	return openProject(ctx, *f.db, *f.project)
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"boolpool/encoders"
-	"boolpool/server/app"
 )
 
 // runEmbed prints the vectors of texts given as arguments (or, with none,
@@ -34,16 +33,11 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("read stdin: %w", err)
 		}
 	}
-	rt, err := app.OpenRuntime(*rtCfg)
+	enc, closeEnc, err := openEncoder(ctx, *rtCfg, *name)
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
-	enc, err := rt.Open(ctx, *name)
-	if err != nil {
-		return err
-	}
-	defer enc.Close()
+	defer closeEnc()
 	vecs, err := enc.Encode(ctx, texts)
 	if err != nil {
 		return err

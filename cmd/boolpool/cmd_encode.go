@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"boolpool/encoders"
-	"boolpool/server/app"
 	"boolpool/server/embedjob"
 )
 
@@ -62,16 +61,11 @@ func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return encodeError(stderr, rep, err)
 		}
 	} else {
-		rt, err := app.OpenRuntime(*rtCfg)
+		enc, closeEnc, err := openEncoder(ctx, *rtCfg, *name)
 		if err != nil {
 			return err
 		}
-		defer rt.Close()
-		enc, err := rt.Open(ctx, *name)
-		if err != nil {
-			return err
-		}
-		defer enc.Close()
+		defer closeEnc()
 		rep, err = embedjob.Dense(ctx, st, enc, opt)
 		if err != nil {
 			return encodeError(stderr, rep, err)

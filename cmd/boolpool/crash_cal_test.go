@@ -128,7 +128,7 @@ func calCrashTrial(t *testing.T, cache string) time.Duration {
 	a := startServeProc(t, cache, nil, "--database-url", url, "--workers", "1")
 	ann := lbLogin(t, a.base, "annotator1")
 	var q api.Queue
-	if code := ann.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: judging.MaxQueue}, &q); code != 200 {
+	if code := ann.Do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: judging.MaxQueue}, &q); code != 200 {
 		t.Fatalf("queue: status %d", code)
 	}
 	leased := map[int64]bool{}
@@ -139,7 +139,7 @@ func calCrashTrial(t *testing.T, cache string) time.Duration {
 	judgment := func(item int64) api.JudgmentRequest {
 		n++
 		rel := n % 2 * 2
-		return api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), AuthorID: ann.id,
+		return api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), AuthorID: ann.ID,
 			ItemID: item, Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceComplete, TimeSpentMs: 1000}
 	}
 	var last []int64 // the completing item of each query
@@ -152,7 +152,7 @@ func calCrashTrial(t *testing.T, cache string) time.Duration {
 				last = append(last, item)
 				continue
 			}
-			if code := ann.do("POST", "/api/judgments", judgment(item), nil); code != 201 {
+			if code := ann.Do("POST", "/api/judgments", judgment(item), nil); code != 201 {
 				t.Fatalf("judge item %d: status %d", item, code)
 			}
 		}
@@ -173,8 +173,8 @@ func calCrashTrial(t *testing.T, cache string) time.Duration {
 			defer wg.Done()
 			req, _ := http.NewRequest("POST", b.base+"/api/judgments", bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set(api.CSRFHeader, annB.csrf)
-			res, err := annB.c.Do(req)
+			req.Header.Set(api.CSRFHeader, annB.CSRF)
+			res, err := annB.Client.Do(req)
 			if err == nil {
 				res.Body.Close()
 				answered <- fmt.Sprintf("item %d answered %d before the kill: the hold did not hold", item, res.StatusCode)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"testing"
 
 	"boolpool/api"
+	"boolpool/internal/judgingtest"
 	"boolpool/server/store/storetest"
 )
 
@@ -141,7 +141,7 @@ func TestCrowdStudyWalkthrough(t *testing.T) {
 	// The dashboard's gold check flags P3 (graded against the answers)
 	// and neither P1 nor P2.
 	var dash api.LiveSnapshot
-	if st := s.lead.do("GET", "/api/projects/study/dashboard", nil, &dash); st != 200 {
+	if st := s.lead.Do("GET", "/api/projects/study/dashboard", nil, &dash); st != 200 {
 		t.Fatalf("dashboard: status %d", st)
 	}
 	flagged := map[string]bool{}
@@ -165,7 +165,7 @@ func TestCrowdStudyWalkthrough(t *testing.T) {
 	}
 	p1 := s.parts[0]
 	var fb api.Feedback
-	if st := p1.do("GET", "/api/projects/study/feedback", nil, &fb); st != 200 {
+	if st := p1.Do("GET", "/api/projects/study/feedback", nil, &fb); st != 200 {
 		t.Fatalf("P1's feedback: status %d", st)
 	}
 	wantNote := regexp.MustCompile(`"note":"([^"]+)"`).FindStringSubmatch(strings.Join(lines, "\n"))
@@ -179,7 +179,7 @@ func TestCrowdStudyWalkthrough(t *testing.T) {
 	// The other participants received none.
 	for _, p := range s.parts[1:] {
 		var other api.Feedback
-		if st := p.do("GET", "/api/projects/study/feedback", nil, &other); st != 200 || other.Total != 0 {
+		if st := p.Do("GET", "/api/projects/study/feedback", nil, &other); st != 200 || other.Total != 0 {
 			t.Errorf("another participant's feedback: status %d, %d reviews", st, other.Total)
 		}
 	}
@@ -373,8 +373,7 @@ func (s *studyRun) serve(cache string, args []string) {
 	}
 	s.base = startServeProcess(s.t, cache, kept...)
 	s.vars["B"] = s.base
-	jar, _ := cookiejar.New(nil)
-	s.lead = &lbUser{t: s.t, base: s.base, c: &http.Client{Jar: jar}}
+	s.lead = &lbUser{judgingtest.NewAPIUser(s.t, s.base)}
 }
 
 // shellWords splits a command line as sh does for the quoting the page
@@ -506,7 +505,7 @@ func (s *studyRun) curl(line string) {
 		s.t.Fatal(err)
 	}
 	req.Header = headers
-	res, err := s.lead.c.Do(req)
+	res, err := s.lead.Client.Do(req)
 	if err != nil {
 		s.t.Fatalf("%q: %v", line, err)
 	}
@@ -584,11 +583,10 @@ func (s *studyRun) participants() {
 	answers := questAnswers(s.t, s.trainFile)
 	clientN := 0
 	for _, pid := range []string{"P1", "P2", "P3"} {
-		jar, _ := cookiejar.New(nil)
-		p := &lbUser{t: s.t, base: s.base, c: &http.Client{Jar: jar,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+		p := &lbUser{judgingtest.NewAPIUser(s.t, s.base)}
+		p.Client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		link := s.base + "/enter/study?key=" + url.QueryEscape(s.entryKey) + "&participant=" + pid
-		res, err := p.c.Get(link)
+		res, err := p.Client.Get(link)
 		if err != nil {
 			s.t.Fatal(err)
 		}
@@ -602,7 +600,7 @@ func (s *studyRun) participants() {
 		req, _ := http.NewRequest("POST", s.base+"/enter/study", strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", s.base)
-		res, err = p.c.Do(req)
+		res, err = p.Client.Do(req)
 		if err != nil {
 			s.t.Fatal(err)
 		}
@@ -611,10 +609,10 @@ func (s *studyRun) participants() {
 			s.t.Fatalf("%s presses Start: status %d, Location %q", pid, res.StatusCode, res.Header.Get("Location"))
 		}
 		var me api.Me
-		if st := p.do("GET", "/api/me", nil, &me); st != 200 {
+		if st := p.Do("GET", "/api/me", nil, &me); st != 200 {
 			s.t.Fatalf("%s: /api/me after entry: status %d", pid, st)
 		}
-		p.csrf, p.id = me.CSRFToken, me.UserID
+		p.CSRF, p.ID = me.CSRFToken, me.UserID
 		if !strings.HasPrefix(me.Username, "crowd-") || !strings.HasSuffix(me.Username, "-"+pid) {
 			s.t.Fatalf("%s entered as %q, want crowd-<project id>-%s", pid, me.Username, pid)
 		}
@@ -629,7 +627,7 @@ func (s *studyRun) participants() {
 				s.t.Fatalf("%s: no completion after %d queue requests (%d judged)", pid, round, judged)
 			}
 			var q api.Queue
-			if st := p.do("POST", "/api/projects/study/queue", api.QueueRequest{Kind: api.KindRelevance, N: 3}, &q); st != 200 {
+			if st := p.Do("POST", "/api/projects/study/queue", api.QueueRequest{Kind: api.KindRelevance, N: 3}, &q); st != 200 {
 				s.t.Fatalf("%s queue: status %d", pid, st)
 			}
 			if q.Completed || len(q.Tasks) == 0 {
@@ -647,10 +645,10 @@ func (s *studyRun) participants() {
 					rel = 2
 				}
 				clientN++
-				req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 7000+clientN), AuthorID: p.id,
+				req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 7000+clientN), AuthorID: p.ID,
 					ItemID: task.ItemID, Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceComplete, TimeSpentMs: 4000}
 				var jr api.JudgmentResponse
-				if st := p.do("POST", "/api/judgments", req, &jr); st != 201 {
+				if st := p.Do("POST", "/api/judgments", req, &jr); st != 201 {
 					s.t.Fatalf("%s judges item %d: status %d", pid, task.ItemID, st)
 				}
 				judged++

@@ -6,9 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -104,49 +102,11 @@ func startServeProc(t *testing.T, cache string, env []string, args ...string) *s
 }
 
 // lbUser is a signed-in client of one server.
-type lbUser struct {
-	t          *testing.T
-	base, csrf string
-	id         int64
-	c          *http.Client
-}
+type lbUser struct{ *judgingtest.APIUser }
 
 func lbLogin(t *testing.T, base, name string) *lbUser {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	u := &lbUser{t: t, base: base, c: &http.Client{Jar: jar}}
-	var me api.Me
-	if st := u.do("POST", "/api/auth/login", api.LoginRequest{Username: name, Password: judgingtest.Password}, &me); st != 200 {
-		t.Fatalf("login %s at %s: status %d", name, base, st)
-	}
-	u.csrf, u.id = me.CSRFToken, me.UserID
-	return u
-}
-
-func (u *lbUser) do(method, path string, in, out any) int {
-	u.t.Helper()
-	var body io.Reader
-	if in != nil {
-		b, _ := json.Marshal(in)
-		body = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, u.base+path, body)
-	req.Header.Set("Content-Type", "application/json")
-	if u.csrf != "" {
-		req.Header.Set(api.CSRFHeader, u.csrf)
-	}
-	res, err := u.c.Do(req)
-	if err != nil {
-		u.t.Fatalf("%s %s%s: %v", method, u.base, path, err)
-	}
-	defer res.Body.Close()
-	data, _ := io.ReadAll(res.Body)
-	if out != nil && res.StatusCode < 300 {
-		if err := json.Unmarshal(data, out); err != nil {
-			u.t.Fatalf("%s %s: decode %q: %v", method, path, data, err)
-		}
-	}
-	return res.StatusCode
+	return &lbUser{judgingtest.Login(t, base, name)}
 }
 
 // dashboard follows a live dashboard's SSE stream and keeps its latest
@@ -159,20 +119,20 @@ type dashboard struct {
 }
 
 func (u *lbUser) dashboard(path string) *dashboard {
-	u.t.Helper()
+	u.T.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	u.t.Cleanup(cancel)
-	req, _ := http.NewRequestWithContext(ctx, "GET", u.base+path, nil)
-	res, err := u.c.Do(req)
+	u.T.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", u.Base+path, nil)
+	res, err := u.Client.Do(req)
 	if err != nil {
-		u.t.Fatalf("subscribe: %v", err)
+		u.T.Fatalf("subscribe: %v", err)
 	}
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		u.t.Fatalf("subscribe %s: status %d", u.base, res.StatusCode)
+		u.T.Fatalf("subscribe %s: status %d", u.Base, res.StatusCode)
 	}
 	d := &dashboard{}
 	done := make(chan struct{})
-	u.t.Cleanup(func() { cancel(); <-done })
+	u.T.Cleanup(func() { cancel(); <-done })
 	go func() {
 		defer close(done)
 		defer res.Body.Close()
@@ -264,7 +224,7 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 	}
 	researcher := lbLogin(t, servers[0], "researcher")
 	var job api.JobView
-	if code := researcher.do("POST", "/api/projects/fixture/jobs", api.JobRequest{Kind: api.JobKindEncode,
+	if code := researcher.Do("POST", "/api/projects/fixture/jobs", api.JobRequest{Kind: api.JobKindEncode,
 		Params: json.RawMessage(`{"encoder": "lexical", "batch": 1, "skip_queries": true}`)}, &job); code != 201 && code != 200 && code != 202 {
 		t.Fatalf("start the encode job: status %d", code)
 	}
@@ -278,15 +238,15 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 	}{{"annotator1", 0}, {"annotator2", 1}, {"annotator3", 0}} {
 		u := lbLogin(t, servers[who.server], who.name)
 		var q api.Queue
-		if code := u.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 2}, &q); code != 200 {
+		if code := u.Do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 2}, &q); code != 200 {
 			t.Fatalf("%s queue: status %d", who.name, code)
 		}
 		for k, task := range q.Tasks {
 			rel := (i + k) % 4
-			req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 3000+judged), AuthorID: u.id,
+			req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 3000+judged), AuthorID: u.ID,
 				ItemID: task.ItemID, Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceComplete, TimeSpentMs: 1000}
 			var res api.JudgmentResponse
-			if code := u.do("POST", "/api/judgments", req, &res); code != 201 {
+			if code := u.Do("POST", "/api/judgments", req, &res); code != 201 {
 				t.Fatalf("%s judges item %d: status %d", who.name, task.ItemID, code)
 			}
 			judged++
@@ -303,7 +263,7 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 	// An adjudication on the second server while the job is stalled.
 	adjItem := judgedItems[0] // a judged item: the consensus counts stay at judged
 	adjRel := 3
-	if code := lbLogin(t, servers[1], "researcher").do("POST", fmt.Sprintf("/api/items/%d/adjudication", adjItem),
+	if code := lbLogin(t, servers[1], "researcher").Do("POST", fmt.Sprintf("/api/items/%d/adjudication", adjItem),
 		api.AdjudicationRequest{Relevance: &adjRel, Note: "loopback"}, nil); code != 200 && code != 201 {
 		t.Fatalf("adjudicate item %d on the second server: status %d", adjItem, code)
 	}

@@ -45,14 +45,14 @@ func TestCALDashboardTable(t *testing.T) {
 	res := dashLogin(t, e.url, "researcher")
 	spec := api.PoolSpec{Name: "cal-dash", Runs: []string{"bm25", "dense"}, Depth: 1, Strategy: api.StrategyCAL, CALBatch: 2, CALStop: "none"}
 	var job api.JobView
-	if st := res.do("POST", "/api/projects/fixture/pools", spec, &job); st != 202 {
+	if st := res.Do("POST", "/api/projects/fixture/pools", spec, &job); st != 202 {
 		t.Fatalf("publish: %d", st)
 	}
 	// Publishing is a job: wait until it is done.
 	deadline := time.Now().Add(30 * time.Second)
 	for !job.Finished() && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
-		if st := res.do("GET", fmt.Sprintf("/api/jobs/%d", job.ID), nil, &job); st != 200 {
+		if st := res.Do("GET", fmt.Sprintf("/api/jobs/%d", job.ID), nil, &job); st != 200 {
 			t.Fatalf("publish job: %d", st)
 		}
 	}
@@ -76,7 +76,7 @@ func TestCALDashboardTable(t *testing.T) {
 	n := 0
 	for {
 		var q api.Queue
-		if st := u.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 {
+		if st := u.Do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 {
 			t.Fatalf("queue: %d", st)
 		}
 		if len(q.Tasks) == 0 || n > 40 {
@@ -89,9 +89,9 @@ func TestCALDashboardTable(t *testing.T) {
 			if strings.Contains(title, "bird") || strings.Contains(title, "andean") || strings.Contains(title, "tyrannulet") || strings.Contains(title, "flowerpiercer") {
 				r = 3
 			}
-			req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 9000+n), AuthorID: u.id, ItemID: task.ItemID,
+			req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 9000+n), AuthorID: u.ID, ItemID: task.ItemID,
 				Kind: api.KindRelevance, Relevance: ptr(r), Evidence: api.EvidenceComplete, TimeSpentMs: 1000}
-			if st := u.do("POST", "/api/judgments", req, nil); st != 201 {
+			if st := u.Do("POST", "/api/judgments", req, nil); st != 201 {
 				t.Fatalf("judge: %d", st)
 			}
 		}
@@ -100,7 +100,7 @@ func TestCALDashboardTable(t *testing.T) {
 		// too when the job is quicker than this loop.
 		grown := func() bool {
 			var pools []api.CALPool
-			st := res.do("GET", "/api/projects/fixture/cal", nil, &pools)
+			st := res.Do("GET", "/api/projects/fixture/cal", nil, &pools)
 			return st == 200 && len(pools) == 1 && pools[0].Queries[0].Round > 0
 		}
 		deadline := time.Now().Add(15 * time.Second)

@@ -189,7 +189,7 @@ func TestConstraintJudgingDerivedQrelsLive(t *testing.T) {
 	// judges q1/d1.
 	a1 := dashLogin(t, e.url, "annotator1")
 	var q api.Queue
-	if st := a1.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 {
+	if st := a1.Do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 {
 		t.Fatalf("queue: status %d", st)
 	}
 	var d1 int64
@@ -202,7 +202,7 @@ func TestConstraintJudgingDerivedQrelsLive(t *testing.T) {
 		t.Fatalf("q1/d1 is not in annotator1's queue: %+v", q.Tasks)
 	}
 	var jr api.JudgmentResponse
-	if st := a1.do("POST", "/api/judgments", api.JudgmentRequest{ClientID: "00000000-0000-4000-8000-000000013001", AuthorID: a1.id, ItemID: d1,
+	if st := a1.Do("POST", "/api/judgments", api.JudgmentRequest{ClientID: "00000000-0000-4000-8000-000000013001", AuthorID: a1.ID, ItemID: d1,
 		Kind: api.KindRelevance, Relevance: ptr(3), Evidence: api.EvidencePartial}, &jr); st != 201 {
 		t.Fatalf("relevance judgment: status %d", st)
 	}

@@ -3,13 +3,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,50 +21,14 @@ import (
 
 // dashUser is an annotator judging through the JSON API (faster than the
 // UI, which journey_test.go already drives), with its own cookie jar.
-type dashUser struct {
-	t    *testing.T
-	base string
-	c    *http.Client
-	csrf string
-	id   int64
-}
+type dashUser = judgingtest.APIUser
 
+// dashLogin signs name in through the API.
 func dashLogin(t *testing.T, base, name string) *dashUser {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	u := &dashUser{t: t, base: base, c: &http.Client{Jar: jar, Timeout: 20 * time.Second}}
-	var me api.Me
-	if st := u.do("POST", "/api/auth/login", api.LoginRequest{Username: name, Password: judgingtest.Password}, &me); st != 200 {
-		t.Fatalf("login %s: status %d", name, st)
-	}
-	u.csrf, u.id = me.CSRFToken, me.UserID
+	u := judgingtest.Login(t, base, name)
+	u.Client.Timeout = 20 * time.Second
 	return u
-}
-
-func (u *dashUser) do(method, path string, in, out any) int {
-	u.t.Helper()
-	var body io.Reader
-	if in != nil {
-		b, _ := json.Marshal(in)
-		body = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, u.base+path, body)
-	req.Header.Set("Content-Type", "application/json")
-	if u.csrf != "" {
-		req.Header.Set(api.CSRFHeader, u.csrf)
-	}
-	res, err := u.c.Do(req)
-	if err != nil {
-		u.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	data, _ := io.ReadAll(res.Body)
-	if out != nil && res.StatusCode < 300 {
-		if err := json.Unmarshal(data, out); err != nil {
-			u.t.Fatalf("%s %s: decode %q: %v", method, path, data, err)
-		}
-	}
-	return res.StatusCode
 }
 
 // dashLabels[doc] are annotator1..3's grades. annotator3's d2 is held back
@@ -114,7 +74,7 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 	n := 0
 	judge := func(u *dashUser, a int, itemID int64, doc string) {
 		t.Helper()
-		req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 5000+n), AuthorID: u.id, ItemID: itemID, Kind: api.KindRelevance,
+		req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 5000+n), AuthorID: u.ID, ItemID: itemID, Kind: api.KindRelevance,
 			Relevance: ptr(dashLabels[doc][a]), Evidence: api.EvidenceComplete, TimeSpentMs: 1500}
 		n++
 		if doc == "d1" && a == 0 {
@@ -124,7 +84,7 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 			req.Attributions = []api.Attribution{{Atom: 0, Sentences: []int{0}, Satisfied: api.SatisfiedNo}}
 		}
 		var res api.JudgmentResponse
-		if st := u.do("POST", "/api/judgments", req, &res); st != 201 {
+		if st := u.Do("POST", "/api/judgments", req, &res); st != 201 {
 			t.Fatalf("judge %s: status %d", doc, st)
 		}
 	}
@@ -133,7 +93,7 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 		done := map[int64]bool{}
 		for round := 0; round < 10; round++ {
 			var q api.Queue
-			if st := u.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 5}, &q); st != 200 {
+			if st := u.Do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 5}, &q); st != 200 {
 				t.Fatalf("queue: status %d", st)
 			}
 			fresh := 0

@@ -123,13 +123,13 @@ func TestEstimatesDashboard(t *testing.T) {
 	spec := api.PoolSpec{Name: "sampled", Runs: []string{"good", "mid", "weak"}, Strategy: api.StrategySample,
 		Sample: &api.SampleSpec{Strata: []api.SampleStratum{{From: 1, To: 3, Rate: 1}, {From: 4, To: 12, Rate: 0.5}}, Seed: 11}}
 	var job api.JobView
-	if st := res.do("POST", "/api/projects/fixture/pools", spec, &job); st != 202 {
+	if st := res.Do("POST", "/api/projects/fixture/pools", spec, &job); st != 202 {
 		t.Fatalf("publish: %d", st)
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for !job.Finished() && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
-		if st := res.do("GET", fmt.Sprintf("/api/jobs/%d", job.ID), nil, &job); st != 200 {
+		if st := res.Do("GET", fmt.Sprintf("/api/jobs/%d", job.ID), nil, &job); st != 200 {
 			t.Fatalf("publish job: %d", st)
 		}
 	}
@@ -158,7 +158,7 @@ func TestEstimatesDashboard(t *testing.T) {
 	for idle := 0; idle < len(annotators); {
 		u := annotators[n%len(annotators)]
 		var q api.Queue
-		if st := u.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 8}, &q); st != 200 {
+		if st := u.Do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 8}, &q); st != 200 {
 			t.Fatalf("queue: %d", st)
 		}
 		if len(q.Tasks) == 0 {
@@ -174,9 +174,9 @@ func TestEstimatesDashboard(t *testing.T) {
 			}
 			n++
 			grade := estOracle(k, docIdx[task.Document.ExtID])
-			req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 24000+n), AuthorID: u.id, ItemID: task.ItemID,
+			req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 24000+n), AuthorID: u.ID, ItemID: task.ItemID,
 				Kind: api.KindRelevance, Relevance: ptr(grade), Evidence: api.EvidenceComplete, TimeSpentMs: 900}
-			if st := u.do("POST", "/api/judgments", req, nil); st != 201 {
+			if st := u.Do("POST", "/api/judgments", req, nil); st != 201 {
 				t.Fatalf("judge item %d: %d", task.ItemID, st)
 			}
 		}
@@ -187,7 +187,7 @@ func TestEstimatesDashboard(t *testing.T) {
 
 	// What the API answers.
 	var want api.EstimateReport
-	if st := res.do("GET", "/api/projects/fixture/estimates?pool=sampled", nil, &want); st != 200 {
+	if st := res.Do("GET", "/api/projects/fixture/estimates?pool=sampled", nil, &want); st != 200 {
 		t.Fatalf("estimates: %d", st)
 	}
 	if !want.Estimated || want.Pool != "sampled" || len(want.Runs) != 3 || len(want.Measures) == 0 {

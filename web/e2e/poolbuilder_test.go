@@ -39,7 +39,7 @@ func TestPoolBuilderAndExpressionEditor(t *testing.T) {
 	}
 	ann := dashLogin(t, e.url, "annotator1")
 	var q api.Queue
-	if st := ann.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 || len(q.Tasks) != 0 {
+	if st := ann.Do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 || len(q.Tasks) != 0 {
 		t.Fatalf("queue before publishing: %d, %d tasks", st, len(q.Tasks))
 	}
 
@@ -104,7 +104,7 @@ func TestPoolBuilderAndExpressionEditor(t *testing.T) {
 	if eval[bool](e, `document.querySelector("#pool-job") === null && document.querySelector("#pool-publish").disabled`) != true {
 		t.Error("after publishing, the job's progress is still shown or publish is enabled again")
 	}
-	if st := ann.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 || len(q.Tasks) == 0 {
+	if st := ann.Do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 || len(q.Tasks) == 0 {
 		t.Fatalf("queue after publishing: %d, %d tasks", st, len(q.Tasks))
 	}
 

@@ -22,10 +22,10 @@ func judgeFirstShared(t *testing.T, e *env, rel1, rel2 int, attr1, attr2 []api.A
 	t.Helper()
 	a1, a2 := dashLogin(t, e.url, "annotator1"), dashLogin(t, e.url, "annotator2")
 	var q1, q2 api.Queue
-	if st := a1.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q1); st != 200 {
+	if st := a1.Do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q1); st != 200 {
 		t.Fatalf("queue: %d", st)
 	}
-	if st := a2.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q2); st != 200 {
+	if st := a2.Do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q2); st != 200 {
 		t.Fatalf("queue: %d", st)
 	}
 	has := map[int64]bool{}
@@ -47,9 +47,9 @@ func judgeFirstShared(t *testing.T, e *env, rel1, rel2 int, attr1, attr2 []api.A
 		if i == 1 {
 			rel, attr = rel2, attr2
 		}
-		req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 9100+i), AuthorID: u.id, ItemID: item, Kind: api.KindRelevance,
+		req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 9100+i), AuthorID: u.ID, ItemID: item, Kind: api.KindRelevance,
 			Relevance: ptr(rel), Evidence: api.EvidenceComplete, TimeSpentMs: 1000, Attributions: attr}
-		if st := u.do("POST", "/api/judgments", req, nil); st != 201 {
+		if st := u.Do("POST", "/api/judgments", req, nil); st != 201 {
 			t.Fatalf("judge: %d", st)
 		}
 	}

@@ -41,7 +41,7 @@ func TestReviewFeedbackAndItemBrowser(t *testing.T) {
 	// annotator2 disagrees (through the API).
 	a2 := dashLogin(t, e.url, "annotator2")
 	var q api.Queue
-	if st := a2.do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 {
+	if st := a2.Do("POST", "/api/projects/fixture/queue", api.QueueRequest{Kind: api.KindRelevance, N: 10}, &q); st != 200 {
 		t.Fatalf("annotator2 queue: %d", st)
 	}
 	leased := false
@@ -51,7 +51,7 @@ func TestReviewFeedbackAndItemBrowser(t *testing.T) {
 	if !leased {
 		t.Fatalf("annotator2 was not given item %d", itemID)
 	}
-	if st := a2.do("POST", "/api/judgments", api.JudgmentRequest{ClientID: "00000000-0000-4000-8000-000000009201", AuthorID: a2.id,
+	if st := a2.Do("POST", "/api/judgments", api.JudgmentRequest{ClientID: "00000000-0000-4000-8000-000000009201", AuthorID: a2.ID,
 		ItemID: itemID, Kind: api.KindRelevance, Relevance: ptr(0), Evidence: api.EvidenceNone, TimeSpentMs: 800}, nil); st != 201 {
 		t.Fatalf("annotator2 judges: %d", st)
 	}

@@ -45,16 +45,7 @@ func TestPoolSimulateAtomsCLI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("simulate atoms: exit %d: %s", code, e)
 	}
-	var res struct {
-		Queries    int `json:"queries"`
-		Gold       int `json:"gold"`
-		Strategies map[string]struct {
-			Judgments   int             `json:"judgments"`
-			Found       int             `json:"found"`
-			Recall      float64         `json:"recall"`
-			JudgmentsTo map[string]*int `json:"judgments_to"`
-		} `json:"strategies"`
-	}
+	var res simulateJSON
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}

@@ -35,6 +35,21 @@ func estimateProject(t *testing.T) *cliTest {
 	return cli
 }
 
+// simulateJSON is what `pool simulate --json` prints, as the tests read
+// it.
+type simulateJSON struct {
+	Queries    int `json:"queries"`
+	Gold       int `json:"gold"`
+	Strategies map[string]struct {
+		Judgments   int             `json:"judgments"`
+		Found       int             `json:"found"`
+		Recall      float64         `json:"recall"`
+		JudgmentsTo map[string]*int `json:"judgments_to"`
+	} `json:"strategies"`
+}
+
+// simEstimateJSON is what `pool simulate --estimate … --json` prints, as
+// the tests read it.
 type simEstimateJSON struct {
 	Queries    int `json:"queries"`
 	Gold       int `json:"gold"`

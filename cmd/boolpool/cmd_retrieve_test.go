@@ -105,16 +105,7 @@ func TestRetrievePoolCLI(t *testing.T) {
 		"--qrels", qrels, "--strategies", "depth,cal", "--budget", "4", "--json", "--svg", svg}, &out, &errb); code != 0 {
 		t.Fatalf("simulate --json: %s", errb.String())
 	}
-	var sim struct {
-		Queries    int `json:"queries"`
-		Gold       int `json:"gold"`
-		Strategies map[string]struct {
-			Judgments   int             `json:"judgments"`
-			Found       int             `json:"found"`
-			Recall      float64         `json:"recall"`
-			JudgmentsTo map[string]*int `json:"judgments_to"`
-		} `json:"strategies"`
-	}
+	var sim simulateJSON
 	if err := json.Unmarshal(out.Bytes(), &sim); err != nil {
 		t.Fatalf("simulate --json: %v\n%s", err, out.String())
 	}

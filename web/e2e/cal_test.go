@@ -44,19 +44,7 @@ func TestCALDashboardTable(t *testing.T) {
 	}
 	res := dashLogin(t, e.url, "researcher")
 	spec := api.PoolSpec{Name: "cal-dash", Runs: []string{"bm25", "dense"}, Depth: 1, Strategy: api.StrategyCAL, CALBatch: 2, CALStop: "none"}
-	var job api.JobView
-	if st := res.Do("POST", "/api/projects/fixture/pools", spec, &job); st != 202 {
-		t.Fatalf("publish: %d", st)
-	}
-	// Publishing is a job: wait until it is done.
-	deadline := time.Now().Add(30 * time.Second)
-	for !job.Finished() && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		if st := res.Do("GET", fmt.Sprintf("/api/jobs/%d", job.ID), nil, &job); st != 200 {
-			t.Fatalf("publish job: %d", st)
-		}
-	}
-	if job.State != api.JobDone {
+	if job := publishPool(res, spec, 30*time.Second); job.State != api.JobDone {
 		t.Fatalf("publish job: %+v", job)
 	}
 

@@ -31,6 +31,24 @@ func dashLogin(t *testing.T, base, name string) *dashUser {
 	return u
 }
 
+// publishPool asks, as researcher u, for the fixture project's pool spec
+// and waits up to timeout for the job that publishes it to finish.
+func publishPool(u *dashUser, spec api.PoolSpec, timeout time.Duration) api.JobView {
+	u.T.Helper()
+	var job api.JobView
+	if st := u.Do("POST", "/api/projects/fixture/pools", spec, &job); st != 202 {
+		u.T.Fatalf("publish: %d", st)
+	}
+	deadline := time.Now().Add(timeout)
+	for !job.Finished() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		if st := u.Do("GET", fmt.Sprintf("/api/jobs/%d", job.ID), nil, &job); st != 200 {
+			u.T.Fatalf("publish job: %d", st)
+		}
+	}
+	return job
+}
+
 // dashLabels[doc] are annotator1..3's grades. annotator3's d2 is held back
 // and sent while the researcher watches: it turns d2 from "not relevant,
 // grade 0" into a disagreement with grade 1 (lower median of 1, 0, 3),

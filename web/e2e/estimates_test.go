@@ -122,17 +122,7 @@ func TestEstimatesDashboard(t *testing.T) {
 	res := dashLogin(t, e.url, "researcher")
 	spec := api.PoolSpec{Name: "sampled", Runs: []string{"good", "mid", "weak"}, Strategy: api.StrategySample,
 		Sample: &api.SampleSpec{Strata: []api.SampleStratum{{From: 1, To: 3, Rate: 1}, {From: 4, To: 12, Rate: 0.5}}, Seed: 11}}
-	var job api.JobView
-	if st := res.Do("POST", "/api/projects/fixture/pools", spec, &job); st != 202 {
-		t.Fatalf("publish: %d", st)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for !job.Finished() && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		if st := res.Do("GET", fmt.Sprintf("/api/jobs/%d", job.ID), nil, &job); st != 200 {
-			t.Fatalf("publish job: %d", st)
-		}
-	}
+	job := publishPool(res, spec, 60*time.Second)
 	var pub api.PoolPublished
 	if err := json.Unmarshal(job.Result, &pub); job.State != api.JobDone || err != nil {
 		t.Fatalf("publish job %+v: %v", job, err)

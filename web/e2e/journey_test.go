@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"boolpool/api"
@@ -140,18 +139,7 @@ func TestAnnotatorJourney(t *testing.T) {
 	}
 
 	// Offline: block the API, judge one more, come back, saved exactly once.
-	block := func(on bool) {
-		var pats []*network.BlockPattern
-		if on {
-			pats = []*network.BlockPattern{{URLPattern: e.url + "/api/*", Block: true}}
-		}
-		ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
-		defer cancel()
-		if _, err := chromedp.Call(ctx, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: pats}); err != nil {
-			t.Fatalf("block API: %v", err)
-		}
-	}
-	block(true)
+	e.offline(true)
 	offlineItem := e.itemOnScreen("#judge")
 	for _, k := range []string{"1", "p", "a", "j", " ", "x", "\r"} {
 		e.key(k)
@@ -172,7 +160,7 @@ func TestAnnotatorJourney(t *testing.T) {
 	// API is blocked) and the queued judgment is still there.
 	e.do("reload offline", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-pending="1"]`)))
 	e.shot("07b-offline-reloaded")
-	block(false)
+	e.offline(false)
 	e.waitJS("saved after reconnect", `document.querySelector("#sync-status").dataset.state === "saved"`, 45*time.Second)
 	e.do("page recovers", chromedp.WaitVisible(chromedp.CSS(`#judge[data-state="ready"]`)))
 	e.shot("08-back-online-saved")

@@ -47,10 +47,7 @@ func NewConstraintPage() *ConstraintPage { return &ConstraintPage{marked: map[in
 
 // OnNav sets the page up from /constraint/<project>.
 func (p *ConstraintPage) OnNav(ctx app.Context) {
-	p.onChange = p.syncForm
-	p.openDialog = p.dialog
-	p.nav(ctx, api.KindConstraint)
-	ctx.Page().SetTitle("Constraints · boolpool")
+	p.nav(ctx, api.KindConstraint, "Constraints", p.syncForm, p.dialog)
 }
 
 // OnMount starts the client side.

@@ -112,10 +112,14 @@ func (f *taskFeed) changed(ctx app.Context) {
 	}
 }
 
-// navKind maps a URL path to the task kind and project it shows.
-// go-app calls OnMount before OnNav on client-side navigation and the other
-// way round on a first load, so the first load starts when both have run.
-func (f *taskFeed) nav(ctx app.Context, kind string) {
+// nav sets a judging page up for its URL (OnNav): the task kind, the
+// project or item the path names, the page title ("title · boolpool"), and
+// the page's form reset (onChange) and open dialog (openDialog). go-app
+// calls OnMount before OnNav on client-side navigation and the other way
+// round on a first load, so the first load starts when both have run.
+func (f *taskFeed) nav(ctx app.Context, kind, title string, onChange func(ctx app.Context), openDialog func() string) {
+	f.onChange, f.openDialog = onChange, openDialog
+	ctx.Page().SetTitle(title + " · boolpool")
 	u := ctx.Page().URL()
 	f.kind = kind
 	f.project, f.itemID = lastPathPart(u.Path), 0

@@ -88,10 +88,7 @@ func NewJudgePage() *JudgePage {
 
 // OnNav sets the page up from its URL: /judge/<project> or /item/<id>.
 func (p *JudgePage) OnNav(ctx app.Context) {
-	p.onChange = p.syncForm
-	p.openDialog = p.dialog
-	p.nav(ctx, api.KindRelevance)
-	ctx.Page().SetTitle("Judge · boolpool")
+	p.nav(ctx, api.KindRelevance, "Judge", p.syncForm, p.dialog)
 	if p.client != nil {
 		p.loadFeedback(ctx)
 	}

@@ -40,10 +40,7 @@ func NewParaphrasePage() *ParaphrasePage { return &ParaphrasePage{} }
 
 // OnNav sets the page up from /paraphrase/<project>.
 func (p *ParaphrasePage) OnNav(ctx app.Context) {
-	p.onChange = p.syncForm
-	p.openDialog = p.dialog
-	p.nav(ctx, api.KindParaphrase)
-	ctx.Page().SetTitle("Paraphrase · boolpool")
+	p.nav(ctx, api.KindParaphrase, "Paraphrase", p.syncForm, p.dialog)
 }
 
 // OnMount starts the client side.

@@ -39,10 +39,7 @@ func NewValidationPage() *ValidationPage { return &ValidationPage{} }
 
 // OnNav sets the page up from /validate/<project>.
 func (p *ValidationPage) OnNav(ctx app.Context) {
-	p.onChange = p.syncForm
-	p.openDialog = p.dialog
-	p.nav(ctx, api.KindValidation)
-	ctx.Page().SetTitle("Validate · boolpool")
+	p.nav(ctx, api.KindValidation, "Validate", p.syncForm, p.dialog)
 }
 
 // OnMount starts the client side.

@@ -207,8 +207,8 @@ func (p *BrowsePage) open(ctx app.Context, e app.Event) {
 }
 
 func (p *BrowsePage) turnPage(ctx app.Context, e app.Event) {
-	if off, err := strconv.Atoi(eventData(ctx, "offset")); err == nil {
-		p.offset = max(0, off)
+	if off, ok := pageOffset(ctx); ok {
+		p.offset = off
 		p.apply(ctx)
 	}
 }
@@ -305,16 +305,7 @@ func (p *BrowsePage) renderItems() app.UI {
 				NewItemDetailPanel(*p.detail, p.project, p.me.UserID),
 			)
 		}),
-		app.Div().Class("pager").Body(
-			app.P().ID("browse-count").Role("status").Text(browseCount(from, to, res.Total)),
-			app.If(res.Offset > 0, func() app.UI {
-				return app.Button().Type("button").Class("link").ID("browse-prev").DataSet("offset", max(0, res.Offset-browsePageSize)).
-					OnClick(p.turnPage).Text("Previous page")
-			}),
-			app.If(to < res.Total, func() app.UI {
-				return app.Button().Type("button").Class("link").ID("browse-next").DataSet("offset", to).OnClick(p.turnPage).Text("Next page")
-			}),
-		),
+		pager("browse-count", browseCount(from, to, res.Total), "browse", res.Offset, to, res.Total, browsePageSize, p.turnPage),
 		app.If(len(res.Items) > 0, func() app.UI {
 			return app.Table().ID("browse-items").Class("browse-items").Body(
 				app.THead().Body(app.Tr().Body(

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -68,8 +67,8 @@ func (s *QuerySearch) search(ctx app.Context, e app.Event) {
 }
 
 func (s *QuerySearch) turnPage(ctx app.Context, e app.Event) {
-	if off, err := strconv.Atoi(eventData(ctx, "offset")); err == nil {
-		s.offset = max(0, off)
+	if off, ok := pageOffset(ctx); ok {
+		s.offset = off
 		s.load(ctx)
 	}
 }
@@ -91,16 +90,7 @@ func (s *QuerySearch) Render() app.UI {
 		),
 		app.If(s.message != "", func() app.UI { return app.P().Class("notice", "error").Role("alert").Text(s.message) }),
 		app.If(s.loaded, func() app.UI {
-			return app.Div().Class("pager").Body(
-				app.P().ID("query-count").Role("status").Text(count),
-				app.If(res.Offset > 0, func() app.UI {
-					return app.Button().Type("button").Class("link").DataSet("offset", max(0, res.Offset-querySearchPage)).
-						OnClick(s.turnPage).Text("Previous page")
-				}),
-				app.If(to < res.Total, func() app.UI {
-					return app.Button().Type("button").Class("link").DataSet("offset", to).OnClick(s.turnPage).Text("Next page")
-				}),
-			)
+			return pager("query-count", count, "", res.Offset, to, res.Total, querySearchPage, s.turnPage)
 		}),
 		app.If(len(res.Queries) > 0, func() app.UI {
 			return app.Table().ID("query-results").Body(

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"strconv"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -88,8 +87,8 @@ func (p *ReviewPage) choose(ctx app.Context, e app.Event) {
 
 // turnPage shows another page of the queue (data-offset).
 func (p *ReviewPage) turnPage(ctx app.Context, e app.Event) {
-	if off, err := strconv.Atoi(eventData(ctx, "offset")); err == nil {
-		p.offset = max(0, off)
+	if off, ok := pageOffset(ctx); ok {
+		p.offset = off
 		p.reload(ctx)
 	}
 }
@@ -137,17 +136,8 @@ func (p *ReviewPage) renderQueue() app.UI {
 			return app.P().ID("review-done").Class("notice").Textf("Every current judgment of %s is reviewed.", q.Annotator)
 		}),
 		app.If(len(q.Entries) > 0, func() app.UI {
-			return app.Div().Class("pager").Body(
-				app.P().Role("status").Textf("Judgments %d–%d of %d, oldest first", from, to, q.Total),
-				app.If(p.offset > 0, func() app.UI {
-					return app.Button().Type("button").Class("link").ID("review-prev").DataSet("offset", p.offset-reviewPageSize).
-						OnClick(p.turnPage).Text("Previous page")
-				}),
-				app.If(to < q.Total, func() app.UI {
-					return app.Button().Type("button").Class("link").ID("review-next").DataSet("offset", to).
-						OnClick(p.turnPage).Text("Next page")
-				}),
-			)
+			return pager("", fmt.Sprintf("Judgments %d–%d of %d, oldest first", from, to, q.Total), "review",
+				p.offset, to, q.Total, reviewPageSize, p.turnPage)
 		}),
 		app.Ol().Class("review-list").Body(app.Range(q.Entries).Slice(func(i int) app.UI {
 			link := fmt.Sprintf("/browse/%s?item=%d", p.project, q.Entries[i].ItemID)

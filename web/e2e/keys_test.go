@@ -44,9 +44,16 @@ func (e *env) press(key string) {
 		e.t.Fatalf("press: %q is not Enter or Space", key)
 	}
 	vk, _ := strconv.ParseInt(n[2], 10, 64)
-	e.do("press "+n[1], chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: n[0], Code: n[1], Text: key, UnmodifiedText: key,
-			WindowsVirtualKeyCode: vk, NativeVirtualKeyCode: vk}
+	e.keyDownUp("press "+n[1], input.DispatchKeyEventParams{Key: n[0], Code: n[1], Text: key, UnmodifiedText: key,
+		WindowsVirtualKeyCode: vk, NativeVirtualKeyCode: vk})
+}
+
+// keyDownUp sends down as a keyDown (carrying its text), then the keyUp
+// that ends it, as a keyboard does.
+func (e *env) keyDownUp(what string, down input.DispatchKeyEventParams) {
+	e.t.Helper()
+	down.Type = input.DispatchKeyEventTypeKeyDown
+	e.do(what, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, down); err != nil {
 			return err
 		}
@@ -224,17 +231,7 @@ func TestConstraintKeysGoToTheFocusedControl(t *testing.T) {
 // the text (a page cancelling the keydown types nothing), then keyUp.
 func (e *env) pressLetter(letter string) {
 	e.t.Helper()
-	code := "Key" + strings.ToUpper(letter)
-	e.do("press "+letter, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: letter, Code: code, Text: letter, UnmodifiedText: letter}
-		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, down); err != nil {
-			return err
-		}
-		up := down
-		up.Type, up.Text, up.UnmodifiedText = input.DispatchKeyEventTypeKeyUp, "", ""
-		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, up)
-		return err
-	}))
+	e.keyDownUp("press "+letter, input.DispatchKeyEventParams{Key: letter, Code: "Key" + strings.ToUpper(letter), Text: letter, UnmodifiedText: letter})
 }
 
 // TestCommentKeyFocusesTheCommentBox: c focuses the comment box (29 Tabs

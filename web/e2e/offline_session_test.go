@@ -21,6 +21,19 @@ import (
 // account. "Offline" blocks every /api/ request in the browser (the pages
 // themselves still load, as from a cache).
 
+// judgeOneOffline starts judging as annotator1, goes offline and judges
+// one item, which waits in the outbox; it returns annotator1's id and the
+// item.
+func judgeOneOffline(t *testing.T) (e *env, a1 int64, item string) {
+	e = newEnv(t, 1)
+	a1 = e.fx.Users["annotator1"].ID
+	e.startJudging("annotator1")
+	e.offline(true)
+	item = e.judgeByKeys("2", "p")
+	e.waitJS("queued", `document.querySelector("#judge").dataset.pending === "1"`, 10*time.Second)
+	return e, a1, item
+}
+
 // offline blocks (or unblocks) every API request of the browser.
 func (e *env) offline(on bool) {
 	e.t.Helper()
@@ -50,12 +63,7 @@ func (e *env) outboxLen(userID int64) int {
 // as the network is back, no page acts as the old user meanwhile, and the
 // unsent judgment stays with its author.
 func TestOfflineSignOutEndsTheSessionWhenBack(t *testing.T) {
-	e := newEnv(t, 1)
-	a1 := e.fx.Users["annotator1"].ID
-	e.startJudging("annotator1")
-	e.offline(true)
-	item := e.judgeByKeys("2", "p")
-	e.waitJS("queued", `document.querySelector("#judge").dataset.pending === "1"`, 10*time.Second)
+	e, a1, item := judgeOneOffline(t)
 
 	e.do("sign out anyway", chromedp.Click(chromedp.CSS(`#logout`)), chromedp.WaitVisible(chromedp.CSS(`#logout-confirm`)),
 		chromedp.Click(chromedp.CSS(`#logout-confirm-yes`)))
@@ -120,12 +128,7 @@ func TestOfflineSignOutEndsTheSessionWhenBack(t *testing.T) {
 // judgment arrived there and reaches the page after the outbox sent it:
 // the test holds the lease answers in the browser until then.
 func TestItemJudgedOfflineIsNotLeasedAgainAfterReload(t *testing.T) {
-	e := newEnv(t, 1)
-	a1 := e.fx.Users["annotator1"].ID
-	e.startJudging("annotator1")
-	e.offline(true)
-	item := e.judgeByKeys("2", "p")
-	e.waitJS("queued", `document.querySelector("#judge").dataset.pending === "1"`, 10*time.Second)
+	e, a1, item := judgeOneOffline(t)
 	e.do("reload offline", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#judge[data-wasm="1"][data-pending="1"]`)))
 
 	paused := make(chan fetch.RequestID, 64)

@@ -9,7 +9,6 @@ import (
 	"boolpool/server/config"
 	"boolpool/server/decompose"
 	"boolpool/server/httpapi"
-	"boolpool/server/store"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -33,16 +32,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.DebugAddr != "" {
 		serveDebug(ctx, cfg.DebugAddr, log)
 	}
-	st, err := store.Open(ctx, cfg.DatabaseURL, int32(cfg.DBMaxConns))
+	st, err := openStoreConns(ctx, cfg.DatabaseURL, int32(cfg.DBMaxConns))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	// Refuse to start on a schema that is behind: running old code paths
-	// against a half-migrated database is how judgments get lost.
-	if err := st.CheckSchema(ctx); err != nil {
-		return err
-	}
 	opts := jf.appOptions()
 	if opts.TestHoldAfterJudgment, err = testHold(); err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"boolpool/server/config"
-	"boolpool/server/store"
 )
 
 // runWorker runs background jobs (every kind of server/app.JobKinds)
@@ -40,14 +39,11 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	// Each running job holds a few connections (progress, its queries);
 	// River holds one to listen and a few to fetch and complete.
-	st, err := store.Open(ctx, *db, int32(8+4*jf.concurrency))
+	st, err := openStoreConns(ctx, *db, int32(8+4*jf.concurrency))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.CheckSchema(ctx); err != nil {
-		return err
-	}
 	opts := jf.appOptions()
 	opts.JobsOnly = true
 	a, err := newApp(ctx, config.Config{}, st, log, opts)

@@ -26,20 +26,11 @@ type CALPanel struct {
 	Project string
 	Version uint64
 
-	client  *Client
-	loaded  string // project@version the pools belong to
+	panelLoader
 	pools   []api.CALPool
 	busy    bool
 	message string
-	mounted bool
 	polling bool
-	loading bool // a request is in flight
-	again   bool // reload when it is back (snapshots came meanwhile)
-	// self is the panel's own context (OnMount): every answer is
-	// dispatched through it, since a dispatch from an element that a
-	// re-render replaced (a button, the dashboard's snapshot update) is
-	// dropped, and the panel would then wait forever.
-	self app.Context
 }
 
 // NewCALPanel returns the panel of a project.
@@ -54,9 +45,7 @@ func (c *CALPanel) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
-	c.client = NewClient()
-	c.mounted = true
-	c.self = ctx
+	c.mountLoader(ctx)
 	c.load(ctx)
 }
 
@@ -65,7 +54,7 @@ func (c *CALPanel) OnDismount() { c.mounted = false }
 
 // OnUpdate reloads after a new snapshot (or for another project).
 func (c *CALPanel) OnUpdate(ctx app.Context) {
-	if app.IsClient && c.client != nil && c.loaded != c.key() {
+	if c.stale(c.key()) {
 		c.load(ctx)
 	}
 }
@@ -73,21 +62,10 @@ func (c *CALPanel) OnUpdate(ctx app.Context) {
 // load fetches the pools; one request at a time (a burst of snapshots
 // costs at most one more).
 func (c *CALPanel) load(ctx app.Context) {
-	c.loaded = c.key()
-	if c.loading {
-		c.again = true
-		return
-	}
-	c.loading = true
-	cl, project, self := c.client, c.Project, c.self
-	self.Async(func() {
-		pools, err := cl.CALPools(context.Background(), project)
-		self.Dispatch(func(ctx app.Context) {
-			c.loading = false
-			if c.again && c.mounted {
-				c.again = false
-				c.load(ctx)
-			}
+	project := c.Project
+	panelLoad(&c.panelLoader, c.key(), c.load,
+		func(ctx context.Context, cl *Client) ([]api.CALPool, error) { return cl.CALPools(ctx, project) },
+		func(ctx app.Context, pools []api.CALPool, err error) {
 			if err != nil {
 				c.message = "Could not load the active-learning pools: " + err.Error()
 				return
@@ -95,7 +73,6 @@ func (c *CALPanel) load(ctx app.Context) {
 			c.pools = pools
 			c.poll(ctx)
 		})
-	})
 }
 
 // poll reloads every two seconds while some query's next batch is being

@@ -23,15 +23,10 @@ type EstimatesPanel struct {
 	Project string
 	Version uint64
 
-	client  *Client
-	loaded  string
+	panelLoader
 	report  api.EstimateReport
 	ok      bool
 	message string
-	mounted bool
-	loading bool
-	again   bool
-	self    app.Context
 }
 
 // NewEstimatesPanel returns the panel of a project.
@@ -46,7 +41,7 @@ func (e *EstimatesPanel) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
-	e.client, e.mounted, e.self = NewClient(), true, ctx
+	e.mountLoader(ctx)
 	e.load(ctx)
 }
 
@@ -55,34 +50,24 @@ func (e *EstimatesPanel) OnDismount() { e.mounted = false }
 
 // OnUpdate reloads after a new snapshot.
 func (e *EstimatesPanel) OnUpdate(ctx app.Context) {
-	if app.IsClient && e.client != nil && e.loaded != e.key() {
+	if e.stale(e.key()) {
 		e.load(ctx)
 	}
 }
 
 func (e *EstimatesPanel) load(ctx app.Context) {
-	e.loaded = e.key()
-	if e.loading {
-		e.again = true
-		return
-	}
-	e.loading = true
-	cl, project, self := e.client, e.Project, e.self
-	self.Async(func() {
-		r, err := cl.Estimates(context.Background(), project, "")
-		self.Dispatch(func(ctx app.Context) {
-			e.loading = false
-			if e.again && e.mounted {
-				e.again = false
-				e.load(ctx)
-			}
+	project := e.Project
+	panelLoad(&e.panelLoader, e.key(), e.load,
+		func(ctx context.Context, cl *Client) (api.EstimateReport, error) {
+			return cl.Estimates(ctx, project, "")
+		},
+		func(ctx app.Context, r api.EstimateReport, err error) {
 			if err != nil {
 				e.ok, e.message = false, "Estimates unavailable: "+err.Error()
 				return
 			}
 			e.report, e.ok, e.message = r, true, ""
 		})
-	})
 }
 
 // Render draws the panel.

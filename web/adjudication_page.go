@@ -19,18 +19,13 @@ import (
 // (Enter). j / k move through the queue; ? lists the keys.
 type AdjudicationPage struct {
 	app.Compo
-	me        api.Me
-	project   string
+	projectPage
 	queue     api.AdjudicationQueue
 	selected  int64
 	relevance int
 	note      string
-	state     string
-	message   string
 	busy      bool
 	showKeys  bool
-	mounted   bool
-	client    *Client
 	release   func()
 	offset    int // the queue page shown: items offset+1 … offset+limit
 	limit     int
@@ -45,7 +40,7 @@ const (
 
 // NewAdjudicationPage returns the page.
 func NewAdjudicationPage() *AdjudicationPage {
-	return &AdjudicationPage{state: stateLoading, relevance: -1, limit: queuePage}
+	return &AdjudicationPage{projectPage: projectPage{state: stateLoading}, relevance: -1, limit: queuePage}
 }
 
 // OnNav reads the project and titles the page.
@@ -58,12 +53,10 @@ func (p *AdjudicationPage) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
-	p.mounted = true
-	p.project = pageProject(ctx)
+	p.mountProject(ctx)
 	if id, err := strconv.ParseInt(ctx.Page().URL().Query().Get("item"), 10, 64); err == nil {
 		p.selected = id
 	}
-	p.client = NewClient()
 	fn := app.FuncOf(func(this app.Value, args []app.Value) any {
 		if len(args) == 0 {
 			return nil

@@ -37,8 +37,7 @@ var agreementOptions = []struct{ value, label string }{
 // shows the same list.
 type BrowsePage struct {
 	app.Compo
-	me         api.Me
-	project    string
+	projectPage
 	filter     url.Values
 	offset     int
 	tab        string
@@ -46,15 +45,11 @@ type BrowsePage struct {
 	annotators []string
 	item       int64
 	detail     *api.ItemDetail
-	state      string
-	message    string
-	mounted    bool
-	client     *Client
 }
 
 // NewBrowsePage returns the page.
 func NewBrowsePage() *BrowsePage {
-	return &BrowsePage{state: stateLoading, filter: url.Values{"kind": {api.KindRelevance}}}
+	return &BrowsePage{projectPage: projectPage{state: stateLoading}, filter: url.Values{"kind": {api.KindRelevance}}}
 }
 
 // OnNav reads the project, the filters and the open item of the URL.
@@ -84,10 +79,8 @@ func (p *BrowsePage) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
-	p.mounted = true
-	p.project = pageProject(ctx)
+	p.mountProject(ctx)
 	p.fromURL(ctx.Page().URL().Query())
-	p.client = NewClient()
 	ctx.Handle(actionReviewed, func(ctx app.Context, a app.Action) {
 		ctx.Dispatch(func(ctx app.Context) {
 			p.message = fmt.Sprintf("Review of judgment %s recorded.", a.Tags.Get("judgment"))

@@ -16,27 +16,21 @@ import (
 // server-sent events (one per applied judgment or adjudication).
 type DashboardPage struct {
 	app.Compo
-	me      api.Me
-	project string
-	snap    api.LiveSnapshot
-	loaded  bool
-	state   string
-	message string
-	live    string
-	mounted bool
-	feed    *liveFeed
-	client  *Client
-	qform   qualityForm
+	projectPage
+	snap   api.LiveSnapshot
+	loaded bool
+	live   string
+	feed   *liveFeed
+	qform  qualityForm
 	// allQueries is every incomplete query with its text once the
 	// researcher asked for them all (the snapshot lists the first 200).
 	allQueries []api.QueryProgress
-	page       app.Context
 	qrels      qrelsBoard // the leaderboard's qrels mode (dashboard_qrels.go)
 }
 
 // NewDashboardPage returns the page.
 func NewDashboardPage() *DashboardPage {
-	return &DashboardPage{state: stateLoading, live: liveConnecting}
+	return &DashboardPage{projectPage: projectPage{state: stateLoading}, live: liveConnecting}
 }
 
 // OnNav reads the project from the path and titles the page.
@@ -49,12 +43,7 @@ func (p *DashboardPage) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
-	p.mounted = true
-	p.page = ctx
-	p.project = pageProject(ctx)
-	cl := NewClient()
-	p.client = cl
-	project := p.project
+	cl, project := p.mountProject(ctx)
 	loadWithMe(ctx, cl, func(c context.Context) (api.LiveSnapshot, error) { return cl.Dashboard(c, project) },
 		func(ctx app.Context, me api.Me, snap api.LiveSnapshot, err error) {
 			p.me = me

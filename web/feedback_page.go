@@ -17,16 +17,14 @@ const feedbackPageSize = 100
 // note. The server answers only the signed-in user's own reviews.
 type FeedbackPage struct {
 	app.Compo
-	me       api.Me
-	project  string
+	projectPage
 	feedback api.Feedback
-	state    string
-	message  string
-	mounted  bool
 }
 
 // NewFeedbackPage returns the page.
-func NewFeedbackPage() *FeedbackPage { return &FeedbackPage{state: stateLoading} }
+func NewFeedbackPage() *FeedbackPage {
+	return &FeedbackPage{projectPage: projectPage{state: stateLoading}}
+}
 
 // OnNav reads the project and titles the page.
 func (p *FeedbackPage) OnNav(ctx app.Context) { p.project = titleProjectPage(ctx, "Feedback") }
@@ -36,9 +34,7 @@ func (p *FeedbackPage) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
-	p.mounted = true
-	p.project = pageProject(ctx)
-	cl, project := NewClient(), p.project
+	cl, project := p.mountProject(ctx)
 	loadWithMe(ctx, cl, func(c context.Context) (api.Feedback, error) { return cl.Feedback(c, project, feedbackPageSize, 0) },
 		func(ctx app.Context, me api.Me, f api.Feedback, err error) {
 			p.me, p.feedback = me, f

@@ -24,8 +24,7 @@ import (
 // published pool when it is done.
 type PoolBuilderPage struct {
 	app.Compo
-	me        api.Me
-	project   string
+	projectPage
 	runs      []api.RunSummary
 	chosen    map[string]bool
 	name      string
@@ -43,17 +42,12 @@ type PoolBuilderPage struct {
 	atomsBatch int
 	// atomsCandidates is strategy atoms' candidates ("": runs).
 	atomsCandidates string
-	state           string
-	message         string
 	busy            bool
-	mounted         bool
-	client          *Client
-	page            app.Context // the page's own context: see OnMount
 }
 
 // NewPoolBuilderPage returns the page with a depth-20 pool chosen.
 func NewPoolBuilderPage() *PoolBuilderPage {
-	return &PoolBuilderPage{state: stateLoading, chosen: map[string]bool{}, depth: 20, strategy: api.StrategyDepth, sample: newSampleChoice()}
+	return &PoolBuilderPage{projectPage: projectPage{state: stateLoading}, chosen: map[string]bool{}, depth: 20, strategy: api.StrategyDepth, sample: newSampleChoice()}
 }
 
 // OnNav reads the project and titles the page.
@@ -66,14 +60,11 @@ func (p *PoolBuilderPage) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
-	p.mounted, p.gone = true, false
+	p.gone = false
 	// Answers are dispatched in the page's context, not the form's: a
 	// dispatch from an element that a re-render replaced is dropped, and
 	// the preview would then never appear (busy forever).
-	p.page = ctx
-	p.project = pageProject(ctx)
-	p.client = NewClient()
-	cl, project := p.client, p.project
+	cl, project := p.mountProject(ctx)
 	loadWithMe(ctx, cl, func(c context.Context) ([]api.RunSummary, error) { return cl.Runs(c, project) },
 		func(ctx app.Context, me api.Me, runs []api.RunSummary, err error) {
 			p.me, p.runs = me, runs

@@ -22,21 +22,15 @@ import (
 // check.
 type QueriesPage struct {
 	app.Compo
-	me       api.Me
-	project  string
+	projectPage
 	queries  []api.QueryExpression
 	selected int64
 	expr     string
 	atoms    string // one atom text per line
-	state    string
-	message  string
 	busy     bool
-	mounted  bool
-	client   *Client
 	// needForce is set when the server refused to renumber the atoms of
 	// a judged query: the editor then offers "Save anyway".
 	needForce bool
-	page      app.Context // the page's context (answers are dispatched here)
 	// byConfidence lists the decomposer's least confident readings
 	// first (queries without a confidence last, in import order).
 	byConfidence bool
@@ -45,7 +39,9 @@ type QueriesPage struct {
 }
 
 // NewQueriesPage returns the page.
-func NewQueriesPage() *QueriesPage { return &QueriesPage{state: stateLoading} }
+func NewQueriesPage() *QueriesPage {
+	return &QueriesPage{projectPage: projectPage{state: stateLoading}}
+}
 
 // OnNav reads the project and titles the page.
 func (p *QueriesPage) OnNav(ctx app.Context) {
@@ -57,11 +53,7 @@ func (p *QueriesPage) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
-	p.mounted = true
-	p.page = ctx
-	p.project = pageProject(ctx)
-	p.client = NewClient()
-	cl, project := p.client, p.project
+	cl, project := p.mountProject(ctx)
 	loadWithMe(ctx, cl, func(c context.Context) ([]api.QueryExpression, error) { return cl.Queries(c, project) },
 		func(ctx app.Context, me api.Me, qs []api.QueryExpression, err error) {
 			p.me, p.queries = me, qs

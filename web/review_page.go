@@ -20,19 +20,14 @@ const reviewPageSize = 25
 // with a note the annotator reads on their history (ReviewForm).
 type ReviewPage struct {
 	app.Compo
-	me        api.Me
-	project   string
+	projectPage
 	annotator string
 	offset    int
 	queue     api.ReviewQueue
-	state     string
-	message   string
-	mounted   bool
-	client    *Client
 }
 
 // NewReviewPage returns the page.
-func NewReviewPage() *ReviewPage { return &ReviewPage{state: stateLoading} }
+func NewReviewPage() *ReviewPage { return &ReviewPage{projectPage: projectPage{state: stateLoading}} }
 
 // OnNav reads the project and the annotator of the URL.
 func (p *ReviewPage) OnNav(ctx app.Context) {
@@ -45,10 +40,8 @@ func (p *ReviewPage) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
-	p.mounted = true
-	p.project = pageProject(ctx)
+	p.mountProject(ctx)
 	p.annotator = ctx.Page().URL().Query().Get("annotator")
-	p.client = NewClient()
 	ctx.Handle(actionReviewed, func(ctx app.Context, a app.Action) {
 		verdict := map[string]string{api.ReviewAccept: "accepted", api.ReviewCorrect: "corrected"}[a.Tags.Get("verdict")]
 		ctx.Dispatch(func(ctx app.Context) {

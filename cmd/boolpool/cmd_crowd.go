@@ -58,6 +58,21 @@ func ifSet[T any](set map[string]bool, name string, v *T) *T {
 	return nil
 }
 
+// openCrowdProject opens the store and the project --project names (an
+// unknown one is an error naming the flag); the caller closes the store.
+func openCrowdProject(ctx context.Context, dbURL, project string) (*store.Store, store.Project, error) {
+	st, err := openStore(ctx, dbURL)
+	if err != nil {
+		return nil, store.Project{}, err
+	}
+	p, err := st.ProjectByName(ctx, project)
+	if err != nil {
+		st.Close()
+		return nil, store.Project{}, fmt.Errorf("--project: %w", err)
+	}
+	return st, p, nil
+}
+
 func runCrowdSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("crowd set", stderr, crowdUsage)
 	dbURL := dbFlag(fs)
@@ -93,15 +108,11 @@ func runCrowdSet(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := crowdFlagError(u.Validate()); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, *dbURL)
+	st, p, err := openCrowdProject(ctx, *dbURL, *project)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := st.ProjectByName(ctx, *project)
-	if err != nil {
-		return fmt.Errorf("--project: %w", err)
-	}
 	u.ProjectID = p.ID
 	if u.Enabled != nil && *u.Enabled {
 		// Used if entry was off (or had no key): off→on makes a new link.
@@ -151,15 +162,11 @@ func runCrowdParticipants(ctx context.Context, args []string, stdout, stderr io.
 	if *format != "csv" && *format != "json" {
 		return fmt.Errorf("%w: --format: must be csv or json", errUsage)
 	}
-	st, err := openStore(ctx, *dbURL)
+	st, p, err := openCrowdProject(ctx, *dbURL, *project)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := st.ProjectByName(ctx, *project)
-	if err != nil {
-		return fmt.Errorf("--project: %w", err)
-	}
 	ps, err := st.CrowdParticipants(ctx, p.ID)
 	if err != nil {
 		return err

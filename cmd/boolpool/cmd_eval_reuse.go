@@ -13,6 +13,7 @@ import (
 	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/reuse"
+	"boolpool/server/store"
 )
 
 // evalSubcommands are `boolpool eval reusability` and `boolpool eval
@@ -75,6 +76,15 @@ func addReuseFlags(fs *flag.FlagSet, db *string, poolDoc string) reuseFlags {
 	}
 }
 
+// open checks --measures and opens the store and the project; the caller
+// closes the store.
+func (f reuseFlags) open(ctx context.Context) (*store.Store, store.Project, error) {
+	if _, err := reuse.ParseMeasures(*f.measures); err != nil {
+		return nil, store.Project{}, flagError(err)
+	}
+	return openProject(ctx, *f.db, *f.project)
+}
+
 func runEvalReusability(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval reusability", stderr, reusabilityUsage)
 	f := addReuseFlags(fs, dbFlag(fs), "pool `name` whose sources are left out (required)")
@@ -87,10 +97,7 @@ func runEvalReusability(ctx context.Context, args []string, stdout, stderr io.Wr
 	if *f.project == "" || *f.pool == "" {
 		return fmt.Errorf("%w: --project and --pool are required", errUsage)
 	}
-	if _, err := reuse.ParseMeasures(*f.measures); err != nil {
-		return flagError(err)
-	}
-	st, p, err := openProject(ctx, *f.db, *f.project)
+	st, p, err := f.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -119,10 +126,7 @@ func runEvalStability(ctx context.Context, args []string, stdout, stderr io.Writ
 	if *f.project == "" {
 		return fmt.Errorf("%w: --project is required", errUsage)
 	}
-	if _, err := reuse.ParseMeasures(*f.measures); err != nil {
-		return flagError(err)
-	}
-	st, p, err := openProject(ctx, *f.db, *f.project)
+	st, p, err := f.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -81,8 +81,7 @@ func runRetrieve(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer st.Close()
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	env := &retrieveEnv{st: st, project: p, encoder: *encoder, memory: *vectors == "memory", log: log, progress: stderr}
+	env := newRetrieveEnv(st, p, *encoder, *vectors, stderr)
 	defer env.Close()
 	var record map[string]string
 	if spec, ok := retrieval.SpecByName(*method); ok && spec.Needs == retrieval.NeedsDense {
@@ -148,6 +147,15 @@ func writeTRECRun(ctx context.Context, path string, stdout io.Writer, tag string
 		return err
 	}
 	return f.Close()
+}
+
+// newRetrieveEnv is a command's retrieval environment in project p: the
+// dense encoder's name, where its document vectors come from (vectors:
+// pgvector, or memory for exact ones encoded on the fly), and a text log
+// and progress on stderr.
+func newRetrieveEnv(st *store.Store, p store.Project, encoder, vectors string, stderr io.Writer) *retrieveEnv {
+	return &retrieveEnv{st: st, project: p, encoder: encoder, memory: vectors == "memory",
+		log: slog.New(slog.NewTextHandler(stderr, nil)), progress: stderr}
 }
 
 // retrieveEnv loads the resources methods need, once, on demand.
@@ -278,8 +286,7 @@ func runRetrieveBench(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	defer st.Close()
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	env := &retrieveEnv{st: st, project: p, encoder: *encoder, memory: *vectors == "memory", log: log, progress: stderr}
+	env := newRetrieveEnv(st, p, *encoder, *vectors, stderr)
 	defer env.Close()
 	queries, err := retrieval.LoadQueries(ctx, st, p.ID, *split)
 	if err != nil {
@@ -476,7 +483,7 @@ func runRetrieveEval(ctx context.Context, args []string, stdout, stderr io.Write
 		all = append(all, namedRun{name, toMetricsRun(stored)})
 	}
 	if *variants {
-		env := &retrieveEnv{st: st, project: p, log: slog.New(slog.NewTextHandler(stderr, nil)), progress: stderr}
+		env := newRetrieveEnv(st, p, "", "pgvector", stderr)
 		defer env.Close()
 		for _, qtf := range []string{"count", "unique"} {
 			params := map[string]string{"qtf": qtf}

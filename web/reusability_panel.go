@@ -20,10 +20,8 @@ type ReusabilityPanel struct {
 	app.Compo
 	Iproject string
 
-	pool    string
-	loading bool
-	rep     *api.Reusability
-	errMsg  string
+	askedReport[api.Reusability]
+	pool string
 }
 
 // NewReusabilityPanel returns the panel.
@@ -42,18 +40,9 @@ func (r *ReusabilityPanel) load(ctx app.Context, e app.Event) {
 		r.errMsg = "Name the pool to test."
 		return
 	}
-	r.loading, r.errMsg = true, ""
 	project := r.Iproject
-	ctx.Async(func() {
-		rep, err := NewClient().Reusability(context.Background(), project, pool)
-		ctx.Dispatch(func(app.Context) {
-			r.loading = false
-			if err != nil {
-				r.errMsg = "Reusability could not be computed: " + err.Error()
-				return
-			}
-			r.rep = &rep
-		})
+	r.ask(ctx, "Reusability could not be computed: ", func(c context.Context) (api.Reusability, error) {
+		return NewClient().Reusability(c, project, pool)
 	})
 }
 

@@ -18,9 +18,7 @@ type StabilityPanel struct {
 	app.Compo
 	Iproject string
 
-	loading bool
-	rep     *api.Stability
-	errMsg  string
+	askedReport[api.Stability]
 }
 
 // NewStabilityPanel returns the panel.
@@ -30,21 +28,9 @@ func NewStabilityPanel() *StabilityPanel { return &StabilityPanel{} }
 func (s *StabilityPanel) Project(v string) *StabilityPanel { s.Iproject = v; return s }
 
 func (s *StabilityPanel) load(ctx app.Context, e app.Event) {
-	if s.loading {
-		return
-	}
-	s.loading, s.errMsg = true, ""
 	project := s.Iproject
-	ctx.Async(func() {
-		rep, err := NewClient().Stability(context.Background(), project)
-		ctx.Dispatch(func(app.Context) {
-			s.loading = false
-			if err != nil {
-				s.errMsg = "Stability could not be computed: " + err.Error()
-				return
-			}
-			s.rep = &rep
-		})
+	s.ask(ctx, "Stability could not be computed: ", func(c context.Context) (api.Stability, error) {
+		return NewClient().Stability(c, project)
 	})
 }
 

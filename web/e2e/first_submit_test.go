@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // Issue 25: the first submit after a page load took 228–341 ms to show the
@@ -21,27 +23,38 @@ import (
 // next item appearing, and wants nothing between Enter and the next item
 // but the outbox keeping the judgment (the durable part of the submit):
 // the send, the leasing and the drafts and history writes come after. The
-// time Enter → next item is a benchmark (BenchmarkFirstSubmitToNext, in
-// make bench's web suite).
+// stall did not come with every load, so the first submit is checked after
+// firstSubmitLoads page loads. The time Enter → next item is a benchmark
+// (BenchmarkFirstSubmitToNext, in make bench's web suite).
 func TestFirstSubmitIsNotSlow(t *testing.T) {
 	e := newEnv(t, 1)
 	e.startJudging("annotator1")
-	eval[bool](e, recordOrder)
-	e.key("2")
-	e.key("p")
-	// The draft of those keys is written within persistDelay; once it is,
-	// nothing the page scheduled before Enter is left to wake it.
-	e.waitJS("the draft written", `window.__bpOrder.some((s) => s.startsWith("store boolpool.drafts."))`, 10*time.Second)
-	from := eval[int](e, `window.__bpOrder.length`)
-	e.key("\r")
-	e.waitJS("the next item", fmt.Sprintf(`window.__bpOrder.slice(%d).some((s) => s.startsWith("painted "))`, from), 20*time.Second)
-	e.waitSaved()
-	order := eval[[]string](e, fmt.Sprintf(`window.__bpOrder.slice(%d)`, from))
-	t.Logf("after Enter, in order: %q", order)
-	if err := nextItemFirst(order); err != nil {
-		t.Error(err)
+	for load := 1; load <= firstSubmitLoads; load++ {
+		if load > 1 {
+			e.do("reload", chromedp.Reload())
+			e.judgeReady("judge page again")
+		}
+		eval[bool](e, recordOrder)
+		e.key("2")
+		e.key("p")
+		// The draft of those keys is written within persistDelay; once it
+		// is, nothing the page scheduled before Enter is left to wake it.
+		e.waitJS("the draft written", `window.__bpOrder.some((s) => s.startsWith("store boolpool.drafts."))`, 10*time.Second)
+		from := eval[int](e, `window.__bpOrder.length`)
+		e.key("\r")
+		e.waitJS("the next item", fmt.Sprintf(`window.__bpOrder.slice(%d).some((s) => s.startsWith("painted "))`, from), 20*time.Second)
+		e.waitSaved()
+		order := eval[[]string](e, fmt.Sprintf(`window.__bpOrder.slice(%d)`, from))
+		t.Logf("load %d: after Enter, in order: %q", load, order)
+		if err := nextItemFirst(order); err != nil {
+			t.Errorf("load %d: %v", load, err)
+		}
 	}
 }
+
+// firstSubmitLoads is how many page loads TestFirstSubmitIsNotSlow checks
+// the first submit of (issue 25's stall came with some loads, not all).
+const firstSubmitLoads = 3
 
 // nextItemFirst checks the page's record of a submit (recordOrder, from the
 // Enter key on): only outbox writes before the next item is on screen, and

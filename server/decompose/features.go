@@ -340,11 +340,22 @@ func templateFeatures(p *prepared) []string {
 }
 
 // tokenFeatures are the tagger's features of each token, given the
-// template the classifier chose.
+// template the classifier chose: the template-free ones and those that
+// name the template.
 func tokenFeatures(p *prepared, template string) [][]string {
+	base, tf := baseTokenFeatures(p), templateTokenFeatures(p, template)
+	for i := range base {
+		base[i] = append(base[i], tf[i]...)
+	}
+	return base
+}
+
+// baseTokenFeatures are the tagger's features of each token that do not
+// depend on the template.
+func baseTokenFeatures(p *prepared) [][]string {
 	n := len(p.tokens)
 	out := make([][]string, n)
-	at := func(xs []string, i int, edge string) string {
+	at := func(xs []string, i int) string {
 		if i < 0 {
 			return "<s>"
 		}
@@ -369,19 +380,31 @@ func tokenFeatures(p *prepared, template string) [][]string {
 		if len(suf) > 3 {
 			suf = suf[len(suf)-3:]
 		}
-		fs := []string{
+		out[i] = []string{
 			"bias",
-			"w=" + w, "p=" + at(p.lower, i-1, ""), "n=" + at(p.lower, i+1, ""),
-			"pp=" + at(p.lower, i-2, ""), "nn=" + at(p.lower, i+2, ""),
-			"pw=" + at(p.lower, i-1, "") + "|" + w, "wn=" + w + "|" + at(p.lower, i+1, ""),
-			"s=" + s, "ps=" + at(p.shapes, i-1, "") + "|" + s, "sn=" + s + "|" + at(p.shapes, i+1, ""),
-			"pss=" + at(p.shapes, i-1, "") + "|" + s + "|" + at(p.shapes, i+1, ""),
+			"w=" + w, "p=" + at(p.lower, i-1), "n=" + at(p.lower, i+1),
+			"pp=" + at(p.lower, i-2), "nn=" + at(p.lower, i+2),
+			"pw=" + at(p.lower, i-1) + "|" + w, "wn=" + w + "|" + at(p.lower, i+1),
+			"s=" + s, "ps=" + at(p.shapes, i-1) + "|" + s, "sn=" + s + "|" + at(p.shapes, i+1),
+			"pss=" + at(p.shapes, i-1) + "|" + s + "|" + at(p.shapes, i+1),
 			"suf=" + suf, "neg=" + neg, "neg|s=" + neg + "|" + s,
 			"rl=" + rl(i), "rlp=" + rl(i-1) + "|" + rl(i), "rln=" + rl(i) + "|" + rl(i+1),
-			"t=" + template, "t|s=" + template + "|" + s, "t|rl=" + template + "|" + rl(i),
-			"t|neg|s=" + template + "|" + neg + "|" + s,
 		}
-		out[i] = fs
+	}
+	return out
+}
+
+// templateTokenFeatures are the tagger's features of each token that
+// name the template.
+func templateTokenFeatures(p *prepared, template string) [][]string {
+	out := make([][]string, len(p.tokens))
+	for i := range p.tokens {
+		s, neg := p.shapes[i], "0"
+		if p.negAt[i] {
+			neg = "1"
+		}
+		out[i] = []string{"t=" + template, "t|s=" + template + "|" + s,
+			"t|rl=" + template + "|" + labelName(p.ruleLabels[i]), "t|neg|s=" + template + "|" + neg + "|" + s}
 	}
 	return out
 }

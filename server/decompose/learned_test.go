@@ -38,9 +38,28 @@ func TestDecomposeShippedModelHeldOut(t *testing.T) {
 	if len(train) != tr.QuestTrain || len(held) != tr.QuestHeldOut {
 		t.Fatalf("split gives %d train / %d held out; the model recorded %d / %d", len(train), len(held), tr.QuestTrain, tr.QuestHeldOut)
 	}
+	inTrain := map[string]bool{}
+	for _, g := range train {
+		inTrain[g.Query] = true
+	}
+	perTemplate := map[string][2]int{}
+	for _, g := range items {
+		c := perTemplate[g.Template]
+		c[0]++
+		perTemplate[g.Template] = c
+	}
 	for _, g := range held {
-		if !HeldOut(g.Query, tr.EvalPercent) {
-			t.Fatalf("held-out query %q not in the split", g.Query)
+		if inTrain[g.Query] {
+			t.Fatalf("held-out query %q is also in the training part", g.Query)
+		}
+		c := perTemplate[g.Template]
+		c[1]++
+		perTemplate[g.Template] = c
+	}
+	// Stratified: every template is held out in its share of QUEST.
+	for tmpl, c := range perTemplate {
+		if want := math.Round(float64(c[0]) * float64(tr.EvalPercent) / 100); float64(c[1]) != want {
+			t.Errorf("template %q: %d of %d held out, want %.0f", tmpl, c[1], c[0], want)
 		}
 	}
 	rep := EvaluateWith(held, m.Decompose).Summary()

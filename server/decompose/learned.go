@@ -236,9 +236,11 @@ func (m *Model) Decompose(query string) Result {
 			r := &reading{}
 			if pos, neg := templateCounts(classes[c]); pos+neg > 0 {
 				if baseEm == nil {
-					baseEm = m.Tagger.Emissions(baseTokenFeatures(p))
+					baseEm = taggerEmissions(m.Tagger, len(p.tokens), func(emit func(int, []byte)) { eachBaseTokenKey(p, emit) })
 				}
-				em := learn.AddEmissions(baseEm, m.Tagger.Emissions(templateTokenFeatures(p, classes[c])))
+				em := learn.AddEmissions(baseEm, taggerEmissions(m.Tagger, len(p.tokens), func(emit func(int, []byte)) {
+					eachTemplateTokenKey(p, classes[c], emit)
+				}))
 				r.labels, r.score, r.conf, r.ok = m.Tagger.Decode(em, []int{pos, neg})
 			}
 			readings[c] = r

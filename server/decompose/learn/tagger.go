@@ -295,6 +295,30 @@ func (t *Tagger) Emissions(tokens [][]string) [][]float64 {
 	return emissions32(t.index, t.Weights, tokens, t.NumLabels())
 }
 
+// NewEmissions returns zero emissions for n tokens (see AddFeature).
+func (t *Tagger) NewEmissions(n int) [][]float64 {
+	nl := t.NumLabels()
+	em := make([][]float64, n)
+	flat := make([]float64, n*nl)
+	for j := range em {
+		em[j] = flat[j*nl : (j+1)*nl : (j+1)*nl]
+	}
+	return em
+}
+
+// AddFeature adds the weights of feature key (if known) to one token's
+// emissions: Emissions without building the feature strings.
+func (t *Tagger) AddFeature(em []float64, key []byte) {
+	if t.index == nil {
+		t.buildIndex()
+	}
+	if fi, ok := t.index[string(key)]; ok {
+		for l, v := range t.Weights[fi] {
+			em[l] += float64(v)
+		}
+	}
+}
+
 // AddEmissions returns a + b, token by token and label by label.
 func AddEmissions(a, b [][]float64) [][]float64 {
 	out := make([][]float64, len(a))

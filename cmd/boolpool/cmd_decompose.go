@@ -36,7 +36,7 @@ func decomposeMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	fs := newFlagSet("decompose", stderr, `usage: boolpool decompose [--json] [--echo] [--rules | --model FILE] ["QUERY"]
        boolpool decompose --eval FILE [--held-out] [--rules | --model FILE] [--json]
        boolpool decompose --project P [--split S] [--only-missing] [--dry-run] [--json]
-       boolpool decompose train --quest FILE [--debquest FILE] --out FILE
+       boolpool decompose train --quest FILE [--debquest FILE] --out FILE [--cv K]
 
 Decomposes with the learned model embedded in boolpool (the rules where it is
 unsure), or with --rules the hand-written rules alone. Without QUERY, reads one
@@ -210,7 +210,7 @@ func decomposeEval(path string, dec func(string) decompose.Result, model *decomp
 // decomposeTrain trains the learned decomposer, evaluates it and the rules
 // on the held-out QUEST queries, and writes the model file.
 func decomposeTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("decompose train", stderr, `usage: boolpool decompose train --quest FILE [--debquest FILE] --out FILE
+	fs := newFlagSet("decompose train", stderr, `usage: boolpool decompose train --quest FILE [--debquest FILE] --out FILE [--cv K]
 
 Trains the template classifier and span tagger on QUEST-format jsonl: the
 QUEST file minus a deterministic held-out part (--eval-percent of every

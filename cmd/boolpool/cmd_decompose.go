@@ -36,7 +36,7 @@ func decomposeMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	fs := newFlagSet("decompose", stderr, `usage: boolpool decompose [--json] [--echo] [--rules | --model FILE] ["QUERY"]
        boolpool decompose --eval FILE [--held-out] [--rules | --model FILE] [--json]
        boolpool decompose --project P [--split S] [--only-missing] [--dry-run] [--json]
-       boolpool decompose train --quest FILE [--debquest FILE] --out FILE
+       boolpool decompose train --quest FILE [--debquest FILE] --out FILE [--cv K]
 
 Decomposes with the learned model embedded in boolpool (the rules where it is
 unsure), or with --rules the hand-written rules alone. Without QUERY, reads one
@@ -210,20 +210,26 @@ func decomposeEval(path string, dec func(string) decompose.Result, model *decomp
 // decomposeTrain trains the learned decomposer, evaluates it and the rules
 // on the held-out QUEST queries, and writes the model file.
 func decomposeTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("decompose train", stderr, `usage: boolpool decompose train --quest FILE [--debquest FILE] --out FILE
+	fs := newFlagSet("decompose train", stderr, `usage: boolpool decompose train --quest FILE [--debquest FILE] --out FILE [--cv K]
 
 Trains the template classifier and span tagger on QUEST-format jsonl: the
-QUEST file minus a deterministic held-out part (FNV-1a of the query text,
---eval-percent of it), plus all of the DebQUEST file. Prints the model's and
-the rules' scores on the held-out part and records them in the model file
-(gzipped JSON; features are pruned until it is under --max-bytes).`)
+QUEST file minus a deterministic held-out part (--eval-percent of every
+template's queries, those with the smallest FNV-1a hash of their text), plus
+all of the DebQUEST file. Prints the model's and the rules' scores on the
+held-out part with 95 % intervals and records them in the model file (gzipped
+JSON; features are pruned until it is under --max-bytes). With --cv K it also
+cross-validates the same recipe over all the QUEST queries (K stratified
+folds, each scored by a model trained without it) and records that too.`)
 	questPath := fs.String("quest", "", "QUEST train jsonl `file` (required)")
 	debPath := fs.String("debquest", "", "DebQUEST train jsonl `file` (optional, all of it is trained on)")
 	outPath := fs.String("out", "", "model `file` to write, e.g. server/decompose/model/decomposer.json.gz (required)")
 	evalPercent := fs.Int("eval-percent", 20, "percent of the QUEST queries held out for evaluation")
-	rulesBelow := fs.Float64("rules-below", 0.9, "keep the rules' reading when the classifier overrules them with a probability below this")
+	rulesBelow := fs.Float64("rules-below", 0.8, "keep the rules' reading when the classifier overrules them with a probability below this")
 	keepRules := fs.Bool("keep-rules-atoms", true, "when the classifier agrees with the rules' template, keep the rules' atoms")
 	maxBytes := fs.Int("max-bytes", 5<<20, "prune features until the model file is at most this size")
+	jointWeight := fs.Float64("joint-weight", 0.01, "pick the template by classifier log probability plus this times the tagger's score (0 = classifier alone)")
+	lexicon := fs.Bool("lexicon", true, "give the template classifier the category-name lexicon of the training atoms")
+	cvFolds := fs.Int("cv", 0, "also cross-validate the recipe over all QUEST queries with this many `folds` (0 = no)")
 	if help, err := parseFlagsHelp(fs, args); help || err != nil {
 		return err
 	}
@@ -238,6 +244,10 @@ the rules' scores on the held-out part and records them in the model file
 		return fmt.Errorf("%w: --eval-percent %d: want 1–50", errUsage, *evalPercent)
 	case *rulesBelow < 0 || *rulesBelow > 1.01:
 		return fmt.Errorf("%w: --rules-below %g: want 0–1", errUsage, *rulesBelow)
+	case *jointWeight < 0:
+		return fmt.Errorf("%w: --joint-weight %g: want ≥ 0", errUsage, *jointWeight)
+	case *cvFolds == 1 || *cvFolds < 0 || *cvFolds > 20:
+		return fmt.Errorf("%w: --cv %d: want 0 (none) or 2–20 folds", errUsage, *cvFolds)
 	}
 	quest, err := readGold("--quest", *questPath)
 	if err != nil {
@@ -256,17 +266,27 @@ the rules' scores on the held-out part and records them in the model file
 	if len(held) == 0 || len(train) == 0 {
 		return fmt.Errorf("--quest %s: the split leaves %d training and %d held-out queries", *questPath, len(train), len(held))
 	}
-	m, err := decompose.Train(append(append([]decompose.Gold{}, train...), deb...),
-		decompose.TrainOptions{RulesBelow: *rulesBelow, KeepRulesAtoms: *keepRules})
+	opt := decompose.TrainOptions{RulesBelow: *rulesBelow, KeepRulesAtoms: *keepRules, JointWeight: *jointWeight, Lexicon: *lexicon}
+	m, err := decompose.Train(append(append([]decompose.Gold{}, train...), deb...), opt)
 	if err != nil {
 		return err
 	}
 	m.Training = decompose.TrainingInfo{
-		Split:        "QUEST query held out when FNV-1a64(query text) % 100 < eval_percent",
+		Split:        "stratified: per template, the eval_percent % of its QUEST queries with the smallest FNV-1a64(query text)",
 		EvalPercent:  *evalPercent,
 		QuestFile:    filepath.Base(*questPath),
 		QuestTrain:   len(train),
 		QuestHeldOut: len(held),
+	}
+	if *cvFolds > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cv, err := decompose.CrossValidate(quest, deb, *cvFolds, opt)
+		if err != nil {
+			return fmt.Errorf("--cv: %w", err)
+		}
+		m.Training.CV = &decompose.CVSummary{Folds: *cvFolds, Eval: cv.Summary(), Rules: decompose.EvaluateWith(quest, decompose.Rules).Summary()}
 	}
 	if *debPath != "" {
 		m.Training.DebquestFile, m.Training.DebquestTrain = filepath.Base(*debPath), len(deb)
@@ -299,15 +319,28 @@ the rules' scores on the held-out part and records them in the model file
 	fmt.Fprintf(stdout, "trained on %d QUEST + %d DebQUEST queries; held out %d QUEST queries (%d%%)\n", tr.QuestTrain, tr.DebquestTrain, tr.QuestHeldOut, tr.EvalPercent)
 	fmt.Fprintf(stdout, "wrote %s (%d bytes; %d classifier and %d tagger features)\n", *outPath, buf.Len(), len(m.Template.Features), len(m.Tagger.Features))
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "held-out QUEST\ttemplate acc\tnegation acc\tatom count acc\tatom token F1\tatom exact F1")
-	for _, row := range []struct {
+	fmt.Fprintf(tw, "held-out QUEST (n=%d)\ttemplate acc [95%%]\tnegation acc [95%%]\tatom count acc\tatom token F1 [95%%]\tatom exact F1\n", tr.QuestHeldOut)
+	type row struct {
 		name string
 		s    decompose.EvalSummary
-	}{{"model", tr.Eval}, {"rules", tr.RulesEval}} {
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", row.name, row.s.All.TemplateAccuracy, row.s.Negation.TemplateAccuracy,
-			row.s.All.AtomCountAccuracy, row.s.All.TokenF1, row.s.All.ExactF1)
+	}
+	rows := []row{{"model", tr.Eval}, {"rules", tr.RulesEval}}
+	if tr.CV != nil {
+		rows = append(rows, row{fmt.Sprintf("model, %d-fold CV over all %d", tr.CV.Folds, tr.CV.Eval.All.N), tr.CV.Eval},
+			row{fmt.Sprintf("rules, all %d", tr.CV.Rules.All.N), tr.CV.Rules})
+	}
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%s\t%.3f\n", r.name, withInterval(r.s.All.TemplateAccuracy, r.s.All.TemplateInterval),
+			withInterval(r.s.Negation.TemplateAccuracy, r.s.Negation.TemplateInterval), r.s.All.AtomCountAccuracy,
+			withInterval(r.s.All.TokenF1, r.s.All.TokenF1Interval), r.s.All.ExactF1)
 	}
 	return tw.Flush()
+}
+
+// withInterval formats a score with its 95 % interval.
+func withInterval(v float64, interval func() (float64, float64)) string {
+	lo, hi := interval()
+	return fmt.Sprintf("%.3f [%.3f, %.3f]", v, lo, hi)
 }
 
 // decomposeProject stores the decomposer's expressions for a project's

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -73,6 +74,21 @@ type Scores struct {
 	AtomCountAccuracy float64 `json:"atom_count_accuracy"`
 	ExactF1           float64 `json:"atom_exact_f1"`
 	TokenF1           float64 `json:"atom_token_f1"`
+	// TokenF1SD is the standard deviation of the per-query token F1
+	// (for its confidence interval).
+	TokenF1SD float64 `json:"atom_token_f1_sd,omitempty"`
+}
+
+// TemplateInterval is the 95 % Wilson interval of the template accuracy.
+func (s Scores) TemplateInterval() (lo, hi float64) { return Wilson(s.TemplateCorrect, s.N) }
+
+// TokenF1Interval is the 95 % normal interval of the mean token F1.
+func (s Scores) TokenF1Interval() (lo, hi float64) {
+	if s.N == 0 {
+		return 0, 1
+	}
+	h := 1.959963984540054 * s.TokenF1SD / math.Sqrt(float64(s.N))
+	return math.Max(0, s.TokenF1-h), math.Min(1, s.TokenF1+h)
 }
 
 // Report is the result of Evaluate.
@@ -94,6 +110,7 @@ func Evaluate(items []Gold) Report { return EvaluateWith(items, Decompose) }
 // result.
 func EvaluateWith(items []Gold, decompose func(string) Result) Report {
 	rep := Report{PerTemplate: map[string]*Scores{}, Confusion: map[string]map[string]int{}}
+	sumSq := map[*Scores]float64{}
 	for _, g := range items {
 		r := decompose(g.Query)
 		exact, token := AtomF1(r.Atoms, r.Expression, g.Atoms, g.Expr)
@@ -112,6 +129,7 @@ func EvaluateWith(items []Gold, decompose func(string) Result) Report {
 			}
 			s.ExactF1 += exact
 			s.TokenF1 += token
+			sumSq[s] += token * token
 		}
 		if rep.Confusion[g.Template] == nil {
 			rep.Confusion[g.Template] = map[string]int{}
@@ -124,6 +142,7 @@ func EvaluateWith(items []Gold, decompose func(string) Result) Report {
 			s.AtomCountAccuracy = float64(s.AtomCountCorrect) / float64(s.N)
 			s.ExactF1 /= float64(s.N)
 			s.TokenF1 /= float64(s.N)
+			s.TokenF1SD = math.Sqrt(math.Max(0, sumSq[s]/float64(s.N)-s.TokenF1*s.TokenF1))
 		}
 	}
 	return rep
@@ -178,6 +197,15 @@ func (r *Report) Write(w io.Writer) error {
 	}
 	row("negation (gold has NOT)", &r.Negation)
 	row("all", &r.Scores)
+	fmt.Fprintln(bw, "\n95 % intervals (template accuracy: Wilson; token F1: normal)")
+	for _, x := range []struct {
+		name string
+		s    Scores
+	}{{"negation (gold has NOT)", r.Negation}, {"all", r.Scores}} {
+		tl, th := x.s.TemplateInterval()
+		fl, fh := x.s.TokenF1Interval()
+		fmt.Fprintf(bw, "%-32s %5d  tmpl_acc %.3f [%.3f, %.3f]  token_f1 %.3f [%.3f, %.3f]\n", x.name, x.s.N, x.s.TemplateAccuracy, tl, th, x.s.TokenF1, fl, fh)
+	}
 	fmt.Fprintln(bw, "\nconfusion (gold -> predicted: count)")
 	for _, t := range r.templateNames() {
 		preds := make([]string, 0, len(r.Confusion[t]))

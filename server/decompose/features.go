@@ -3,6 +3,8 @@ package decompose
 import (
 	"strconv"
 	"strings"
+
+	"boolpool/server/decompose/learn"
 )
 
 // This file turns a query into what the learned decomposer sees: tokens of
@@ -340,11 +342,29 @@ func templateFeatures(p *prepared) []string {
 }
 
 // tokenFeatures are the tagger's features of each token, given the
-// template the classifier chose.
+// template the classifier chose: the template-free ones and those that
+// name the template.
 func tokenFeatures(p *prepared, template string) [][]string {
+	out := make([][]string, len(p.tokens))
+	collect := func(i int, key []byte) { out[i] = append(out[i], string(key)) }
+	eachBaseTokenKey(p, collect)
+	eachTemplateTokenKey(p, template, collect)
+	return out
+}
+
+// taggerEmissions are the tagger's label scores of the tokens' features
+// that each calls emit with (no feature strings are built).
+func taggerEmissions(tg *learn.Tagger, n int, each func(emit func(i int, key []byte))) [][]float64 {
+	em := tg.NewEmissions(n)
+	each(func(i int, key []byte) { tg.AddFeature(em[i], key) })
+	return em
+}
+
+// eachBaseTokenKey calls emit with each template-free tagger feature of
+// each token; key is valid only during the call.
+func eachBaseTokenKey(p *prepared, emit func(i int, key []byte)) {
 	n := len(p.tokens)
-	out := make([][]string, n)
-	at := func(xs []string, i int, edge string) string {
+	at := func(xs []string, i int) string {
 		if i < 0 {
 			return "<s>"
 		}
@@ -359,7 +379,15 @@ func tokenFeatures(p *prepared, template string) [][]string {
 		}
 		return labelName(p.ruleLabels[i])
 	}
+	var b []byte
 	for i := range p.tokens {
+		key := func(parts ...string) {
+			b = b[:0]
+			for _, x := range parts {
+				b = append(b, x...)
+			}
+			emit(i, b)
+		}
 		w, s := p.lower[i], p.shapes[i]
 		neg := "0"
 		if p.negAt[i] {
@@ -369,21 +397,50 @@ func tokenFeatures(p *prepared, template string) [][]string {
 		if len(suf) > 3 {
 			suf = suf[len(suf)-3:]
 		}
-		fs := []string{
-			"bias",
-			"w=" + w, "p=" + at(p.lower, i-1, ""), "n=" + at(p.lower, i+1, ""),
-			"pp=" + at(p.lower, i-2, ""), "nn=" + at(p.lower, i+2, ""),
-			"pw=" + at(p.lower, i-1, "") + "|" + w, "wn=" + w + "|" + at(p.lower, i+1, ""),
-			"s=" + s, "ps=" + at(p.shapes, i-1, "") + "|" + s, "sn=" + s + "|" + at(p.shapes, i+1, ""),
-			"pss=" + at(p.shapes, i-1, "") + "|" + s + "|" + at(p.shapes, i+1, ""),
-			"suf=" + suf, "neg=" + neg, "neg|s=" + neg + "|" + s,
-			"rl=" + rl(i), "rlp=" + rl(i-1) + "|" + rl(i), "rln=" + rl(i) + "|" + rl(i+1),
-			"t=" + template, "t|s=" + template + "|" + s, "t|rl=" + template + "|" + rl(i),
-			"t|neg|s=" + template + "|" + neg + "|" + s,
-		}
-		out[i] = fs
+		prev, next := at(p.lower, i-1), at(p.lower, i+1)
+		ps, ns := at(p.shapes, i-1), at(p.shapes, i+1)
+		key("bias")
+		key("w=", w)
+		key("p=", prev)
+		key("n=", next)
+		key("pp=", at(p.lower, i-2))
+		key("nn=", at(p.lower, i+2))
+		key("pw=", prev, "|", w)
+		key("wn=", w, "|", next)
+		key("s=", s)
+		key("ps=", ps, "|", s)
+		key("sn=", s, "|", ns)
+		key("pss=", ps, "|", s, "|", ns)
+		key("suf=", suf)
+		key("neg=", neg)
+		key("neg|s=", neg, "|", s)
+		key("rl=", rl(i))
+		key("rlp=", rl(i-1), "|", rl(i))
+		key("rln=", rl(i), "|", rl(i+1))
 	}
-	return out
+}
+
+// eachTemplateTokenKey calls emit with each tagger feature of each token
+// that names the template.
+func eachTemplateTokenKey(p *prepared, template string, emit func(i int, key []byte)) {
+	var b []byte
+	for i := range p.tokens {
+		key := func(parts ...string) {
+			b = b[:0]
+			for _, x := range parts {
+				b = append(b, x...)
+			}
+			emit(i, b)
+		}
+		s, neg := p.shapes[i], "0"
+		if p.negAt[i] {
+			neg = "1"
+		}
+		key("t=", template)
+		key("t|s=", template, "|", s)
+		key("t|rl=", template, "|", labelName(p.ruleLabels[i]))
+		key("t|neg|s=", template, "|", neg, "|", s)
+	}
 }
 
 // structureFeatures describe how many pieces a query has: the sequence of

@@ -2,6 +2,7 @@ package decompose
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"boolpool/server/boolexpr"
+	"boolpool/server/decompose/learn"
 )
 
 // TestDecomposeShippedModelHeldOut re-evaluates the embedded
@@ -38,9 +40,28 @@ func TestDecomposeShippedModelHeldOut(t *testing.T) {
 	if len(train) != tr.QuestTrain || len(held) != tr.QuestHeldOut {
 		t.Fatalf("split gives %d train / %d held out; the model recorded %d / %d", len(train), len(held), tr.QuestTrain, tr.QuestHeldOut)
 	}
+	inTrain := map[string]bool{}
+	for _, g := range train {
+		inTrain[g.Query] = true
+	}
+	perTemplate := map[string][2]int{}
+	for _, g := range items {
+		c := perTemplate[g.Template]
+		c[0]++
+		perTemplate[g.Template] = c
+	}
 	for _, g := range held {
-		if !HeldOut(g.Query, tr.EvalPercent) {
-			t.Fatalf("held-out query %q not in the split", g.Query)
+		if inTrain[g.Query] {
+			t.Fatalf("held-out query %q is also in the training part", g.Query)
+		}
+		c := perTemplate[g.Template]
+		c[1]++
+		perTemplate[g.Template] = c
+	}
+	// Stratified: every template is held out in its share of QUEST.
+	for tmpl, c := range perTemplate {
+		if want := math.Round(float64(c[0]) * float64(tr.EvalPercent) / 100); float64(c[1]) != want {
+			t.Errorf("template %q: %d of %d held out, want %.0f", tmpl, c[1], c[0], want)
 		}
 	}
 	rep := EvaluateWith(held, m.Decompose).Summary()
@@ -79,40 +100,49 @@ func TestDecomposeModelRoundTrip(t *testing.T) {
 		gold("Trees of Guerrero", "<mark>Trees of Guerrero</mark>", boolexpr.TemplateSingle),
 		gold("Novels set in Vietnam that are about disasters", "<mark>Novels set in Vietnam</mark> that are also <mark>Novels about disasters</mark>", boolexpr.TemplateAnd2),
 	}
-	m, err := Train(items, TrainOptions{Epochs: 20, MinCount: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := WriteModel(&buf, m); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadModelBytes(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range append(items, Gold{Query: "Moths of Chad or Niger but not Mali"}, Gold{Query: ""}) {
-		a, b := m.Decompose(g.Query), back.Decompose(g.Query)
-		if a.Template != b.Template || strings.Join(a.Atoms, "|") != strings.Join(b.Atoms, "|") || math.Abs(a.Confidence-b.Confidence) > 1e-6 {
-			t.Errorf("%q: before %+v, after round trip %+v", g.Query, a, b)
-		}
-		if err := b.Expression.Validate(len(b.Atoms)); err != nil {
-			t.Errorf("%q: %v", g.Query, err)
-		}
-		if b.Template != "" {
-			if tmpl, ok := boolexpr.TemplateOf(b.Expression); !ok || tmpl != b.Template {
-				t.Errorf("%q: template %q does not match %s", g.Query, b.Template, b.Expression)
+	for _, opt := range []TrainOptions{
+		{Epochs: 20, MinCount: 1},
+		// The shipped recipe: lexicon features, joint decoding, the rules
+		// kept below 0.8.
+		{Epochs: 20, MinCount: 1, Lexicon: true, JointWeight: 0.01, RulesBelow: 0.8, KeepRulesAtoms: true},
+	} {
+		t.Run(fmt.Sprintf("lexicon=%v,joint=%g", opt.Lexicon, opt.JointWeight), func(t *testing.T) {
+			m, err := Train(items, opt)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if b.Confidence < 0 || b.Confidence > 1 || b.Source == "" {
-			t.Errorf("%q: confidence %v, source %q", g.Query, b.Confidence, b.Source)
-		}
-	}
-	// The four training queries are read as their gold templates.
-	for _, g := range items {
-		if r := back.Decompose(g.Query); r.Template != g.Template {
-			t.Errorf("%q: template %q, want %q", g.Query, r.Template, g.Template)
-		}
+			var buf bytes.Buffer
+			if err := WriteModel(&buf, m); err != nil {
+				t.Fatal(err)
+			}
+			back, err := ReadModelBytes(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range append(items, Gold{Query: "Moths of Chad or Niger but not Mali"}, Gold{Query: ""}) {
+				a, b := m.Decompose(g.Query), back.Decompose(g.Query)
+				if a.Template != b.Template || strings.Join(a.Atoms, "|") != strings.Join(b.Atoms, "|") || math.Abs(a.Confidence-b.Confidence) > 1e-6 {
+					t.Errorf("%q: before %+v, after round trip %+v", g.Query, a, b)
+				}
+				if err := b.Expression.Validate(len(b.Atoms)); err != nil {
+					t.Errorf("%q: %v", g.Query, err)
+				}
+				if b.Template != "" {
+					if tmpl, ok := boolexpr.TemplateOf(b.Expression); !ok || tmpl != b.Template {
+						t.Errorf("%q: template %q does not match %s", g.Query, b.Template, b.Expression)
+					}
+				}
+				if b.Confidence < 0 || b.Confidence > 1 || b.Source == "" {
+					t.Errorf("%q: confidence %v, source %q", g.Query, b.Confidence, b.Source)
+				}
+			}
+			// The four training queries are read as their gold templates.
+			for _, g := range items {
+				if r := back.Decompose(g.Query); r.Template != g.Template {
+					t.Errorf("%q: template %q, want %q", g.Query, r.Template, g.Template)
+				}
+			}
+		})
 	}
 	if _, err := ReadModelBytes([]byte("not gzip")); err == nil {
 		t.Error("garbage read as a model")
@@ -188,6 +218,32 @@ func TestDecomposeStructureFeatures(t *testing.T) {
 	for _, want := range []string{"conns=that are both and", "nlink=3", "nand=1", "nheads=1", "cb=both_and"} {
 		if !got[want] {
 			t.Errorf("structureFeatures lacks %q; got %v", want, structureFeatures(p))
+		}
+	}
+}
+
+// TestDecomposeEmissionsSameAsFeatures: the decoder's emissions, built from
+// feature keys without strings, equal the tagger's emissions of the
+// feature strings it was trained on, for every template.
+func TestDecomposeEmissionsSameAsFeatures(t *testing.T) {
+	m, err := DefaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"Films set in 1948 German but not west German", "Birds of Peru, Chile, or Bolivia", "x"} {
+		p := prepare(q)
+		for _, tmpl := range boolexpr.Templates() {
+			want := m.Tagger.Emissions(tokenFeatures(p, tmpl))
+			got := learn.AddEmissions(
+				taggerEmissions(m.Tagger, len(p.tokens), func(emit func(int, []byte)) { eachBaseTokenKey(p, emit) }),
+				taggerEmissions(m.Tagger, len(p.tokens), func(emit func(int, []byte)) { eachTemplateTokenKey(p, tmpl, emit) }))
+			for i := range want {
+				for l := range want[i] {
+					if math.Abs(got[i][l]-want[i][l]) > 1e-9 {
+						t.Fatalf("%q under %q: token %d label %d: %v, want %v", q, tmpl, i, l, got[i][l], want[i][l])
+					}
+				}
+			}
 		}
 	}
 }

@@ -89,6 +89,13 @@ func TestDecomposeLearnTaggerToyBIO(t *testing.T) {
 	if !ok || Counts(got, 1)[0] != 1 {
 		t.Errorf("with counts [1]: got %v ok=%v, want exactly one segment", got, ok)
 	}
+	// The joint decoder compares scores under different counts: the
+	// natural two segments of "films or birds" outscore the forced one.
+	_, s2, _, ok2 := tg.TagScore(seq("films", "or", "birds"), []int{2})
+	_, s1, _, ok1 := tg.TagScore(seq("films", "or", "birds"), []int{1})
+	if !ok1 || !ok2 || s2 <= s1 {
+		t.Errorf("TagScore: two segments %.3f (ok %v), one segment %.3f (ok %v); want two > one", s2, ok2, s1, ok1)
+	}
 	if _, _, ok := tg.Tag(seq("films"), []int{2}); ok {
 		t.Error("two segments over one token reported ok")
 	}

@@ -204,11 +204,20 @@ func (m *Classifier) Probabilities(features []string) []float64 {
 	for c, b := range m.Bias {
 		p[c] = float64(b)
 	}
-	for _, f := range dedupe(features) {
+	// Known features by index, each counted once.
+	idx := make([]int, 0, len(features))
+	for _, f := range features {
 		if j, ok := m.index[f]; ok {
-			for c, v := range m.Weights[j] {
-				p[c] += float64(v)
-			}
+			idx = append(idx, j)
+		}
+	}
+	sort.Ints(idx)
+	for k, j := range idx {
+		if k > 0 && idx[k-1] == j {
+			continue
+		}
+		for c, v := range m.Weights[j] {
+			p[c] += float64(v)
 		}
 	}
 	softmax(p)

@@ -273,20 +273,76 @@ func emissions32(index map[string]int, w [][]float32, tokens [][]string, nl int)
 // tokens than segments). conf is the mean over tokens of the local
 // softmax probability of the chosen label (the tagger's certainty).
 func (t *Tagger) Tag(tokens [][]string, counts []int) (labels []int, conf float64, ok bool) {
+	labels, _, conf, ok = t.TagScore(tokens, counts)
+	return labels, conf, ok
+}
+
+// TagScore is Tag that also returns the labelling's score (the sum of its
+// emission and transition weights), which compares labellings of the same
+// tokens under different counts.
+func (t *Tagger) TagScore(tokens [][]string, counts []int) (labels []int, score, conf float64, ok bool) {
+	return t.Decode(t.Emissions(tokens), counts)
+}
+
+// Emissions returns each token's score of each label: the sum of its
+// features' weights (unknown features count nothing). Emissions of two
+// feature sets of the same tokens may be added (AddEmissions) and decoded
+// together.
+func (t *Tagger) Emissions(tokens [][]string) [][]float64 {
 	if t.index == nil {
 		t.buildIndex()
 	}
+	return emissions32(t.index, t.Weights, tokens, t.NumLabels())
+}
+
+// NewEmissions returns zero emissions for n tokens (see AddFeature).
+func (t *Tagger) NewEmissions(n int) [][]float64 {
+	nl := t.NumLabels()
+	em := make([][]float64, n)
+	flat := make([]float64, n*nl)
+	for j := range em {
+		em[j] = flat[j*nl : (j+1)*nl : (j+1)*nl]
+	}
+	return em
+}
+
+// AddFeature adds the weights of feature key (if known) to one token's
+// emissions: Emissions without building the feature strings.
+func (t *Tagger) AddFeature(em []float64, key []byte) {
+	if t.index == nil {
+		t.buildIndex()
+	}
+	if fi, ok := t.index[string(key)]; ok {
+		for l, v := range t.Weights[fi] {
+			em[l] += float64(v)
+		}
+	}
+}
+
+// AddEmissions returns a + b, token by token and label by label.
+func AddEmissions(a, b [][]float64) [][]float64 {
+	out := make([][]float64, len(a))
+	for j := range a {
+		out[j] = make([]float64, len(a[j]))
+		for l := range a[j] {
+			out[j][l] = a[j][l] + b[j][l]
+		}
+	}
+	return out
+}
+
+// Decode is TagScore over emissions (see Emissions).
+func (t *Tagger) Decode(em [][]float64, counts []int) (labels []int, score, conf float64, ok bool) {
 	nl := t.NumLabels()
 	if counts != nil && len(counts) != len(t.Classes) {
-		return nil, 0, false
+		return nil, 0, 0, false
 	}
-	if len(tokens) == 0 {
-		return nil, 0, counts == nil || sum(counts) == 0
+	if len(em) == 0 {
+		return nil, 0, 0, counts == nil || sum(counts) == 0
 	}
-	em := emissions32(t.index, t.Weights, tokens, nl)
-	labels, _ = viterbi(em, func(a, b int) float64 { return float64(t.Trans[a][b]) }, nl, counts)
+	labels, score = viterbi(em, func(a, b int) float64 { return float64(t.Trans[a][b]) }, nl, counts)
 	if labels == nil {
-		return nil, 0, false
+		return nil, 0, 0, false
 	}
 	p := make([]float64, nl)
 	for j, l := range labels {
@@ -294,7 +350,7 @@ func (t *Tagger) Tag(tokens [][]string, counts []int) (labels []int, conf float6
 		softmax(p)
 		conf += p[l]
 	}
-	return labels, conf / float64(len(labels)), true
+	return labels, score, conf / float64(len(labels)), true
 }
 
 func sum(xs []int) int {

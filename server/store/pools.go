@@ -113,11 +113,7 @@ func (s *Store) ListPools(ctx context.Context, projectID int64) ([]PoolInfo, err
 	rows, _ := s.pool.Query(ctx, `SELECT p.id, p.name, p.strategy, p.depth, p.params, p.status, p.created_at,
 			(SELECT count(*) FROM pool_items i WHERE i.pool_id = p.id)::int AS items
 		FROM pools p WHERE p.project_id = $1 ORDER BY p.name`, projectID)
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[PoolInfo])
-	if err != nil {
-		return nil, fmt.Errorf("store: list pools: %w", err)
-	}
-	return out, nil
+	return collectAll[PoolInfo](rows, "list pools")
 }
 
 // PoolItem is one stored pool item.
@@ -324,12 +320,5 @@ func (s *Store) onePool(ctx context.Context, label, where string, projectID int6
 	rows, _ := s.pool.Query(ctx, `SELECT p.id, p.name, p.strategy, p.depth, p.params, p.status, p.created_at,
 			(SELECT count(*) FROM pool_items i WHERE i.pool_id = p.id)::int AS items
 		FROM pools p WHERE p.project_id = $1 AND `+where, projectID, key)
-	out, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[PoolInfo])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return out, fmt.Errorf("store: pool %s: %w", label, ErrNotFound)
-	}
-	if err != nil {
-		return out, fmt.Errorf("store: pool %s: %w", label, err)
-	}
-	return out, nil
+	return collectOne[PoolInfo](rows, fmt.Sprintf("pool %s", label))
 }

@@ -131,22 +131,11 @@ type PoolItem struct {
 
 // PoolItems returns a pool's items in query import order, then priority.
 func (s *Store) PoolItems(ctx context.Context, poolID int64) ([]PoolItem, error) {
-	rows, err := s.pool.Query(ctx, `SELECT q.ext_id, i.doc_ext_id, i.priority, i.sources, i.probe, i.origin, i.round,
-			coalesce(i.inclusion, 0), coalesce(i.stratum, 0)::int
+	rows, _ := s.pool.Query(ctx, `SELECT q.ext_id AS query_ext_id, i.doc_ext_id, i.priority, i.sources, i.probe, i.origin, i.round,
+			coalesce(i.inclusion, 0) AS inclusion, coalesce(i.stratum, 0)::int AS stratum
 		FROM pool_items i JOIN queries q ON q.id = i.query_id
 		WHERE i.pool_id = $1 ORDER BY q.seq, q.id, i.priority, i.doc_ext_id`, poolID)
-	if err != nil {
-		return nil, fmt.Errorf("store: pool items: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PoolItem, error) {
-		var it PoolItem
-		err := r.Scan(&it.QueryExtID, &it.DocExtID, &it.Priority, &it.Sources, &it.Probe, &it.Origin, &it.Round, &it.Inclusion, &it.Stratum)
-		return it, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: pool items: %w", err)
-	}
-	return out, nil
+	return collectAll[PoolItem](rows, "pool items")
 }
 
 // NewPool is a built pool to save as one unit: its items, the state of a

@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The three ways this package reads rows. Each takes the rows of a query
+// How this package reads rows. Each reader takes the rows of a query
 // written out at the call site (`rows, _ := s.pool.Query(ctx, sql, args...)`:
 // pgx hands a failed query's error back from rows.Err), closes them, and
 // wraps any error as "store: <what>: …", what naming the rows read.
@@ -37,7 +37,8 @@ func collectAll[T any](rows pgx.Rows, what string) ([]T, error) {
 }
 
 // forEach scans each row into dest and then calls fn, which reads dest.
-// An error of fn stops the loop and is returned as it is.
+// An error of fn stops the loop and is returned as it is. The same dest
+// takes every row (as with pgx.ForEachRow): fn copies what it keeps.
 func forEach(rows pgx.Rows, what string, fn func() error, dest ...any) error {
 	return loop(rows, what, func() error { return rows.Scan(dest...) }, fn)
 }

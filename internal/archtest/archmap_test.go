@@ -2,7 +2,6 @@ package archtest
 
 import (
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -54,11 +53,7 @@ func checkMap(doc string, allowed map[string][]string, exists func(string) bool)
 // allowedImports has a row for, and every repository path it names
 // exists, so the map moves with the code.
 func TestArchitectureMap(t *testing.T) {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	root := moduleRoot(t)
 	doc, err := os.ReadFile(filepath.Join(root, "ARCHITECTURE.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -118,11 +118,7 @@ func check(module string, pkgs []pkg) []string {
 // listModule runs go list -json over the whole module.
 func listModule(t *testing.T) (module string, pkgs []pkg) {
 	t.Helper()
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil || strings.TrimSpace(string(gomod)) == "" {
-		t.Fatalf("go env GOMOD: %v %q", err, gomod)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	root := moduleRoot(t)
 	cmd := exec.Command("go", "list", "-m")
 	cmd.Dir = root
 	out, err := cmd.Output()
@@ -335,11 +331,7 @@ var wiring = []string{"consensus.NewService(", "live.NewService(", "live.NewRela
 // (encoders.NewRuntime) outside the encoders and the tests of the
 // packages that use it.
 func TestOneCompositionRoot(t *testing.T) {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	root := moduleRoot(t)
 	for _, dir := range []string{"cmd", httpapi, "web/e2e"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
@@ -362,7 +354,7 @@ func TestOneCompositionRoot(t *testing.T) {
 		}
 	}
 	// Non-test files anywhere: the runtime opener is server/app's alone.
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -388,4 +380,14 @@ func TestOneCompositionRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// moduleRoot is the directory of the module's go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(gomod)) == "" {
+		t.Fatalf("go env GOMOD: %v %q", err, gomod)
+	}
+	return filepath.Dir(strings.TrimSpace(string(gomod)))
 }

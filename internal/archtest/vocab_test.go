@@ -7,7 +7,6 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -163,11 +162,7 @@ func checkVocabulary(defs []constDef, vocab map[string][]string, homonyms map[st
 // kinds and states, strategies, consensus methods, evidence values) has
 // exactly one const definition in the module, in server/vocab.
 func TestVocabularyDefinedOnce(t *testing.T) {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	root := moduleRoot(t)
 	defs := stringConsts(t, root)
 	if !slices.ContainsFunc(defs, func(d constDef) bool { return d.pkg == vocabHome }) {
 		t.Fatalf("no string const in %s: the vocabulary moved", vocabHome)
@@ -267,11 +262,7 @@ func checkSchema(schema string, want map[string][]string) []string {
 // strategies of its registry), so the SQL lists are no second definition
 // that can drift.
 func TestSchemaChecksMatchVocabulary(t *testing.T) {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema, err := os.ReadFile(filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), "migrations", "schema.sql"))
+	schema, err := os.ReadFile(filepath.Join(moduleRoot(t), "migrations", "schema.sql"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -169,6 +169,21 @@ func Build(ctx context.Context, st *store.Store, name string, ratersPerItem int)
 	return f, nil
 }
 
+// Annotators creates n annotator accounts named prefix0, prefix1, … (no
+// password, no project) and returns their ids in that order.
+func Annotators(t testing.TB, st *store.Store, prefix string, n int) []int64 {
+	t.Helper()
+	ids := make([]int64, n)
+	for i := range ids {
+		u, err := st.CreateUser(context.Background(), store.NewUser{Username: fmt.Sprintf("%s%d", prefix, i), Role: api.RoleAnnotator, PasswordHash: "x"})
+		if err != nil {
+			t.Fatalf("judgingtest: %v", err)
+		}
+		ids[i] = u.ID
+	}
+	return ids
+}
+
 // join concatenates sentences with single spaces and returns each one's
 // byte offset.
 func join(sentences []string) (string, []int32) {

@@ -4,32 +4,17 @@ import (
 	"context"
 
 	"boolpool/server/atoms"
-	"boolpool/server/consensus"
 	"boolpool/server/store"
 )
 
 // ProjectInconsistencies loads the project's atom queries, atom labels and
 // direct (majority consensus) labels and returns the consistency flags.
 func ProjectInconsistencies(ctx context.Context, st *store.Store, projectID int64) ([]atoms.Flag, error) {
-	qs, err := atoms.LoadQueries(ctx, st, projectID)
+	qs, labels, err := loadQueriesAndLabels(ctx, st, projectID)
 	if err != nil {
 		return nil, err
 	}
-	labels, err := atoms.LoadLabels(ctx, st, projectID)
-	if err != nil {
-		return nil, err
-	}
-	if err := consensus.Current(ctx, st, projectID); err != nil {
-		return nil, err
-	}
-	direct := map[string]map[string]bool{}
-	err = st.EachConsensusQrel(ctx, projectID, func(r store.ConsensusQrel) error {
-		if direct[r.QueryExtID] == nil {
-			direct[r.QueryExtID] = map[string]bool{}
-		}
-		direct[r.QueryExtID][r.DocExtID] = r.Relevance >= consensus.RelevantThreshold
-		return nil
-	})
+	direct, err := DirectLabels(ctx, st, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -50,4 +35,17 @@ func ProjectInconsistencies(ctx context.Context, st *store.Store, projectID int6
 		atomTexts[l.Key] = l.AtomText
 	}
 	return atoms.Inconsistencies(qs, texts, atomTexts, labels, direct)
+}
+
+// loadQueriesAndLabels loads the project's atom queries and atom labels.
+func loadQueriesAndLabels(ctx context.Context, st *store.Store, projectID int64) ([]atoms.Query, atoms.Labels, error) {
+	qs, err := atoms.LoadQueries(ctx, st, projectID)
+	if err != nil {
+		return nil, nil, err
+	}
+	labels, err := atoms.LoadLabels(ctx, st, projectID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return qs, labels, nil
 }

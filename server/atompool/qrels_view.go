@@ -52,11 +52,7 @@ func QrelsLabels(ctx context.Context, st *store.Store, projectID int64, mode str
 	if mode != vocab.QrelsDerived && mode != vocab.QrelsBoth {
 		return out, nil
 	}
-	qs, err := atoms.LoadQueries(ctx, st, projectID)
-	if err != nil {
-		return nil, err
-	}
-	labels, err := atoms.LoadLabels(ctx, st, projectID)
+	qs, labels, err := loadQueriesAndLabels(ctx, st, projectID)
 	if err != nil {
 		return nil, err
 	}

@@ -77,20 +77,7 @@ func BenchmarkRound(b *testing.B) {
 	featMs := float64(time.Since(tf).Microseconds()) / 1000
 	e := NewEngine(f, DefaultOptions())
 	rng := rand.New(rand.NewPCG(3, 4))
-	perm := rng.Perm(f.NumDocs())
-	labels := map[string]bool{}
-	for i, d := range perm[:60] {
-		labels[f.DocID(uint32(d))] = i < 10
-	}
-	query := docs[perm[0]].Title + " " + docs[perm[0]].Body
-	a := lexical.NewAnalyzer()
-	qv := ix.QueryVector(a, query)
-	// The prior (a feature by default): the query's top 600 by BM25, the
-	// size of the fusion of six depth-100 runs.
-	var prior []string
-	for _, h := range ix.Search(qv, 600) {
-		prior = append(prior, f.DocID(h.Doc))
-	}
+	query, qv, labels, prior := benchRequest(rng, ix, f, docs)
 	ctx := context.Background()
 	var calMs, bm25Ms []float64
 	b.ResetTimer()
@@ -114,6 +101,24 @@ func BenchmarkRound(b *testing.B) {
 	b.ReportMetric(c/max(r, 1e-6), "round/bm25")
 	b.Logf("%s: %d docs, %d weights (features built in %.0f ms), %d query terms; cal round median %.2f ms (target <= 500 ms), exact BM25 query median %.3f ms, ratio %.1fx",
 		what, f.NumDocs(), f.NNZ(), featMs, len(qv), c, r, c/max(r, 1e-6))
+}
+
+// benchRequest draws the benchmarks' request from rng: a random document's
+// text as the query (and its BM25 vector), 60 judged documents (10
+// relevant) and, as the prior (a feature by default), the query's top 600
+// by BM25, the size of the fusion of six depth-100 runs.
+func benchRequest(rng *rand.Rand, ix *lexical.Index, f *Features, docs []lexical.Doc) (query string, qv lexical.Vec, labels map[string]bool, prior []string) {
+	perm := rng.Perm(f.NumDocs())
+	labels = map[string]bool{}
+	for i, d := range perm[:60] {
+		labels[f.DocID(uint32(d))] = i < 10
+	}
+	query = docs[perm[0]].Title + " " + docs[perm[0]].Body
+	qv = ix.QueryVector(lexical.NewAnalyzer(), query)
+	for _, h := range ix.Search(qv, 600) {
+		prior = append(prior, f.DocID(h.Doc))
+	}
+	return query, qv, labels, prior
 }
 
 func median(xs []float64) float64 {
@@ -168,19 +173,8 @@ func BenchmarkRoundDense(b *testing.B) {
 	opt := DefaultOptions()
 	opt.QueryCosine = 1
 	denseE := NewEngine(denseF, opt)
-	perm := rng.Perm(lexF.NumDocs())
-	labels := map[string]bool{}
-	for i, d := range perm[:60] {
-		labels[lexF.DocID(uint32(d))] = i < 10
-	}
-	query := docs[perm[0]].Title + " " + docs[perm[0]].Body
+	query, qv, labels, prior := benchRequest(rng, ix, lexF, docs)
 	q := qvec(query)
-	a := lexical.NewAnalyzer()
-	qv := ix.QueryVector(a, query)
-	var prior []string
-	for _, h := range ix.Search(qv, 600) {
-		prior = append(prior, lexF.DocID(h.Doc))
-	}
 	ctx := context.Background()
 	var lexMs, denseMs, bm25Ms []float64
 	b.ResetTimer()

@@ -440,38 +440,25 @@ func regIncBeta(a, b, x float64) float64 {
 // and d_{2m} = m(b−m)x/((a+2m−1)(a+2m)).
 func betaCF(a, b, x float64) float64 {
 	const tiny = 1e-300
-	c, d := 1.0, 1-(a+b)*x/(a+1)
-	if math.Abs(d) < tiny {
-		d = tiny
+	nonZero := func(v float64) float64 {
+		if math.Abs(v) < tiny {
+			return tiny
+		}
+		return v
 	}
-	d = 1 / d
+	// Modified Lentz: each term num updates c and d and multiplies h by
+	// the returned factor.
+	c, d := 1.0, 1/nonZero(1-(a+b)*x/(a+1))
 	h := d
+	step := func(num float64) float64 {
+		d = 1 / nonZero(1+num*d)
+		c = nonZero(1 + num/c)
+		return d * c
+	}
 	for m := 1; m <= 10000; m++ {
 		fm := float64(m)
-		// Even step.
-		num := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
-		// Odd step.
-		num = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		delta := d * c
+		h *= step(fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm)))                // even
+		delta := step(-(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))) // odd
 		h *= delta
 		if math.Abs(delta-1) < 1e-15 {
 			break

@@ -4,15 +4,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"boolpool/server/atoms"
-	"boolpool/server/boolexpr"
 	"boolpool/server/export"
 	"boolpool/server/ingest"
 	"boolpool/server/store"
@@ -29,48 +26,22 @@ import (
 func TestBEIRDerivedQrels(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "beir-derived")
-	if err != nil {
-		t.Fatal(err)
-	}
-	and, _ := boolexpr.FromTemplate(boolexpr.TemplateAnd2, 2)
-	ej, _ := json.Marshal(and)
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
+	pid := gamesXlibProject(t, st, "beir-derived", func(im *store.Importer, q1 int64) error {
 		for _, d := range []string{"chess", "gnugo", "go", "xterm", "xvier"} {
 			if err := im.Document(ctx, store.DocumentIn{ExtID: d, Title: d, Body: d + " is a package."}); err != nil {
 				return err
 			}
 		}
-		qid, err := im.Query(ctx, store.QueryIn{ExtID: "q1", Text: "board games that are also Xlib programs", Template: boolexpr.TemplateAnd2,
-			Atoms: []store.Atom{{Text: "board games", End: 11}, {Text: "Xlib programs", Start: 26, End: 39}}, Expression: ej})
-		if err != nil {
-			return err
-		}
 		for _, d := range []string{"chess", "go", "xvier"} {
-			if err := im.Qrel(ctx, qid, d, 1, "positive", "qrels"); err != nil {
+			if err := im.Qrel(ctx, q1, d, 1, "positive", "qrels"); err != nil {
 				return err
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := atoms.Sync(ctx, st, p.ID); err != nil {
-		t.Fatal(err)
-	}
-	links, err := st.AtomLinks(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	games, xlib := links[0].AtomID, links[1].AtomID
-	if err := st.SetAtomLabels(ctx, p.ID, []store.AtomLabel{
-		{AtomID: games, DocExtID: "chess", Label: "yes"}, {AtomID: games, DocExtID: "xvier", Label: "yes"}, {AtomID: games, DocExtID: "go", Label: "unsure"},
-		{AtomID: games, DocExtID: "gnugo", Label: "yes"}, {AtomID: xlib, DocExtID: "gnugo", Label: "no"},
-		{AtomID: xlib, DocExtID: "xvier", Label: "yes"}, {AtomID: xlib, DocExtID: "chess", Label: "no"}, {AtomID: xlib, DocExtID: "xterm", Label: "yes"},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	},
+		atomLabel{"games", "chess", "yes"}, atomLabel{"games", "xvier", "yes"}, atomLabel{"games", "go", "unsure"},
+		atomLabel{"games", "gnugo", "yes"}, atomLabel{"xlib", "gnugo", "no"},
+		atomLabel{"xlib", "xvier", "yes"}, atomLabel{"xlib", "chess", "no"}, atomLabel{"xlib", "xterm", "yes"})
 
 	const header, sideHeader = "query-id\tcorpus-id\tscore\n", "query-id\tcorpus-id\tsource\n"
 	cases := []struct {
@@ -86,7 +57,7 @@ func TestBEIRDerivedQrels(t *testing.T) {
 	}
 	for _, tc := range cases {
 		dir := t.TempDir()
-		c, err := export.WriteDir(ctx, st, p.ID, "beir", dir, export.Options{Qrels: tc.mode})
+		c, err := export.WriteDir(ctx, st, pid, "beir", dir, export.Options{Qrels: tc.mode})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.mode, err)
 		}
@@ -110,7 +81,7 @@ func TestBEIRDerivedQrels(t *testing.T) {
 
 		// The zip download (WriteSnapshot) holds the same qrels and sidecar.
 		var b bytes.Buffer
-		snap, err := export.WriteSnapshot(ctx, st, p.ID, "beir", &b, export.Options{Qrels: tc.mode, ZipRoot: "x-beir"}, "", 0)
+		snap, err := export.WriteSnapshot(ctx, st, pid, "beir", &b, export.Options{Qrels: tc.mode, ZipRoot: "x-beir"}, "", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +107,7 @@ func TestBEIRDerivedQrels(t *testing.T) {
 		}
 	}
 
-	if _, err := export.WriteDir(ctx, st, p.ID, "beir", t.TempDir(), export.Options{Qrels: "guessed"}); err == nil || !strings.Contains(err.Error(), "qrels") {
+	if _, err := export.WriteDir(ctx, st, pid, "beir", t.TempDir(), export.Options{Qrels: "guessed"}); err == nil || !strings.Contains(err.Error(), "qrels") {
 		t.Fatalf("an unknown qrels mode: %v", err)
 	}
 }

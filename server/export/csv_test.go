@@ -20,16 +20,13 @@ import (
 // numbers. (The export used to write such cells as they were.)
 func TestJudgmentsCSVNeutralisesFormulas(t *testing.T) {
 	ctx := context.Background()
-	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, p := storetest.NewProject(t, "csv")
 	var qid int64
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
+	_, err := st.Import(ctx, p.ID, func(im *store.Importer) error {
 		if err := im.Document(ctx, store.DocumentIn{ExtID: "=HYPERLINK(\"http://evil\")", Title: "d", Body: "d."}); err != nil {
 			return err
 		}
+		var err error
 		qid, err = im.Query(ctx, store.QueryIn{ExtID: "+q1", Text: "q", Seq: 1})
 		return err
 	})

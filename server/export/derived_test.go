@@ -10,7 +10,6 @@ import (
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/export"
-	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 )
 
@@ -20,40 +19,14 @@ import (
 func TestDerivedExports(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "derived")
-	if err != nil {
-		t.Fatal(err)
-	}
-	and, _ := boolexpr.FromTemplate(boolexpr.TemplateAnd2, 2)
-	ej, _ := json.Marshal(and)
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
-		_, err := im.Query(ctx, store.QueryIn{ExtID: "q1", Text: "board games that are also Xlib programs", Template: boolexpr.TemplateAnd2,
-			OriginalQuery: "<mark>board games</mark> that are also <mark>Xlib programs</mark>",
-			Atoms:         []store.Atom{{Text: "board games", End: 11}, {Text: "Xlib programs", Start: 26, End: 39}}, Expression: ej})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := atoms.Sync(ctx, st, p.ID); err != nil {
-		t.Fatal(err)
-	}
-	links, err := st.AtomLinks(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	games, xlib := links[0].AtomID, links[1].AtomID
-	if err := st.SetAtomLabels(ctx, p.ID, []store.AtomLabel{
-		{AtomID: games, DocExtID: "chess", Label: "yes"}, {AtomID: games, DocExtID: "xvier", Label: "yes"}, {AtomID: games, DocExtID: "go", Label: "unsure"},
-		{AtomID: xlib, DocExtID: "xvier", Label: "yes"}, {AtomID: xlib, DocExtID: "chess", Label: "no"}, {AtomID: xlib, DocExtID: "xterm", Label: "yes"},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := atoms.GenerateVariants(ctx, st, p.ID); err != nil {
+	pid := gamesXlibProject(t, st, "derived", nil,
+		atomLabel{"games", "chess", "yes"}, atomLabel{"games", "xvier", "yes"}, atomLabel{"games", "go", "unsure"},
+		atomLabel{"xlib", "xvier", "yes"}, atomLabel{"xlib", "chess", "no"}, atomLabel{"xlib", "xterm", "yes"})
+	if _, err := atoms.GenerateVariants(ctx, st, pid); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	c, err := export.Write(ctx, st, p.ID, "qrels-derived", &b, export.Options{})
+	c, err := export.Write(ctx, st, pid, "qrels-derived", &b, export.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +45,7 @@ func TestDerivedExports(t *testing.T) {
 		t.Fatalf("counts %+v", c)
 	}
 	b.Reset()
-	if _, err := export.Write(ctx, st, p.ID, "quest-variants", &b, export.Options{}); err != nil {
+	if _, err := export.Write(ctx, st, pid, "quest-variants", &b, export.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")

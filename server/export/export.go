@@ -138,24 +138,14 @@ func eachConsensusQrel(ctx context.Context, st *store.Store, projectID int64, me
 // ARCHITECTURE.md): consensus.Current first brings the stored consensus up
 // to date with every stored judgment, then the labels stream from it.
 func consensusQrels(ctx context.Context, st *store.Store, projectID int64, method string, w *bufio.Writer) (Counts, error) {
-	var c Counts
 	if err := consensus.Current(ctx, st, projectID); err != nil {
-		return c, err
+		return Counts{}, err
 	}
-	ids, err := ProjectIDMaps(ctx, st, projectID)
-	if err != nil {
-		return c, err
-	}
-	qw := trecfmt.NewQrelsWriter(w)
-	err = eachConsensusQrel(ctx, st, projectID, method, func(r store.ConsensusQrel) error {
-		c.Qrels++
-		c.Lines++
-		return qw.Write(trecfmt.Qrel{QueryID: ids.Queries.Encode(r.QueryExtID), Iter: "0", DocID: ids.Docs.Encode(r.DocExtID), Rel: r.Relevance})
+	return writeQrels(ctx, st, projectID, w, func(put func(query, doc string, rel int) error) error {
+		return eachConsensusQrel(ctx, st, projectID, method, func(r store.ConsensusQrel) error {
+			return put(r.QueryExtID, r.DocExtID, r.Relevance)
+		})
 	})
-	if err != nil {
-		return c, err
-	}
-	return c, qw.Flush()
 }
 
 // countingHash counts and hashes what passes through to w.
@@ -465,21 +455,11 @@ func trecTopics(ctx context.Context, st *store.Store, projectID int64, w *bufio.
 }
 
 func trecQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer) (Counts, error) {
-	var c Counts
-	ids, err := ProjectIDMaps(ctx, st, projectID)
-	if err != nil {
-		return c, err
-	}
-	qw := trecfmt.NewQrelsWriter(w)
-	err = st.EachMergedQrel(ctx, projectID, "positive", func(r store.Qrel) error {
-		c.Qrels++
-		c.Lines++
-		return qw.Write(trecfmt.Qrel{QueryID: ids.Queries.Encode(r.QueryExtID), Iter: "0", DocID: ids.Docs.Encode(r.DocExtID), Rel: r.Relevance})
+	return writeQrels(ctx, st, projectID, w, func(put func(query, doc string, rel int) error) error {
+		return st.EachMergedQrel(ctx, projectID, "positive", func(r store.Qrel) error {
+			return put(r.QueryExtID, r.DocExtID, r.Relevance)
+		})
 	})
-	if err != nil {
-		return c, err
-	}
-	return c, qw.Flush()
 }
 
 func trecRun(ctx context.Context, st *store.Store, projectID int64, name string, w *bufio.Writer) (Counts, error) {

@@ -19,14 +19,10 @@ import (
 
 func TestJudgedExports(t *testing.T) {
 	ctx := context.Background()
-	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "exp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, p := storetest.NewProject(t, "exp")
 	md := json.RawMessage(`{"template": "_ and _", "domain": "films", "fluency": ["Fluent"], "relevance_ratings": null, "evidence_ratings": null, "attributions": null}`)
 	qids := map[string]int64{}
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
+	_, err := st.Import(ctx, p.ID, func(im *store.Importer) error {
 		for _, d := range []string{"A", "B", "C", "D"} {
 			if err := im.Document(ctx, store.DocumentIn{ExtID: d, Title: d, Body: d + " is a film. It is French.", SentenceStarts: []int32{0, int32(len(d + " is a film. "))}}); err != nil {
 				return err

@@ -30,3 +30,24 @@ func idMapFile(ctx context.Context, st *store.Store, projectID int64, w *bufio.W
 	n, err := trecfmt.WriteIDMap(w, maps.Queries, maps.Docs)
 	return Counts{Lines: n}, err
 }
+
+// writeQrels writes the labels each gives to put as TREC qrels lines, the
+// ids written as ProjectIDMaps says, and counts them.
+func writeQrels(ctx context.Context, st *store.Store, projectID int64, w *bufio.Writer,
+	each func(put func(query, doc string, rel int) error) error) (Counts, error) {
+	var c Counts
+	ids, err := ProjectIDMaps(ctx, st, projectID)
+	if err != nil {
+		return c, err
+	}
+	qw := trecfmt.NewQrelsWriter(w)
+	err = each(func(query, doc string, rel int) error {
+		c.Qrels++
+		c.Lines++
+		return qw.Write(trecfmt.Qrel{QueryID: ids.Queries.Encode(query), Iter: "0", DocID: ids.Docs.Encode(doc), Rel: rel})
+	})
+	if err != nil {
+		return c, err
+	}
+	return c, qw.Flush()
+}

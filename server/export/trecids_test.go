@@ -3,7 +3,6 @@ package export_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,8 +11,6 @@ import (
 	"testing"
 
 	"boolpool/api"
-	"boolpool/server/atoms"
-	"boolpool/server/boolexpr"
 	"boolpool/server/export"
 	"boolpool/server/ingest"
 	"boolpool/server/metrics"
@@ -328,41 +325,15 @@ func TestTRECExportsEvaluateAndReimport(t *testing.T) {
 func TestDerivedQrelsEncodeIDs(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "derivedids")
-	if err != nil {
-		t.Fatal(err)
-	}
-	and, _ := boolexpr.FromTemplate(boolexpr.TemplateAnd2, 2)
-	ej, _ := json.Marshal(and)
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
-		_, err := im.Query(ctx, store.QueryIn{ExtID: "q1", Text: "board games that are also Xlib programs", Template: boolexpr.TemplateAnd2,
-			OriginalQuery: "<mark>board games</mark> that are also <mark>Xlib programs</mark>",
-			Atoms:         []store.Atom{{Text: "board games", End: 11}, {Text: "Xlib programs", Start: 26, End: 39}}, Expression: ej})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := atoms.Sync(ctx, st, p.ID); err != nil {
-		t.Fatal(err)
-	}
-	links, err := st.AtomLinks(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	games, xlib := links[0].AtomID, links[1].AtomID
-	if err := st.SetAtomLabels(ctx, p.ID, []store.AtomLabel{
-		{AtomID: games, DocExtID: "Chess game", Label: "yes"}, {AtomID: games, DocExtID: "X vier", Label: "yes"},
-		{AtomID: xlib, DocExtID: "X vier", Label: "yes"}, {AtomID: xlib, DocExtID: "Chess game", Label: "no"},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	pid := gamesXlibProject(t, st, "derivedids", nil,
+		atomLabel{"games", "Chess game", "yes"}, atomLabel{"games", "X vier", "yes"},
+		atomLabel{"xlib", "X vier", "yes"}, atomLabel{"xlib", "Chess game", "no"})
 	for _, c := range []struct {
 		format string
 		opt    export.Options
 	}{{"qrels-derived", export.Options{}}, {"qrels-consensus", export.Options{Qrels: api.QrelsDerived}}} {
 		var b bytes.Buffer
-		if _, err := export.Write(ctx, st, p.ID, c.format, &b, c.opt); err != nil {
+		if _, err := export.Write(ctx, st, pid, c.format, &b, c.opt); err != nil {
 			t.Fatalf("%s: %v", c.format, err)
 		}
 		got := map[string]string{}

@@ -85,11 +85,7 @@ func importBEIR(ctx context.Context, st *store.Store, projectID int64, path stri
 // record (JSON lines or one JSON array); other fields are reported as
 // ignored.
 func beirCorpus(ctx context.Context, im *store.Importer, in *input, res *Result) error {
-	return in.eachJSON(func(rec jsonRecord) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		im.At(rec.Line)
+	return in.eachRecord(ctx, im, func(rec jsonRecord) error {
 		var d struct {
 			ID       *string         `json:"_id"`
 			Title    string          `json:"title"`
@@ -117,11 +113,7 @@ func beirCorpus(ctx context.Context, im *store.Importer, in *input, res *Result)
 // beirQueries reads queries.jsonl: {"_id", "text", "metadata"} per record
 // (JSON lines or one JSON array); other fields are reported as ignored.
 func beirQueries(ctx context.Context, im *store.Importer, in *input, res *Result) error {
-	return in.eachJSON(func(rec jsonRecord) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		im.At(rec.Line)
+	return in.eachRecord(ctx, im, func(rec jsonRecord) error {
 		var q struct {
 			ID       *string         `json:"_id"`
 			Text     *string         `json:"text"`

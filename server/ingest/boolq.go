@@ -266,11 +266,7 @@ func readPassages(in *input, field string, raw []byte, res *Result, l *passageLi
 
 func importBoolQ(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	var stats boolqStats
-	err := in.eachJSON(func(rec jsonRecord) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		im.At(rec.Line)
+	err := in.eachRecord(ctx, im, func(rec jsonRecord) error {
 		obj, err := parseRawObject(rec.Raw)
 		if err != nil {
 			return lineErr(in.name, in.line, "", "invalid JSON: %v", err)
@@ -281,17 +277,8 @@ func importBoolQ(ctx context.Context, im *store.Importer, in *input, res *Result
 				isQuestion = true
 			}
 		}
-		kind := "queries"
-		if !isQuestion {
-			kind = "documents"
-		}
-		if res.Kind == "" {
-			res.Kind = kind
-		} else if res.Kind != kind {
-			if res.Kind == "queries" {
-				return lineErr(in.name, in.line, "question", "missing (the earlier records of this file are questions)")
-			}
-			return lineErr(in.name, in.line, "question", "unexpected in a passage file (the first record was a passage)")
+		if err := boolqKinds.check(in, res, isQuestion); err != nil {
+			return err
 		}
 		if !isQuestion {
 			p, err := readPassage(in, "", "", rec.Raw, res)

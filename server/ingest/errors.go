@@ -63,3 +63,36 @@ func asLineError(err error) error {
 func (e *LineError) clipped() *LineError {
 	return &LineError{File: e.File, Line: e.Line, Field: apperr.Clip(e.Field, maxQuote), Reason: apperr.Clip(e.Reason, maxReason)}
 }
+
+// recordKinds words the rule of a format whose files hold either queries
+// or documents, told apart by field: the first record decides.
+type recordKinds struct {
+	field   string // present in a query record only
+	queries string // what the query records are called
+	docFile string // what a file of documents is called
+	doc     string // what a document record is called
+}
+
+var (
+	boolqKinds = recordKinds{field: "question", queries: "questions", docFile: "passage file", doc: "passage"}
+	questKinds = recordKinds{field: "query", queries: "queries", docFile: "documents file", doc: "document"}
+)
+
+// check sets res.Kind ("queries" or "documents") from the first record and
+// refuses a later record of the other kind.
+func (k recordKinds) check(in *input, res *Result, isQuery bool) error {
+	kind := "queries"
+	if !isQuery {
+		kind = "documents"
+	}
+	switch {
+	case res.Kind == "":
+		res.Kind = kind
+	case res.Kind == kind:
+	case res.Kind == "queries":
+		return lineErr(in.name, in.line, k.field, "missing (the earlier records of this file are %s)", k.queries)
+	default:
+		return lineErr(in.name, in.line, k.field, "unexpected in a %s (the first record was a %s)", k.docFile, k.doc)
+	}
+	return nil
+}

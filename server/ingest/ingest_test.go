@@ -21,11 +21,7 @@ import (
 
 func newProject(t *testing.T) (*store.Store, int64) {
 	t.Helper()
-	st := storetest.New(t)
-	p, err := st.EnsureProject(context.Background(), "p1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, p := storetest.NewProject(t, "p1")
 	return st, p.ID
 }
 

@@ -3,12 +3,15 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+
+	"boolpool/server/store"
 )
 
 // jsonRecord is one record of a JSON file: a line of JSON lines, or an
@@ -49,6 +52,18 @@ func (in *input) eachJSON(fn func(rec jsonRecord) error) error {
 	in.tr.max = 0 // elements are bounded instead of lines
 	a := &arrayReader{in: in, r: in.r, line: 1}
 	return a.each(fn)
+}
+
+// eachRecord is eachJSON for an import: ctx is checked before each record
+// and im told the record's line.
+func (in *input) eachRecord(ctx context.Context, im *store.Importer, fn func(rec jsonRecord) error) error {
+	return in.eachJSON(func(rec jsonRecord) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		im.At(rec.Line)
+		return fn(rec)
+	})
 }
 
 // startsWithArray reports whether the first character of in (after a

@@ -25,11 +25,7 @@ import (
 func importNevIR(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	res.Kind = "pairs"
 	seen := map[string]int{} // pair id -> line
-	return in.eachJSON(func(rec jsonRecord) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		im.At(rec.Line)
+	return in.eachRecord(ctx, im, func(rec jsonRecord) error {
 		var p struct {
 			ID   json.RawMessage `json:"id"`
 			Q1   *string         `json:"q1"`

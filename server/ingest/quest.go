@@ -43,27 +43,14 @@ var questKnown = map[string]bool{"query": true, "docs": true, "original_query": 
 func importQuest(ctx context.Context, im *store.Importer, in *input, res *Result) error {
 	seen := map[string]int{}
 	nonFinite := 0
-	err := in.eachJSON(func(rec jsonRecord) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		im.At(rec.Line)
+	err := in.eachRecord(ctx, im, func(rec jsonRecord) error {
 		obj, err := parseRawObject(rec.Raw)
 		if err != nil {
 			return lineErr(in.name, in.line, "", "%v", err)
 		}
 		_, isQuery := obj.get("query")
-		kind := "queries"
-		if !isQuery {
-			kind = "documents"
-		}
-		if res.Kind == "" {
-			res.Kind = kind
-		} else if res.Kind != kind {
-			if res.Kind == "queries" {
-				return lineErr(in.name, in.line, "query", "missing (the earlier records of this file are queries)")
-			}
-			return lineErr(in.name, in.line, "query", "unexpected in a documents file (the first record was a document)")
+		if err := questKinds.check(in, res, isQuery); err != nil {
+			return err
 		}
 		if isQuery {
 			if raw, ok := obj.get("scores"); ok && hasNonFinite(raw) {

@@ -56,29 +56,11 @@ func importTRECQrels(ctx context.Context, im *store.Importer, in *input, res *Re
 	if err != nil {
 		return err
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		q, err := qr.Read()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		qid, ok, err := im.QueryID(ctx, ids.Queries.Decode(q.QueryID))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return lineErr(in.name, qr.Line(), "qid", "unknown query %s (import its queries first)", quote(q.QueryID))
-		}
-		im.At(qr.Line())
-		if err := im.Qrel(ctx, qid, ids.Docs.Decode(q.DocID), q.Rel, "positive", "qrels"); err != nil {
-			return err
-		}
-	}
+	return eachTRECLine(ctx, im, in, ids, qr, func(q trecfmt.Qrel) string { return q.QueryID },
+		func(q trecfmt.Qrel, qid int64, line int) error {
+			im.At(line)
+			return im.Qrel(ctx, qid, ids.Docs.Decode(q.DocID), q.Rel, "positive", "qrels")
+		})
 }
 
 func importTRECRun(ctx context.Context, im *store.Importer, in *input, res *Result, name string) error {
@@ -96,31 +78,46 @@ func importTRECRun(ctx context.Context, im *store.Importer, in *input, res *Resu
 	}
 	rr := trecfmt.NewRunReader(in.r, in.name)
 	seen := map[[2]string]bool{}
+	return eachTRECLine(ctx, im, in, ids, rr, func(l trecfmt.RunLine) string { return l.QueryID },
+		func(l trecfmt.RunLine, qid int64, line int) error {
+			l.QueryID, l.DocID = ids.Queries.Decode(l.QueryID), ids.Docs.Decode(l.DocID)
+			key := [2]string{l.QueryID, l.DocID}
+			if seen[key] {
+				return lineErr(in.name, line, "docno", "document %s listed twice for query %s", quote(l.DocID), quote(l.QueryID))
+			}
+			seen[key] = true
+			return im.RunResult(ctx, runID, qid, l.DocID, l.Rank, l.Score)
+		})
+}
+
+// eachTRECLine calls fn with each record r reads (a qrels or run line),
+// checking ctx first, its query's row id and its line; qidOf gives the
+// record's query id as written (a TREC id), and a query the project does
+// not have is refused.
+func eachTRECLine[T any](ctx context.Context, im *store.Importer, in *input, ids trecfmt.IDMaps,
+	r interface {
+		Read() (T, error)
+		Line() int
+	}, qidOf func(T) string, fn func(rec T, qid int64, line int) error) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		l, err := rr.Read()
+		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		qid, ok, err := im.QueryID(ctx, ids.Queries.Decode(l.QueryID))
+		qid, ok, err := im.QueryID(ctx, ids.Queries.Decode(qidOf(rec)))
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return lineErr(in.name, rr.Line(), "qid", "unknown query %s (import its queries first)", quote(l.QueryID))
+			return lineErr(in.name, r.Line(), "qid", "unknown query %s (import its queries first)", quote(qidOf(rec)))
 		}
-		l.QueryID, l.DocID = ids.Queries.Decode(l.QueryID), ids.Docs.Decode(l.DocID)
-		key := [2]string{l.QueryID, l.DocID}
-		if seen[key] {
-			return lineErr(in.name, rr.Line(), "docno", "document %s listed twice for query %s", quote(l.DocID), quote(l.QueryID))
-		}
-		seen[key] = true
-		if err := im.RunResult(ctx, runID, qid, l.DocID, l.Rank, l.Score); err != nil {
+		if err := fn(rec, qid, r.Line()); err != nil {
 			return err
 		}
 	}

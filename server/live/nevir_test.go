@@ -15,11 +15,7 @@ import (
 // the live data as (query, query, document, document).
 func TestLoadDataFindsNevIRPairs(t *testing.T) {
 	ctx := context.Background()
-	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "nevir")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, p := storetest.NewProject(t, "nevir")
 	path := filepath.Join(t.TempDir(), "pairs.jsonl")
 	pairs := `{"id": "p1", "q1": "drugs that treat pain", "q2": "drugs that do not treat pain", "doc1": "Aspirin treats pain.", "doc2": "Salt does not treat pain."}
 {"id": "p2", "q1": "birds that fly", "q2": "birds that do not fly", "doc1": "Swallows fly.", "doc2": "Penguins do not fly."}

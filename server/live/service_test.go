@@ -29,13 +29,9 @@ type project struct {
 func newProject(t *testing.T) project {
 	t.Helper()
 	ctx := context.Background()
-	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "livetest")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, p := storetest.NewProject(t, "livetest")
 	qids := map[string]int64{}
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
+	_, err := st.Import(ctx, p.ID, func(im *store.Importer) error {
 		for q := range 6 {
 			for d := range 8 {
 				ext := fmt.Sprintf("q%d-d%d", q, d)

@@ -17,15 +17,11 @@ import (
 // matches the query although it shares no word with it.
 func TestCALDenseEngine(t *testing.T) {
 	ctx := context.Background()
-	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "dense")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, p := storetest.NewProject(t, "dense")
 	texts := map[string]string{"near": "zebra quilt", "far1": "orchard tomorrow", "far2": "bicycle report", "far3": "bus station", "far4": "juice recipe"}
 	vec := map[string][]float32{"near": {1, 0, 0}, "far1": {0, 1, 0}, "far2": {0, 1, 0.2}, "far3": {0, 0.9, 0.4}, "far4": {0.1, 0, 1}}
 	var docs []lexical.Doc
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
+	_, err := st.Import(ctx, p.ID, func(im *store.Importer) error {
 		for _, id := range []string{"far1", "far2", "far3", "far4", "near"} {
 			docs = append(docs, lexical.Doc{ExtID: id, Title: id, Body: texts[id]})
 			if err := im.Document(ctx, store.DocumentIn{ExtID: id, Title: id, Body: texts[id]}); err != nil {

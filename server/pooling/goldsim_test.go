@@ -168,14 +168,11 @@ func TestInterleave(t *testing.T) {
 // and with a qrels map, on real Postgres; cal loads the lexical index.
 func TestSimulateGoldProject(t *testing.T) {
 	ctx := context.Background()
-	st := storetest.New(t)
+	st, p := storetest.NewProject(t, "gold")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	p, err := st.EnsureProject(ctx, "gold")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var qid int64
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
+	_, err := st.Import(ctx, p.ID, func(im *store.Importer) error {
+		var err error
 		for id, text := range goldDocs {
 			if err := im.Document(ctx, store.DocumentIn{ExtID: id, Body: text}); err != nil {
 				return err

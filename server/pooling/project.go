@@ -299,16 +299,7 @@ func SimulateProject(ctx context.Context, st *store.Store, projectID int64, runN
 	if err != nil {
 		return SimSummary{}, err
 	}
-	rel := map[string]map[string]bool{}
-	err = st.EachQrel(ctx, projectID, "positive", "", func(q store.Qrel) error {
-		if q.Relevance >= 1 {
-			if rel[q.QueryExtID] == nil {
-				rel[q.QueryExtID] = map[string]bool{}
-			}
-			rel[q.QueryExtID][q.DocExtID] = true
-		}
-		return nil
-	})
+	rel, err := storedRelevant(ctx, st, projectID)
 	if err != nil {
 		return SimSummary{}, err
 	}

@@ -16,21 +16,18 @@ import (
 
 func TestCreateAndSimulateStored(t *testing.T) {
 	ctx := context.Background()
-	st := storetest.New(t)
+	st, p := storetest.NewProject(t, "toy")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	p, err := st.EnsureProject(ctx, "toy")
-	if err != nil {
-		t.Fatal(err)
-	}
 	docs := map[string]string{"r1": "red apple", "r2": "red cherry", "n1": "green apple", "n2": "banana", "x": "red red"}
 	expr, _ := json.Marshal(boolexpr.And(boolexpr.Atom(0), boolexpr.Not(boolexpr.Atom(1))))
 	var qid int64
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
+	_, err := st.Import(ctx, p.ID, func(im *store.Importer) error {
 		for id, text := range docs {
 			if err := im.Document(ctx, store.DocumentIn{ExtID: id, Body: text}); err != nil {
 				return err
 			}
 		}
+		var err error
 		qid, err = im.Query(ctx, store.QueryIn{ExtID: "q", Text: "apple not green", Atoms: []store.Atom{{Text: "apple"}, {Text: "green"}}, Expression: expr})
 		if err != nil {
 			return err

@@ -30,13 +30,9 @@ type sampleFixture struct {
 func newSampleFixture(t *testing.T) sampleFixture {
 	t.Helper()
 	ctx := context.Background()
-	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "sampled")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, p := storetest.NewProject(t, "sampled")
 	fx := sampleFixture{st: st, project: p.ID, queries: map[string]int64{}, best: map[string]map[string]int{}}
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
+	_, err := st.Import(ctx, p.ID, func(im *store.Importer) error {
 		for d := 0; d < 400; d++ {
 			body := fmt.Sprintf("alpha%d beta%d gamma common words", d%7, d%13)
 			if err := im.Document(ctx, store.DocumentIn{ExtID: fmt.Sprintf("d%03d", d), Title: "doc", Body: body}); err != nil {

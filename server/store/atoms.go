@@ -25,11 +25,7 @@ func (s *Store) AtomLinks(ctx context.Context, projectID int64) ([]AtomLink, err
 			a.key, a.text AS atom_text, qa.text AS use_text
 		FROM query_atoms qa JOIN queries q ON q.id = qa.query_id JOIN atoms a ON a.id = qa.atom_id
 		WHERE q.project_id = $1 ORDER BY q.seq, q.id, qa.atom_index`, projectID)
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[AtomLink])
-	if err != nil {
-		return nil, fmt.Errorf("store: atom links: %w", err)
-	}
-	return out, nil
+	return collectAll[AtomLink](rows, "atom links")
 }
 
 // NewAtomLink links a query's atom to the atom with Key (created with Text
@@ -227,11 +223,7 @@ func (s *Store) SetAtomLabels(ctx context.Context, projectID int64, labels []Ato
 func (s *Store) AtomLabels(ctx context.Context, projectID int64) ([]AtomLabel, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT l.atom_id, a.key, l.doc_ext_id, l.label, l.source
 		FROM atom_labels l JOIN atoms a ON a.id = l.atom_id WHERE a.project_id = $1 ORDER BY a.key, l.doc_ext_id`, projectID)
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[AtomLabel])
-	if err != nil {
-		return nil, fmt.Errorf("store: atom labels: %w", err)
-	}
-	return out, nil
+	return collectAll[AtomLabel](rows, "atom labels")
 }
 
 // VariantIn is a generated variant query of SourceID; its atoms are linked
@@ -277,21 +269,12 @@ func (s *Store) InsertVariants(ctx context.Context, projectID int64, vs []Varian
 
 // VariantSources maps each variant query's id to its source query's id.
 func (s *Store) VariantSources(ctx context.Context, projectID int64) (map[int64]int64, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, variant_of FROM queries WHERE project_id = $1 AND variant_of IS NOT NULL`, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("store: variant sources: %w", err)
-	}
-	defer rows.Close()
+	rows, _ := s.pool.Query(ctx, `SELECT id, variant_of FROM queries WHERE project_id = $1 AND variant_of IS NOT NULL`, projectID)
 	out := map[int64]int64{}
-	for rows.Next() {
-		var id, src int64
-		if err := rows.Scan(&id, &src); err != nil {
-			return nil, fmt.Errorf("store: variant sources: %w", err)
-		}
+	var id, src int64
+	err := forEach(rows, "variant sources", func() error {
 		out[id] = src
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: variant sources: %w", err)
-	}
-	return out, nil
+		return nil
+	}, &id, &src)
+	return out, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -117,30 +118,20 @@ type CALQuery struct {
 }
 
 // calQuerySQL selects CALQuery rows; the caller adds the WHERE clause.
-const calQuerySQL = `SELECT cq.pool_id, p.project_id, cq.query_id, q.ext_id, q.text, cq.round, cq.batch_size, cq.state, cq.reason, cq.extend_to,
+const calQuerySQL = `SELECT cq.pool_id, p.project_id, cq.query_id, q.ext_id AS query_ext_id, q.text AS query_text,
+		cq.round, cq.batch_size, cq.state, cq.reason, cq.extend_to,
 		(SELECT count(*) FROM pool_items pi
 			JOIN documents d ON d.project_id = p.project_id AND d.ext_id = pi.doc_ext_id
 			JOIN items i ON i.project_id = p.project_id AND i.kind = 'relevance' AND i.query_id = pi.query_id AND i.document_id = d.id
 			WHERE pi.pool_id = cq.pool_id AND pi.query_id = cq.query_id AND pi.round = cq.round
 			  AND (SELECT count(*) FROM assignments a WHERE a.item_id = i.id AND a.status = 'done') < pr.raters_per_item
-			  AND NOT EXISTS (SELECT 1 FROM consensus c WHERE c.item_id = i.id AND c.status = 'adjudicated'))::int,
-		p.status = 'published'
+			  AND NOT EXISTS (SELECT 1 FROM consensus c WHERE c.item_id = i.id AND c.status = 'adjudicated'))::int AS pending,
+		p.status = 'published' AS published
 	FROM cal_queries cq JOIN pools p ON p.id = cq.pool_id JOIN projects pr ON pr.id = p.project_id JOIN queries q ON q.id = cq.query_id `
 
 func (s *Store) calQueries(ctx context.Context, where string, args ...any) ([]CALQuery, error) {
-	rows, err := s.pool.Query(ctx, calQuerySQL+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: cal queries: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (CALQuery, error) {
-		var c CALQuery
-		err := r.Scan(&c.PoolID, &c.ProjectID, &c.QueryID, &c.QueryExtID, &c.QueryText, &c.Round, &c.BatchSize, &c.State, &c.Reason, &c.ExtendTo, &c.Pending, &c.Published)
-		return c, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: cal queries: %w", err)
-	}
-	return out, nil
+	rows, _ := s.pool.Query(ctx, calQuerySQL+where, args...)
+	return collectAll[CALQuery](rows, "cal queries")
 }
 
 // CALQueries returns the state of every query of a cal pool, in query
@@ -172,13 +163,7 @@ func (s *Store) CALDueForItem(ctx context.Context, itemID int64) ([]CALQuery, er
 	if err != nil {
 		return nil, err
 	}
-	out := qs[:0]
-	for _, q := range qs {
-		if q.Pending == 0 {
-			out = append(out, q)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(qs, func(q CALQuery) bool { return q.Pending != 0 }), nil
 }
 
 // CALReviewItem is one item of a cal pool in review order, with its label
@@ -196,25 +181,15 @@ type CALReviewItem struct {
 // query by query in review order (round, then priority), each with its
 // consensus label if any.
 func (s *Store) CALReview(ctx context.Context, poolID, queryID int64) ([]CALReviewItem, error) {
-	rows, err := s.pool.Query(ctx, `SELECT pi.query_id, pi.doc_ext_id, pi.round, pi.origin, c.relevance IS NOT NULL, coalesce(c.relevance >= 1, false)
+	rows, _ := s.pool.Query(ctx, `SELECT pi.query_id, pi.doc_ext_id, pi.round, pi.origin,
+			c.relevance IS NOT NULL AS labelled, coalesce(c.relevance >= 1, false) AS relevant
 		FROM pool_items pi JOIN pools p ON p.id = pi.pool_id
 		LEFT JOIN documents d ON d.project_id = p.project_id AND d.ext_id = pi.doc_ext_id
 		LEFT JOIN items i ON i.project_id = p.project_id AND i.kind = 'relevance' AND i.query_id = pi.query_id AND i.document_id = d.id
 		LEFT JOIN consensus c ON c.item_id = i.id
 		WHERE pi.pool_id = $1 AND ($2::bigint = 0 OR pi.query_id = $2)
 		ORDER BY pi.query_id, pi.round, pi.priority, pi.doc_ext_id`, poolID, queryID)
-	if err != nil {
-		return nil, fmt.Errorf("store: cal review: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (CALReviewItem, error) {
-		var it CALReviewItem
-		err := r.Scan(&it.QueryID, &it.DocExtID, &it.Round, &it.Origin, &it.Labelled, &it.Relevant)
-		return it, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: cal review: %w", err)
-	}
-	return out, nil
+	return collectAll[CALReviewItem](rows, "cal review")
 }
 
 // CALBatchItem is one document of a new batch.

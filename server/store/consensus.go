@@ -308,14 +308,7 @@ func (s *Store) SyncConsensus(ctx context.Context, projectID int64, decide Decid
 // ConsensusOf returns an item's stored consensus, or ErrNotFound.
 func (s *Store) ConsensusOf(ctx context.Context, itemID int64) (ConsensusRow, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+consensusCols+` FROM consensus WHERE item_id = $1`, itemID)
-	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[ConsensusRow])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, fmt.Errorf("store: consensus of item %d: %w", itemID, ErrNotFound)
-	}
-	if err != nil {
-		return r, fmt.Errorf("store: consensus of item %d: %w", itemID, err)
-	}
-	return r, nil
+	return collectOne[ConsensusRow](rows, fmt.Sprintf("consensus of item %d", itemID))
 }
 
 // AddAdjudication records a researcher's decision on a relevance item
@@ -350,11 +343,7 @@ func (s *Store) AddAdjudication(ctx context.Context, itemID, userID int64, relev
 // AdjudicationsOf returns every adjudication of an item, oldest first.
 func (s *Store) AdjudicationsOf(ctx context.Context, itemID int64) ([]Adjudication, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+adjudicationCols+` FROM adjudications WHERE item_id = $1 ORDER BY id`, itemID)
-	as, err := pgx.CollectRows(rows, pgx.RowToStructByName[Adjudication])
-	if err != nil {
-		return nil, fmt.Errorf("store: adjudications of item %d: %w", itemID, err)
-	}
-	return as, nil
+	return collectAll[Adjudication](rows, fmt.Sprintf("adjudications of item %d", itemID))
 }
 
 // AdjudicationQueue lists a project's items that need adjudication, oldest
@@ -386,30 +375,16 @@ type ConsensusQrel struct {
 // EachConsensusQrel streams a project's consensus labels in query import
 // order, then document id.
 func (s *Store) EachConsensusQrel(ctx context.Context, projectID int64, fn func(ConsensusQrel) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT c.item_id, q.ext_id, d.ext_id, c.relevance, c.status, c.votes
+	rows, _ := s.pool.Query(ctx, `SELECT c.item_id, q.ext_id, d.ext_id, c.relevance, c.status, c.votes
 		FROM consensus c
 		JOIN items i ON i.id = c.item_id
 		JOIN queries q ON q.id = c.query_id
 		JOIN documents d ON d.id = i.document_id
 		WHERE c.project_id = $1
 		ORDER BY q.seq, q.id, d.ext_id`, projectID)
-	if err != nil {
-		return fmt.Errorf("store: consensus qrels: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r ConsensusQrel
-		if err := rows.Scan(&r.ItemID, &r.QueryExtID, &r.DocExtID, &r.Relevance, &r.Status, &r.Votes); err != nil {
-			return fmt.Errorf("store: consensus qrels: %w", err)
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: consensus qrels: %w", err)
-	}
-	return nil
+	var r ConsensusQrel
+	return forEach(rows, "consensus qrels", func() error { return fn(r) },
+		&r.ItemID, &r.QueryExtID, &r.DocExtID, &r.Relevance, &r.Status, &r.Votes)
 }
 
 // ConsensusItemIDs lists the relevance items of a project that have at

@@ -123,31 +123,22 @@ func (s *Store) SetConstraintLabel(ctx context.Context, itemID int64, label stri
 // constraint items: item id → the raters' answers (yes / no / unsure).
 // Items without a current vote are listed with none.
 func (s *Store) ConstraintVotes(ctx context.Context, projectID int64) (map[int64][]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT i.id, c.payload->>'satisfied'
+	rows, _ := s.pool.Query(ctx, `SELECT i.id, c.payload->>'satisfied'
 		FROM items i LEFT JOIN current_judgments c ON c.item_id = i.id AND c.project_id = $1 AND c.item_kind = 'constraint'
 		WHERE i.project_id = $1 AND i.kind = 'constraint' ORDER BY i.id, c.id`, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("store: constraint votes: %w", err)
-	}
-	defer rows.Close()
 	out := map[int64][]string{}
-	for rows.Next() {
-		var id int64
-		var v *string
-		if err := rows.Scan(&id, &v); err != nil {
-			return nil, fmt.Errorf("store: constraint votes: %w", err)
-		}
+	var id int64
+	var v *string
+	err := forEach(rows, "constraint votes", func() error {
 		if _, ok := out[id]; !ok {
 			out[id] = nil
 		}
 		if v != nil && *v != "" {
 			out[id] = append(out[id], *v)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: constraint votes: %w", err)
-	}
-	return out, nil
+		return nil
+	}, &id, &v)
+	return out, err
 }
 
 // ConstraintPair is a candidate (atom, document) pair for a constraint
@@ -174,38 +165,25 @@ func (s *Store) ConstraintPairsFromItems(ctx context.Context, projectID int64) (
 		AND NOT EXISTS (SELECT 1 FROM items c WHERE c.project_id = $1 AND c.kind = 'constraint' AND c.atom_id = qa.atom_id AND c.document_id = d.id)
 		AND NOT EXISTS (SELECT 1 FROM atom_labels l WHERE l.atom_id = qa.atom_id AND l.doc_ext_id = d.ext_id)
 		GROUP BY qa.atom_id, a.key, d.ext_id ORDER BY best, uses DESC, a.key, d.ext_id`, projectID)
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[ConstraintPair])
-	if err != nil {
-		return nil, fmt.Errorf("store: constraint pairs: %w", err)
-	}
-	return out, nil
+	return collectAll[ConstraintPair](rows, "constraint pairs")
 }
 
 // ConstraintItemPairs returns the (atom id, document ext id) pairs that
 // already have a constraint item.
 func (s *Store) ConstraintItemPairs(ctx context.Context, projectID int64) (map[int64]map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, `SELECT i.atom_id, d.ext_id FROM items i JOIN documents d ON d.id = i.document_id
+	rows, _ := s.pool.Query(ctx, `SELECT i.atom_id, d.ext_id FROM items i JOIN documents d ON d.id = i.document_id
 		WHERE i.project_id = $1 AND i.kind = 'constraint' AND i.atom_id IS NOT NULL`, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("store: constraint items: %w", err)
-	}
-	defer rows.Close()
 	out := map[int64]map[string]bool{}
-	for rows.Next() {
-		var a int64
-		var d string
-		if err := rows.Scan(&a, &d); err != nil {
-			return nil, fmt.Errorf("store: constraint items: %w", err)
-		}
+	var a int64
+	var d string
+	err := forEach(rows, "constraint items", func() error {
 		if out[a] == nil {
 			out[a] = map[string]bool{}
 		}
 		out[a][d] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: constraint items: %w", err)
-	}
-	return out, nil
+		return nil
+	}, &a, &d)
+	return out, err
 }
 
 // ConstraintCounts counts a project's constraint items, those with a

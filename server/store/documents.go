@@ -4,11 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Document is one corpus document. SentenceStarts holds the byte offset of
@@ -43,49 +40,18 @@ func (s *Store) DocumentByExtID(ctx context.Context, projectID int64, extID stri
 		return Document{}, fmt.Errorf("store: document %q: %w", extID, ErrNotFound)
 	}
 	rows, _ := s.pool.Query(ctx, `SELECT `+documentCols+` FROM documents WHERE project_id = $1 AND ext_id = $2`, projectID, extID)
-	d, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Document])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Document{}, fmt.Errorf("store: document %q: %w", extID, ErrNotFound)
-	}
-	if err != nil {
-		return Document{}, fmt.Errorf("store: document %q: %w", extID, err)
-	}
-	return d, nil
+	return collectOne[Document](rows, fmt.Sprintf("document %q", extID))
 }
 
 // DocumentByID fetches one document by its row id.
 func (s *Store) DocumentByID(ctx context.Context, id int64) (Document, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+documentCols+` FROM documents WHERE id = $1`, id)
-	d, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Document])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Document{}, fmt.Errorf("store: document %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Document{}, fmt.Errorf("store: document %d: %w", id, err)
-	}
-	return d, nil
+	return collectOne[Document](rows, fmt.Sprintf("document %d", id))
 }
 
 // EachDocument streams a project's documents in id order to fn without
 // loading them all at once.
 func (s *Store) EachDocument(ctx context.Context, projectID int64, fn func(Document) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT `+documentCols+` FROM documents WHERE project_id = $1 ORDER BY id`, projectID)
-	if err != nil {
-		return fmt.Errorf("store: documents: %w", err)
-	}
-	defer rows.Close()
-	scan := pgx.RowToStructByName[Document]
-	for rows.Next() {
-		d, err := scan(rows)
-		if err != nil {
-			return fmt.Errorf("store: documents: %w", err)
-		}
-		if err := fn(d); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: documents: %w", err)
-	}
-	return nil
+	rows, _ := s.pool.Query(ctx, `SELECT `+documentCols+` FROM documents WHERE project_id = $1 ORDER BY id`, projectID)
+	return forEachStruct(rows, "documents", fn)
 }

@@ -25,27 +25,13 @@ type JudgedRow struct {
 // EachCurrentJudgment streams a project's current relevance judgments by
 // query, document and judgment id.
 func (s *Store) EachCurrentJudgment(ctx context.Context, projectID int64, fn func(JudgedRow) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT l.id, l.query_id, l.document_id, d.ext_id, l.user_id, l.relevance, coalesce(l.evidence, ''), l.attributions
+	rows, _ := s.pool.Query(ctx, `SELECT l.id, l.query_id, l.document_id, d.ext_id, l.user_id, l.relevance, coalesce(l.evidence, ''), l.attributions
 		FROM current_judgments l JOIN documents d ON d.id = l.document_id
 		WHERE l.project_id = $1 AND l.item_kind = 'relevance' AND l.relevance IS NOT NULL
 		ORDER BY l.query_id, d.ext_id, l.id`, projectID)
-	if err != nil {
-		return fmt.Errorf("store: current judgments: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r JudgedRow
-		if err := rows.Scan(&r.JudgmentID, &r.QueryID, &r.DocumentID, &r.DocExtID, &r.UserID, &r.Relevance, &r.Evidence, &r.Attributions); err != nil {
-			return fmt.Errorf("store: current judgments: %w", err)
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: current judgments: %w", err)
-	}
-	return nil
+	var r JudgedRow
+	return forEach(rows, "current judgments", func() error { return fn(r) },
+		&r.JudgmentID, &r.QueryID, &r.DocumentID, &r.DocExtID, &r.UserID, &r.Relevance, &r.Evidence, &r.Attributions)
 }
 
 // DocumentsByIDs fetches documents by id (missing ones are left out).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -51,10 +52,8 @@ type Importer struct {
 	written   map[string]int64   // queries written by this import: ext id -> id
 	pending   map[string]QueryIn // repeated queries: the last version, written at the end
 	runIDs    map[string]int64
-	runRows   [][]any // RunResult lines not yet copied to the staging table
-	runStaged bool    // the run lines' staging table exists
-	qrelRows  [][]any // Qrel calls not yet copied to the staging table
-	qrelStage bool    // the qrels' staging table exists
+	runLines  *stage // RunResult lines
+	qrels     *stage // Qrel calls
 	replaced  map[qrelGroup]int64
 	seq       int64 // orders staged qrels and qrel replacements
 	line      int   // the input line of the record being written (At)
@@ -121,7 +120,11 @@ func (s *Store) ImportReport(ctx context.Context, projectID int64, fn func(im *I
 	var dupLines []int
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		im := &Importer{tx: tx, projectID: projectID, batch: &pgx.Batch{}, runIDs: map[string]int64{}, docIndex: map[string]int{},
-			written: map[string]int64{}, pending: map[string]QueryIn{}, replaced: map[qrelGroup]int64{}}
+			written: map[string]int64{}, pending: map[string]QueryIn{}, replaced: map[qrelGroup]int64{},
+			runLines: newStage("run results", "import_run_results",
+				"run_id bigint", "query_id bigint", "doc_ext_id text", "rank int", "score double precision", "seq bigint"),
+			qrels: newStage("qrels", "import_qrels",
+				"query_id bigint", "doc_ext_id text", "relevance int", "kind text", "source text", "line int", "seq bigint")}
 		if err := fn(im); err != nil {
 			return err
 		}
@@ -395,22 +398,11 @@ func (im *Importer) QueryID(ctx context.Context, extID string) (int64, bool, err
 			return 0, false, err
 		}
 		im.queryIDs = map[string]int64{}
-		rows, err := im.tx.Query(ctx, `SELECT ext_id, id FROM queries WHERE project_id = $1`, im.projectID)
-		if err != nil {
-			return 0, false, fmt.Errorf("store: query ids: %w", err)
-		}
-		for rows.Next() {
-			var e string
-			var id int64
-			if err := rows.Scan(&e, &id); err != nil {
-				rows.Close()
-				return 0, false, fmt.Errorf("store: query ids: %w", err)
-			}
-			im.queryIDs[e] = id
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return 0, false, fmt.Errorf("store: query ids: %w", err)
+		rows, _ := im.tx.Query(ctx, `SELECT ext_id, id FROM queries WHERE project_id = $1`, im.projectID)
+		var e string
+		var id int64
+		if err := forEach(rows, "query ids", func() error { im.queryIDs[e] = id; return nil }, &e, &id); err != nil {
+			return 0, false, err
 		}
 	}
 	id, ok := im.queryIDs[extID]
@@ -437,41 +429,17 @@ func (im *Importer) ReplaceQrels(ctx context.Context, queryID int64, source stri
 // kind, source): the last one wins.
 func (im *Importer) Qrel(ctx context.Context, queryID int64, docExtID string, relevance int, kind, source string) error {
 	im.seq++
-	im.qrelRows = append(im.qrelRows, []any{queryID, docExtID, int32(relevance), kind, source, int32(im.line), im.seq})
-	if len(im.qrelRows) >= 50000 {
-		return im.stageQrels(ctx)
-	}
-	return nil
-}
-
-func (im *Importer) stageQrels(ctx context.Context) error {
-	if len(im.qrelRows) == 0 {
-		return nil
-	}
-	if !im.qrelStage {
-		if _, err := im.tx.Exec(ctx, `CREATE TEMP TABLE import_qrels
-			(query_id bigint, doc_ext_id text, relevance int, kind text, source text, line int, seq bigint) ON COMMIT DROP`); err != nil {
-			return fmt.Errorf("store: import qrels staging: %w", err)
-		}
-		im.qrelStage = true
-	}
-	rows := im.qrelRows
-	im.qrelRows = nil
-	if _, err := im.tx.CopyFrom(ctx, pgx.Identifier{"import_qrels"},
-		[]string{"query_id", "doc_ext_id", "relevance", "kind", "source", "line", "seq"}, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("store: import qrels: %w", err)
-	}
-	return nil
+	return im.qrels.add(ctx, im.tx, queryID, docExtID, int32(relevance), kind, source, int32(im.line), im.seq)
 }
 
 // finishQrels writes the staged qrels: those given after the last
 // ReplaceQrels of their query and source, the last of each key. Repeats
 // among them count as duplicates.
 func (im *Importer) finishQrels(ctx context.Context) error {
-	if err := im.stageQrels(ctx); err != nil {
+	if err := im.qrels.flush(ctx, im.tx); err != nil {
 		return err
 	}
-	if !im.qrelStage {
+	if !im.qrels.created {
 		return nil
 	}
 	// Groups replaced more than once drop what came before their last
@@ -541,39 +509,15 @@ func (im *Importer) Run(ctx context.Context, name, method string, params json.Ra
 // given twice for a query keeps its last line.
 func (im *Importer) RunResult(ctx context.Context, runID, queryID int64, docExtID string, rank int, score float64) error {
 	im.Counts.RunResults++
-	im.runRows = append(im.runRows, []any{runID, queryID, docExtID, int32(rank), score, int64(im.Counts.RunResults)})
-	if len(im.runRows) >= 50000 {
-		return im.stageRunResults(ctx)
-	}
-	return nil
-}
-
-func (im *Importer) stageRunResults(ctx context.Context) error {
-	if len(im.runRows) == 0 {
-		return nil
-	}
-	if !im.runStaged {
-		if _, err := im.tx.Exec(ctx, `CREATE TEMP TABLE import_run_results
-			(run_id bigint, query_id bigint, doc_ext_id text, rank int, score double precision, seq bigint) ON COMMIT DROP`); err != nil {
-			return fmt.Errorf("store: import run staging: %w", err)
-		}
-		im.runStaged = true
-	}
-	rows := im.runRows
-	im.runRows = nil
-	if _, err := im.tx.CopyFrom(ctx, pgx.Identifier{"import_run_results"},
-		[]string{"run_id", "query_id", "doc_ext_id", "rank", "score", "seq"}, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("store: import run results: %w", err)
-	}
-	return nil
+	return im.runLines.add(ctx, im.tx, runID, queryID, docExtID, int32(rank), score, int64(im.Counts.RunResults))
 }
 
 // finishRunResults turns the staged run lines into rankings.
 func (im *Importer) finishRunResults(ctx context.Context) error {
-	if err := im.stageRunResults(ctx); err != nil {
+	if err := im.runLines.flush(ctx, im.tx); err != nil {
 		return err
 	}
-	if !im.runStaged {
+	if !im.runLines.created {
 		return nil
 	}
 	_, err := im.tx.Exec(ctx, `INSERT INTO run_rankings (run_id, query_id, doc_ext_ids, ranks, scores)
@@ -589,6 +533,56 @@ func (im *Importer) finishRunResults(ctx context.Context) error {
 	}
 	if _, err := im.tx.Exec(ctx, `TRUNCATE import_run_results`); err != nil {
 		return fmt.Errorf("store: import run results: %w", err)
+	}
+	return nil
+}
+
+// stage is a temporary table (dropped at commit) that an import copies
+// rows into, 50,000 at a time, to write them from once when it ends.
+type stage struct {
+	what    string // names the rows in errors
+	table   string
+	columns []string // the column names, in the order of a row
+	defs    string   // the columns' definitions
+	rows    [][]any  // not copied yet
+	created bool     // the table exists
+}
+
+// newStage describes a stage table; defs are "name type" column
+// definitions.
+func newStage(what, table string, defs ...string) *stage {
+	s := &stage{what: what, table: table, defs: strings.Join(defs, ", ")}
+	for _, d := range defs {
+		name, _, _ := strings.Cut(d, " ")
+		s.columns = append(s.columns, name)
+	}
+	return s
+}
+
+// add queues one row, copying the queued rows when there are 50,000.
+func (s *stage) add(ctx context.Context, tx pgx.Tx, row ...any) error {
+	s.rows = append(s.rows, row)
+	if len(s.rows) >= 50000 {
+		return s.flush(ctx, tx)
+	}
+	return nil
+}
+
+// flush copies the queued rows, creating the table first if needed.
+func (s *stage) flush(ctx context.Context, tx pgx.Tx) error {
+	if len(s.rows) == 0 {
+		return nil
+	}
+	if !s.created {
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE `+s.table+` (`+s.defs+`) ON COMMIT DROP`); err != nil {
+			return fmt.Errorf("store: import %s staging: %w", s.what, err)
+		}
+		s.created = true
+	}
+	rows := s.rows
+	s.rows = nil
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.table}, s.columns, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("store: import %s: %w", s.what, err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -78,14 +77,7 @@ func createItem(ctx context.Context, q querier, n NewItem) (Item, error) {
 // ItemByID fetches one item.
 func (s *Store) ItemByID(ctx context.Context, id int64) (Item, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+itemCols+` FROM items WHERE id = $1`, id)
-	it, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Item])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Item{}, fmt.Errorf("store: item %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Item{}, fmt.Errorf("store: item %d: %w", id, err)
-	}
-	return it, nil
+	return collectOne[Item](rows, fmt.Sprintf("item %d", id))
 }
 
 // ItemCounts counts a project's items and judgments for the researcher view.

@@ -108,24 +108,13 @@ func WaitingJobs(ctx context.Context, tx pgx.Tx, projectID, except int64) (int, 
 // JobByID looks a job up.
 func (s *Store) JobByID(ctx context.Context, id int64) (Job, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+jobCols+` FROM jobs WHERE id = $1`, id)
-	j, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Job])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Job{}, fmt.Errorf("store: job %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Job{}, fmt.Errorf("store: job %d: %w", id, err)
-	}
-	return j, nil
+	return collectOne[Job](rows, fmt.Sprintf("job %d", id))
 }
 
 // ListJobs returns a project's most recent jobs, newest first.
 func (s *Store) ListJobs(ctx context.Context, projectID int64, limit int) ([]Job, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+jobCols+` FROM jobs WHERE project_id = $1 ORDER BY id DESC LIMIT $2`, projectID, limit)
-	js, err := pgx.CollectRows(rows, pgx.RowToStructByName[Job])
-	if err != nil {
-		return nil, fmt.Errorf("store: list jobs: %w", err)
-	}
-	return js, nil
+	return collectAll[Job](rows, "list jobs")
 }
 
 // StartJob moves a queued job to running and returns it. A job found

@@ -19,14 +19,7 @@ func TestConcurrentLeasesRespectR(t *testing.T) {
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 2)
 	ctx := context.Background()
-	var users []int64
-	for i := 0; i < 12; i++ {
-		u, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("rater%d", i), Role: "annotator", PasswordHash: "x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		users = append(users, u.ID)
-	}
+	users := judgingtest.Annotators(t, st, "rater", 12)
 	var wg sync.WaitGroup
 	errs := make(chan error, len(users))
 	for _, u := range users {
@@ -149,14 +142,7 @@ func TestAvailableMatchesLeasable(t *testing.T) {
 	lp := func(user int64, n int) store.LeaseParams {
 		return store.LeaseParams{ProjectID: fx.Project.ID, UserID: user, Kind: "relevance", N: n, Raters: 3, Lease: time.Minute}
 	}
-	var users []int64
-	for i := 0; i < 4; i++ {
-		u, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("avail%d", i), Role: "annotator", PasswordHash: "x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		users = append(users, u.ID)
-	}
+	users := judgingtest.Annotators(t, st, "avail", 4)
 	// users[0] holds 3 and judges 2 of them; users[1] holds 2 and
 	// users[2] holds 1 (the first item then has its 3 raters).
 	held := map[int64]int{}

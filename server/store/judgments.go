@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"time"
@@ -190,22 +189,14 @@ func sameJSON(a, b json.RawMessage) bool {
 // JudgmentsByItem returns every judgment of an item, oldest first.
 func (s *Store) JudgmentsByItem(ctx context.Context, itemID int64) ([]Judgment, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+judgmentCols+` FROM judgments WHERE item_id = $1 ORDER BY id`, itemID)
-	js, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
-	if err != nil {
-		return nil, fmt.Errorf("store: judgments of item %d: %w", itemID, err)
-	}
-	return js, nil
+	return collectAll[Judgment](rows, fmt.Sprintf("judgments of item %d", itemID))
 }
 
 // CurrentJudgments returns each rater's latest, non-skipped judgment of an
 // item (the ones that count: the current_judgments view), oldest first.
 func (s *Store) CurrentJudgments(ctx context.Context, itemID int64) ([]Judgment, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+judgmentCols+` FROM current_judgments WHERE item_id = $1 ORDER BY id`, itemID)
-	js, err := pgx.CollectRows(rows, pgx.RowToStructByName[Judgment])
-	if err != nil {
-		return nil, fmt.Errorf("store: current judgments of item %d: %w", itemID, err)
-	}
-	return js, nil
+	return collectAll[Judgment](rows, fmt.Sprintf("current judgments of item %d", itemID))
 }
 
 // CountJudgmentsByClient counts rows with a client id (tests use it to prove
@@ -246,12 +237,5 @@ func (s *Store) SaveValidationVerdict(ctx context.Context, v ValidationVerdict) 
 func (s *Store) ValidationVerdictFor(ctx context.Context, itemID int64) (ValidationVerdict, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT item_id, fluent, meaning, naturalness, votes, accepted, decided_at
 		FROM validation_verdicts WHERE item_id = $1`, itemID)
-	v, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[ValidationVerdict])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return v, fmt.Errorf("store: verdict of item %d: %w", itemID, ErrNotFound)
-	}
-	if err != nil {
-		return v, fmt.Errorf("store: verdict of item %d: %w", itemID, err)
-	}
-	return v, nil
+	return collectOne[ValidationVerdict](rows, fmt.Sprintf("verdict of item %d", itemID))
 }

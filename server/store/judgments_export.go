@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 )
 
@@ -30,7 +29,7 @@ type JudgmentRow struct {
 
 // EachJudgment streams every judgment of a project in creation order.
 func (s *Store) EachJudgment(ctx context.Context, projectID int64, fn func(JudgmentRow) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT j.id, j.client_id::text, j.kind, q.ext_id, coalesce(d.ext_id, ''), u.username,
+	rows, _ := s.pool.Query(ctx, `SELECT j.id, j.client_id::text, j.kind, q.ext_id, coalesce(d.ext_id, ''), u.username,
 			j.relevance, j.evidence, j.attributions, j.payload, j.contradiction, j.comment, j.skip_reason,
 			j.time_spent_ms, j.supersedes, i.is_gold, j.created_at
 		FROM judgments j
@@ -40,23 +39,9 @@ func (s *Store) EachJudgment(ctx context.Context, projectID int64, fn func(Judgm
 		JOIN users u ON u.id = j.user_id
 		WHERE i.project_id = $1
 		ORDER BY j.id`, projectID)
-	if err != nil {
-		return fmt.Errorf("store: judgments: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r JudgmentRow
-		if err := rows.Scan(&r.JudgmentID, &r.ClientID, &r.Kind, &r.QueryExtID, &r.DocExtID, &r.Username,
-			&r.Relevance, &r.Evidence, &r.Attributions, &r.Payload, &r.Contradiction, &r.Comment, &r.SkipReason,
-			&r.TimeSpentMS, &r.Supersedes, &r.IsGold, &r.CreatedAt); err != nil {
-			return fmt.Errorf("store: judgments: %w", err)
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: judgments: %w", err)
-	}
-	return nil
+	var r JudgmentRow
+	return forEach(rows, "judgments", func() error { return fn(r) },
+		&r.JudgmentID, &r.ClientID, &r.Kind, &r.QueryExtID, &r.DocExtID, &r.Username,
+		&r.Relevance, &r.Evidence, &r.Attributions, &r.Payload, &r.Contradiction, &r.Comment, &r.SkipReason,
+		&r.TimeSpentMS, &r.Supersedes, &r.IsGold, &r.CreatedAt)
 }

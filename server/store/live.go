@@ -23,28 +23,19 @@ type LiveItem struct {
 
 // LiveItems lists a project's relevance items.
 func (s *Store) LiveItems(ctx context.Context, projectID int64) ([]LiveItem, error) {
-	rows, err := s.pool.Query(ctx, `SELECT i.id, i.query_id, coalesce(d.ext_id, ''), i.is_gold, i.gold_answer, pi.sources
+	rows, _ := s.pool.Query(ctx, `SELECT i.id, i.query_id, coalesce(d.ext_id, ''), i.is_gold, i.gold_answer, pi.sources
 		FROM items i
 		LEFT JOIN documents d ON d.id = i.document_id
 		LEFT JOIN pool_items pi ON pi.pool_id = i.pool_id AND pi.query_id = i.query_id AND pi.doc_ext_id = d.ext_id
 		WHERE i.project_id = $1 AND i.kind = 'relevance'
 		ORDER BY i.id`, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("store: live items: %w", err)
-	}
-	defer rows.Close()
 	var out []LiveItem
-	for rows.Next() {
-		var it LiveItem
-		if err := rows.Scan(&it.ID, &it.QueryID, &it.DocExtID, &it.IsGold, &it.GoldAnswer, &it.Sources); err != nil {
-			return nil, fmt.Errorf("store: live items: %w", err)
-		}
+	var it LiveItem
+	err := forEach(rows, "live items", func() error {
 		out = append(out, it)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: live items: %w", err)
-	}
-	return out, nil
+		return nil
+	}, &it.ID, &it.QueryID, &it.DocExtID, &it.IsGold, &it.GoldAnswer, &it.Sources)
+	return out, err
 }
 
 // LiveItem returns one relevance item as LiveItems would.
@@ -75,50 +66,27 @@ type LiveVote struct {
 // EachLiveVote streams every current relevance judgment of a project (each
 // rater's latest judgment of an item, unless it is a skip), by item.
 func (s *Store) EachLiveVote(ctx context.Context, projectID int64, fn func(LiveVote) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT item_id, user_id, relevance, contradiction FROM current_judgments
+	rows, _ := s.pool.Query(ctx, `SELECT item_id, user_id, relevance, contradiction FROM current_judgments
 		WHERE project_id = $1 AND item_kind = 'relevance' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
-	if err != nil {
-		return fmt.Errorf("store: live votes: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var v LiveVote
-		if err := rows.Scan(&v.ItemID, &v.UserID, &v.Relevance, &v.Contradiction); err != nil {
-			return fmt.Errorf("store: live votes: %w", err)
-		}
-		if err := fn(v); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: live votes: %w", err)
-	}
-	return nil
+	var v LiveVote
+	return forEach(rows, "live votes", func() error { return fn(v) },
+		&v.ItemID, &v.UserID, &v.Relevance, &v.Contradiction)
 }
 
 // LatestAdjudications maps each adjudicated item of a project to its
 // latest decision's relevance.
 func (s *Store) LatestAdjudications(ctx context.Context, projectID int64) (map[int64]int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (a.item_id) a.item_id, a.relevance
+	rows, _ := s.pool.Query(ctx, `SELECT DISTINCT ON (a.item_id) a.item_id, a.relevance
 		FROM adjudications a JOIN items i ON i.id = a.item_id
 		WHERE i.project_id = $1 ORDER BY a.item_id, a.id DESC`, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("store: adjudications: %w", err)
-	}
-	defer rows.Close()
 	out := map[int64]int{}
-	for rows.Next() {
-		var id int64
-		var rel int
-		if err := rows.Scan(&id, &rel); err != nil {
-			return nil, fmt.Errorf("store: adjudications: %w", err)
-		}
+	var id int64
+	var rel int
+	err := forEach(rows, "adjudications", func() error {
 		out[id] = rel
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: adjudications: %w", err)
-	}
-	return out, nil
+		return nil
+	}, &id, &rel)
+	return out, err
 }
 
 // LiveQuery is what the dashboards need of a query.
@@ -132,21 +100,15 @@ type LiveQuery struct {
 
 // LiveQueries lists a project's queries in import order.
 func (s *Store) LiveQueries(ctx context.Context, projectID int64) ([]LiveQuery, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, ext_id, template, expression, coalesce(metadata->>'nevir_pair', '')
+	rows, _ := s.pool.Query(ctx, `SELECT id, ext_id, template, expression, coalesce(metadata->>'nevir_pair', '')
 		FROM queries WHERE project_id = $1 ORDER BY seq, id`, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("store: live queries: %w", err)
-	}
-	defer rows.Close()
 	var out []LiveQuery
-	for rows.Next() {
-		var q LiveQuery
-		if err := rows.Scan(&q.ID, &q.ExtID, &q.Template, &q.Expression, &q.NevIRPair); err != nil {
-			return nil, fmt.Errorf("store: live queries: %w", err)
-		}
+	var q LiveQuery
+	err := forEach(rows, "live queries", func() error {
 		out = append(out, q)
-	}
-	return out, rows.Err()
+		return nil
+	}, &q.ID, &q.ExtID, &q.Template, &q.Expression, &q.NevIRPair)
+	return out, err
 }
 
 // RunResultTop is one of a run's top results for a query.
@@ -159,66 +121,40 @@ type RunResultTop struct {
 
 // EachRunTop streams the results of a project's runs with rank <= depth.
 func (s *Store) EachRunTop(ctx context.Context, projectID int64, depth int, fn func(RunResultTop) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT r.run_id, r.query_id, r.doc_ext_id, r.score
+	rows, _ := s.pool.Query(ctx, `SELECT r.run_id, r.query_id, r.doc_ext_id, r.score
 		FROM run_results r JOIN runs ON runs.id = r.run_id
 		WHERE runs.project_id = $1 AND r.rank <= $2`, projectID, depth)
-	if err != nil {
-		return fmt.Errorf("store: run results: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r RunResultTop
-		if err := rows.Scan(&r.RunID, &r.QueryID, &r.DocExtID, &r.Score); err != nil {
-			return fmt.Errorf("store: run results: %w", err)
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: run results: %w", err)
-	}
-	return nil
+	var r RunResultTop
+	return forEach(rows, "run results", func() error { return fn(r) },
+		&r.RunID, &r.QueryID, &r.DocExtID, &r.Score)
 }
 
 // NegativeQrels maps query id → explicit negative document ids of a
 // project (qrels of kind negative, any source).
 func (s *Store) NegativeQrels(ctx context.Context, projectID int64) (map[int64][]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT query_id, doc_ext_id FROM qrels WHERE project_id = $1 AND kind = 'negative'
+	rows, _ := s.pool.Query(ctx, `SELECT DISTINCT query_id, doc_ext_id FROM qrels WHERE project_id = $1 AND kind = 'negative'
 		ORDER BY query_id, doc_ext_id`, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("store: negatives: %w", err)
-	}
-	defer rows.Close()
 	out := map[int64][]string{}
-	for rows.Next() {
-		var q int64
-		var d string
-		if err := rows.Scan(&q, &d); err != nil {
-			return nil, fmt.Errorf("store: negatives: %w", err)
-		}
+	var q int64
+	var d string
+	err := forEach(rows, "negatives", func() error {
 		out[q] = append(out[q], d)
-	}
-	return out, rows.Err()
+		return nil
+	}, &q, &d)
+	return out, err
 }
 
 // Usernames maps user id → username for every user.
 func (s *Store) Usernames(ctx context.Context) (map[int64]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, username FROM users`)
-	if err != nil {
-		return nil, fmt.Errorf("store: usernames: %w", err)
-	}
-	defer rows.Close()
+	rows, _ := s.pool.Query(ctx, `SELECT id, username FROM users`)
 	out := map[int64]string{}
-	for rows.Next() {
-		var id int64
-		var name string
-		if err := rows.Scan(&id, &name); err != nil {
-			return nil, fmt.Errorf("store: usernames: %w", err)
-		}
+	var id int64
+	var name string
+	err := forEach(rows, "usernames", func() error {
 		out[id] = name
-	}
-	return out, rows.Err()
+		return nil
+	}, &id, &name)
+	return out, err
 }
 
 // LiveFingerprint summarises what a project's live state is built from

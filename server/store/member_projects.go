@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"boolpool/server/vocab"
 )
 
@@ -27,11 +25,7 @@ func (s *Store) MemberProjects(ctx context.Context, userID int64) ([]MemberProje
 			WHERE EXISTS (SELECT 1 FROM items i WHERE i.project_id = projects.id AND i.kind = t.k) ORDER BY t.n) AS kinds
 		FROM projects WHERE id IN (SELECT project_id FROM project_members WHERE user_id = $1)
 		ORDER BY name`, userID, taskKinds)
-	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[MemberProject])
-	if err != nil {
-		return nil, fmt.Errorf("store: member projects of user %d: %w", userID, err)
-	}
-	return ps, nil
+	return collectAll[MemberProject](rows, fmt.Sprintf("member projects of user %d", userID))
 }
 
 // ProgressOf counts the rater's done, skipped and live-leased items of a

@@ -150,19 +150,11 @@ func (s *Store) MigrateTo(ctx context.Context, target int) ([]int, error) {
 		return nil, fmt.Errorf("store: migrate: %w", err)
 	}
 	done := map[int]bool{}
-	rows, err := conn.Query(ctx, `SELECT version FROM schema_migrations`)
-	if err != nil {
-		return nil, fmt.Errorf("store: migrate: %w", err)
+	rows, _ := conn.Query(ctx, `SELECT version FROM schema_migrations`)
+	var v int
+	if err := forEach(rows, "migrate", func() error { done[v] = true; return nil }, &v); err != nil {
+		return nil, err
 	}
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store: migrate: %w", err)
-		}
-		done[v] = true
-	}
-	rows.Close()
 	var applied []int
 	for _, m := range ms {
 		if done[m.Version] || (target > 0 && m.Version > target) {

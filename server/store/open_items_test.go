@@ -21,14 +21,7 @@ func TestItemSlotsFollowAssignments(t *testing.T) {
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 2)
 	ctx := context.Background()
-	var users []int64
-	for i := 0; i < 4; i++ {
-		u, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("slots%d", i), Role: "annotator", PasswordHash: "x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		users = append(users, u.ID)
-	}
+	users := judgingtest.Annotators(t, st, "slots", 4)
 	lease := func(u int64) int64 {
 		t.Helper()
 		as, err := st.Lease(ctx, store.LeaseParams{ProjectID: fx.Project.ID, UserID: u, Kind: "relevance", N: 1, Raters: 2, Lease: time.Minute})

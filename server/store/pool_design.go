@@ -95,11 +95,7 @@ func (s *Store) SampledPools(ctx context.Context, projectID int64) ([]PoolInfo, 
 	rows, _ := s.pool.Query(ctx, `SELECT p.id, p.name, p.strategy, p.depth, p.params, p.status, p.created_at,
 			(SELECT count(*) FROM pool_items i WHERE i.pool_id = p.id)::int AS items
 		FROM pools p WHERE p.project_id = $1 AND p.strategy = 'sample' ORDER BY p.name`, projectID)
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[PoolInfo])
-	if err != nil {
-		return nil, fmt.Errorf("store: sampled pools: %w", err)
-	}
-	return out, nil
+	return collectAll[PoolInfo](rows, "sampled pools")
 }
 
 // JudgedDocuments returns, per query of a project (query row id), the

@@ -113,11 +113,7 @@ func (s *Store) ListPools(ctx context.Context, projectID int64) ([]PoolInfo, err
 	rows, _ := s.pool.Query(ctx, `SELECT p.id, p.name, p.strategy, p.depth, p.params, p.status, p.created_at,
 			(SELECT count(*) FROM pool_items i WHERE i.pool_id = p.id)::int AS items
 		FROM pools p WHERE p.project_id = $1 ORDER BY p.name`, projectID)
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[PoolInfo])
-	if err != nil {
-		return nil, fmt.Errorf("store: list pools: %w", err)
-	}
-	return out, nil
+	return collectAll[PoolInfo](rows, "list pools")
 }
 
 // PoolItem is one stored pool item.
@@ -135,22 +131,11 @@ type PoolItem struct {
 
 // PoolItems returns a pool's items in query import order, then priority.
 func (s *Store) PoolItems(ctx context.Context, poolID int64) ([]PoolItem, error) {
-	rows, err := s.pool.Query(ctx, `SELECT q.ext_id, i.doc_ext_id, i.priority, i.sources, i.probe, i.origin, i.round,
-			coalesce(i.inclusion, 0), coalesce(i.stratum, 0)::int
+	rows, _ := s.pool.Query(ctx, `SELECT q.ext_id AS query_ext_id, i.doc_ext_id, i.priority, i.sources, i.probe, i.origin, i.round,
+			coalesce(i.inclusion, 0) AS inclusion, coalesce(i.stratum, 0)::int AS stratum
 		FROM pool_items i JOIN queries q ON q.id = i.query_id
 		WHERE i.pool_id = $1 ORDER BY q.seq, q.id, i.priority, i.doc_ext_id`, poolID)
-	if err != nil {
-		return nil, fmt.Errorf("store: pool items: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PoolItem, error) {
-		var it PoolItem
-		err := r.Scan(&it.QueryExtID, &it.DocExtID, &it.Priority, &it.Sources, &it.Probe, &it.Origin, &it.Round, &it.Inclusion, &it.Stratum)
-		return it, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: pool items: %w", err)
-	}
-	return out, nil
+	return collectAll[PoolItem](rows, "pool items")
 }
 
 // NewPool is a built pool to save as one unit: its items, the state of a
@@ -324,12 +309,5 @@ func (s *Store) onePool(ctx context.Context, label, where string, projectID int6
 	rows, _ := s.pool.Query(ctx, `SELECT p.id, p.name, p.strategy, p.depth, p.params, p.status, p.created_at,
 			(SELECT count(*) FROM pool_items i WHERE i.pool_id = p.id)::int AS items
 		FROM pools p WHERE p.project_id = $1 AND `+where, projectID, key)
-	out, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[PoolInfo])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return out, fmt.Errorf("store: pool %s: %w", label, ErrNotFound)
-	}
-	if err != nil {
-		return out, fmt.Errorf("store: pool %s: %w", label, err)
-	}
-	return out, nil
+	return collectOne[PoolInfo](rows, fmt.Sprintf("pool %s", label))
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -55,37 +54,19 @@ func (s *Store) ProjectByName(ctx context.Context, name string) (Project, error)
 		return Project{}, fmt.Errorf("store: project %q: %w", name, ErrNotFound)
 	}
 	rows, _ := s.pool.Query(ctx, `SELECT `+projectCols+` FROM projects WHERE name = $1`, name)
-	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Project{}, fmt.Errorf("store: project %q: %w", name, ErrNotFound)
-	}
-	if err != nil {
-		return Project{}, fmt.Errorf("store: project %q: %w", name, err)
-	}
-	return p, nil
+	return collectOne[Project](rows, fmt.Sprintf("project %q", name))
 }
 
 // ProjectByID looks a project up by id.
 func (s *Store) ProjectByID(ctx context.Context, id int64) (Project, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+projectCols+` FROM projects WHERE id = $1`, id)
-	p, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Project])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Project{}, fmt.Errorf("store: project %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Project{}, fmt.Errorf("store: project %d: %w", id, err)
-	}
-	return p, nil
+	return collectOne[Project](rows, fmt.Sprintf("project %d", id))
 }
 
 // ListProjects returns all projects by name.
 func (s *Store) ListProjects(ctx context.Context) ([]Project, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+projectCols+` FROM projects ORDER BY name`)
-	ps, err := pgx.CollectRows(rows, pgx.RowToStructByName[Project])
-	if err != nil {
-		return nil, fmt.Errorf("store: list projects: %w", err)
-	}
-	return ps, nil
+	return collectAll[Project](rows, "list projects")
 }
 
 // ProjectCounts summarises a project's contents.

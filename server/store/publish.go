@@ -69,24 +69,17 @@ func publishPool(ctx context.Context, tx pgx.Tx, poolID, userID int64, goldRate 
 		poolID).Scan(&res.NoDocText); err != nil {
 		return res, fmt.Errorf("store: publish pool: %w", err)
 	}
-	rows, err := tx.Query(ctx, insertRelevanceItems("$2", "pi.pool_id = $1", "pi.query_id, pi.priority")+` RETURNING is_gold`, poolID, goldRate)
-	if err != nil {
-		return res, fmt.Errorf("store: publish pool: %w", err)
-	}
-	for rows.Next() {
-		var gold bool
-		if err := rows.Scan(&gold); err != nil {
-			rows.Close()
-			return res, fmt.Errorf("store: publish pool: %w", err)
-		}
+	rows, _ := tx.Query(ctx, insertRelevanceItems("$2", "pi.pool_id = $1", "pi.query_id, pi.priority")+` RETURNING is_gold`, poolID, goldRate)
+	var gold bool
+	err = forEach(rows, "publish pool", func() error {
 		res.Items++
 		if gold {
 			res.Gold++
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return res, fmt.Errorf("store: publish pool: %w", err)
+		return nil
+	}, &gold)
+	if err != nil {
+		return res, err
 	}
 	return res, audit(ctx, tx, userID, projectID, "pool.publish", "pool", fmt.Sprint(poolID), res)
 }

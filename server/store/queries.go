@@ -46,47 +46,19 @@ const queryCols = `id, project_id, ext_id, text, original_query, template, domai
 func (s *Store) ListQueries(ctx context.Context, projectID int64, split string) ([]Query, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+queryCols+` FROM queries
 		WHERE project_id = $1 AND ($2 = '' OR split = $2) ORDER BY seq, id`, projectID, split)
-	qs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Query])
-	if err != nil {
-		return nil, fmt.Errorf("store: list queries: %w", err)
-	}
-	return qs, nil
+	return collectAll[Query](rows, "list queries")
 }
 
 // QueryByID fetches one query.
 func (s *Store) QueryByID(ctx context.Context, id int64) (Query, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+queryCols+` FROM queries WHERE id = $1`, id)
-	q, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Query])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Query{}, fmt.Errorf("store: query %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Query{}, fmt.Errorf("store: query %d: %w", id, err)
-	}
-	return q, nil
+	return collectOne[Query](rows, fmt.Sprintf("query %d", id))
 }
 
 // EachQuery streams a project's queries in import order.
 func (s *Store) EachQuery(ctx context.Context, projectID int64, fn func(Query) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT `+queryCols+` FROM queries WHERE project_id = $1 ORDER BY seq, id`, projectID)
-	if err != nil {
-		return fmt.Errorf("store: queries: %w", err)
-	}
-	defer rows.Close()
-	scan := pgx.RowToStructByName[Query]
-	for rows.Next() {
-		q, err := scan(rows)
-		if err != nil {
-			return fmt.Errorf("store: queries: %w", err)
-		}
-		if err := fn(q); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: queries: %w", err)
-	}
-	return nil
+	rows, _ := s.pool.Query(ctx, `SELECT `+queryCols+` FROM queries WHERE project_id = $1 ORDER BY seq, id`, projectID)
+	return forEachStruct(rows, "queries", fn)
 }
 
 // SetQueryExpression replaces a query's expression (a researcher's

@@ -177,11 +177,7 @@ func (s *Store) AddReview(ctx context.Context, n NewReview) (ReviewRow, error) {
 // ReviewsOfItem returns every review of an item's judgments, oldest first.
 func (s *Store) ReviewsOfItem(ctx context.Context, itemID int64) ([]ReviewRow, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+reviewCols+` FROM `+reviewFrom+` WHERE j.item_id = $1 ORDER BY r.id`, itemID)
-	rs, err := pgx.CollectRows(rows, pgx.RowToStructByName[ReviewRow])
-	if err != nil {
-		return nil, fmt.Errorf("store: reviews of item %d: %w", itemID, err)
-	}
-	return rs, nil
+	return collectAll[ReviewRow](rows, fmt.Sprintf("reviews of item %d", itemID))
 }
 
 // AnnotatorReviewCounts is one annotator's line of the review overview:
@@ -212,11 +208,7 @@ func (s *Store) ReviewCounts(ctx context.Context, projectID int64) ([]AnnotatorR
 			(count(*) FILTER (WHERE latest.verdict = 'correct'))::int AS corrected
 		FROM cur JOIN users u ON u.id = cur.user_id LEFT JOIN latest ON latest.judgment_id = cur.id
 		GROUP BY cur.user_id, u.username ORDER BY u.username`, projectID)
-	cs, err := pgx.CollectRows(rows, pgx.RowToStructByName[AnnotatorReviewCounts])
-	if err != nil {
-		return nil, fmt.Errorf("store: review counts of project %d: %w", projectID, err)
-	}
-	return cs, nil
+	return collectAll[AnnotatorReviewCounts](rows, fmt.Sprintf("review counts of project %d", projectID))
 }
 
 // ReviewQueue returns one page of an annotator's current relevance

@@ -15,11 +15,7 @@ import (
 //	go test -run '^$' -bench Browse -benchtime 50x ./server/store/
 func BenchmarkBrowse(b *testing.B) {
 	ctx := context.Background()
-	st := storetest.New(b)
-	p, err := st.EnsureProject(ctx, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
+	st, p := storetest.NewProject(b, "bench")
 	var users []int64
 	for _, name := range []string{"a1", "a2", "a3"} {
 		u, err := st.CreateUser(ctx, store.NewUser{Username: name, Role: "annotator", PasswordHash: "x"})

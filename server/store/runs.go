@@ -27,11 +27,7 @@ func (s *Store) ListRuns(ctx context.Context, projectID int64) ([]RunInfo, error
 			count(rk.query_id)::int AS queries, coalesce(sum(cardinality(rk.doc_ext_ids)), 0)::int AS results
 		FROM runs r LEFT JOIN run_rankings rk ON rk.run_id = r.id
 		WHERE r.project_id = $1 GROUP BY r.id ORDER BY r.name`, projectID)
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[RunInfo])
-	if err != nil {
-		return nil, fmt.Errorf("store: list runs: %w", err)
-	}
-	return out, nil
+	return collectAll[RunInfo](rows, "list runs")
 }
 
 // RunResultIn is one ranked line of a run to save, keyed by query row id.

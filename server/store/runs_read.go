@@ -31,24 +31,10 @@ func (s *Store) RunIDByName(ctx context.Context, projectID int64, name string) (
 
 // EachRunRow streams a run's results in query import order, then rank.
 func (s *Store) EachRunRow(ctx context.Context, runID int64, fn func(RunRow) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT q.ext_id, r.doc_ext_id, r.rank, r.score
+	rows, _ := s.pool.Query(ctx, `SELECT q.ext_id, r.doc_ext_id, r.rank, r.score
 		FROM run_results r JOIN queries q ON q.id = r.query_id
 		WHERE r.run_id = $1 ORDER BY q.seq, q.id, r.rank, r.doc_ext_id`, runID)
-	if err != nil {
-		return fmt.Errorf("store: run rows: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r RunRow
-		if err := rows.Scan(&r.QueryExtID, &r.DocExtID, &r.Rank, &r.Score); err != nil {
-			return fmt.Errorf("store: run rows: %w", err)
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: run rows: %w", err)
-	}
-	return nil
+	var r RunRow
+	return forEach(rows, "run rows", func() error { return fn(r) },
+		&r.QueryExtID, &r.DocExtID, &r.Rank, &r.Score)
 }

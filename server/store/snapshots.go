@@ -45,11 +45,7 @@ func (s *Store) RecordExportSnapshot(ctx context.Context, id string, projectID i
 // ExportSnapshots lists a project's recorded exports, newest first.
 func (s *Store) ExportSnapshots(ctx context.Context, projectID int64) ([]ExportSnapshot, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+snapshotCols+` FROM export_snapshots WHERE project_id = $1 ORDER BY created_at DESC, id`, projectID)
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[ExportSnapshot])
-	if err != nil {
-		return nil, fmt.Errorf("store: export snapshots: %w", err)
-	}
-	return out, nil
+	return collectAll[ExportSnapshot](rows, "export snapshots")
 }
 
 // ExportFailure is an export that failed (audit_log action
@@ -79,22 +75,13 @@ func (s *Store) RecordExportFailure(ctx context.Context, id string, projectID in
 // ExportFailures lists a project's newest failed exports (at most
 // MaxExportFailures), newest first.
 func (s *Store) ExportFailures(ctx context.Context, projectID int64) ([]ExportFailure, error) {
-	rows, err := s.pool.Query(ctx, `SELECT entity_id, coalesce(detail->>'format', ''), coalesce(detail->>'reason', ''), user_id, at
+	rows, _ := s.pool.Query(ctx, `SELECT entity_id, coalesce(detail->>'format', ''), coalesce(detail->>'reason', ''), user_id, at
 		FROM audit_log WHERE project_id = $1 AND action = 'export.failed' ORDER BY at DESC, id DESC LIMIT $2`, projectID, MaxExportFailures)
-	if err != nil {
-		return nil, fmt.Errorf("store: export failures: %w", err)
-	}
 	var out []ExportFailure
-	for rows.Next() {
-		var f ExportFailure
-		if err := rows.Scan(&f.ID, &f.Format, &f.Reason, &f.CreatedBy, &f.At); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store: export failures: %w", err)
-		}
+	var f ExportFailure
+	err := forEach(rows, "export failures", func() error {
 		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: export failures: %w", err)
-	}
-	return out, nil
+		return nil
+	}, &f.ID, &f.Format, &f.Reason, &f.CreatedBy, &f.At)
+	return out, err
 }

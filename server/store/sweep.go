@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -87,13 +88,7 @@ func (s *Store) CALDue(ctx context.Context) ([]CALQuery, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := qs[:0]
-	for _, q := range qs {
-		if q.Pending == 0 {
-			out = append(out, q)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(qs, func(q CALQuery) bool { return q.Pending != 0 }), nil
 }
 
 // CALJudgedWithin reports whether a judgment of an item of q's last batch
@@ -129,10 +124,10 @@ type AtomPoolDue struct {
 func (s *Store) AtomPoolsDue(ctx context.Context) ([]AtomPoolDue, error) {
 	// The job test first: a pool whose batch was queued is not due, and
 	// only the others' items are checked for a missing label.
-	rows, err := s.pool.Query(ctx, `WITH c AS (
+	rows, _ := s.pool.Query(ctx, `WITH c AS (
 			SELECT p.project_id, p.id, (SELECT count(*) FROM items i WHERE i.pool_id = p.id AND i.kind = 'constraint')::int AS items
 			FROM pools p WHERE p.strategy = 'atoms' AND p.status = 'published')
-		SELECT c.project_id, c.id, c.items FROM c
+		SELECT c.project_id, c.id AS pool_id, c.items FROM c
 		WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.project_id = c.project_id AND j.kind = '`+vocab.JobKindAtomsBatch+`'
 				AND j.params = jsonb_build_object('pool_id', c.id, 'items', c.items)
 				AND NOT `+skippedJob+`)
@@ -140,18 +135,7 @@ func (s *Store) AtomPoolsDue(ctx context.Context) ([]AtomPoolDue, error) {
 				WHERE i.pool_id = c.id AND i.kind = 'constraint' AND NOT i.is_gold
 				  AND NOT EXISTS (SELECT 1 FROM atom_labels l WHERE l.atom_id = i.atom_id AND l.doc_ext_id = d.ext_id))
 		ORDER BY c.id`)
-	if err != nil {
-		return nil, fmt.Errorf("store: atoms pools due: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AtomPoolDue, error) {
-		var a AtomPoolDue
-		err := r.Scan(&a.ProjectID, &a.PoolID, &a.Items)
-		return a, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: atoms pools due: %w", err)
-	}
-	return out, nil
+	return collectAll[AtomPoolDue](rows, "atoms pools due")
 }
 
 // ItemRef names an item and its project.
@@ -165,7 +149,7 @@ type ItemRef struct {
 // but no atom label: their label's write was lost, and their pool waits
 // for it.
 func (s *Store) UnlabelledJudgedConstraints(ctx context.Context) ([]ItemRef, error) {
-	rows, err := s.pool.Query(ctx, `SELECT i.project_id, i.id FROM items i
+	rows, _ := s.pool.Query(ctx, `SELECT i.project_id, i.id AS item_id FROM items i
 		JOIN pools p ON p.id = i.pool_id AND p.strategy = 'atoms' AND p.status = 'published'
 		JOIN documents d ON d.id = i.document_id
 		WHERE i.kind = 'constraint' AND NOT i.is_gold AND i.atom_id IS NOT NULL
@@ -173,18 +157,7 @@ func (s *Store) UnlabelledJudgedConstraints(ctx context.Context) ([]ItemRef, err
 		  AND EXISTS (SELECT 1 FROM current_judgments c WHERE c.item_id = i.id AND c.skip_reason = ''
 			AND coalesce(c.payload->>'satisfied', '') <> '')
 		ORDER BY i.id`)
-	if err != nil {
-		return nil, fmt.Errorf("store: unlabelled constraint items: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ItemRef, error) {
-		var it ItemRef
-		err := r.Scan(&it.ProjectID, &it.ItemID)
-		return it, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: unlabelled constraint items: %w", err)
-	}
-	return out, nil
+	return collectAll[ItemRef](rows, "unlabelled constraint items")
 }
 
 // ProjectsWithJudgments returns the ids of the projects that have at least

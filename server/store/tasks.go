@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -37,12 +36,9 @@ func (s *Store) ProjectForUser(ctx context.Context, name string, userID int64) (
 	rows, _ := s.pool.Query(ctx, `SELECT `+projectCols+`,
 		EXISTS (SELECT 1 FROM project_members m WHERE m.project_id = projects.id AND m.user_id = $2) AS is_member
 		FROM projects WHERE name = $1`, name, userID)
-	pm, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[projectMember])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Project{}, false, fmt.Errorf("store: project %q: %w", name, ErrNotFound)
-	}
+	pm, err := collectOne[projectMember](rows, fmt.Sprintf("project %q", name))
 	if err != nil {
-		return Project{}, false, fmt.Errorf("store: project %q: %w", name, err)
+		return Project{}, false, err
 	}
 	return pm.Project, pm.IsMember, nil
 }

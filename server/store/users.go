@@ -72,37 +72,19 @@ func (s *Store) UserByUsername(ctx context.Context, username string) (User, erro
 		return User{}, fmt.Errorf("store: user %q: %w", username, ErrNotFound)
 	}
 	rows, _ := s.pool.Query(ctx, `SELECT `+userCols+` FROM users WHERE username = $1`, username)
-	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return User{}, fmt.Errorf("store: user %q: %w", username, ErrNotFound)
-	}
-	if err != nil {
-		return User{}, fmt.Errorf("store: user %q: %w", username, err)
-	}
-	return u, nil
+	return collectOne[User](rows, fmt.Sprintf("user %q", username))
 }
 
 // UserByID looks a user up by id.
 func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+userCols+` FROM users WHERE id = $1`, id)
-	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return User{}, fmt.Errorf("store: user %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return User{}, fmt.Errorf("store: user %d: %w", id, err)
-	}
-	return u, nil
+	return collectOne[User](rows, fmt.Sprintf("user %d", id))
 }
 
 // ListUsers returns all users by username.
 func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+userCols+` FROM users ORDER BY username`)
-	us, err := pgx.CollectRows(rows, pgx.RowToStructByName[User])
-	if err != nil {
-		return nil, fmt.Errorf("store: list users: %w", err)
-	}
-	return us, nil
+	return collectAll[User](rows, "list users")
 }
 
 // AddProjectMember makes a user a member of a project (idempotent).
@@ -171,12 +153,9 @@ func (s *Store) UpdateUser(ctx context.Context, u UserUpdate) (User, error) {
 			return fmt.Errorf("store: update user: lock admins: %w", err)
 		}
 		rows, _ := tx.Query(ctx, `SELECT `+userCols+` FROM users WHERE id = $1 FOR UPDATE`, u.ID)
-		old, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("store: user %d: %w", u.ID, ErrNotFound)
-		}
+		old, err := collectOne[User](rows, fmt.Sprintf("user %d", u.ID))
 		if err != nil {
-			return fmt.Errorf("store: user %d: %w", u.ID, err)
+			return err
 		}
 		role, disabled := old.Role, old.Disabled
 		if u.Role != nil {

@@ -19,36 +19,14 @@ type Qrel struct {
 	Rel     int // graded relevance; negative values mean "in pool, unjudged" to trec_eval
 }
 
-// QrelsReader streams qrels lines.
-type QrelsReader struct {
-	file string
-	sc   *bufio.Scanner
-	line int
-}
+// QrelsReader streams qrels lines: Read returns the next judgment, or
+// io.EOF after the last one.
+type QrelsReader struct{ lineReader[Qrel] }
 
 // NewQrelsReader returns a reader of the qrels in r; file names r in errors.
 func NewQrelsReader(r io.Reader, file string) *QrelsReader {
-	return &QrelsReader{file: file, sc: newScanner(r)}
+	return &QrelsReader{newLineReader(r, file, skipLine, parseQrel)}
 }
-
-// Read returns the next judgment, or io.EOF after the last one.
-func (q *QrelsReader) Read() (Qrel, error) {
-	for q.sc.Scan() {
-		q.line++
-		text := q.sc.Text()
-		if skipLine(text) {
-			continue
-		}
-		return parseQrel(text, q.file, q.line)
-	}
-	if err := q.sc.Err(); err != nil {
-		return Qrel{}, scanError(err, q.file, q.line+1)
-	}
-	return Qrel{}, io.EOF
-}
-
-// Line is the number of the line last read.
-func (q *QrelsReader) Line() int { return q.line }
 
 func parseQrel(text, file string, line int) (Qrel, error) {
 	if n := countFields(text); n != 4 {
@@ -231,6 +209,40 @@ func isSpace(r rune) bool {
 // maxLine bounds one line; real qrels/run lines are short, topics lines
 // can be long paragraphs.
 const maxLine = 16 << 20
+
+// lineReader reads a file of one record a line: the lines skip says to
+// pass over are skipped, the others read by parse.
+type lineReader[T any] struct {
+	file  string
+	sc    *bufio.Scanner
+	line  int
+	skip  func(text string) bool
+	parse func(text, file string, line int) (T, error)
+}
+
+func newLineReader[T any](r io.Reader, file string, skip func(string) bool, parse func(string, string, int) (T, error)) lineReader[T] {
+	return lineReader[T]{file: file, sc: newScanner(r), skip: skip, parse: parse}
+}
+
+// Read returns the next record, or io.EOF after the last one.
+func (r *lineReader[T]) Read() (T, error) {
+	for r.sc.Scan() {
+		r.line++
+		text := r.sc.Text()
+		if r.skip(text) {
+			continue
+		}
+		return r.parse(text, r.file, r.line)
+	}
+	var zero T
+	if err := r.sc.Err(); err != nil {
+		return zero, scanError(err, r.file, r.line+1)
+	}
+	return zero, io.EOF
+}
+
+// Line is the number of the line last read.
+func (r *lineReader[T]) Line() int { return r.line }
 
 func newScanner(r io.Reader) *bufio.Scanner {
 	sc := bufio.NewScanner(r)

@@ -19,35 +19,13 @@ type RunLine struct {
 	Tag     string
 }
 
-// RunReader streams run lines.
-type RunReader struct {
-	file string
-	sc   *bufio.Scanner
-	line int
-}
+// RunReader streams run lines: Read returns the next result line, or
+// io.EOF after the last one.
+type RunReader struct{ lineReader[RunLine] }
 
 // NewRunReader returns a reader of the run in r; file names r in errors.
 func NewRunReader(r io.Reader, file string) *RunReader {
-	return &RunReader{file: file, sc: newScanner(r)}
-}
-
-// Line is the number of the line last read.
-func (rr *RunReader) Line() int { return rr.line }
-
-// Read returns the next result line, or io.EOF after the last one.
-func (rr *RunReader) Read() (RunLine, error) {
-	for rr.sc.Scan() {
-		rr.line++
-		text := rr.sc.Text()
-		if skipLine(text) {
-			continue
-		}
-		return parseRunLine(text, rr.file, rr.line)
-	}
-	if err := rr.sc.Err(); err != nil {
-		return RunLine{}, scanError(err, rr.file, rr.line+1)
-	}
-	return RunLine{}, io.EOF
+	return &RunReader{newLineReader(r, file, skipLine, parseRunLine)}
 }
 
 func parseRunLine(text, file string, line int) (RunLine, error) {

@@ -208,50 +208,36 @@ func collectTopics(ctx context.Context, file, idField string, read func() (Topic
 }
 
 // TSVTopicsReader streams topics in the simple "qid<TAB>text" form; the text
-// becomes the Title.
-type TSVTopicsReader struct {
-	file string
-	sc   *bufio.Scanner
-	line int
-}
+// becomes the Title. Read returns the next topic, or io.EOF after the last
+// one.
+type TSVTopicsReader struct{ lineReader[Topic] }
 
 // NewTSVTopicsReader returns a reader of the tab-separated topics in r.
 func NewTSVTopicsReader(r io.Reader, file string) *TSVTopicsReader {
-	return &TSVTopicsReader{file: file, sc: newScanner(r)}
+	blank := func(s string) bool { return strings.TrimSpace(s) == "" }
+	return &TSVTopicsReader{newLineReader(r, file, blank, parseTSVTopic)}
 }
 
-// Read returns the next topic, or io.EOF after the last one.
-func (t *TSVTopicsReader) Read() (Topic, error) {
-	for t.sc.Scan() {
-		t.line++
-		line := strings.TrimRight(t.sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		id, text, ok := strings.Cut(line, "\t")
-		if !ok {
-			return Topic{}, &LineError{File: t.file, Line: t.line, Reason: "no tab between qid and text"}
-		}
-		if id == "" || strings.ContainsAny(id, " \v\f") {
-			return Topic{}, &LineError{File: t.file, Line: t.line, Field: "qid",
-				Reason: fmt.Sprintf("%s is not a query id", quote(id))}
-		}
-		if strings.TrimSpace(text) == "" {
-			return Topic{}, &LineError{File: t.file, Line: t.line, Field: "text", Reason: "empty query text"}
-		}
-		return Topic{ID: id, Title: text}, nil
+func parseTSVTopic(text, file string, line int) (Topic, error) {
+	id, title, ok := strings.Cut(strings.TrimRight(text, "\r"), "\t")
+	if !ok {
+		return Topic{}, &LineError{File: file, Line: line, Reason: "no tab between qid and text"}
 	}
-	if err := t.sc.Err(); err != nil {
-		return Topic{}, scanError(err, t.file, t.line+1)
+	if id == "" || strings.ContainsAny(id, " \v\f") {
+		return Topic{}, &LineError{File: file, Line: line, Field: "qid",
+			Reason: fmt.Sprintf("%s is not a query id", quote(id))}
 	}
-	return Topic{}, io.EOF
+	if strings.TrimSpace(title) == "" {
+		return Topic{}, &LineError{File: file, Line: line, Field: "text", Reason: "empty query text"}
+	}
+	return Topic{ID: id, Title: title}, nil
 }
 
 // ReadTSVTopics reads all tab-separated topics from r and rejects duplicate
 // ids.
 func ReadTSVTopics(ctx context.Context, r io.Reader, file string) ([]Topic, error) {
 	tr := NewTSVTopicsReader(r, file)
-	return collectTopics(ctx, file, "qid", tr.Read, func() int { return tr.line })
+	return collectTopics(ctx, file, "qid", tr.Read, tr.Line)
 }
 
 // ReadAnyTopics reads SGML topics when the first non-blank byte of r is '<'

@@ -36,13 +36,7 @@ func TestReadQrelsErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadQrels(context.Background(), strings.NewReader(tc.in), "q.txt")
-			var le *LineError
-			if !errors.As(err, &le) {
-				t.Fatalf("err = %v, want *LineError", err)
-			}
-			if *le != tc.want {
-				t.Fatalf("got %+v, want %+v", *le, tc.want)
-			}
+			checkLineError(t, err, tc.want)
 		})
 	}
 }
@@ -87,13 +81,7 @@ func TestReadRunErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadRun(context.Background(), strings.NewReader(tc.in), "r.txt")
-			var le *LineError
-			if !errors.As(err, &le) {
-				t.Fatalf("err = %v, want *LineError", err)
-			}
-			if *le != tc.want {
-				t.Fatalf("got %+v, want %+v", *le, tc.want)
-			}
+			checkLineError(t, err, tc.want)
 		})
 	}
 }
@@ -217,13 +205,7 @@ func TestReadTopicsErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadTopics(context.Background(), strings.NewReader(tc.in), "t")
-			var le *LineError
-			if !errors.As(err, &le) {
-				t.Fatalf("err = %v, want *LineError", err)
-			}
-			if *le != tc.want {
-				t.Fatalf("got %+v, want %+v", *le, tc.want)
-			}
+			checkLineError(t, err, tc.want)
 		})
 	}
 }
@@ -259,13 +241,19 @@ func TestTSVTopics(t *testing.T) {
 	for _, tc := range errs {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadTSVTopics(ctx, strings.NewReader(tc.in), "t.tsv")
-			var le *LineError
-			if !errors.As(err, &le) {
-				t.Fatalf("err = %v, want *LineError", err)
-			}
-			if *le != tc.want {
-				t.Fatalf("got %+v, want %+v", *le, tc.want)
-			}
+			checkLineError(t, err, tc.want)
 		})
+	}
+}
+
+// checkLineError fails t unless err is a *LineError equal to want.
+func checkLineError(t *testing.T, err error, want LineError) {
+	t.Helper()
+	var le *LineError
+	if !errors.As(err, &le) {
+		t.Fatalf("err = %v, want *LineError", err)
+	}
+	if *le != want {
+		t.Fatalf("got %+v, want %+v", *le, want)
 	}
 }

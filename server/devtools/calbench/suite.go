@@ -22,7 +22,6 @@ import (
 	"boolpool/server/lexical"
 	"boolpool/server/pooling"
 	"boolpool/server/retrieval"
-	"boolpool/server/store"
 )
 
 // Suite returns the cal suite.
@@ -50,16 +49,7 @@ func run(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 		Note: fmt.Sprintf("%d documents, %d terms, %d weights; once per project and process", f.NumDocs(), f.Dim(), f.NNZ())})
 	engine := cal.NewEngine(f, cal.DefaultOptions())
 
-	rel := map[string]map[string]bool{}
-	err = env.Store.EachQrel(ctx, p.ID, "positive", "", func(q store.Qrel) error {
-		if q.Relevance >= 1 {
-			if rel[q.QueryExtID] == nil {
-				rel[q.QueryExtID] = map[string]bool{}
-			}
-			rel[q.QueryExtID][q.DocExtID] = true
-		}
-		return nil
-	})
+	rel, err := pooling.StoredRelevant(ctx, env.Store, p.ID)
 	if err != nil {
 		return nil, err
 	}

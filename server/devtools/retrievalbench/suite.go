@@ -278,25 +278,12 @@ func pgDense(ctx context.Context, env *bench.Env, projectID int64) (pg, mem *ret
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
-	var ids, texts []string
-	err = env.Store.EachDocument(ctx, projectID, func(d store.Document) error {
-		ids = append(ids, d.ExtID)
-		texts = append(texts, embedjob.DocumentText(d.Title, d.Body))
-		return nil
-	})
-	if err != nil {
-		return nil, nil, "", nil, err
-	}
-	vecs, err := enc.Encode(ctx, texts)
-	if err != nil {
-		return nil, nil, "", nil, err
-	}
-	mv, err := retrieval.NewMemoryVectors(ids, vecs)
+	mem, err = (&denseOpener{enc: enc}).open(ctx, env.Store, projectID)
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
 	note = fmt.Sprintf("encoder %s, pgvector HNSW (m 16, ef_construction 64, ef_search 1000, iterative scan; corpus encoded in %s, index built in %s)",
 		encoders.MiniLMStatic, rep.DocumentTime.Round(time.Second), rep.IndexTime.Round(time.Second))
 	pg = &retrieval.Dense{Encoder: enc, Vectors: &retrieval.PgVectors{Store: env.Store, ProjectID: projectID, Encoder: rep.Encoder}}
-	return pg, &retrieval.Dense{Encoder: enc, Vectors: mv}, note, closeFn, nil
+	return pg, mem, note, closeFn, nil
 }

@@ -62,11 +62,7 @@ func runNegation(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 		comparisons = append(comparisons, negationPair{"dense-algebra", "dense-vanilla"})
 	}
 	for _, c := range comparisons {
-		v, err := nevir.score(ctx, c.method, metrics.MeasureNevIR)
-		if err != nil {
-			return nil, err
-		}
-		ref, err := nevir.score(ctx, c.plain, metrics.MeasureNevIR)
+		v, ref, err := nevir.scorePair(ctx, c, metrics.MeasureNevIR)
 		if err != nil {
 			return nil, err
 		}
@@ -85,11 +81,7 @@ func runNegation(ctx context.Context, env *bench.Env) ([]bench.Row, error) {
 		comparisons = append(comparisons, negationPair{"dense-algebra", "dense-vanilla"})
 	}
 	for _, c := range comparisons {
-		v, err := boolq.score(ctx, c.method, metrics.MeasureNegAbove)
-		if err != nil {
-			return nil, err
-		}
-		ref, err := boolq.score(ctx, c.plain, metrics.MeasureNegAbove)
+		v, ref, err := boolq.scorePair(ctx, c, metrics.MeasureNegAbove)
 		if err != nil {
 			return nil, err
 		}
@@ -178,6 +170,15 @@ func loadFixture(ctx context.Context, env *bench.Env, project, format, file stri
 
 // score runs method (default parameters) over every query of the fixture
 // and returns the mean of measure with eval's evaluator.
+// scorePair is measure of c's method and of its plain counterpart.
+func (fp *fixtureProject) scorePair(ctx context.Context, c negationPair, measure string) (v, ref float64, err error) {
+	if v, err = fp.score(ctx, c.method, measure); err != nil {
+		return 0, 0, err
+	}
+	ref, err = fp.score(ctx, c.plain, measure)
+	return v, ref, err
+}
+
 func (fp *fixtureProject) score(ctx context.Context, method, measure string) (float64, error) {
 	res, ok := fp.cache[method]
 	if !ok {

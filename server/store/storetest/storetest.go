@@ -108,3 +108,14 @@ func NewWithURL(t testing.TB) (*store.Store, string) {
 	}
 	return s, u
 }
+
+// NewProject is New with one project called name in it.
+func NewProject(t testing.TB, name string) (*store.Store, store.Project) {
+	t.Helper()
+	s := New(t)
+	p, err := s.EnsureProject(context.Background(), name)
+	if err != nil {
+		t.Fatalf("storetest: project %s: %v", name, err)
+	}
+	return s, p
+}

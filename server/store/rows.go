@@ -1,0 +1,71 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// How this package reads rows. Each reader takes the rows of a query
+// written out at the call site (`rows, _ := s.pool.Query(ctx, sql, args...)`:
+// pgx hands a failed query's error back from rows.Err), closes them, and
+// wraps any error as "store: <what>: …", what naming the rows read.
+
+// collectOne reads the only row into a T by column name (pgx's
+// RowToStructByName); no row is ErrNotFound.
+func collectOne[T any](rows pgx.Rows, what string) (T, error) {
+	v, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[T])
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = ErrNotFound
+	}
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("store: %s: %w", what, err)
+	}
+	return v, nil
+}
+
+// collectAll reads every row into a T by column name; no row is an empty,
+// non-nil slice.
+func collectAll[T any](rows pgx.Rows, what string) ([]T, error) {
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[T])
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", what, err)
+	}
+	return out, nil
+}
+
+// forEach scans each row into dest and then calls fn, which reads dest.
+// An error of fn stops the loop and is returned as it is. The same dest
+// takes every row (as with pgx.ForEachRow): fn copies what it keeps.
+func forEach(rows pgx.Rows, what string, fn func() error, dest ...any) error {
+	return loop(rows, what, func() error { return rows.Scan(dest...) }, fn)
+}
+
+// forEachStruct reads each row into a T by column name and calls fn with
+// it. An error of fn stops the loop and is returned as it is.
+func forEachStruct[T any](rows pgx.Rows, what string, fn func(T) error) error {
+	var v T
+	read := func() (err error) {
+		v, err = pgx.RowToStructByName[T](rows)
+		return err
+	}
+	return loop(rows, what, read, func() error { return fn(v) })
+}
+
+func loop(rows pgx.Rows, what string, read, fn func() error) error {
+	defer rows.Close()
+	for rows.Next() {
+		if err := read(); err != nil {
+			return fmt.Errorf("store: %s: %w", what, err)
+		}
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: %s: %w", what, err)
+	}
+	return nil
+}

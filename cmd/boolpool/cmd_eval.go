@@ -224,7 +224,7 @@ func readNegatives(ctx context.Context, path string) (map[string]map[string]bool
 // projectNevIRPairs lists a project's imported NevIR pairs the way the
 // dashboard finds them (live.NevIRPairs).
 func projectNevIRPairs(ctx context.Context, st *store.Store, projectID int64) ([]metrics.NevIRPair, error) {
-	qs, err := st.LiveQueries(ctx, projectID)
+	qs, err := st.ProjectQueries(ctx, projectID)
 	if err != nil {
 		return nil, err
 	}

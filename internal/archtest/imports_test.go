@@ -27,11 +27,14 @@ var allowedImports = map[string][]string{
 	// The composition root and the HTTP edge.
 	"server/app": {"encoders", "server/apperr", "server/atompool", "server/auth", "server/config", "server/consensus",
 		"server/embedjob", "server/httpapi", "server/jobs", "server/judging", "server/live", "server/pooling",
-		"server/retrieval", "server/store", "server/strictjson", "api"},
+		"server/retrieval", "server/store", "server/strictjson", "server/sweep", "api"},
 	"server/httpapi": {"server/apperr", "server/atompool", "server/auth", "server/boolexpr", "server/config",
 		"server/consensus", "server/decompose", "server/export", "server/ingest", "server/jobs", "server/judging",
 		"server/live", "server/poolestimate", "server/pooling", "server/retrieval", "server/reuse", "server/store",
 		"server/strictjson", "web", "api"},
+
+	// The crash repair, started by server/app.
+	"server/sweep": {"server/atompool", "server/consensus", "server/pooling", "server/store"},
 
 	// The judgment flow: judging → consensus → live / export.
 	"server/auth":      {"server/apperr", "server/store", "api"},

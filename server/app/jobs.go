@@ -24,7 +24,7 @@ import (
 // JobKinds are the background job kinds of every job client (serve,
 // worker, the tests): retrieve (dense methods with their encoder opened
 // here), encode, index and pool, as their commands do them, cal-batch (a
-// live cal pool's next batch) and atoms-batch (a live atoms pool's next
+// cal pool's next batch) and atoms-batch (an atoms pool's next
 // batch of constraint items). New registers exactly these.
 func JobKinds(st *store.Store, log *slog.Logger, opts Options) map[string]jobs.Kind {
 	atoms := atompool.NewPools(st, log)

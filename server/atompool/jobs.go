@@ -9,8 +9,8 @@ import (
 	"boolpool/server/store"
 )
 
-// Pools are a store's live atoms pools as the pool and atoms-batch jobs
-// use them (jobs.AtomsPools): Publish is CreateLive, Grow is Grow with
+// Pools are a store's atoms pools as the pool and atoms-batch jobs
+// use them (jobs.AtomsPools): Publish is Publish, Grow is Grow with
 // the job's parameters.
 type Pools struct {
 	st  *store.Store
@@ -21,9 +21,9 @@ type Pools struct {
 func NewPools(st *store.Store, log *slog.Logger) Pools { return Pools{st: st, log: log} }
 
 // Publish checks spec, saves and publishes the pool and creates its first
-// batch (CreateLive).
+// batch (Publish).
 func (p Pools) Publish(ctx context.Context, projectID int64, spec pooling.Spec, by int64, goldRate float64) (pooling.Report, int, error) {
-	return CreateLive(ctx, p.st, projectID, spec, by, goldRate, p.log)
+	return Publish(ctx, p.st, projectID, spec, by, goldRate, p.log)
 }
 
 // CheckGrow checks an atoms-batch job's parameters (ParseJobParams).

@@ -7,7 +7,7 @@ import (
 	"boolpool/server/pooling"
 )
 
-// AtomsPools publish and grow live atoms pools (server/atompool's Pools
+// AtomsPools publish and grow atoms pools (server/atompool's Pools
 // in production): the pool job publishes one (strategy atoms), the
 // atoms-batch job adds its next batch. They come in as a value because
 // atompool listens to consensus and so sits above this package, which the
@@ -22,7 +22,7 @@ type AtomsPools interface {
 	Grow(ctx context.Context, projectID int64, params json.RawMessage) (any, error)
 }
 
-// AtomsBatch is the job kind that grows a live atoms pool
+// AtomsBatch is the job kind that grows a atoms pool
 // (pooling.AtomsJobKind): its next batch of constraint items once every
 // item of the current batch has a label. Queued by atompool.AtomsTrigger
 // with the pool's item count, so it is unique per batch; a repeated or

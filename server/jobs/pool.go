@@ -63,7 +63,7 @@ func Pool(st *store.Store, atoms AtomsPools, log *slog.Logger) Kind {
 	}
 }
 
-// publishAtoms publishes a live atoms pool (constraint items: the first
+// publishAtoms publishes a atoms pool (constraint items: the first
 // batch now, the next ones as they are labelled; AtomsPools.Publish).
 // ItemsCreated counts constraint items. A retry whose earlier attempt
 // published the pool reports it (the name was free when the job was

@@ -25,7 +25,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"boolpool/server/apperr"
 )
 
 // LineError reports malformed input with its exact position.
@@ -53,18 +54,4 @@ func skipLine(line string) bool {
 const maxQuote = 200
 
 // quote is %q of s clipped to maxQuote bytes.
-func quote(s string) string { return strconv.Quote(clip(s)) }
-
-// clip shortens s to at most maxQuote bytes, cut at a rune boundary, with
-// an ellipsis where it was cut (as apperr.Clip: this package is a leaf, so
-// that the metrics and estimators above it stay on the lowest floors).
-func clip(s string) string {
-	if len(s) <= maxQuote {
-		return s
-	}
-	i := maxQuote
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
+func quote(s string) string { return strconv.Quote(apperr.Clip(s, maxQuote)) }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"boolpool/server/apperr"
 )
 
 // Topic is one information need.
@@ -111,13 +113,13 @@ func (t *TopicsReader) Read() (Topic, error) {
 				return t.finish(text, fieldAt, startAt)
 			case !inTop:
 				return Topic{}, &LineError{File: t.file, Line: t.line,
-					Reason: fmt.Sprintf("<%s%s> outside <top>", rest0(closing), clip(name))}
+					Reason: fmt.Sprintf("<%s%s> outside <top>", rest0(closing), apperr.Clip(name, maxQuote))}
 			case closing:
 				field = "" // text after a closing tag belongs to no field
 			default:
 				if _, dup := fieldAt[name]; dup && fieldLabels[name] != "" {
 					return Topic{}, &LineError{File: t.file, Line: t.line, Field: name,
-						Reason: fmt.Sprintf("second <%s> in the topic opened on line %d", clip(name), startAt)}
+						Reason: fmt.Sprintf("second <%s> in the topic opened on line %d", apperr.Clip(name, maxQuote), startAt)}
 				}
 				fieldAt[name] = t.line
 				field = name

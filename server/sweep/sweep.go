@@ -35,9 +35,9 @@ const calSettle = 5 * time.Second
 //   - when a server or worker starts (the full sweep): every project's
 //     consensus and constraint labels are repaired (consensus.Repair, what
 //     exports did on their own before), then the due batches are queued;
-//   - every period (app.Options.SweepEvery): the due batches are queued — the active
-//     queries of published cal pools whose batch is fully judged and for
-//     which no cal-batch job of the next round was ever queued
+//   - every period (app.Options.SweepEvery): the due batches are queued —
+//     the active queries of published cal pools whose batch is fully
+//     judged and for which no cal-batch job of the next round was ever queued
 //     (store.CALDue; their project's consensus is brought up to date first,
 //     so that the batch learns from every label; a periodic sweep leaves a
 //     batch judged within calSettle to its trigger), and the published atoms

@@ -94,7 +94,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	qrels, err := metrics.NewQrels(qrelLines)
+	qrels, err := qrelsOf(qrelLines)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *qrelsPath, err)
 	}
@@ -224,7 +224,7 @@ func readNegatives(ctx context.Context, path string) (map[string]map[string]bool
 // projectNevIRPairs lists a project's imported NevIR pairs the way the
 // dashboard finds them (live.NevIRPairs).
 func projectNevIRPairs(ctx context.Context, st *store.Store, projectID int64) ([]metrics.NevIRPair, error) {
-	qs, err := st.LiveQueries(ctx, projectID)
+	qs, err := st.ProjectQueries(ctx, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -422,6 +422,26 @@ func printPairedTests(w io.Writer, names []string, results map[string]metrics.Re
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	return tw.Flush()
+}
+
+// qrelsOf builds the qrels of judgment lines. A document judged twice for
+// the same query with different grades is an error (trec_eval rejects any
+// repeat): the two grades cannot both hold. An exact repeat is harmless and
+// accepted.
+func qrelsOf(lines []trecfmt.Qrel) (metrics.Qrels, error) {
+	q := metrics.Qrels{}
+	for _, l := range lines {
+		m := q[l.QueryID]
+		if m == nil {
+			m = map[string]int{}
+			q[l.QueryID] = m
+		}
+		if prev, dup := m[l.DocID]; dup && prev != l.Rel {
+			return nil, fmt.Errorf("qrels: query %s document %s judged twice (%d and %d)", l.QueryID, l.DocID, prev, l.Rel)
+		}
+		m[l.DocID] = l.Rel
+	}
+	return q, nil
 }
 
 // readRun streams a run file straight into a metrics.Run, so a large run

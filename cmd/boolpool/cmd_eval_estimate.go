@@ -49,7 +49,7 @@ func runEvalEstimate(ctx context.Context, r evalEstimateRequest, stdout, stderr 
 		for i := range lines {
 			lines[i].QueryID, lines[i].DocID = ids.Queries.Decode(lines[i].QueryID), ids.Docs.Decode(lines[i].DocID)
 		}
-		q, err := metrics.NewQrels(lines)
+		q, err := qrelsOf(lines)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.qrels, err)
 		}

@@ -7,8 +7,12 @@ import (
 	"errors"
 	"io"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
+
+	"boolpool/server/metrics"
+	"boolpool/server/trecfmt"
 )
 
 func runCmd(t *testing.T, f func(context.Context, []string, io.Writer, io.Writer) error, args ...string) (string, string, error) {
@@ -191,5 +195,18 @@ func TestEvalCI(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestQrelsOf: an exact repeat of a judgment line is accepted, a document
+// judged twice with different grades is an error naming it.
+func TestQrelsOf(t *testing.T) {
+	q, err := qrelsOf([]trecfmt.Qrel{{QueryID: "q1", DocID: "d1", Rel: 2}, {QueryID: "q1", DocID: "d1", Rel: 2}, {QueryID: "q2", DocID: "d1", Rel: 0}})
+	if err != nil || !reflect.DeepEqual(q, metrics.Qrels{"q1": {"d1": 2}, "q2": {"d1": 0}}) {
+		t.Fatalf("got %v, %v", q, err)
+	}
+	_, err = qrelsOf([]trecfmt.Qrel{{QueryID: "q1", DocID: "d1", Rel: 2}, {QueryID: "q1", DocID: "d1", Rel: 1}})
+	if err == nil || !strings.Contains(err.Error(), "query q1 document d1 judged twice (2 and 1)") {
+		t.Fatalf("conflicting grades: %v", err)
 	}
 }

@@ -93,7 +93,7 @@ func runPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	)
 	if *strategy == pooling.Atoms {
 		// Live constraint pooling: published at once with its first batch.
-		m.Report, created, err = atompool.CreateLive(ctx, st, p.ID, spec, 0, float64(p.GoldRate), log)
+		m.Report, created, err = atompool.Publish(ctx, st, p.ID, spec, 0, float64(p.GoldRate), log)
 	} else {
 		m, err = pooling.Make(ctx, st, p.ID, pooling.MakeRequest{Spec: spec, Publish: *publish}, log, nil)
 	}

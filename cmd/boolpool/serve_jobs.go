@@ -15,6 +15,7 @@ import (
 	"boolpool/server/config"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
+	"boolpool/server/sweep"
 )
 
 // jobFlags are the job queue's flags of serve and worker.
@@ -36,7 +37,7 @@ func (f *jobFlags) register(fs *flag.FlagSet, concurrencyFlag, concurrencyDoc st
 	fs.StringVar(&f.device, "device", encoders.DeviceCPU, "execution `device` of the dense encoders of encode jobs: cpu or cuda")
 	fs.DurationVar(&f.rescueAfter, "rescue-after", 2*time.Minute, "a running job whose worker has sent no heartbeat for this long (the worker died) is given to another worker")
 	fs.IntVar(&f.maxAttempts, "max-attempts", 5, "attempts of a job this process starts before it fails (a worker's shutdown does not use one up)")
-	fs.DurationVar(&f.sweepEvery, "sweep-every", app.DefaultSweepEvery, "how often this process queues the due batches of live cal and atoms pools "+
+	fs.DurationVar(&f.sweepEvery, "sweep-every", sweep.DefaultEvery, "how often this process queues the due batches of live cal and atoms pools "+
 		"that a process killed after a judgment left unqueued (it also does so, and repairs every project's consensus, at start)")
 }
 

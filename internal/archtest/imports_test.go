@@ -27,11 +27,14 @@ var allowedImports = map[string][]string{
 	// The composition root and the HTTP edge.
 	"server/app": {"encoders", "server/apperr", "server/atompool", "server/auth", "server/config", "server/consensus",
 		"server/embedjob", "server/httpapi", "server/jobs", "server/judging", "server/live", "server/pooling",
-		"server/retrieval", "server/store", "server/strictjson", "api"},
+		"server/retrieval", "server/store", "server/strictjson", "server/sweep", "api"},
 	"server/httpapi": {"server/apperr", "server/atompool", "server/auth", "server/boolexpr", "server/config",
 		"server/consensus", "server/decompose", "server/export", "server/ingest", "server/jobs", "server/judging",
 		"server/live", "server/poolestimate", "server/pooling", "server/retrieval", "server/reuse", "server/store",
 		"server/strictjson", "web", "api"},
+
+	// The crash repair, started by server/app.
+	"server/sweep": {"server/atompool", "server/consensus", "server/pooling", "server/store"},
 
 	// The judgment flow: judging → consensus → live / export.
 	"server/auth":      {"server/apperr", "server/store", "api"},
@@ -63,13 +66,13 @@ var allowedImports = map[string][]string{
 	"server/ingest":          {"server/apperr", "server/boolexpr", "server/decompose", "server/store", "server/textseg", "server/trecfmt"},
 	"server/decompose":       {"server/apperr", "server/boolexpr", "server/decompose/learn", "server/store"},
 	"server/decompose/learn": {},
-	"server/jobs": {"server/apperr", "server/atompool", "server/estimate", "server/lexical", "server/pooling",
+	"server/jobs": {"server/apperr", "server/estimate", "server/lexical", "server/pooling",
 		"server/retrieval", "server/store", "server/strictjson", "api"},
 	"server/demo": {"server/apperr", "server/auth", "server/ingest", "server/lexical", "server/pooling",
 		"server/retrieval", "server/store", "server/vocab"},
 
 	// Storage.
-	"server/store":           {"migrations", "server/apperr", "server/estimate", "server/vocab"},
+	"server/store":           {"migrations", "server/apperr", "server/vocab"},
 	"server/store/storetest": {"server/store"},
 	"migrations":             {},
 
@@ -82,7 +85,7 @@ var allowedImports = map[string][]string{
 	"server/boolexpr":   {},
 	"server/config":     {},
 	"server/lexical":    {},
-	"server/metrics":    {"server/trecfmt"},
+	"server/metrics":    {},
 	"server/progress":   {},
 	"server/textseg":    {},
 	"server/trecfmt":    {"server/apperr"},

@@ -51,7 +51,7 @@ func AddJudgedPool(ctx context.Context, st *store.Store, f *Fixture) error {
 	}
 	n := 0
 	for _, id := range f.Relevance {
-		it, err := st.LiveItem(ctx, id)
+		it, err := st.RelevanceItem(ctx, id)
 		if err != nil {
 			return err
 		}

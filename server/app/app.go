@@ -24,6 +24,7 @@ import (
 	"boolpool/server/live"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
+	"boolpool/server/sweep"
 )
 
 // liveThrottle is the least time between two pushes of one dashboard.
@@ -51,8 +52,8 @@ type Options struct {
 	// NoRelay leaves out the relay to the other servers on the database
 	// (the live dashboards then follow the consensus directly).
 	NoRelay bool
-	// SweepEvery is how often the due batches of live cal and atoms pools
-	// are re-derived from the database (see sweeper; 0: DefaultSweepEvery).
+	// SweepEvery is how often the due batches of cal and atoms pools
+	// are re-derived from the database (server/sweep; 0: sweep.DefaultEvery).
 	// The full sweep, with every project's consensus repair, runs once at
 	// start whatever the value.
 	SweepEvery time.Duration
@@ -71,9 +72,11 @@ type App struct {
 	Services httpapi.Services
 	// Jobs is the started job client.
 	Jobs *jobs.Client
+	// Sweeper is the started crash-repair sweep (its Sweep runs one now:
+	// tests and tools).
+	Sweeper *sweep.Sweeper
 
 	log        *slog.Logger
-	sweeper    *sweeper
 	consensus  *consensus.Service // nil with JobsOnly
 	dashboards *live.Service      // nil with JobsOnly
 }
@@ -90,10 +93,10 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // jobs), then, unless Options.JobsOnly, the services with the judgment flow
 // registered: judging tells consensus of every relevance and constraint
 // judgment; consensus tells the live dashboards (through the relay), the cal
-// trigger (a judged batch of a live cal pool queues its next batch) and,
+// trigger (a judged batch of a cal pool queues its next batch) and,
 // of every changed atom label, the atoms trigger (a labelled batch of a
-// live atoms pool queues its next batch). Server or worker, it starts the
-// sweep (sweeper): the start-up repair of every project's consensus, then
+// atoms pool queues its next batch). Server or worker, it starts the
+// sweep (server/sweep): the start-up repair of every project's consensus, then
 // the due batches that a process killed before its trigger ran did not
 // queue, again every Options.SweepEvery.
 func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger, opts Options) (*App, error) {
@@ -113,12 +116,8 @@ func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logg
 	a := &App{Jobs: jc, log: log, Services: httpapi.Services{Store: st, Jobs: jc}}
 	calTrigger := pooling.NewCALTrigger(st, jc, log)
 	atomsTrigger := atompool.NewAtomsTrigger(st, jc, log)
-	every := opts.SweepEvery
-	if every <= 0 {
-		every = DefaultSweepEvery
-	}
-	a.sweeper = &sweeper{st: st, cal: calTrigger, atoms: atomsTrigger, log: log, every: every}
-	a.sweeper.start()
+	a.Sweeper = sweep.New(st, calTrigger, atomsTrigger, log, opts.SweepEvery)
+	a.Sweeper.Start()
 	if opts.JobsOnly {
 		return a, nil
 	}
@@ -162,7 +161,7 @@ func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logg
 // client's error, after stopping the rest.
 func (a *App) Close(ctx context.Context) error {
 	var err error
-	a.sweeper.close()
+	a.Sweeper.Close()
 	if e := a.Jobs.Stop(ctx); e != nil {
 		err = fmt.Errorf("stopping the job worker: %w", e)
 	}

@@ -12,6 +12,7 @@ import (
 	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/server/apperr"
+	"boolpool/server/atompool"
 	"boolpool/server/embedjob"
 	"boolpool/server/jobs"
 	"boolpool/server/pooling"
@@ -23,16 +24,17 @@ import (
 // JobKinds are the background job kinds of every job client (serve,
 // worker, the tests): retrieve (dense methods with their encoder opened
 // here), encode, index and pool, as their commands do them, cal-batch (a
-// live cal pool's next batch) and atoms-batch (a live atoms pool's next
+// cal pool's next batch) and atoms-batch (an atoms pool's next
 // batch of constraint items). New registers exactly these.
 func JobKinds(st *store.Store, log *slog.Logger, opts Options) map[string]jobs.Kind {
+	atoms := atompool.NewPools(st, log)
 	return map[string]jobs.Kind{
 		api.JobKindRetrieve:  jobs.Retrieve(st, log, denseOpener(st, opts)),
 		api.JobKindEncode:    encodeKind(st, log, opts),
 		api.JobKindIndex:     jobs.Index(st, log),
-		api.JobKindPool:      jobs.Pool(st, log),
+		api.JobKindPool:      jobs.Pool(st, atoms, log),
 		pooling.CALJobKind:   jobs.CALBatch(pooling.NewCALGrower(st, log)),
-		pooling.AtomsJobKind: jobs.AtomsBatch(st, log),
+		pooling.AtomsJobKind: jobs.AtomsBatch(atoms),
 	}
 }
 

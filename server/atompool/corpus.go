@@ -13,7 +13,7 @@ import (
 
 // Learners are the atoms' active learners over one corpus (the cal
 // engine's documents, by document number), shared by the whole-corpus
-// simulation (atomsim.SimulateAtomsCAL) and live constraint pooling over the
+// simulation (atomsim.SimulateAtomsCAL) and the product's constraint pooling over the
 // corpus (NextBatchCorpus).
 type Learners struct {
 	e     *cal.Engine

@@ -1,6 +1,6 @@
-// Package atompool is live constraint pooling (issue 13), the product side
-// of shared constraints: constraint items (Pool), live atoms pools
-// (CreateLive; the next batch chosen by NextBatch over the runs' top
+// Package atompool is constraint pooling in the product (issue 13), the
+// product side of shared constraints: constraint items (Pool), atoms pools
+// (Publish; the next batch chosen by NextBatch over the runs' top
 // documents or NextBatchCorpus over the whole corpus; Grow, run by the
 // atoms-batch job; AtomsTrigger, the consensus listener that queues it),
 // the labels of the derived / both leaderboard (QrelsLabels), the
@@ -8,7 +8,7 @@
 // project's consistency flags (ProjectInconsistencies).
 //
 // The per-atom active learners over a corpus (Learners, corpus.go) and the
-// choice of the atom to ask (NextAtom) serve the live pools and the
+// choice of the atom to ask (NextAtom) serve the atoms pools and the
 // research simulations alike; the simulations themselves — constraint
 // pooling against an oracle, the query-level baselines and bounds — are
 // server/atomsim, which imports this package and is not imported by it.

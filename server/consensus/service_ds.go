@@ -44,12 +44,12 @@ func GoldGrade(raw json.RawMessage) int {
 // votes by rater: the live dashboard's run) and returns the DecideDS
 // decision of every item with a vote or an adjudication, with the run.
 func DawidSkeneDecisions(ctx context.Context, st *store.Store, projectID int64) (map[int64]Decision, DSResult, error) {
-	items, err := st.LiveItems(ctx, projectID)
+	items, err := st.RelevanceItems(ctx, projectID)
 	if err != nil {
 		return nil, DSResult{}, fmt.Errorf("consensus: dawid-skene: %w", err)
 	}
 	votes := map[int64][]Vote{}
-	err = st.EachLiveVote(ctx, projectID, func(v store.LiveVote) error {
+	err = st.EachCurrentVote(ctx, projectID, func(v store.CurrentVote) error {
 		votes[v.ItemID] = append(votes[v.ItemID], Vote{Rater: v.UserID, Label: v.Relevance, Contradiction: v.Contradiction})
 		return nil
 	})

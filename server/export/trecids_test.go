@@ -224,11 +224,17 @@ func TestTRECExportsEvaluateAndReimport(t *testing.T) {
 	}
 	evaluate := func(q []trecfmt.Qrel, r []trecfmt.RunLine) map[string]float64 {
 		t.Helper()
-		qr, err := metrics.NewQrels(q)
-		if err != nil {
-			t.Fatal(err)
+		qr, run := metrics.Qrels{}, metrics.Run{}
+		for _, l := range q {
+			if qr[l.QueryID] == nil {
+				qr[l.QueryID] = map[string]int{}
+			}
+			qr[l.QueryID][l.DocID] = l.Rel
 		}
-		return metrics.EvaluateRun(qr, metrics.NewRun(r), specs, metrics.Options{MinRel: 1}).Mean
+		for _, l := range r {
+			run[l.QueryID] = append(run[l.QueryID], metrics.Scored{DocID: l.DocID, Score: l.Score})
+		}
+		return metrics.EvaluateRun(qr, run, specs, metrics.Options{MinRel: 1}).Mean
 	}
 	inProject := evaluate(projQrels, projRun)
 

@@ -27,7 +27,7 @@ func newAtomsEnv(t *testing.T) *env {
 	return serveWithJobs(t, st, fx, log, 1)
 }
 
-// TestAtomsPoolLive: a pool with strategy atoms publishes its first batch
+// TestAtomsPoolGrows: a pool with strategy atoms publishes its first batch
 // of constraint items; an annotator judges them through the API; each
 // labelled batch queues an atoms-batch job (real River) that adds the next
 // one, chosen from the labels so far: one atom of a query per document at
@@ -35,7 +35,7 @@ func newAtomsEnv(t *testing.T) *env {
 // if the first leaves it undecided. The pool ends when every candidate's
 // derived label is known, with fewer constraint items than (atom,
 // candidate) pairs.
-func TestAtomsPoolLive(t *testing.T) {
+func TestAtomsPoolGrows(t *testing.T) {
 	e := newAtomsEnv(t)
 	ctx := context.Background()
 	r := e.login("researcher")
@@ -83,12 +83,12 @@ func TestAtomsPoolLive(t *testing.T) {
 	}
 }
 
-// TestAtomsPoolLiveCorpus: an atoms pool with candidates "corpus" asks
+// TestAtomsPoolGrowsOverCorpus: an atoms pool with candidates "corpus" asks
 // about every document of the project, not only the runs' top depth (here
 // depth 1): an active learner per atom ranks the corpus, batch by batch
 // (real River), until every query's derived label of every document is
 // known — each pair asked once, the derived qrels those of the truth.
-func TestAtomsPoolLiveCorpus(t *testing.T) {
+func TestAtomsPoolGrowsOverCorpus(t *testing.T) {
 	e := newAtomsEnv(t)
 	ctx := context.Background()
 	r := e.login("researcher")

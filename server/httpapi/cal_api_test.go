@@ -116,11 +116,11 @@ func calQueries(t *testing.T, u *user) map[string]api.CALQueryStatus {
 	return out
 }
 
-// TestCALPoolLive is the end-to-end test: a cal pool is published,
+// TestCALPoolGrows is the end-to-end test: a cal pool is published,
 // three annotators judge through the API, new batches appear (a River job
 // per judged batch), the recall estimate updates, a researcher stops and
 // extends a query, and the export holds the judged items.
-func TestCALPoolLive(t *testing.T) {
+func TestCALPoolGrows(t *testing.T) {
 	e := newCALEnv(t)
 	res := e.login("researcher")
 	spec := api.PoolSpec{Name: "cal-live", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyCAL, CALBatch: 2, CALStop: "none", RatersPerItem: 3}

@@ -8,7 +8,7 @@ import (
 	"boolpool/server/pooling"
 )
 
-// CALBatch is the job kind that grows a live cal pool (pooling.CALJobKind):
+// CALBatch is the job kind that grows a cal pool (pooling.CALJobKind):
 // the next batch of one query, once its last batch is fully judged (or the
 // query's end by its stopping rule). Queued by pooling.CALTrigger with the
 // round to add, so it is unique per pool, query and round; a repeated or

@@ -9,7 +9,6 @@ import (
 
 	"boolpool/api"
 	"boolpool/server/apperr"
-	"boolpool/server/atompool"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 )
@@ -23,7 +22,7 @@ import (
 // reports that pool instead of publishing it twice. The spec is checked
 // when the job is submitted (pooling.Check, and no published pool of that
 // name yet), so a bad spec is a 4xx naming its field.
-func Pool(st *store.Store, log *slog.Logger) Kind {
+func Pool(st *store.Store, atoms AtomsPools, log *slog.Logger) Kind {
 	return Kind{
 		Check: func(ctx context.Context, projectID int64, raw json.RawMessage) error {
 			_, spec, err := poolParams(raw)
@@ -45,7 +44,7 @@ func Pool(st *store.Store, log *slog.Logger) Kind {
 				by = *a.Job.CreatedBy
 			}
 			if spec.Strategy == pooling.Atoms {
-				return publishAtoms(ctx, st, a, req, spec, by, log)
+				return publishAtoms(ctx, st, atoms, a, req, spec, by, log)
 			}
 			m, err := pooling.Make(ctx, st, a.Job.ProjectID, pooling.MakeRequest{Spec: spec, Publish: true,
 				RatersPerItem: req.RatersPerItem, By: by, JobID: a.Job.ID}, log, pooling.Progress(a.Report))
@@ -64,12 +63,12 @@ func Pool(st *store.Store, log *slog.Logger) Kind {
 	}
 }
 
-// publishAtoms publishes a live atoms pool (constraint items: the first
-// batch now, the next ones as they are labelled; atompool.CreateLive).
+// publishAtoms publishes a atoms pool (constraint items: the first
+// batch now, the next ones as they are labelled; AtomsPools.Publish).
 // ItemsCreated counts constraint items. A retry whose earlier attempt
 // published the pool reports it (the name was free when the job was
 // submitted).
-func publishAtoms(ctx context.Context, st *store.Store, a Attempt, req api.PoolSpec, spec pooling.Spec, by int64, log *slog.Logger) (any, error) {
+func publishAtoms(ctx context.Context, st *store.Store, atoms AtomsPools, a Attempt, req api.PoolSpec, spec pooling.Spec, by int64, log *slog.Logger) (any, error) {
 	if p, err := st.PoolByName(ctx, a.Job.ProjectID, spec.Name); err == nil && p.Status != "draft" {
 		log.Info("atoms pool already published by an earlier attempt", "job", a.Job.ID, "pool", p.ID)
 		return api.PoolPublished{PoolID: p.ID}, nil
@@ -88,7 +87,7 @@ func publishAtoms(ctx context.Context, st *store.Store, a Attempt, req api.PoolS
 		raters = req.RatersPerItem
 	}
 	a.Report("publishing the pool", 0, 0)
-	rep, created, err := atompool.CreateLive(ctx, st, proj.ID, spec, by, float64(proj.GoldRate), log)
+	rep, created, err := atoms.Publish(ctx, proj.ID, spec, by, float64(proj.GoldRate))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"boolpool/api"
 	"boolpool/server/apperr"
+	"boolpool/server/atompool"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 )
@@ -44,7 +45,7 @@ func TestPoolJobSample(t *testing.T) {
 	rows.Close()
 	before := poolCounts(t, st, pid)
 
-	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, quietLog())}, 1)
+	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}, 1)
 	spec := api.PoolSpec{Name: "sampled", Runs: []string{"bm25", "dense"}, Strategy: api.StrategySample,
 		Sample: &api.SampleSpec{Strata: []api.SampleStratum{{From: 1, To: 1, Rate: 1}, {From: 2, To: 3, Rate: 0.5}}}}
 	j, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, spec), fx.Users["researcher"].ID)

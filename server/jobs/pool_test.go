@@ -10,6 +10,7 @@ import (
 	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/apperr"
+	"boolpool/server/atompool"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
@@ -67,7 +68,7 @@ func TestPoolJobPublishes(t *testing.T) {
 	ctx := context.Background()
 	st, fx := poolFixture(t)
 	pid := fx.Project.ID
-	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, quietLog())}, 1)
+	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}, 1)
 	before := poolCounts(t, st, pid)
 
 	spec := api.PoolSpec{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyDepth, RatersPerItem: 3}
@@ -149,7 +150,7 @@ func TestPoolJobRetryPublishesOnce(t *testing.T) {
 	ctx := context.Background()
 	st, fx := poolFixture(t)
 	pid := fx.Project.ID
-	real := jobs.Pool(st, quietLog())
+	real := jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())
 	attempts := make(chan int, 4)
 	lossy := jobs.Kind{Check: real.Check, Run: func(ctx context.Context, a jobs.Attempt) (any, error) {
 		res, err := real.Run(ctx, a)
@@ -198,7 +199,7 @@ func TestPoolJobUnique(t *testing.T) {
 	st, fx := poolFixture(t)
 	pid := fx.Project.ID
 	// No worker: the jobs stay queued.
-	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, quietLog())}, 0)
+	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}, 0)
 	spec := api.PoolSpec{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyDepth}
 	first, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, spec), 0)
 	if err != nil {
@@ -232,7 +233,7 @@ func TestPoolJobCancel(t *testing.T) {
 	st, fx := poolFixture(t)
 	pid := fx.Project.ID
 	before := poolCounts(t, st, pid)
-	kinds := map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, quietLog())}
+	kinds := map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}
 	web := newClient(t, st, kinds, 0)
 
 	// Queued: cancelled before any worker runs.

@@ -41,7 +41,7 @@ type project struct {
 	mu          sync.Mutex
 	name        string
 	state       *State
-	fingerprint string        // store.LiveFingerprint when the load began
+	fingerprint string        // store.StateFingerprint when the load began
 	checkedAt   time.Time     // when the fingerprint was last compared
 	loading     chan struct{} // closed when the load finished
 	loadErr     error
@@ -106,7 +106,7 @@ func (s *Service) apply(ctx context.Context, projectID, itemID int64, ref consen
 // applyLocked updates p.state (p.mu held).
 func (s *Service) applyLocked(ctx context.Context, projectID int64, p *project, itemID int64, ref consensus.Refreshed) error {
 	if !p.state.HasItem(itemID) {
-		li, err := s.st.LiveItem(ctx, itemID)
+		li, err := s.st.RelevanceItem(ctx, itemID)
 		if err != nil {
 			return fmt.Errorf("live: %w", err)
 		}
@@ -250,7 +250,7 @@ func (s *Service) project(ctx context.Context, projectID int64, name string) (*p
 	if !due {
 		return p, nil
 	}
-	fp, err := s.st.LiveFingerprint(ctx, projectID)
+	fp, err := s.st.StateFingerprint(ctx, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +305,7 @@ func (s *Service) loaded(ctx context.Context, projectID int64, name string) (*pr
 func (s *Service) load(ctx context.Context, projectID int64, p *project) {
 	defer close(p.loading)
 	start := time.Now()
-	fp, err := s.st.LiveFingerprint(ctx, projectID)
+	fp, err := s.st.StateFingerprint(ctx, projectID)
 	var d Data
 	if err == nil {
 		d, err = LoadData(ctx, s.st, projectID)
@@ -396,7 +396,7 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 		return Data{}, err
 	}
 	d := Data{RatersPerItem: proj.RatersPerItem, Votes: map[int64][]consensus.Vote{}, Quality: store.QualityOf(proj)}
-	qs, err := st.LiveQueries(ctx, projectID)
+	qs, err := st.ProjectQueries(ctx, projectID)
 	if err != nil {
 		return d, err
 	}
@@ -436,14 +436,14 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	if d.Negatives, err = st.NegativeQrels(ctx, projectID); err != nil {
 		return d, err
 	}
-	items, err := st.LiveItems(ctx, projectID)
+	items, err := st.RelevanceItems(ctx, projectID)
 	if err != nil {
 		return d, err
 	}
 	for _, li := range items {
 		d.Items = append(d.Items, itemOf(li))
 	}
-	err = st.EachLiveVote(ctx, projectID, func(v store.LiveVote) error {
+	err = st.EachCurrentVote(ctx, projectID, func(v store.CurrentVote) error {
 		d.Votes[v.ItemID] = append(d.Votes[v.ItemID], consensus.Vote{Rater: v.UserID, Label: v.Relevance, Contradiction: v.Contradiction})
 		return nil
 	})
@@ -461,7 +461,7 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 
 // itemOf converts a stored item: the gold answer is a grade (2) or an
 // object with one ({"relevance": 2}); sources are the pool's run names.
-func itemOf(li store.LiveItem) Item {
+func itemOf(li store.RelevanceItem) Item {
 	it := Item{ID: li.ID, QueryID: li.QueryID, DocExtID: li.DocExtID, Gold: -1}
 	if li.IsGold && len(li.GoldAnswer) > 0 {
 		var grade int
@@ -545,7 +545,7 @@ func OperatorsOf(raw json.RawMessage) []string {
 // tags both queries of a pair with its id (metadata nevir_pair) and names
 // them "<id>-q1"/"<id>-q2" and their documents "<id>-doc1"/"<id>-doc2".
 // The dashboard and `boolpool eval --project` both find pairs this way.
-func NevIRPairs(qs []store.LiveQuery) []metrics.NevIRPair {
+func NevIRPairs(qs []store.ProjectQuery) []metrics.NevIRPair {
 	byID := map[string][2]bool{}
 	for _, q := range qs {
 		if q.NevIRPair == "" {

@@ -164,7 +164,7 @@ func TestServiceReloadsStaleState(t *testing.T) {
 	if err != nil || len(snap.Leaderboard) != 3 {
 		t.Fatalf("first snapshot: %d runs (%v)", len(snap.Leaderboard), err)
 	}
-	q, err := p.st.LiveQueries(ctx, p.id)
+	q, err := p.st.ProjectQueries(ctx, p.id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,6 @@ import (
 	"math"
 	"reflect"
 	"testing"
-
-	"boolpool/server/trecfmt"
 )
 
 const eps = 1e-9
@@ -381,16 +379,6 @@ func TestAccumulator(t *testing.T) {
 	}
 	if v, ok := acc.Query("q1"); !ok || v["mrr@10"] != 1 {
 		t.Fatalf("query q1: %v %v", v, ok)
-	}
-}
-
-func TestNewQrels(t *testing.T) {
-	q, err := NewQrels([]trecfmt.Qrel{{QueryID: "q1", DocID: "d1", Rel: 2}, {QueryID: "q1", DocID: "d1", Rel: 2}, {QueryID: "q2", DocID: "d1", Rel: 0}})
-	if err != nil || !reflect.DeepEqual(q, Qrels{"q1": {"d1": 2}, "q2": {"d1": 0}}) {
-		t.Fatalf("got %v, %v", q, err)
-	}
-	if _, err := NewQrels([]trecfmt.Qrel{{QueryID: "q1", DocID: "d1", Rel: 2}, {QueryID: "q1", DocID: "d1", Rel: 1}}); err == nil {
-		t.Fatal("conflicting grades accepted")
 	}
 }
 

@@ -1,11 +1,8 @@
 package metrics
 
 import (
-	"fmt"
 	"slices"
 	"strings"
-
-	"boolpool/server/trecfmt"
 )
 
 // Qrels maps query id → document id → relevance grade.
@@ -19,35 +16,6 @@ type Scored struct {
 
 // Run maps query id → retrieved documents in file order.
 type Run map[string][]Scored
-
-// NewQrels builds Qrels from judgment lines. A document judged twice for the
-// same query with different grades is an error (trec_eval rejects any
-// repeat): the two grades cannot both hold. An exact repeat is harmless and
-// accepted.
-func NewQrels(lines []trecfmt.Qrel) (Qrels, error) {
-	q := Qrels{}
-	for _, l := range lines {
-		m := q[l.QueryID]
-		if m == nil {
-			m = map[string]int{}
-			q[l.QueryID] = m
-		}
-		if prev, dup := m[l.DocID]; dup && prev != l.Rel {
-			return nil, fmt.Errorf("qrels: query %s document %s judged twice (%d and %d)", l.QueryID, l.DocID, prev, l.Rel)
-		}
-		m[l.DocID] = l.Rel
-	}
-	return q, nil
-}
-
-// NewRun builds a Run from result lines, keeping file order.
-func NewRun(lines []trecfmt.RunLine) Run {
-	r := Run{}
-	for _, l := range lines {
-		r[l.QueryID] = append(r[l.QueryID], Scored{DocID: l.DocID, Score: l.Score})
-	}
-	return r
-}
 
 // Rank orders docs as trec_eval does (score descending, then docid
 // descending by byte order) and returns the docids. A docid seen before in

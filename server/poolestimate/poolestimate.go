@@ -99,10 +99,11 @@ func Compute(ctx context.Context, st *store.Store, projectID int64, opt Options)
 		minRel = 1
 	}
 	res := Result{Pool: pool.Name, Strategy: pool.Strategy}
-	designs, err := st.PoolDesign(ctx, pool.ID)
+	stored, err := st.PoolDesign(ctx, pool.ID)
 	if err != nil {
 		return Result{}, err
 	}
+	designs := queryDesigns(stored)
 	in := estimate.Input{Judged: judged, Specs: specs, MinRel: minRel, PoolSparse: true}
 	for _, r := range runs {
 		in.Runs = append(in.Runs, estimate.NamedRanking{Name: r.Name, Lists: r.Lists})
@@ -214,4 +215,20 @@ func ConsensusQrels(ctx context.Context, st *store.Store, projectID int64) (map[
 		return nil
 	})
 	return out, err
+}
+
+// queryDesigns turns a pool's stored sampling design into the estimator's.
+func queryDesigns(stored map[string]store.PoolDesignQuery) map[string]estimate.QueryDesign {
+	out := make(map[string]estimate.QueryDesign, len(stored))
+	for q, d := range stored {
+		qd := estimate.QueryDesign{Query: d.Query, Strata: make([]estimate.Stratum, len(d.Strata)), Units: make([]estimate.Unit, len(d.Units))}
+		for i, s := range d.Strata {
+			qd.Strata[i] = estimate.Stratum{Name: s.Name, Population: s.Population, Sampled: s.Sampled}
+		}
+		for i, u := range d.Units {
+			qd.Units[i] = estimate.Unit{Doc: u.Doc, Stratum: u.Stratum, Pi: u.Pi}
+		}
+		out[q] = qd
+	}
+	return out
 }

@@ -6,14 +6,14 @@ import (
 	"boolpool/server/vocab"
 )
 
-// Atoms is the live constraint-pooling strategy (issue 13): the pool
+// Atoms is the constraint-pooling strategy (issue 13): the pool
 // publishes constraint items — (atom, document) pairs asked once and
 // shared by every query using the atom — in batches that server/atompool
 // chooses from the runs' top Depth documents and the labels so far; the
 // next batch once the current one is labelled (a River job, AtomsJobKind).
 const Atoms = vocab.StrategyAtoms
 
-// AtomsJobKind is the job kind that adds a live atoms pool's next batch.
+// AtomsJobKind is the job kind that adds a atoms pool's next batch.
 const AtomsJobKind = vocab.JobKindAtomsBatch
 
 // Atoms pool defaults and bounds.

@@ -27,10 +27,10 @@ type Spec struct {
 	// JudgedRuns are further stored runs whose Judged@k against the pool is
 	// reported (runs that did not contribute to it).
 	JudgedRuns []string `json:"judged_runs,omitempty"`
-	// CAL configures strategy cal (live continuous active learning).
+	// CAL configures strategy cal (continuous active learning while the raters judge).
 	CAL CALParams `json:"cal,omitempty"`
-	// Atoms configures strategy atoms (live constraint pooling, created by
-	// atompool.CreateLive).
+	// Atoms configures strategy atoms (constraint pooling, created by
+	// atompool.Publish).
 	Atoms AtomsParams `json:"atoms,omitempty"`
 	// Sample configures strategy sample (a stratified sample with
 	// inclusion probabilities; sample.go).
@@ -120,7 +120,7 @@ func Make(ctx context.Context, st *store.Store, projectID int64, o MakeRequest, 
 		progress = func(string, int, int) {}
 	}
 	if o.Spec.Strategy == Atoms {
-		return Made{}, apperr.Invalidf("strategy", "a pool with strategy atoms publishes constraint items: atompool.CreateLive builds it")
+		return Made{}, apperr.Invalidf("strategy", "a pool with strategy atoms publishes constraint items: atompool.Publish builds it")
 	}
 	spec, err := Check(ctx, st, projectID, o.Spec)
 	if err != nil {

@@ -85,7 +85,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // each stratum's units number its sampled count, each unit's inclusion
 // probability is n_h/N_h of its stratum, and the stored items are the
 // units in priority order with origin sample.
-func checkedDesign(t *testing.T, st *store.Store, poolID int64) map[string]estimate.QueryDesign {
+func checkedDesign(t *testing.T, st *store.Store, poolID int64) map[string]store.PoolDesignQuery {
 	t.Helper()
 	ctx := context.Background()
 	ds, err := st.PoolDesign(ctx, poolID)
@@ -331,7 +331,7 @@ func TestSamplePoolJudgedBefore(t *testing.T) {
 	}
 	ds := checkedDesign(t, st, m.PoolID)
 	d := ds["q0"]
-	var certain *estimate.Stratum
+	var certain *store.PoolStratum
 	h := -1
 	for i, s := range d.Strata {
 		if s.Name == JudgedBeforeStratum {

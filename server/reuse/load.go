@@ -84,7 +84,7 @@ func Family(method, name string) string {
 type project struct {
 	queries map[int64]string // query row id → ext id (of the split)
 	runs    []Run
-	items   []store.LiveItem
+	items   []store.RelevanceItem
 	votes   map[int64][]consensus.Vote
 	adj     map[int64]int
 	users   map[int64]string
@@ -143,7 +143,7 @@ func load(ctx context.Context, st *store.Store, projectID int64, split string, d
 			p.runs[i].Ranked[q], _ = metrics.Rank(docs)
 		}
 	}
-	all, err := st.LiveItems(ctx, projectID)
+	all, err := st.RelevanceItems(ctx, projectID)
 	if err != nil {
 		return p, err
 	}
@@ -152,7 +152,7 @@ func load(ctx context.Context, st *store.Store, projectID int64, split string, d
 			p.items = append(p.items, it)
 		}
 	}
-	err = st.EachLiveVote(ctx, projectID, func(v store.LiveVote) error {
+	err = st.EachCurrentVote(ctx, projectID, func(v store.CurrentVote) error {
 		p.votes[v.ItemID] = append(p.votes[v.ItemID], consensus.Vote{Rater: v.UserID, Label: v.Relevance, Contradiction: v.Contradiction})
 		return nil
 	})

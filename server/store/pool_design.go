@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-
-	"boolpool/server/estimate"
 )
 
 // The sampling design of pools with strategy "sample" (migration 0090):
@@ -37,12 +35,34 @@ func saveStrata(ctx context.Context, tx pgx.Tx, poolID int64, strata []PoolStrat
 	return err
 }
 
+// PoolDesignQuery is one query's stored sampling design: its strata (in
+// stratum order) and units. server/poolestimate turns it into the
+// estimator's estimate.QueryDesign.
+type PoolDesignQuery struct {
+	Query  string // external id
+	Strata []PoolStratum
+	Units  []PoolUnit // in judging order: priority
+}
+
+// PoolStratum is one stored stratum of a query's design.
+type PoolStratum struct {
+	Name       string
+	Population int // N_h
+	Sampled    int // n_h
+}
+
+// PoolUnit is one pool item that carries an inclusion probability.
+type PoolUnit struct {
+	Doc     string  // external id
+	Stratum int     // index into PoolDesignQuery.Strata
+	Pi      float64 // inclusion probability
+}
+
 // PoolDesign reads a sampled pool's design back: query external id → its
-// strata (in stratum order) and units (the pool's items that carry an
-// inclusion probability, in judging order: priority; document ids
-// external). A pool without a design gives an empty map.
-func (s *Store) PoolDesign(ctx context.Context, poolID int64) (map[string]estimate.QueryDesign, error) {
-	out := map[string]estimate.QueryDesign{}
+// strata and units (the pool's items that carry an inclusion probability).
+// A pool without a design gives an empty map.
+func (s *Store) PoolDesign(ctx context.Context, poolID int64) (map[string]PoolDesignQuery, error) {
+	out := map[string]PoolDesignQuery{}
 	rows, err := s.pool.Query(ctx, `SELECT q.ext_id, s.stratum, s.name, s.population, s.sampled
 		FROM pool_strata s JOIN queries q ON q.id = s.query_id
 		WHERE s.pool_id = $1 ORDER BY q.seq, q.id, s.stratum`, poolID)
@@ -52,7 +72,7 @@ func (s *Store) PoolDesign(ctx context.Context, poolID int64) (map[string]estima
 	var (
 		qid     string
 		stratum int16
-		st      estimate.Stratum
+		st      PoolStratum
 	)
 	_, err = pgx.ForEachRow(rows, []any{&qid, &stratum, &st.Name, &st.Population, &st.Sampled}, func() error {
 		d := out[qid]
@@ -73,7 +93,7 @@ func (s *Store) PoolDesign(ctx context.Context, poolID int64) (map[string]estima
 	if err != nil {
 		return nil, fmt.Errorf("store: pool design: %w", err)
 	}
-	var u estimate.Unit
+	var u PoolUnit
 	_, err = pgx.ForEachRow(rows, []any{&qid, &u.Doc, &stratum, &u.Pi}, func() error {
 		d, ok := out[qid]
 		if !ok || int(stratum) >= len(d.Strata) {

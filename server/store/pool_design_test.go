@@ -8,7 +8,6 @@ import (
 
 	"boolpool/api"
 	"boolpool/internal/judgingtest"
-	"boolpool/server/estimate"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 )
@@ -49,14 +48,16 @@ func TestPoolDesignRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	str := func(name string, pop, n int) estimate.Stratum {
-		return estimate.Stratum{Name: name, Population: pop, Sampled: n}
+	str := func(name string, pop, n int) store.PoolStratum {
+		return store.PoolStratum{Name: name, Population: pop, Sampled: n}
 	}
-	unit := func(doc string, h int, pi float64) estimate.Unit { return estimate.Unit{Doc: doc, Stratum: h, Pi: pi} }
-	want := map[string]estimate.QueryDesign{
-		"q1": {Query: "q1", Strata: []estimate.Stratum{str("judged before", 1, 1), str("ranks 1-10", 3, 3), str("ranks 11-100", 4, 2)},
-			Units: []estimate.Unit{unit("d1", 0, 1), unit("d3", 1, 1), unit("d2", 1, 1), unit("d4", 1, 1), unit("d6", 2, 0.5), unit("d5", 2, 0.5)}},
-		"q2": {Query: "q2", Strata: []estimate.Stratum{str("ranks 1-10", 2, 1)}, Units: []estimate.Unit{unit("d5", 0, 0.5)}},
+	unit := func(doc string, h int, pi float64) store.PoolUnit {
+		return store.PoolUnit{Doc: doc, Stratum: h, Pi: pi}
+	}
+	want := map[string]store.PoolDesignQuery{
+		"q1": {Query: "q1", Strata: []store.PoolStratum{str("judged before", 1, 1), str("ranks 1-10", 3, 3), str("ranks 11-100", 4, 2)},
+			Units: []store.PoolUnit{unit("d1", 0, 1), unit("d3", 1, 1), unit("d2", 1, 1), unit("d4", 1, 1), unit("d6", 2, 0.5), unit("d5", 2, 0.5)}},
+		"q2": {Query: "q2", Strata: []store.PoolStratum{str("ranks 1-10", 2, 1)}, Units: []store.PoolUnit{unit("d5", 0, 0.5)}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("design\n got %+v\nwant %+v", got, want)

@@ -160,7 +160,7 @@ func loadFixture(ctx context.Context, env *bench.Env, project, format, file stri
 	if err != nil {
 		return nil, err
 	}
-	lq, err := env.Store.LiveQueries(ctx, p.ID)
+	lq, err := env.Store.ProjectQueries(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 	"boolpool/server/store"
 )
 
-// Live constraint judging (issue 13): Pool creates constraint items
+// Constraint judging (issue 13): Pool creates constraint items
 // (judged in the judging page like relevance items), their consensus
 // becomes atom labels (consensus.ConstraintJudged), and Summary derives
 // every query's qrels from those labels as they arrive.

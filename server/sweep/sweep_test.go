@@ -1,4 +1,4 @@
-package app_test
+package sweep_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"boolpool/internal/judgingtest"
 	"boolpool/server/app"
 	"boolpool/server/atompool"
+	"boolpool/server/config"
 	"boolpool/server/consensus"
 	"boolpool/server/jobs"
 	"boolpool/server/judging"
@@ -19,6 +20,22 @@ import (
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 )
+
+// newApp builds and starts a server or worker over st, as the processes
+// do (server/app starts its sweeper), and closes it at the test's end.
+func newApp(t *testing.T, st *store.Store, opts app.Options) *app.App {
+	t.Helper()
+	a, err := app.New(context.Background(), config.Config{SessionTTL: time.Hour}, st, slog.New(slog.DiscardHandler), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := a.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return a
+}
 
 // crashedJudge judges the way a process killed right after each commit
 // leaves things: the judgments are stored, nothing follows them (no
@@ -133,7 +150,7 @@ func TestStartRepairsStaleConsensus(t *testing.T) {
 }
 
 // TestSweepQueuesLostAtomsBatch (issue 29): the constraint judgments that
-// complete a live atoms pool's batch are committed by a process killed
+// complete a atoms pool's batch are committed by a process killed
 // before their labels and the atoms trigger: the start-up sweep writes
 // the labels and queues the next batch's job; a periodic sweep does the
 // same for a batch lost while the server runs; two servers sweeping
@@ -147,7 +164,7 @@ func TestSweepQueuesLostAtomsBatch(t *testing.T) {
 	}
 	p := fx.Project.ID
 	log := slog.New(slog.DiscardHandler)
-	rep, created, err := atompool.CreateLive(ctx, st, p, pooling.Spec{Name: "atoms", Runs: []string{"bm25", "dense"}, Depth: 3,
+	rep, created, err := atompool.Publish(ctx, st, p, pooling.Spec{Name: "atoms", Runs: []string{"bm25", "dense"}, Depth: 3,
 		Strategy: pooling.Atoms, Atoms: pooling.AtomsParams{Batch: 3, Max: 100}}, fx.Users["researcher"].ID, 0, log)
 	if err != nil || created != 3 {
 		t.Fatalf("create the atoms pool: %d items, %v", created, err)
@@ -199,7 +216,7 @@ func TestSweepQueuesLostAtomsBatch(t *testing.T) {
 		t.Errorf("after the start: %d items without a label (%v), want 0", pending, err)
 	}
 	// A sweep again (the other server's, or the next period) adds nothing.
-	res, err := a.Sweep(ctx, false)
+	res, err := a.Sweeper.Sweep(ctx, false)
 	if err != nil || res.AtomsQueued != 0 || res.CALQueued != 0 || res.Labels != 0 {
 		t.Errorf("a second sweep: %+v %v, want it to do nothing", res, err)
 	}
@@ -245,7 +262,7 @@ func TestSweepQueuesLostAtomsBatch(t *testing.T) {
 }
 
 // TestSweepQueuesLostCALBatch (issue 29): while two servers run, the
-// judgments completing a live cal pool's first batches are committed by a
+// judgments completing a cal pool's first batches are committed by a
 // process killed before their consensus refresh and trigger. The periodic
 // sweep leaves the batches a few seconds to their trigger, then repairs
 // the project's consensus and queues each query's next batch, once.
@@ -268,7 +285,7 @@ func TestSweepQueuesLostCALBatch(t *testing.T) {
 	const every = 300 * time.Millisecond
 	a := newApp(t, st, app.Options{SweepEvery: every})
 	newApp(t, st, app.Options{SweepEvery: every})
-	if res, err := a.Sweep(ctx, true); err != nil || res.CALQueued != 0 {
+	if res, err := a.Sweeper.Sweep(ctx, true); err != nil || res.CALQueued != 0 {
 		t.Fatalf("before any judgment: %+v %v, want nothing queued", res, err)
 	}
 

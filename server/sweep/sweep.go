@@ -1,4 +1,9 @@
-package app
+// Package sweep is the crash repair of issue 29: it re-derives from the
+// database the follow-up of judgments that a killed process lost — the
+// consensus refresh, the atom labels, the next batches of cal and
+// atoms pools — when a server or worker starts and periodically.
+// server/app builds and starts one Sweeper per process.
+package sweep
 
 import (
 	"context"
@@ -8,13 +13,12 @@ import (
 
 	"boolpool/server/atompool"
 	"boolpool/server/consensus"
-	"boolpool/server/judging"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 )
 
-// DefaultSweepEvery is how often a server or worker sweeps (Options.SweepEvery).
-const DefaultSweepEvery = 15 * time.Second
+// DefaultEvery is how often a server or worker sweeps (app.Options.SweepEvery).
+const DefaultEvery = 15 * time.Second
 
 // calSettle is how old the last judgment of a due cal batch must be before
 // a periodic sweep queues it: until then the batch is its trigger's, which
@@ -22,7 +26,7 @@ const DefaultSweepEvery = 15 * time.Second
 const calSettle = 5 * time.Second
 
 // The sweep (issue 29). A judgment's follow-up — its consensus refresh,
-// then the cal trigger (a fully judged batch of a live cal pool queues the
+// then the cal trigger (a fully judged batch of a cal pool queues the
 // next) and, for a constraint judgment, the atom label and the atoms
 // trigger — runs in memory after the judgment commits. A process killed
 // in that window used to leave the query "waiting for its next batch" for
@@ -31,9 +35,9 @@ const calSettle = 5 * time.Second
 //   - when a server or worker starts (the full sweep): every project's
 //     consensus and constraint labels are repaired (consensus.Repair, what
 //     exports did on their own before), then the due batches are queued;
-//   - every Options.SweepEvery: the due batches are queued — the active
-//     queries of published cal pools whose batch is fully judged and for
-//     which no cal-batch job of the next round was ever queued
+//   - every period (app.Options.SweepEvery): the due batches are queued —
+//     the active queries of published cal pools whose batch is fully
+//     judged and for which no cal-batch job of the next round was ever queued
 //     (store.CALDue; their project's consensus is brought up to date first,
 //     so that the batch learns from every label; a periodic sweep leaves a
 //     batch judged within calSettle to its trigger), and the published atoms
@@ -46,19 +50,29 @@ const calSettle = 5 * time.Second
 // it or swept within half the period, table sweep_state; the full one
 // waits), and the jobs are unique in River (a job equal to one queued or
 // running is not queued again).
-type sweeper struct {
+type Sweeper struct {
 	st    *store.Store
 	cal   *pooling.CALTrigger
 	atoms *atompool.AtomsTrigger
 	log   *slog.Logger
-	every time.Duration // the period (Options.SweepEvery)
+	every time.Duration // the period
 
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-// SweepResult says what one sweep did.
-type SweepResult struct {
+// New returns a sweeper that queues the due batches through the triggers
+// of the cal and atoms pools, every period (0: DefaultEvery) once
+// started.
+func New(st *store.Store, cal *pooling.CALTrigger, atoms *atompool.AtomsTrigger, log *slog.Logger, every time.Duration) *Sweeper {
+	if every <= 0 {
+		every = DefaultEvery
+	}
+	return &Sweeper{st: st, cal: cal, atoms: atoms, log: log, every: every}
+}
+
+// Result says what one sweep did.
+type Result struct {
 	// Ran is false when another process was sweeping (a periodic sweep
 	// then does nothing).
 	Ran         bool
@@ -68,13 +82,13 @@ type SweepResult struct {
 	AtomsQueued int // atoms-batch jobs queued (or found queued)
 }
 
-func (r SweepResult) did() bool {
+func (r Result) did() bool {
 	return r.Consensus+r.Labels+r.CALQueued+r.AtomsQueued > 0
 }
 
-// start runs the full sweep, then one every s.every, in a goroutine that
-// close stops.
-func (s *sweeper) start() {
+// Start runs the full sweep, then one every period, in a goroutine that
+// Close stops.
+func (s *Sweeper) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
 	go func() {
@@ -93,8 +107,8 @@ func (s *sweeper) start() {
 	}()
 }
 
-// close stops the sweeps and waits for the one running.
-func (s *sweeper) close() {
+// Close stops the sweeps and waits for the one running.
+func (s *Sweeper) Close() {
 	if s.cancel == nil {
 		return
 	}
@@ -102,7 +116,7 @@ func (s *sweeper) close() {
 	<-s.done
 }
 
-func (s *sweeper) logged(ctx context.Context, full bool) {
+func (s *Sweeper) logged(ctx context.Context, full bool) {
 	start := time.Now()
 	// A periodic sweep is skipped when any process swept within half the
 	// period: one process sweeps per period, however many run.
@@ -122,8 +136,8 @@ func (s *sweeper) logged(ctx context.Context, full bool) {
 // repair, which waits for another process's sweep to end; otherwise none
 // runs when another process is sweeping or swept within skipWithin). It
 // goes on past a failing project or batch and returns the errors joined.
-func (s *sweeper) sweep(ctx context.Context, full bool, skipWithin time.Duration) (SweepResult, error) {
-	var res SweepResult
+func (s *Sweeper) sweep(ctx context.Context, full bool, skipWithin time.Duration) (Result, error) {
+	var res Result
 	var errs []error
 	if full {
 		skipWithin = 0
@@ -205,35 +219,7 @@ func (s *sweeper) sweep(ctx context.Context, full bool, skipWithin time.Duration
 // Sweep runs one sweep now (full: with the start-up repair of every
 // project's consensus and constraint labels, waiting for another
 // process's sweep to end; otherwise it does nothing while another process
-// sweeps). New starts the sweeps by itself; this is for tests and tools.
-func (a *App) Sweep(ctx context.Context, full bool) (SweepResult, error) {
-	return a.sweeper.sweep(ctx, full, 0)
-}
-
-// holdObserver is the judgment observer of a test server
-// (Options.TestHoldAfterJudgment): it waits after each judgment's commit
-// before passing it on to the consensus, so that a crash test can kill
-// the process inside the window between the two.
-type holdObserver struct {
-	cons *consensus.Service
-	hold time.Duration
-}
-
-// judgmentObserver is what judging tells of every stored judgment: the
-// consensus service, or a holdObserver in front of it.
-type judgmentObserver interface {
-	judging.Observer
-	judging.ConstraintObserver
-}
-
-var _ judgmentObserver = holdObserver{}
-
-func (h holdObserver) JudgmentSaved(ctx context.Context, projectID, itemID int64) {
-	time.Sleep(h.hold)
-	h.cons.JudgmentSaved(ctx, projectID, itemID)
-}
-
-func (h holdObserver) ConstraintJudged(ctx context.Context, projectID, itemID int64) {
-	time.Sleep(h.hold)
-	h.cons.ConstraintJudged(ctx, projectID, itemID)
+// sweeps). Start runs the sweeps by itself; this is for tests and tools.
+func (s *Sweeper) Sweep(ctx context.Context, full bool) (Result, error) {
+	return s.sweep(ctx, full, 0)
 }

@@ -8,10 +8,10 @@ import (
 	"boolpool/server/store"
 )
 
-// TestPoolAtomsLiveCLI: `boolpool pool --strategy atoms` publishes a live
+// TestPoolAtomsPublishCLI: `boolpool pool --strategy atoms` publishes an
 // atoms pool with its first batch of constraint items (the next batches
-// are atoms-batch jobs, TestAtomsPoolLive); bad atoms flags name the field.
-func TestPoolAtomsLiveCLI(t *testing.T) {
+// are atoms-batch jobs, TestAtomsPoolGrows); bad atoms flags name the field.
+func TestPoolAtomsPublishCLI(t *testing.T) {
 	cli := newCLITest(t) // a fresh migrated database and a temporary directory
 	docs := cli.write("docs.jsonl", `{"title": "chess", "text": "chess is a board game"}
 {"title": "xvier", "text": "xvier is a board game for Xlib"}

@@ -11,7 +11,7 @@ import (
 	"boolpool/server/store/storetest"
 )
 
-// TestNextBatchLeavesVariantsOut: a live atoms pool asks only for its
+// TestNextBatchLeavesVariantsOut: a atoms pool asks only for its
 // split's source queries; variants derive their qrels from the same labels
 // at no cost. d4 is in no run; "birds of Colombia" holds for it, which
 // makes it a candidate of the variants using Colombia positively (q1~B&!A,

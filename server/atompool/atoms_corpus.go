@@ -14,7 +14,7 @@ import (
 
 // NextBatchCorpus chooses up to n (atom, document) pairs to ask next for
 // an atoms pool whose candidates are the whole corpus (pooling
-// AtomsCandidatesCorpus): the live form of atomsim.SimulateAtomsCAL. Every atom of
+// AtomsCandidatesCorpus): the product form of atomsim.SimulateAtomsCAL. Every atom of
 // the pooled queries has an active learner over the project's lexical
 // index, trained on the atom's yes/no labels with its text as the relevant
 // pseudo-document; a query ranks the corpus by its expression over its

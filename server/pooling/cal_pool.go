@@ -15,7 +15,8 @@ import (
 	"boolpool/server/vocab"
 )
 
-// A pool with strategy "cal" is live continuous active learning: Create
+// A pool with strategy "cal" is continuous active learning while the
+// raters judge (an ongoing CAL session that grows batch by batch): Create
 // serves each query's first batch (the classifier trained on the query text
 // as a relevant pseudo-document and on every judgment already made for the
 // query, by any pool; the reciprocal-rank fusion of the chosen runs while
@@ -37,7 +38,7 @@ const (
 	MaxCALMax       = 100000
 )
 
-// Stopping rules of a live cal pool.
+// Stopping rules of a cal pool.
 const (
 	CALStopKnee      = "knee"       // DefaultCALKnee (as the simulation)
 	CALStopPaperKnee = "paper-knee" // cal.PaperKnee

@@ -8,11 +8,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Loaders for the live dashboards (server/live): everything a project's
-// in-memory metrics and agreement state is built from, read in bulk once.
+// Bulk loaders: everything a project's in-memory state is built from,
+// read once — the dashboards' metrics and agreement (server/live), the
+// Dawid–Skene consensus and the reuse figures.
 
-// LiveItem is a relevance item with what the dashboards need of it.
-type LiveItem struct {
+// RelevanceItem is a relevance item with what that state needs of it.
+type RelevanceItem struct {
 	ID         int64
 	QueryID    int64
 	DocExtID   string
@@ -21,26 +22,26 @@ type LiveItem struct {
 	Sources    json.RawMessage // pool_items.sources of the item's pool entry, or nil
 }
 
-// LiveItems lists a project's relevance items.
-func (s *Store) LiveItems(ctx context.Context, projectID int64) ([]LiveItem, error) {
+// RelevanceItems lists a project's relevance items.
+func (s *Store) RelevanceItems(ctx context.Context, projectID int64) ([]RelevanceItem, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT i.id, i.query_id, coalesce(d.ext_id, ''), i.is_gold, i.gold_answer, pi.sources
 		FROM items i
 		LEFT JOIN documents d ON d.id = i.document_id
 		LEFT JOIN pool_items pi ON pi.pool_id = i.pool_id AND pi.query_id = i.query_id AND pi.doc_ext_id = d.ext_id
 		WHERE i.project_id = $1 AND i.kind = 'relevance'
 		ORDER BY i.id`, projectID)
-	var out []LiveItem
-	var it LiveItem
-	err := forEach(rows, "live items", func() error {
+	var out []RelevanceItem
+	var it RelevanceItem
+	err := forEach(rows, "relevance items", func() error {
 		out = append(out, it)
 		return nil
 	}, &it.ID, &it.QueryID, &it.DocExtID, &it.IsGold, &it.GoldAnswer, &it.Sources)
 	return out, err
 }
 
-// LiveItem returns one relevance item as LiveItems would.
-func (s *Store) LiveItem(ctx context.Context, itemID int64) (LiveItem, error) {
-	var it LiveItem
+// RelevanceItem returns one relevance item as RelevanceItems would.
+func (s *Store) RelevanceItem(ctx context.Context, itemID int64) (RelevanceItem, error) {
+	var it RelevanceItem
 	err := s.pool.QueryRow(ctx, `SELECT i.id, i.query_id, coalesce(d.ext_id, ''), i.is_gold, i.gold_answer, pi.sources
 		FROM items i
 		LEFT JOIN documents d ON d.id = i.document_id
@@ -55,21 +56,21 @@ func (s *Store) LiveItem(ctx context.Context, itemID int64) (LiveItem, error) {
 	return it, nil
 }
 
-// LiveVote is one rater's current relevance judgment of an item.
-type LiveVote struct {
+// CurrentVote is one rater's current relevance judgment of an item.
+type CurrentVote struct {
 	ItemID        int64
 	UserID        int64
 	Relevance     int
 	Contradiction bool
 }
 
-// EachLiveVote streams every current relevance judgment of a project (each
+// EachCurrentVote streams every current relevance judgment of a project (each
 // rater's latest judgment of an item, unless it is a skip), by item.
-func (s *Store) EachLiveVote(ctx context.Context, projectID int64, fn func(LiveVote) error) error {
+func (s *Store) EachCurrentVote(ctx context.Context, projectID int64, fn func(CurrentVote) error) error {
 	rows, _ := s.pool.Query(ctx, `SELECT item_id, user_id, relevance, contradiction FROM current_judgments
 		WHERE project_id = $1 AND item_kind = 'relevance' AND relevance IS NOT NULL ORDER BY item_id, id`, projectID)
-	var v LiveVote
-	return forEach(rows, "live votes", func() error { return fn(v) },
+	var v CurrentVote
+	return forEach(rows, "current votes", func() error { return fn(v) },
 		&v.ItemID, &v.UserID, &v.Relevance, &v.Contradiction)
 }
 
@@ -89,8 +90,8 @@ func (s *Store) LatestAdjudications(ctx context.Context, projectID int64) (map[i
 	return out, err
 }
 
-// LiveQuery is what the dashboards need of a query.
-type LiveQuery struct {
+// ProjectQuery is what the in-memory state needs of a query.
+type ProjectQuery struct {
 	ID         int64
 	ExtID      string
 	Template   string
@@ -98,13 +99,13 @@ type LiveQuery struct {
 	NevIRPair  string          // the NevIR pair id of an imported NevIR query ("" otherwise)
 }
 
-// LiveQueries lists a project's queries in import order.
-func (s *Store) LiveQueries(ctx context.Context, projectID int64) ([]LiveQuery, error) {
+// ProjectQueries lists a project's queries in import order.
+func (s *Store) ProjectQueries(ctx context.Context, projectID int64) ([]ProjectQuery, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT id, ext_id, template, expression, coalesce(metadata->>'nevir_pair', '')
 		FROM queries WHERE project_id = $1 ORDER BY seq, id`, projectID)
-	var out []LiveQuery
-	var q LiveQuery
-	err := forEach(rows, "live queries", func() error {
+	var out []ProjectQuery
+	var q ProjectQuery
+	err := forEach(rows, "project queries", func() error {
 		out = append(out, q)
 		return nil
 	}, &q.ID, &q.ExtID, &q.Template, &q.Expression, &q.NevIRPair)
@@ -157,10 +158,10 @@ func (s *Store) Usernames(ctx context.Context) (map[int64]string, error) {
 	return out, err
 }
 
-// LiveFingerprint summarises what a project's live state is built from
+// StateFingerprint summarises what a project's in-memory state is built from
 // besides judgments (items, queries, runs, pools, explicit negatives, the
 // raters per item); a different value means a loaded state is stale.
-func (s *Store) LiveFingerprint(ctx context.Context, projectID int64) (string, error) {
+func (s *Store) StateFingerprint(ctx context.Context, projectID int64) (string, error) {
 	var fp string
 	err := s.pool.QueryRow(ctx, `SELECT concat_ws('|',
 		(SELECT raters_per_item FROM projects WHERE id = $1),
@@ -170,7 +171,7 @@ func (s *Store) LiveFingerprint(ctx context.Context, projectID int64) (string, e
 		(SELECT count(*) || ':' || coalesce(max(created_at)::text, '') || ':' || count(*) FILTER (WHERE status = 'published') FROM pools WHERE project_id = $1),
 		(SELECT count(*) FROM qrels WHERE project_id = $1 AND kind = 'negative'))`, projectID).Scan(&fp)
 	if err != nil {
-		return "", fmt.Errorf("store: live fingerprint: %w", err)
+		return "", fmt.Errorf("store: state fingerprint: %w", err)
 	}
 	return fp, nil
 }

@@ -15,7 +15,7 @@ import (
 	"boolpool/server/strictjson"
 )
 
-// Live constraint pooling (issue 13): a pool with strategy atoms
+// Constraint pooling in the product (issue 13): a pool with strategy atoms
 // (pooling.Atoms) publishes constraint items batch by batch. Each batch is
 // chosen from the labels known when it is made (NextBatch, the order of
 // atomsim.SimulateAtoms): queries take turns, one candidate document each — first
@@ -29,11 +29,11 @@ import (
 // AtomsTrigger — a consensus listener — queues a job (pooling.AtomsJobKind)
 // whose Grow adds the next batch.
 
-// CreateLive checks spec (strategy atoms), saves and publishes the pool
+// Publish checks spec (strategy atoms), saves and publishes the pool
 // (no relevance items) and creates its first batch of constraint items.
 // It returns the pool's report (its candidates: the runs' top depth) and
 // the constraint items created.
-func CreateLive(ctx context.Context, st *store.Store, projectID int64, spec pooling.Spec, userID int64, goldRate float64, log *slog.Logger) (pooling.Report, int, error) {
+func Publish(ctx context.Context, st *store.Store, projectID int64, spec pooling.Spec, userID int64, goldRate float64, log *slog.Logger) (pooling.Report, int, error) {
 	spec, err := pooling.Check(ctx, st, projectID, spec)
 	if err != nil {
 		return pooling.Report{}, 0, err
@@ -151,7 +151,7 @@ func Grow(ctx context.Context, st *store.Store, projectID int64, p AtomsJobParam
 // NextBatch chooses up to n (atom, document) pairs to ask next over the
 // project's queries of split ("" = all; variants are left out: their
 // qrels come from the labels at no cost), their runs' top depth and the
-// atom labels and constraint items that exist (see the comment on live
+// atom labels and constraint items that exist (see the comment on
 // constraint pooling above). Nothing is saved.
 func NextBatch(ctx context.Context, st *store.Store, projectID int64, runs []string, depth int, split string, n int) ([]store.NewConstraintItem, error) {
 	bs, err := loadBatchState(ctx, st, projectID, split)
@@ -253,7 +253,7 @@ func NextBatch(ctx context.Context, st *store.Store, projectID int64, runs []str
 	return out, nil
 }
 
-// batchState is what choosing a live batch starts from: the pooled
+// batchState is what choosing a batch starts from: the pooled
 // queries, the labels, the atoms' ids and the pairs already asked.
 type batchState struct {
 	qs       []atoms.Query

@@ -38,6 +38,8 @@ var vocabulary = map[string][]string{
 	"evidence values":   {"complete", "partial", "none"},
 	"satisfied labels":  {"yes", "no", "unsure"},
 	"qrels sources":     {"direct", "derived", "both"},
+	"review verdicts":   {"accept", "correct"},
+	"headers":           {"X-CSRF-Token"},
 }
 
 // homonyms are const definitions spelt like a vocabulary word that mean

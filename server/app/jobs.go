@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/server/apperr"
 	"boolpool/server/embedjob"
@@ -18,6 +17,7 @@ import (
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
 	"boolpool/server/strictjson"
+	"boolpool/server/vocab"
 )
 
 // JobKinds are the background job kinds of every job client (serve,
@@ -27,12 +27,12 @@ import (
 // batch of constraint items). New registers exactly these.
 func JobKinds(st *store.Store, log *slog.Logger, opts Options) map[string]jobs.Kind {
 	return map[string]jobs.Kind{
-		api.JobKindRetrieve:  jobs.Retrieve(st, log, denseOpener(st, opts)),
-		api.JobKindEncode:    encodeKind(st, log, opts),
-		api.JobKindIndex:     jobs.Index(st, log),
-		api.JobKindPool:      jobs.Pool(st, log),
-		pooling.CALJobKind:   jobs.CALBatch(pooling.NewCALGrower(st, log)),
-		pooling.AtomsJobKind: jobs.AtomsBatch(st, log),
+		vocab.JobKindRetrieve: jobs.Retrieve(st, log, denseOpener(st, opts)),
+		vocab.JobKindEncode:   encodeKind(st, log, opts),
+		vocab.JobKindIndex:    jobs.Index(st, log),
+		vocab.JobKindPool:     jobs.Pool(st, log),
+		pooling.CALJobKind:    jobs.CALBatch(pooling.NewCALGrower(st, log)),
+		pooling.AtomsJobKind:  jobs.AtomsBatch(st, log),
 	}
 }
 
@@ -138,8 +138,8 @@ func encodeKind(st *store.Store, log *slog.Logger, opts Options) jobs.Kind {
 	}
 }
 
-func encodeParams(raw json.RawMessage) (api.EncodeJobParams, error) {
-	var p api.EncodeJobParams
+func encodeParams(raw json.RawMessage) (EncodeParams, error) {
+	var p EncodeParams
 	if err := strictjson.Params(raw, &p); err != nil {
 		return p, err
 	}
@@ -162,4 +162,14 @@ func notPrepared(err error) error {
 		return fmt.Errorf("the encoder models are not prepared on this server (run scripts/install-onnxruntime.sh, scripts/fetch-models.sh and 'boolpool model prepare'): %w", err)
 	}
 	return err
+}
+
+// EncodeParams are the parameters of an encode job (as `boolpool
+// encode`): SkipQueries leaves query texts out, Reset embeds everything
+// again, Batch defaults to 64.
+type EncodeParams struct {
+	Encoder     string `json:"encoder"`
+	SkipQueries bool   `json:"skip_queries,omitempty"`
+	Reset       bool   `json:"reset,omitempty"`
+	Batch       int    `json:"batch,omitempty"`
 }

@@ -20,10 +20,10 @@ import (
 	"strconv"
 	"strings"
 
-	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
+	"boolpool/server/vocab"
 )
 
 // Formats lists the accepted --format names. beir writes a directory.
@@ -84,7 +84,7 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 	case "csv":
 		c, err = judgmentsCSV(ctx, st, projectID, bw)
 	case "qrels-consensus":
-		if opt.Qrels == api.QrelsDerived || opt.Qrels == api.QrelsBoth {
+		if opt.Qrels == vocab.QrelsDerived || opt.Qrels == vocab.QrelsBoth {
 			c, err = consensusQrelsMode(ctx, st, projectID, opt.Consensus, opt.Qrels, bw)
 		} else {
 			c, err = consensusQrels(ctx, st, projectID, opt.Consensus, bw)
@@ -182,7 +182,7 @@ func (c *countingHash) Write(p []byte) (int, error) {
 // userID 0 = the command line.
 func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format string, w io.Writer, opt Options, id string, userID int64) (Snapshot, error) {
 	if id == "" {
-		id = api.NewUUID()
+		id = vocab.NewUUID()
 	}
 	ch := &countingHash{w: w, h: sha256.New()}
 	var c Counts
@@ -264,7 +264,7 @@ func beirFiles(opt Options) ([]beirFile, error) {
 		return nil, fmt.Errorf("export: unknown qrels %q (want direct, derived or both)", opt.Qrels)
 	}
 	files := []beirFile{{"corpus.jsonl", beirCorpus}, {"queries.jsonl", beirQueries}}
-	if opt.Qrels == "" || opt.Qrels == api.QrelsDirect {
+	if opt.Qrels == "" || opt.Qrels == vocab.QrelsDirect {
 		return append(files, beirFile{"qrels/test.tsv", beirQrels}), nil
 	}
 	// The qrels and their sources are computed once and written as two

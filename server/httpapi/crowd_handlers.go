@@ -331,17 +331,17 @@ func (h crowdHandlers) participants(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := api.CrowdParticipants{QuotaItems: p.CrowdQuotaItems, QuotaMinutes: p.CrowdQuotaMinutes,
-		Participants: make([]api.CrowdParticipant, 0, len(ps))}
+	views := make([]export.CrowdParticipant, 0, len(ps))
 	for _, cp := range ps {
-		out.Participants = append(out.Participants, export.CrowdParticipantView(cp))
+		views = append(views, export.CrowdParticipantView(cp))
 	}
 	if format != "csv" {
-		return c.JSON(http.StatusOK, out)
+		return c.JSON(http.StatusOK, api.CrowdParticipants{QuotaItems: p.CrowdQuotaItems, QuotaMinutes: p.CrowdQuotaMinutes,
+			Participants: convSlice(views, toAPICrowdParticipant)})
 	}
 	h2 := c.Response().Header()
 	h2.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	h2.Set(echo.HeaderContentDisposition, `attachment; filename="`+p.Name+`-participants.csv"`)
 	c.Response().WriteHeader(http.StatusOK)
-	return export.CrowdParticipantsCSV(c.Response(), out.Participants)
+	return export.CrowdParticipantsCSV(c.Response(), views)
 }

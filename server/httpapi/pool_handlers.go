@@ -18,7 +18,6 @@ import (
 	"boolpool/server/boolexpr"
 	"boolpool/server/decompose"
 	"boolpool/server/jobs"
-	"boolpool/server/pooling"
 	"boolpool/server/store"
 )
 
@@ -59,46 +58,41 @@ func (h poolHandlers) runs(c echo.Context) error {
 }
 
 func (h poolHandlers) preview(c echo.Context) error {
-	p, err := h.research.project(c)
+	p, req, err := h.request(c)
 	if err != nil {
 		return err
+	}
+	return reply(c, toAPIPoolPreview)(jobs.Preview(c.Request().Context(), h.st, p.ID, req, h.log))
+}
+
+// request is the project and the pool request of a preview or publish; a
+// pool without a name gets one now, so that a publish job's retries
+// publish the same pool.
+func (h poolHandlers) request(c echo.Context) (store.Project, jobs.PoolRequest, error) {
+	p, err := h.research.project(c)
+	if err != nil {
+		return p, jobs.PoolRequest{}, err
 	}
 	var req api.PoolSpec
 	if err := bindJSON(c, &req); err != nil {
-		return err
+		return p, jobs.PoolRequest{}, err
 	}
-	spec, err := jobs.PoolSpec(req)
-	if err != nil {
-		return err
+	req.Name = strings.TrimSpace(req.Name)
+	if req.Name == "" {
+		req.Name = defaultPoolName()
 	}
-	if spec.Name == "" {
-		spec.Name = defaultPoolName()
-	}
-	rep, err := pooling.Preview(c.Request().Context(), h.st, p.ID, spec, h.log)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, jobs.PoolPreview(rep))
+	return p, toJobsPoolRequest(req), nil
 }
 
 // publish queues a pool job for the spec and answers with the job, which
 // the page follows (GET /api/jobs/:id) until the pool is published. The
 // spec is checked first (a 400 names the field; a published pool's name is
 // a 409); the same spec while its job is queued or running answers that
-// job. A pool without a name gets one now, so that the job's retries
-// publish the same pool.
+// job.
 func (h poolHandlers) publish(c echo.Context) error {
-	p, err := h.research.project(c)
+	p, req, err := h.request(c)
 	if err != nil {
 		return err
-	}
-	var req api.PoolSpec
-	if err := bindJSON(c, &req); err != nil {
-		return err
-	}
-	req.Name = strings.TrimSpace(req.Name)
-	if req.Name == "" {
-		req.Name = defaultPoolName()
 	}
 	raw, err := json.Marshal(req)
 	if err != nil {

@@ -194,11 +194,7 @@ func (h researchHandlers) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	snap, err := h.live.Snapshot(c.Request().Context(), p.ID, p.Name)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, snap)
+	return reply(c, toAPILiveSnapshot)(h.live.Snapshot(c.Request().Context(), p.ID, p.Name))
 }
 
 func (h researchHandlers) composition(c echo.Context) error {
@@ -206,11 +202,7 @@ func (h researchHandlers) composition(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	found, err := h.live.RelevantFound(c.Request().Context(), p.ID, p.Name)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, found)
+	return reply(c, sliceOf(toAPIRelevantFound))(h.live.RelevantFound(c.Request().Context(), p.ID, p.Name))
 }
 
 // incompleteQueries lists every query with unjudged items (the dashboard's
@@ -220,22 +212,7 @@ func (h researchHandlers) incompleteQueries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.live.IncompleteQueries(c.Request().Context(), p.ID, p.Name)
-	if err != nil {
-		return err
-	}
-	qs, err := h.st.ListQueries(c.Request().Context(), p.ID, "")
-	if err != nil {
-		return err
-	}
-	text := make(map[int64]string, len(qs))
-	for _, q := range qs {
-		text[q.ID] = q.Text
-	}
-	for i := range list {
-		list[i].Text = text[list[i].QueryID]
-	}
-	return c.JSON(http.StatusOK, list)
+	return reply(c, sliceOf(toAPIQueryProgress))(h.live.IncompleteQueries(c.Request().Context(), p.ID, p.Name))
 }
 
 // liveEvents streams the project's dashboard as server-sent events: a
@@ -258,7 +235,7 @@ func (h researchHandlers) liveEvents(c echo.Context) error {
 		return err
 	}
 	defer h.live.Hub().Unsubscribe(sub)
-	first, err := live.EventOf(snap)
+	first, err := snapshotEvent(snap)
 	if err != nil {
 		return err
 	}
@@ -301,7 +278,12 @@ func (h researchHandlers) liveEvents(c echo.Context) error {
 				w.Flush()
 				return nil
 			}
-			if _, err := w.Write(msg); err != nil {
+			ev, err := snapshotEvent(msg)
+			if err != nil {
+				h.log.Error("live snapshot", "project", p.Name, "err", err)
+				return nil
+			}
+			if _, err := w.Write(ev); err != nil {
 				return nil
 			}
 			w.Flush()
@@ -316,11 +298,7 @@ func (h researchHandlers) queue(c echo.Context) error {
 	}
 	limit, _ := strconv.Atoi(c.QueryParam("limit"))
 	offset, _ := strconv.Atoi(c.QueryParam("offset"))
-	q, err := h.cons.Queue(c.Request().Context(), p.ID, limit, offset)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, q)
+	return reply(c, toAPIAdjudicationQueue)(h.cons.Queue(c.Request().Context(), p.ID, limit, offset))
 }
 
 // item checks the :id item's project and returns its id.
@@ -341,11 +319,7 @@ func (h researchHandlers) adjudicationItem(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	it, err := h.cons.Item(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, it)
+	return reply(c, toAPIAdjudicationItem)(h.cons.Item(c.Request().Context(), id))
 }
 
 func (h researchHandlers) adjudicate(c echo.Context) error {
@@ -358,11 +332,11 @@ func (h researchHandlers) adjudicate(c echo.Context) error {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)
-	res, _, err := h.cons.Adjudicate(c.Request().Context(), ss.User.ID, id, req)
+	res, _, err := h.cons.Adjudicate(c.Request().Context(), ss.User.ID, id, toConsensusAdjudicationRequest(req))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, res)
+	return c.JSON(http.StatusOK, toAPIAdjudicationResult(res))
 }
 
 func (h researchHandlers) exports(c echo.Context) error {

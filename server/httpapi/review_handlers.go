@@ -75,11 +75,7 @@ func (h reviewHandlers) review(c echo.Context) error {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)
-	res, err := h.cons.Review(ctx, ss.User.ID, id, req)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, res)
+	return reply(c, toAPIReviewResult)(h.cons.Review(ctx, ss.User.ID, id, toConsensusReviewRequest(req)))
 }
 
 // queue lists every annotator's review counts and one annotator's
@@ -149,7 +145,7 @@ func (h reviewHandlers) feedback(c echo.Context) error {
 	}
 	out := api.Feedback{Project: p.Name, Total: counts.Total, Corrections: counts.Corrections, Entries: make([]api.FeedbackEntry, 0, len(rows))}
 	for _, r := range rows {
-		out.Entries = append(out.Entries, api.FeedbackEntry{Judgment: entryOf(r.JudgmentSummary), Review: consensus.ReviewView(r.ReviewRow)})
+		out.Entries = append(out.Entries, api.FeedbackEntry{Judgment: entryOf(r.JudgmentSummary), Review: toAPIReview(consensus.ReviewView(r.ReviewRow))})
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -287,9 +283,5 @@ func (h reviewHandlers) detail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := h.cons.Detail(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, d)
+	return reply(c, toAPIItemDetail)(h.cons.Detail(c.Request().Context(), id))
 }

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/apperr"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // poolFixture is the judging fixture with its two stored runs (bm25,
@@ -27,7 +27,7 @@ func poolFixture(t *testing.T) (*store.Store, *judgingtest.Fixture) {
 	return st, fx
 }
 
-func poolParams(t *testing.T, spec api.PoolSpec) json.RawMessage {
+func poolParams(t *testing.T, spec jobs.PoolRequest) json.RawMessage {
 	t.Helper()
 	raw, err := json.Marshal(spec)
 	if err != nil {
@@ -60,23 +60,23 @@ func poolCounts(t *testing.T, st *store.Store, projectID int64) counts {
 
 // TestPoolJobPublishes: the pool kind builds, saves and publishes a pool
 // (raters per item set, relevance items created, the job's id recorded with
-// the pool); its result is the builder's api.PoolPublished and its
+// the pool); its result is the builder's jobs.PoolPublished and its
 // progress ends with the publish. A bad spec is refused when submitted,
 // naming its field, and so is the name of a published pool.
 func TestPoolJobPublishes(t *testing.T) {
 	ctx := context.Background()
 	st, fx := poolFixture(t)
 	pid := fx.Project.ID
-	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, quietLog())}, 1)
+	c := newClient(t, st, map[string]jobs.Kind{vocab.JobKindPool: jobs.Pool(st, quietLog())}, 1)
 	before := poolCounts(t, st, pid)
 
-	spec := api.PoolSpec{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyDepth, RatersPerItem: 3}
-	j, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, spec), fx.Users["researcher"].ID)
+	spec := jobs.PoolRequest{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: vocab.StrategyDepth, RatersPerItem: 3}
+	j, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, spec), fx.Users["researcher"].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := wait(t, st, j.ID)
-	var pub api.PoolPublished
+	var pub jobs.PoolPublished
 	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != store.JobDone {
 		t.Fatalf("pool job %+v result %s: %v", got, got.Result, err)
 	}
@@ -109,20 +109,20 @@ func TestPoolJobPublishes(t *testing.T) {
 	// Refused before anything is stored: the field is named.
 	cases := []struct {
 		name  string
-		edit  func(*api.PoolSpec)
+		edit  func(*jobs.PoolRequest)
 		field string
 		conf  bool
 	}{
-		{"unknown run", func(s *api.PoolSpec) { s.Name, s.Runs = "x", []string{"bm25", "nope"} }, "runs[1]", false},
-		{"depth", func(s *api.PoolSpec) { s.Name, s.Depth = "x", 0 }, "depth", false},
-		{"raters", func(s *api.PoolSpec) { s.Name, s.RatersPerItem = "x", 21 }, "raters_per_item", false},
-		{"no name", func(s *api.PoolSpec) { s.Name = " " }, "name", false},
-		{"published name", func(s *api.PoolSpec) { s.Depth = 1 }, "name", true},
+		{"unknown run", func(s *jobs.PoolRequest) { s.Name, s.Runs = "x", []string{"bm25", "nope"} }, "runs[1]", false},
+		{"depth", func(s *jobs.PoolRequest) { s.Name, s.Depth = "x", 0 }, "depth", false},
+		{"raters", func(s *jobs.PoolRequest) { s.Name, s.RatersPerItem = "x", 21 }, "raters_per_item", false},
+		{"no name", func(s *jobs.PoolRequest) { s.Name = " " }, "name", false},
+		{"published name", func(s *jobs.PoolRequest) { s.Depth = 1 }, "name", true},
 	}
 	for _, tc := range cases {
 		s := spec
 		tc.edit(&s)
-		_, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, s), 0)
+		_, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, s), 0)
 		var inv *apperr.Invalid
 		var ref *apperr.Refused
 		switch {
@@ -132,7 +132,7 @@ func TestPoolJobPublishes(t *testing.T) {
 			t.Errorf("%s: %v, want invalid %s", tc.name, err, tc.field)
 		}
 	}
-	if _, err := c.Submit(ctx, pid, api.JobKindPool, json.RawMessage(`{"name":"y","runs":["bm25"],"depth":2,"strategy":"depth","colour":1}`), 0); err == nil {
+	if _, err := c.Submit(ctx, pid, vocab.JobKindPool, json.RawMessage(`{"name":"y","runs":["bm25"],"depth":2,"strategy":"depth","colour":1}`), 0); err == nil {
 		t.Error("an unknown parameter was accepted")
 	}
 	if js, _ := st.ListJobs(ctx, pid, 10); len(js) != 1 {
@@ -159,9 +159,9 @@ func TestPoolJobRetryPublishesOnce(t *testing.T) {
 		}
 		return res, err
 	}}
-	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: lossy}, 1)
+	c := newClient(t, st, map[string]jobs.Kind{vocab.JobKindPool: lossy}, 1)
 	before := poolCounts(t, st, pid)
-	j, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, api.PoolSpec{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyMTF}), 0)
+	j, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, jobs.PoolRequest{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: vocab.StrategyMTF}), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestPoolJobRetryPublishesOnce(t *testing.T) {
 	if len(seen) != 2 || seen[1] != 2 {
 		t.Fatalf("attempts %v, want 1 then 2", seen)
 	}
-	var pub api.PoolPublished
+	var pub jobs.PoolPublished
 	if err := json.Unmarshal(got.Result, &pub); err != nil {
 		t.Fatal(err)
 	}
@@ -198,13 +198,13 @@ func TestPoolJobUnique(t *testing.T) {
 	st, fx := poolFixture(t)
 	pid := fx.Project.ID
 	// No worker: the jobs stay queued.
-	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, quietLog())}, 0)
-	spec := api.PoolSpec{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyDepth}
-	first, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, spec), 0)
+	c := newClient(t, st, map[string]jobs.Kind{vocab.JobKindPool: jobs.Pool(st, quietLog())}, 0)
+	spec := jobs.PoolRequest{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: vocab.StrategyDepth}
+	first, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, spec), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, spec), 0)
+	again, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, spec), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestPoolJobUnique(t *testing.T) {
 		t.Fatalf("the same pool submitted twice: jobs %d and %d (%s)", first.ID, again.ID, again.State)
 	}
 	spec.Depth = 3
-	other, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, spec), 0)
+	other, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, spec), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,11 +232,11 @@ func TestPoolJobCancel(t *testing.T) {
 	st, fx := poolFixture(t)
 	pid := fx.Project.ID
 	before := poolCounts(t, st, pid)
-	kinds := map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, quietLog())}
+	kinds := map[string]jobs.Kind{vocab.JobKindPool: jobs.Pool(st, quietLog())}
 	web := newClient(t, st, kinds, 0)
 
 	// Queued: cancelled before any worker runs.
-	queued, err := web.Submit(ctx, pid, api.JobKindPool, poolParams(t, api.PoolSpec{Name: "early", Runs: []string{"bm25"}, Depth: 2, Strategy: api.StrategyDepth}), 0)
+	queued, err := web.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, jobs.PoolRequest{Name: "early", Runs: []string{"bm25"}, Depth: 2, Strategy: vocab.StrategyDepth}), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestPoolJobCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	newClient(t, st, kinds, 1)
-	running, err := web.Submit(ctx, pid, api.JobKindPool, poolParams(t, api.PoolSpec{Name: "late", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyDepth}), 0)
+	running, err := web.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, jobs.PoolRequest{Name: "late", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: vocab.StrategyDepth}), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

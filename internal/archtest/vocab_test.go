@@ -27,7 +27,7 @@ const vocabHome = "server/vocab"
 // share, by group. Each must have exactly one const definition in the
 // module (a string literal), in vocabHome; every other package names it
 // through vocabHome (api.RoleAdmin = vocab.RoleAdmin, pooling.Depth =
-// vocab.StrategyDepth, store.JobQueued = vocab.JobQueued).
+// vocab.StrategyDepth).
 var vocabulary = map[string][]string{
 	"roles":             {"annotator", "researcher", "admin"},
 	"task kinds":        {"relevance", "constraint", "paraphrase", "validation"},

@@ -203,7 +203,7 @@ func TestSweepQueuesLostAtomsBatch(t *testing.T) {
 	if err != nil || res.AtomsQueued != 0 || res.CALQueued != 0 || res.Labels != 0 {
 		t.Errorf("a second sweep: %+v %v, want it to do nothing", res, err)
 	}
-	if js := batchJobs(3); len(js) != 1 || js[0].State != store.JobQueued {
+	if js := batchJobs(3); len(js) != 1 || js[0].State != vocab.JobQueued {
 		t.Fatalf("atoms-batch jobs of the batch: %+v, want one queued", js)
 	}
 

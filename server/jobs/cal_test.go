@@ -173,7 +173,7 @@ func TestCALBatchGrowsOnJudgments(t *testing.T) {
 	for _, j := range js2 {
 		if j.Kind == pooling.CALJobKind {
 			calJobs++
-			if j.State != store.JobDone {
+			if j.State != vocab.JobDone {
 				t.Errorf("job %+v", j)
 			}
 		}

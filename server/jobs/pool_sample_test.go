@@ -53,7 +53,7 @@ func TestPoolJobSample(t *testing.T) {
 	}
 	got := wait(t, st, j.ID)
 	var pub jobs.PoolPublished
-	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != store.JobDone {
+	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != vocab.JobDone {
 		t.Fatalf("pool job %+v result %s: %v", got, got.Result, err)
 	}
 	s := pub.Preview.Sample

@@ -77,7 +77,7 @@ func TestPoolJobPublishes(t *testing.T) {
 	}
 	got := wait(t, st, j.ID)
 	var pub jobs.PoolPublished
-	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != store.JobDone {
+	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != vocab.JobDone {
 		t.Fatalf("pool job %+v result %s: %v", got, got.Result, err)
 	}
 	if pub.PoolID == 0 || pub.ItemsCreated != 4 || pub.RatersPerItem != 3 || pub.Preview.Items != 7 || pub.Preview.Name != "p1" ||
@@ -166,7 +166,7 @@ func TestPoolJobRetryPublishesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := wait(t, st, j.ID)
-	if got.State != store.JobDone {
+	if got.State != vocab.JobDone {
 		t.Fatalf("job %+v", got)
 	}
 	close(attempts)
@@ -208,7 +208,7 @@ func TestPoolJobUnique(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.ID != first.ID || again.State != store.JobQueued {
+	if again.ID != first.ID || again.State != vocab.JobQueued {
 		t.Fatalf("the same pool submitted twice: jobs %d and %d (%s)", first.ID, again.ID, again.State)
 	}
 	spec.Depth = 3
@@ -259,21 +259,21 @@ func TestPoolJobCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := waitFor(t, st, running.ID, 20*time.Second, func(j store.Job) bool { return j.Phase == "publishing the pool" })
-	if j.State != store.JobRunning || j.Total != 7 {
+	if j.State != vocab.JobRunning || j.Total != 7 {
 		t.Fatalf("publishing: %+v", j)
 	}
 	if err := web.Cancel(ctx, running.ID); err != nil {
 		t.Fatal(err)
 	}
 	got := wait(t, st, running.ID)
-	if got.State != store.JobCancelled || got.Error != "cancelled by a user" {
+	if got.State != vocab.JobCancelled || got.Error != "cancelled by a user" {
 		t.Fatalf("cancelled running job: %+v", got)
 	}
 	waitQueueState(t, st, running.ID, "cancelled")
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.JobByID(ctx, queued.ID); got.State != store.JobCancelled || got.StartedAt != nil {
+	if got, _ := st.JobByID(ctx, queued.ID); got.State != vocab.JobCancelled || got.StartedAt != nil {
 		t.Fatalf("cancelled queued job: %+v", got)
 	}
 	if after := poolCounts(t, st, pid); after != before {

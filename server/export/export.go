@@ -64,11 +64,8 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var c Counts
 	var err error
-	if !consensus.ValidMethod(opt.Consensus) {
-		return c, fmt.Errorf("export: unknown consensus %q (want majority or dawid-skene)", opt.Consensus)
-	}
-	if !ValidQrels(opt.Qrels) {
-		return c, fmt.Errorf("export: unknown qrels %q (want direct, derived or both)", opt.Qrels)
+	if err := CheckOptions(opt); err != nil {
+		return c, err
 	}
 	switch format {
 	case "quest":
@@ -257,11 +254,8 @@ type beirFile struct {
 // beirQrelsMode and a sidecar qrels/test.source.tsv says each qrel's
 // source (BEIR's qrels TSV has fixed columns).
 func beirFiles(opt Options) ([]beirFile, error) {
-	if !consensus.ValidMethod(opt.Consensus) {
-		return nil, fmt.Errorf("export: unknown consensus %q (want majority or dawid-skene)", opt.Consensus)
-	}
-	if !ValidQrels(opt.Qrels) {
-		return nil, fmt.Errorf("export: unknown qrels %q (want direct, derived or both)", opt.Qrels)
+	if err := CheckOptions(opt); err != nil {
+		return nil, err
 	}
 	files := []beirFile{{"corpus.jsonl", beirCorpus}, {"queries.jsonl", beirQueries}}
 	if opt.Qrels == "" || opt.Qrels == vocab.QrelsDirect {

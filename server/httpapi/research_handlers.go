@@ -379,28 +379,6 @@ func (h researchHandlers) exports(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// exportExt is the download file extension of a format (beir: a zip).
-func exportExt(format string) (string, bool) {
-	switch format {
-	case "quest", "quest-documents", "quest-judged":
-		return "jsonl", true
-	case "trec-topics":
-		return "txt", true
-	case "trec-qrels", "qrels-consensus":
-		return "qrels", true
-	case "trec-run":
-		return "run", true
-	case "csv":
-		return "csv", true
-	case "idmap":
-		return "tsv", true
-	case "beir":
-		return "zip", true
-	default:
-		return "", false
-	}
-}
-
 // download streams an export and records it as a snapshot; the export id
 // is in the X-Export-Id header and the file name.
 func (h researchHandlers) download(c echo.Context) error {
@@ -409,23 +387,14 @@ func (h researchHandlers) download(c echo.Context) error {
 		return err
 	}
 	format := c.Param("format")
-	ext, ok := exportExt(format)
-	if !ok {
-		return apperr.Invalidf("format", "must be one of %v (beir as a zip)", export.Formats())
+	opt := export.Options{Run: c.QueryParam("run"), Consensus: c.QueryParam("consensus"), Qrels: c.QueryParam("qrels"),
+		ZipRoot: p.Name + "-" + format}
+	ext, err := export.CheckDownload(format, opt)
+	if err != nil {
+		return err
 	}
-	if format == "trec-run" && c.QueryParam("run") == "" {
-		return apperr.Invalidf("run", "trec-run needs ?run=NAME")
-	}
-	method := c.QueryParam("consensus")
-	if method != "" && method != api.ConsensusMajority && method != api.ConsensusDawidSkene {
-		return apperr.Invalidf("consensus", "must be majority or dawid-skene")
-	}
-	if method == "" { // the project's method (quality settings)
-		method = p.ConsensusMethod
-	}
-	qrels := c.QueryParam("qrels")
-	if !export.ValidQrels(qrels) {
-		return apperr.Invalidf("qrels", "must be direct, derived or both")
+	if opt.Consensus == "" { // the project's method (quality settings)
+		opt.Consensus = p.ConsensusMethod
 	}
 	ss, _ := auth.CurrentSession(c)
 	id := api.NewUUID()
@@ -437,7 +406,7 @@ func (h researchHandlers) download(c echo.Context) error {
 	w.Header().Set(echo.HeaderContentType, contentType)
 	w.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s-%s.%s"`, p.Name, format, id[:8], ext))
 	w.Header().Set("X-Export-Id", id)
-	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, export.Options{Run: c.QueryParam("run"), Consensus: method, Qrels: qrels, ZipRoot: p.Name + "-" + format}, id, ss.User.ID)
+	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, opt, id, ss.User.ID)
 	if err != nil {
 		if !w.Committed {
 			w.Header().Del(echo.HeaderContentDisposition)

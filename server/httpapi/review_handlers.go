@@ -56,6 +56,16 @@ func page(c echo.Context) (limit, offset int, err error) {
 	return limit, offset, nil
 }
 
+// projectPage is the prelude of the paged lists: the :project the user
+// may enter, then ?limit and ?offset (page).
+func (h reviewHandlers) projectPage(c echo.Context) (p store.Project, limit, offset int, err error) {
+	if p, err = h.research.project(c); err != nil {
+		return p, 0, 0, err
+	}
+	limit, offset, err = page(c)
+	return p, limit, offset, err
+}
+
 // review records a researcher's review of one judgment.
 func (h reviewHandlers) review(c echo.Context) error {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
@@ -81,11 +91,7 @@ func (h reviewHandlers) review(c echo.Context) error {
 // queue lists every annotator's review counts and one annotator's
 // unreviewed judgments.
 func (h reviewHandlers) queue(c echo.Context) error {
-	p, err := h.research.project(c)
-	if err != nil {
-		return err
-	}
-	limit, offset, err := page(c)
+	p, limit, offset, err := h.projectPage(c)
 	if err != nil {
 		return err
 	}
@@ -130,11 +136,7 @@ func entryOf(j store.JudgmentSummary) api.ReviewEntry {
 // feedback lists the reviews of the signed-in user's own judgments in the
 // project: the user comes from the session, never from the request.
 func (h reviewHandlers) feedback(c echo.Context) error {
-	p, err := h.research.project(c)
-	if err != nil {
-		return err
-	}
-	limit, offset, err := page(c)
+	p, limit, offset, err := h.projectPage(c)
 	if err != nil {
 		return err
 	}
@@ -253,11 +255,7 @@ func (h reviewHandlers) browseItems(c echo.Context) error {
 
 // browseQueries lists one page of the project's queries matching ?text.
 func (h reviewHandlers) browseQueries(c echo.Context) error {
-	p, err := h.research.project(c)
-	if err != nil {
-		return err
-	}
-	limit, offset, err := page(c)
+	p, limit, offset, err := h.projectPage(c)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ var allowedImports = map[string][]string{
 	"server/pooling": {"server/apperr", "server/boolexpr", "server/cal", "server/estimate", "server/lexical",
 		"server/retrieval", "server/store", "server/vocab"},
 	"server/cal":   {"server/lexical"},
-	"server/atoms": {"server/boolexpr", "server/store", "server/vocab"},
+	"server/atoms": {"server/apperr", "server/boolexpr", "server/store", "server/vocab"},
 	"server/atompool": {"server/agreement", "server/apperr", "server/atoms", "server/boolexpr", "server/cal",
 		"server/consensus", "server/pooling", "server/retrieval", "server/store", "server/strictjson", "server/vocab"},
 	"server/atomsim": {"server/atompool", "server/atoms", "server/boolexpr", "server/cal", "server/pooling",

@@ -28,7 +28,7 @@ var allowedImports = map[string][]string{
 	"server/app": {"encoders", "server/apperr", "server/atompool", "server/auth", "server/config", "server/consensus",
 		"server/embedjob", "server/httpapi", "server/jobs", "server/judging", "server/live", "server/pooling",
 		"server/retrieval", "server/store", "server/strictjson", "server/vocab"},
-	"server/httpapi": {"server/apperr", "server/atompool", "server/auth", "server/boolexpr", "server/config",
+	"server/httpapi": {"server/apperr", "server/atompool", "server/atoms", "server/auth", "server/boolexpr", "server/config",
 		"server/consensus", "server/decompose", "server/export", "server/ingest", "server/jobs", "server/judging",
 		"server/live", "server/poolestimate", "server/pooling", "server/retrieval", "server/reuse", "server/store",
 		"server/strictjson", "web", "api"},

@@ -117,3 +117,105 @@ type AdjudicationRequest struct {
 	Relevance *int
 	Note      string
 }
+
+// ReviewQueue is GET /api/projects/:project/reviews: every annotator's
+// counts and, for the chosen annotator (?annotator=NAME), one page of
+// their current judgments not yet reviewed, oldest first.
+type ReviewQueue struct {
+	Annotators []AnnotatorReviews
+	Annotator  string
+	Total      int
+	Entries    []ReviewEntry
+}
+
+// AnnotatorReviews is one annotator's line of the review overview.
+type AnnotatorReviews struct {
+	AnnotatorID int64
+	Annotator   string
+	Judged      int // current relevance judgments
+	Unreviewed  int // of which not yet reviewed
+	Accepted    int // latest review: accept
+	Corrected   int // latest review: correct
+}
+
+// ReviewEntry is one judgment as the review queue, the feedback list and
+// the item view show it: what was judged, the grade, and its reviews.
+type ReviewEntry struct {
+	JudgmentID int64
+	ItemID     int64
+	Annotator  string
+	QueryExtID string
+	QueryText  string
+	DocExtID   string
+	DocTitle   string
+	Relevance  int
+	Evidence   string
+	Comment    string
+	JudgedAt   time.Time
+}
+
+// Feedback is GET /api/me/feedback?project=NAME: the reviews of the
+// signed-in user's own judgments in a project, newest first.
+type Feedback struct {
+	Project     string
+	Total       int // reviews received
+	Corrections int // of which corrections
+	Entries     []FeedbackEntry
+}
+
+// FeedbackEntry is one review of the signed-in annotator's judgment.
+type FeedbackEntry struct {
+	Judgment ReviewEntry
+	Review   Review
+}
+
+// Review is one stored review of a judgment.
+// BrowseItems is one page of the item browser.
+type BrowseItems struct {
+	Total  int
+	Offset int
+	Limit  int
+	Items  []BrowseItem
+}
+
+// BrowseItem is one row of the item browser.
+type BrowseItem struct {
+	ItemID     int64
+	Kind       string
+	QueryID    int64
+	QueryExtID string
+	QueryText  string
+	DocExtID   string
+	DocTitle   string
+	IsGold     bool
+	Votes      []BrowseVote
+	// Consensus is nil while the item has none (no relevance vote).
+	Consensus   *ConsensusView
+	LastJudged  *time.Time
+	Disagreeing bool
+}
+
+// BrowseVote is one annotator's current grade of an item.
+type BrowseVote struct {
+	Annotator string
+	Relevance int
+}
+
+// ConsensusView is the consensus of one relevance item.
+// BrowseQueries is one page of the searchable query list.
+type BrowseQueries struct {
+	Total   int
+	Offset  int
+	Limit   int
+	Queries []BrowseQuery
+}
+
+// BrowseQuery is one row of the searchable query list.
+type BrowseQuery struct {
+	ID          int64
+	ExtID       string
+	Text        string
+	Items       int
+	Judged      int // items with a consensus
+	Disagreeing int // items whose votes disagree
+}

@@ -84,3 +84,79 @@ func toAPIConsensusView(d consensus.ConsensusView) api.ConsensusView {
 func toConsensusAdjudicationRequest(w api.AdjudicationRequest) consensus.AdjudicationRequest {
 	return consensus.AdjudicationRequest(w)
 }
+
+func toAPIReviewQueue(d consensus.ReviewQueue) api.ReviewQueue {
+	return api.ReviewQueue{
+		Annotators: convSlice(d.Annotators, toAPIAnnotatorReviews),
+		Annotator:  d.Annotator,
+		Total:      d.Total,
+		Entries:    convSlice(d.Entries, toAPIReviewEntry),
+	}
+}
+
+func toAPIAnnotatorReviews(d consensus.AnnotatorReviews) api.AnnotatorReviews {
+	return api.AnnotatorReviews(d)
+}
+
+func toAPIReviewEntry(d consensus.ReviewEntry) api.ReviewEntry {
+	return api.ReviewEntry(d)
+}
+
+func toAPIFeedback(d consensus.Feedback) api.Feedback {
+	return api.Feedback{
+		Project:     d.Project,
+		Total:       d.Total,
+		Corrections: d.Corrections,
+		Entries:     convSlice(d.Entries, toAPIFeedbackEntry),
+	}
+}
+
+func toAPIFeedbackEntry(d consensus.FeedbackEntry) api.FeedbackEntry {
+	return api.FeedbackEntry{
+		Judgment: toAPIReviewEntry(d.Judgment),
+		Review:   toAPIReview(d.Review),
+	}
+}
+
+func toAPIBrowseItems(d consensus.BrowseItems) api.BrowseItems {
+	return api.BrowseItems{
+		Total:  d.Total,
+		Offset: d.Offset,
+		Limit:  d.Limit,
+		Items:  convSlice(d.Items, toAPIBrowseItem),
+	}
+}
+
+func toAPIBrowseItem(d consensus.BrowseItem) api.BrowseItem {
+	return api.BrowseItem{
+		ItemID:      d.ItemID,
+		Kind:        d.Kind,
+		QueryID:     d.QueryID,
+		QueryExtID:  d.QueryExtID,
+		QueryText:   d.QueryText,
+		DocExtID:    d.DocExtID,
+		DocTitle:    d.DocTitle,
+		IsGold:      d.IsGold,
+		Votes:       convSlice(d.Votes, toAPIBrowseVote),
+		Consensus:   convPtr(d.Consensus, toAPIConsensusView),
+		LastJudged:  d.LastJudged,
+		Disagreeing: d.Disagreeing,
+	}
+}
+
+func toAPIBrowseVote(d consensus.BrowseVote) api.BrowseVote {
+	return api.BrowseVote(d)
+}
+
+func toAPIBrowseQueries(d consensus.BrowseQueries) api.BrowseQueries {
+	return api.BrowseQueries{
+		Total:   d.Total,
+		Offset:  d.Offset,
+		Limit:   d.Limit,
+		Queries: convSlice(d.Queries, toAPIBrowseQuery),
+	}
+}
+
+func toAPIBrowseQuery(d consensus.BrowseQuery) api.BrowseQuery {
+	return api.BrowseQuery(d)
+}

@@ -21,12 +21,8 @@ type constraintHandlers struct {
 
 // pool creates constraint items (POST /api/projects/:project/constraints).
 func (h constraintHandlers) pool(c echo.Context) error {
-	p, err := h.research.project(c)
+	p, req, err := projectBody[api.ConstraintPoolRequest](h.research, c)
 	if err != nil {
-		return err
-	}
-	var req api.ConstraintPoolRequest
-	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
 	return reply(c, toAPIConstraintPoolResult)(atompool.Pool(c.Request().Context(), h.st, p.ID, toAtompoolConstraintPoolRequest(req)))

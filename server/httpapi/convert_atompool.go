@@ -5,21 +5,12 @@ import (
 	"boolpool/server/atompool"
 )
 
-func toAPIDerivedQuery(d atompool.DerivedQuery) api.DerivedQuery {
-	return api.DerivedQuery(d)
-}
+func toAPIDerivedQuery(d atompool.DerivedQuery) api.DerivedQuery { return api.DerivedQuery(d) }
 
 func toAPIDerivedQrels(d atompool.DerivedQrels) api.DerivedQrels {
-	return api.DerivedQrels{
-		Atoms:       d.Atoms,
-		AtomLabels:  d.AtomLabels,
-		Constraint:  toAPIConstraintCounts(d.Constraint),
-		Queries:     convSlice(d.Queries, toAPIDerivedQuery),
-		Flags:       convSlice(d.Flags, toAPIConsistencyFlag),
-		Relevant:    d.Relevant,
-		NonRelevant: d.NonRelevant,
-		Unknown:     d.Unknown,
-	}
+	return api.DerivedQrels{Atoms: d.Atoms, AtomLabels: d.AtomLabels, Constraint: toAPIConstraintCounts(d.Constraint),
+		Queries: convSlice(d.Queries, toAPIDerivedQuery), Flags: convSlice(d.Flags, toAPIConsistencyFlag),
+		Relevant: d.Relevant, NonRelevant: d.NonRelevant, Unknown: d.Unknown}
 }
 
 func toAPIConstraintPoolResult(d atompool.ConstraintPoolResult) api.ConstraintPoolResult {
@@ -29,7 +20,6 @@ func toAPIConstraintPoolResult(d atompool.ConstraintPoolResult) api.ConstraintPo
 func toAPIConstraintCounts(d atompool.ConstraintCounts) api.ConstraintCounts {
 	return api.ConstraintCounts(d)
 }
-
 func toAPIConsistencyFlag(d atompool.ConsistencyFlag) api.ConsistencyFlag {
 	return api.ConsistencyFlag(d)
 }

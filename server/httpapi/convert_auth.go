@@ -5,6 +5,4 @@ import (
 	"boolpool/server/auth"
 )
 
-func toAuthNewAccount(w api.NewUserRequest) auth.NewAccount {
-	return auth.NewAccount(w)
-}
+func toAuthNewAccount(w api.NewUserRequest) auth.NewAccount { return auth.NewAccount(w) }

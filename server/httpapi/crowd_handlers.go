@@ -265,12 +265,8 @@ func (h crowdHandlers) settings(c echo.Context) error {
 // a project whose entry is off (or that has no key yet) makes a new key:
 // a link closed by turning entry off stays closed.
 func (h crowdHandlers) update(c echo.Context) error {
-	p, err := h.research.project(c)
+	p, req, err := projectBody[api.CrowdUpdateRequest](h.research, c)
 	if err != nil {
-		return err
-	}
-	var req api.CrowdUpdateRequest
-	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)

@@ -68,12 +68,8 @@ func (h poolHandlers) preview(c echo.Context) error {
 // pool without a name gets one now, so that a publish job's retries
 // publish the same pool.
 func (h poolHandlers) request(c echo.Context) (store.Project, jobs.PoolRequest, error) {
-	p, err := h.research.project(c)
+	p, req, err := projectBody[api.PoolSpec](h.research, c)
 	if err != nil {
-		return p, jobs.PoolRequest{}, err
-	}
-	var req api.PoolSpec
-	if err := bindJSON(c, &req); err != nil {
 		return p, jobs.PoolRequest{}, err
 	}
 	req.Name = strings.TrimSpace(req.Name)

@@ -423,3 +423,15 @@ func (h researchHandlers) download(c echo.Context) error {
 	h.log.Info("exported", "project", p.Name, "format", format, "id", snap.ID, "bytes", snap.Bytes)
 	return nil
 }
+
+// projectBody is the prelude of a project's POST and PUT handlers: the
+// :project the signed-in user may enter (researchHandlers.project), then
+// the request body (bindJSON).
+func projectBody[T any](h researchHandlers, c echo.Context) (store.Project, T, error) {
+	var req T
+	p, err := h.project(c)
+	if err != nil {
+		return p, req, err
+	}
+	return p, req, bindJSON(c, &req)
+}

@@ -163,6 +163,22 @@ func (h crowdHandlers) start(c echo.Context) error {
 	})
 }
 
+// startAgain shows the start page again, with a fresh one-time form and
+// notice, after checking the link (an error page when it no longer works).
+func (h crowdHandlers) startAgain(c echo.Context, status int, project, key, participant, notice string) error {
+	if _, err := h.svc.CrowdLink(c.Request().Context(), project, key, clientAddr(c)); err != nil {
+		return entryError(c, err)
+	}
+	form, err := h.svc.NewEntryFormToken(c)
+	if err != nil {
+		return err
+	}
+	return renderStart(c, status, startView{
+		Action: "/enter/" + url.PathEscape(project), Key: key, Form: form, Participant: participant,
+		SignedInAs: h.signedInOther(c, project, participant), Notice: notice,
+	})
+}
+
 // enter signs the participant in (POST from the start page).
 func (h crowdHandlers) enter(c echo.Context) error {
 	project := c.Param("project")
@@ -170,18 +186,7 @@ func (h crowdHandlers) enter(c echo.Context) error {
 	participant := participantParam(c.FormValue)
 	if !auth.CheckEntryForm(c, c.FormValue("form")) {
 		// A stale or forged form: show a fresh start page.
-		if _, err := h.svc.CrowdLink(c.Request().Context(), project, key, clientAddr(c)); err != nil {
-			return entryError(c, err)
-		}
-		form, err := h.svc.NewEntryFormToken(c)
-		if err != nil {
-			return err
-		}
-		return renderStart(c, http.StatusForbidden, startView{
-			Action: "/enter/" + url.PathEscape(project), Key: key, Form: form, Participant: participant,
-			SignedInAs: h.signedInOther(c, project, participant),
-			Notice:     "This page had expired. Please press Start again.",
-		})
+		return h.startAgain(c, http.StatusForbidden, project, key, participant, "This page had expired. Please press Start again.")
 	}
 	// The form token is one-time: a second POST of the same form (a
 	// double click, the back button, a replay) is refused.
@@ -190,18 +195,8 @@ func (h crowdHandlers) enter(c echo.Context) error {
 		return err
 	}
 	if !first {
-		if _, err := h.svc.CrowdLink(c.Request().Context(), project, key, clientAddr(c)); err != nil {
-			return entryError(c, err)
-		}
-		form, err := h.svc.NewEntryFormToken(c)
-		if err != nil {
-			return err
-		}
-		return renderStart(c, http.StatusConflict, startView{
-			Action: "/enter/" + url.PathEscape(project), Key: key, Form: form, Participant: participant,
-			SignedInAs: h.signedInOther(c, project, participant),
-			Notice:     "This start form was already sent once, so it was not used again. To continue, press Start.",
-		})
+		return h.startAgain(c, http.StatusConflict, project, key, participant,
+			"This start form was already sent once, so it was not used again. To continue, press Start.")
 	}
 	if other := h.signedInOther(c, project, participant); other != "" && c.FormValue("replace") != "yes" {
 		form, err := h.svc.NewEntryFormToken(c)

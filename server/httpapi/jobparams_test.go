@@ -7,13 +7,15 @@ import (
 	"boolpool/api"
 	"boolpool/server/app"
 	"boolpool/server/jobs"
+	"boolpool/server/reuse"
 )
 
 // TestJobParamsKeepWireNames: the domain types of the job parameters and
 // results stored in the jobs table (jobs.params, jobs.result) have the JSON
 // names of their wire types, field for field and in their nested types, so
 // a job stored by an older server (from the wire types) still decodes, and
-// the setup page reads a result as the wire type.
+// the setup page reads a result as the wire type. The reuse reports too:
+// boolpool eval reusability|stability --json prints the API's JSON.
 func TestJobParamsKeepWireNames(t *testing.T) {
 	for _, pair := range []struct{ wire, domain any }{
 		{api.PoolSpec{}, jobs.PoolRequest{}},
@@ -21,6 +23,8 @@ func TestJobParamsKeepWireNames(t *testing.T) {
 		{api.RetrieveJobParams{}, jobs.RetrieveParams{}},
 		{api.IndexJobParams{}, jobs.IndexParams{}},
 		{api.EncodeJobParams{}, app.EncodeParams{}},
+		{api.Reusability{}, reuse.ReusabilityReport{}},
+		{api.Stability{}, reuse.StabilityReport{}},
 	} {
 		w, d := jsonNames(reflect.TypeOf(pair.wire), ""), jsonNames(reflect.TypeOf(pair.domain), "")
 		if !reflect.DeepEqual(w, d) {

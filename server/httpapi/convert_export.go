@@ -8,3 +8,5 @@ import (
 func toAPICrowdParticipant(d export.CrowdParticipant) api.CrowdParticipant {
 	return api.CrowdParticipant(d)
 }
+
+func toAPIExportSnapshot(d export.Record) api.ExportSnapshot { return api.ExportSnapshot(d) }

@@ -2,11 +2,9 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -50,9 +48,6 @@ type researchStore interface {
 	ProjectByID(ctx context.Context, id int64) (store.Project, error)
 	IsProjectMember(ctx context.Context, projectID, userID int64) (bool, error)
 	ItemByID(ctx context.Context, id int64) (store.Item, error)
-	ExportSnapshots(ctx context.Context, projectID int64) ([]store.ExportSnapshot, error)
-	ExportFailures(ctx context.Context, projectID int64) ([]store.ExportFailure, error)
-	Usernames(ctx context.Context) (map[int64]string, error)
 	ListQueries(ctx context.Context, projectID int64, split string) ([]store.Query, error)
 }
 
@@ -344,39 +339,7 @@ func (h researchHandlers) exports(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	snaps, err := h.st.ExportSnapshots(ctx, p.ID)
-	if err != nil {
-		return err
-	}
-	names, err := h.st.Usernames(ctx)
-	if err != nil {
-		return err
-	}
-	out := make([]api.ExportSnapshot, 0, len(snaps))
-	for _, s := range snaps {
-		v := api.ExportSnapshot{ID: s.ID, Format: s.Format, CreatedAt: s.CreatedAt}
-		if err := json.Unmarshal(s.Counts, &v.Counts); err != nil {
-			return fmt.Errorf("research: export %s counts: %w", s.ID, err)
-		}
-		if s.CreatedBy != nil {
-			v.CreatedBy = names[*s.CreatedBy]
-		}
-		out = append(out, v)
-	}
-	fails, err := h.st.ExportFailures(ctx, p.ID)
-	if err != nil {
-		return err
-	}
-	for _, f := range fails {
-		v := api.ExportSnapshot{ID: f.ID, Format: f.Format, CreatedAt: f.At, Failed: true, Error: f.Reason, Counts: map[string]any{}}
-		if f.CreatedBy != nil {
-			v.CreatedBy = names[*f.CreatedBy]
-		}
-		out = append(out, v)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
-	return c.JSON(http.StatusOK, out)
+	return reply(c, sliceOf(toAPIExportSnapshot))(export.History(c.Request().Context(), h.exportSt, p.ID))
 }
 
 // download streams an export and records it as a snapshot; the export id

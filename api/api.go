@@ -42,7 +42,7 @@ const (
 )
 
 // CSRFHeader carries the session's CSRF token on every state-changing request.
-const CSRFHeader = "X-CSRF-Token"
+const CSRFHeader = vocab.CSRFHeader
 
 // LoginRequest is the body of POST /api/auth/login.
 type LoginRequest struct {
@@ -167,9 +167,9 @@ type ValidationAnswer struct {
 // Limits on a judgment's free text, in bytes (UTF-8), shared by the server's
 // checks and the browser's fields so both enforce one value.
 const (
-	MaxComment    = 4000
-	MaxSkipReason = 500
-	MaxParaphrase = 1000
+	MaxComment    = vocab.MaxComment
+	MaxSkipReason = vocab.MaxSkipReason
+	MaxParaphrase = vocab.MaxParaphrase
 )
 
 // JudgmentRequest is the body of POST /api/judgments. ClientID (a UUID made
@@ -258,24 +258,8 @@ type Problem struct {
 	Field  string `json:"field,omitempty"`
 }
 
-// roleRank is the one list of roles, from least to most privileged:
-// a role's rank, or 0 for a string that is not a role.
-func roleRank(r string) int {
-	switch r {
-	case RoleAnnotator:
-		return 1
-	case RoleResearcher:
-		return 2
-	case RoleAdmin:
-		return 3
-	}
-	return 0
-}
-
 // ValidRole reports whether r is a known role.
-func ValidRole(r string) bool { return roleRank(r) > 0 }
+func ValidRole(r string) bool { return vocab.ValidRole(r) }
 
 // RoleAtLeast reports whether role has at least the privileges of min.
-func RoleAtLeast(role, min string) bool {
-	return roleRank(role) > 0 && roleRank(role) >= roleRank(min)
-}
+func RoleAtLeast(role, min string) bool { return vocab.RoleAtLeast(role, min) }

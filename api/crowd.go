@@ -1,10 +1,13 @@
 package api
 
-import "time"
+import (
+	"boolpool/server/vocab"
+	"time"
+)
 
 // CrowdLeaseCap is the most items a crowd participant holds leased at
 // once, so anonymous identities cannot starve a project's members.
-const CrowdLeaseCap = 3
+const CrowdLeaseCap = vocab.CrowdLeaseCap
 
 // CrowdSettings is a project's crowd entry (GET/PUT
 // /api/projects/:project/crowd). EntryPath is the link to hand to the

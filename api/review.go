@@ -1,6 +1,9 @@
 package api
 
-import "time"
+import (
+	"boolpool/server/vocab"
+	"time"
+)
 
 // Wire types of review with feedback and the item browser (issue 25).
 //
@@ -12,12 +15,12 @@ import "time"
 
 // Review verdicts.
 const (
-	ReviewAccept  = "accept"
-	ReviewCorrect = "correct"
+	ReviewAccept  = vocab.ReviewAccept
+	ReviewCorrect = vocab.ReviewCorrect
 )
 
 // MaxReviewNote bounds a review note (bytes), like an adjudication note.
-const MaxReviewNote = 4000
+const MaxReviewNote = vocab.MaxReviewNote
 
 // ReviewRequest is the body of POST /api/judgments/:id/review.
 type ReviewRequest struct {

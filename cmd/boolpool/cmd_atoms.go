@@ -9,7 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"boolpool/api"
 	"boolpool/server/atompool"
 	"boolpool/server/atoms"
 	"boolpool/server/store"
@@ -93,7 +92,7 @@ func runAtoms(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintf(stderr, "%d inconsistencies\n", len(flags))
 	case "pool":
-		req := api.ConstraintPoolRequest{Depth: *depth, Limit: *limit, Gold: *gold}
+		req := atompool.ConstraintPoolRequest{Depth: *depth, Limit: *limit, Gold: *gold}
 		for _, r := range strings.Split(*runs, ",") {
 			if r = strings.TrimSpace(r); r != "" {
 				req.Runs = append(req.Runs, r)

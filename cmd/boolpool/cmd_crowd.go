@@ -171,17 +171,20 @@ func runCrowdParticipants(ctx context.Context, args []string, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	views := make([]export.CrowdParticipant, 0, len(ps))
 	out := api.CrowdParticipants{QuotaItems: p.CrowdQuotaItems, QuotaMinutes: p.CrowdQuotaMinutes,
 		Participants: make([]api.CrowdParticipant, 0, len(ps))}
 	for _, cp := range ps {
-		out.Participants = append(out.Participants, export.CrowdParticipantView(cp))
+		v := export.CrowdParticipantView(cp)
+		views = append(views, v)
+		out.Participants = append(out.Participants, api.CrowdParticipant(v))
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	return export.CrowdParticipantsCSV(stdout, out.Participants)
+	return export.CrowdParticipantsCSV(stdout, views)
 }
 
 // runCrowdRelease is 'boolpool crowd release': an admin hands a participant

@@ -33,10 +33,14 @@ func decomposeMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if len(args) > 0 && args[0] == "train" {
 		return decomposeTrain(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "set" {
+		return decomposeSet(ctx, args[1:], stdout, stderr)
+	}
 	fs := newFlagSet("decompose", stderr, `usage: boolpool decompose [--json] [--echo] [--rules | --model FILE] ["QUERY"]
        boolpool decompose --eval FILE [--held-out] [--rules | --model FILE] [--json]
        boolpool decompose --project P [--split S] [--only-missing] [--dry-run] [--json]
        boolpool decompose train --quest FILE [--debquest FILE] --out FILE [--cv K]
+       boolpool decompose set --project P --query ID --expression EXPR [--atoms LIST] [--force]
 
 Decomposes with the learned model embedded in boolpool (the rules where it is
 unsure), or with --rules the hand-written rules alone. Without QUERY, reads one
@@ -46,7 +50,8 @@ atoms of original_query; with --held-out only the QUEST queries the model held
 out of its training. With --project, stores the decomposer's expression of each
 of the project's queries (audited, one transaction) and prints how many per
 template, how many below the confidence threshold and which failed; without
---only-missing, existing expressions (researchers' corrections too) are replaced.`)
+--only-missing, existing expressions (researchers' corrections too) are replaced.
+'decompose set' saves one query's corrected decomposition (decompose set -h).`)
 	asJSON := fs.Bool("json", false, "print one JSON object per query (with --eval: the report as JSON; with --project: the summary as JSON)")
 	evalPath := fs.String("eval", "", "evaluate on a QUEST-format jsonl `file` (query, original_query, metadata.template)")
 	withQuery := fs.Bool("echo", false, "include the input query in the JSON output")

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/reuse"
 	"boolpool/server/store"
@@ -165,7 +164,7 @@ func opt(v *float64) string {
 	return num(*v)
 }
 
-func printReusability(w io.Writer, rep api.Reusability) error {
+func printReusability(w io.Writer, rep reuse.ReusabilityReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "pool %s: %d queries with consensus labels, %d runs\n\n", rep.Pool, rep.Queries, len(rep.Runs))
 	fmt.Fprintln(tw, "run\tfamily\tcontributed\tunique\t"+strings.Join(rep.Measures, "\t"))
@@ -180,7 +179,7 @@ func printReusability(w io.Writer, rep api.Reusability) error {
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
-	section := func(title, what string, los []api.LeaveOut, maxes map[string]float64) {
+	section := func(title, what string, los []reuse.LeaveOut, maxes map[string]float64) {
 		fmt.Fprintf(tw, "\n%s\n", title)
 		fmt.Fprintf(tw, "%s\trun\tremoved (relevant)\tjudged@10\tmeasure\twith\twithout\tchange\trank\tτ\tτ_AP\n", what)
 		for _, lo := range los {
@@ -205,7 +204,7 @@ func printReusability(w io.Writer, rep api.Reusability) error {
 	return tw.Flush()
 }
 
-func printStability(w io.Writer, rep api.Stability) error {
+func printStability(w io.Writer, rep reuse.StabilityReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	scope := "every relevance item"
 	if rep.Pool != "" {
@@ -217,7 +216,7 @@ func printStability(w io.Writer, rep api.Stability) error {
 		head += "\t" + m + " τ\t" + m + " τ_AP"
 	}
 	fmt.Fprintln(tw, head)
-	row := func(label, judgments, queries string, corr map[string]api.RankCorr) {
+	row := func(label, judgments, queries string, corr map[string]reuse.RankCorr) {
 		cells := []string{label, judgments, queries}
 		for _, m := range rep.Measures {
 			cells = append(cells, opt(corr[m].KendallTau), opt(corr[m].TauAP))

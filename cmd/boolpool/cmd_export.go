@@ -27,8 +27,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return fmt.Errorf("%w: --project and --format are required", errUsage)
 	}
-	if *cons != "" && *cons != "majority" && *cons != "dawid-skene" {
-		return fmt.Errorf("%w: --consensus must be majority or dawid-skene, not %q", errUsage, *cons)
+	opt := export.Options{Run: *run, Consensus: *cons, Qrels: *qrels}
+	if err := export.Check(*format, opt); err != nil {
+		return flagError(err)
 	}
 	if export.MultiFile(*format) && *out == "" {
 		return fmt.Errorf("%w: %s writes several files: pass --out DIR", errUsage, *format)
@@ -38,20 +39,20 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	if *cons == "" {
-		*cons = p.ConsensusMethod
+	if opt.Consensus == "" {
+		opt.Consensus = p.ConsensusMethod
 	}
 	var c export.Counts
 	var snap export.Snapshot
 	switch {
 	case export.MultiFile(*format):
-		c, err = export.WriteDir(ctx, st, p.ID, *format, *out, export.Options{Consensus: *cons, Qrels: *qrels})
+		c, err = export.WriteDir(ctx, st, p.ID, *format, *out, opt)
 	case *out == "":
-		snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, stdout, export.Options{Run: *run, Consensus: *cons, Qrels: *qrels}, "", 0)
+		snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, stdout, opt, "", 0)
 		c = snap.Counts
 	default:
 		c, err = writeAtomically(*out, func(w io.Writer) (export.Counts, error) {
-			snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, w, export.Options{Run: *run, Consensus: *cons, Qrels: *qrels}, "", 0)
+			snap, err = export.WriteSnapshot(ctx, st, p.ID, *format, w, opt, "", 0)
 			return snap.Counts, err
 		})
 	}

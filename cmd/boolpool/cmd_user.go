@@ -38,7 +38,7 @@ func runUser(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer st.Close()
-	u, err := auth.CreateAccount(ctx, st, api.NewUserRequest{
+	u, err := auth.CreateAccount(ctx, st, auth.NewAccount{
 		Username: *username, DisplayName: *display, Role: *role, Password: *password, Project: *project,
 	}, 0)
 	var inv *apperr.Invalid

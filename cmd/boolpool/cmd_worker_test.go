@@ -23,6 +23,7 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // migratedDB is a fresh migrated database: its URL and a store on it.
@@ -89,7 +90,7 @@ func TestWorkerRunsQueuedJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	j, err := webClient(t, st, t.TempDir()).Submit(ctx, p.ID, api.JobKindRetrieve, json.RawMessage(`{"method": "bm25", "depth": 5}`), 0)
-	if err != nil || j.State != store.JobQueued {
+	if err != nil || j.State != vocab.JobQueued {
 		t.Fatalf("queue: %+v %v", j, err)
 	}
 
@@ -104,7 +105,7 @@ func TestWorkerRunsQueuedJobs(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Fatalf("worker: %v\n%s", err, stderr.String())
 	}
-	if done.State != store.JobDone || done.Done != 1 || done.Total != 1 {
+	if done.State != vocab.JobDone || done.Done != 1 || done.Total != 1 {
 		t.Fatalf("job %+v", done)
 	}
 	if !strings.Contains(stdout.String(), "queues [default]") {
@@ -197,10 +198,10 @@ func TestWorkerKilledMidEncode(t *testing.T) {
 	t.Logf("killed the worker with %d of %d documents committed", committed, docs)
 	restarted := time.Now()
 	startWorkerProcess(t, cache, args...)
-	waitJobState(t, st, j.ID, 90*time.Second, func(j store.Job) bool { return j.State != store.JobRunning || j.Done < killedAt.Done })
+	waitJobState(t, st, j.ID, 90*time.Second, func(j store.Job) bool { return j.State != vocab.JobRunning || j.Done < killedAt.Done })
 	t.Logf("the job was taken up again after %v", time.Since(restarted).Round(time.Second))
 	done := waitJobState(t, st, j.ID, 90*time.Second, store.Job.Finished)
-	if done.State != store.JobDone {
+	if done.State != vocab.JobDone {
 		t.Fatalf("job %+v", done)
 	}
 	t.Logf("done %v after the restart", time.Since(restarted).Round(time.Second))
@@ -258,7 +259,7 @@ func killWorkerMidEncode(t *testing.T, st *store.Store, w *exec.Cmd, jobID int64
 	if err != nil {
 		t.Fatal(err)
 	}
-	if killedAt.State != store.JobRunning || committed == 0 || committed >= total {
+	if killedAt.State != vocab.JobRunning || committed == 0 || committed >= total {
 		t.Fatalf("after the kill: job %s, %d of %d documents committed", killedAt.State, committed, total)
 	}
 	return killedAt, committed

@@ -21,6 +21,7 @@ import (
 	"boolpool/internal/judgingtest"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // TestHelperServeProcess is not a test: TestLoopbackTwoServersOneWorker
@@ -271,7 +272,7 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 	restarted := time.Now()
 	startWorkerProcess(t, cache, workerArgs...)
 	done := waitJobState(t, st, job.ID, 120*time.Second, store.Job.Finished)
-	if done.State != store.JobDone {
+	if done.State != vocab.JobDone {
 		t.Fatalf("job %+v", done)
 	}
 	t.Logf("job done %v after the second worker started", time.Since(restarted).Round(time.Second))

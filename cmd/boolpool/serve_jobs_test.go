@@ -19,6 +19,7 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // runJob submits one job to the job client of a worker (server/app), and waits for its end.
@@ -82,7 +83,7 @@ func TestEncodeJobWithoutModels(t *testing.T) {
 	empty := t.TempDir()
 	for _, enc := range []string{"minilm-static", "lexical"} {
 		j := runJob(t, st, empty, p.ID, api.JobKindEncode, `{"encoder": "`+enc+`"}`)
-		if j.State != store.JobFailed || !strings.Contains(j.Error, "encoder models are not prepared") {
+		if j.State != vocab.JobFailed || !strings.Contains(j.Error, "encoder models are not prepared") {
 			t.Fatalf("%s: %s: %s", enc, j.State, j.Error)
 		}
 	}
@@ -95,7 +96,7 @@ func TestEncodeJobLexical(t *testing.T) {
 	st := storetest.New(t)
 	p := importSmall(t, st)
 	j := runJob(t, st, cache, p.ID, api.JobKindEncode, `{"encoder": "lexical", "skip_queries": true}`)
-	if j.State != store.JobDone {
+	if j.State != vocab.JobDone {
 		t.Fatalf("job %s: %s", j.State, j.Error)
 	}
 	var rep embedjob.Report
@@ -122,7 +123,7 @@ func TestRetrieveJobWarnsWithoutExpression(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := runJob(t, st, t.TempDir(), p.ID, api.JobKindRetrieve, `{"method": "pnorm", "depth": 5}`)
-	if j.State != store.JobDone {
+	if j.State != vocab.JobDone {
 		t.Fatalf("job %s: %s", j.State, j.Error)
 	}
 	want := "1 of 1 queries have no expression: ran as plain bm25"

@@ -177,6 +177,40 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
+// TestDomainImportsNoWireTypes: no package of server/ but the HTTP edge
+// and the dev tooling imports the wire types (wireImporters).
+func TestDomainImportsNoWireTypes(t *testing.T) {
+	module, pkgs := listModule(t)
+	for _, v := range checkWire(module, pkgs, allowedImports) {
+		t.Error(v)
+	}
+}
+
+// TestCheckWireCatchesViolations: a domain package importing api, or
+// listing it in its row, fails; the HTTP edge, the dev tooling and the
+// packages outside server/ pass.
+func TestCheckWireCatchesViolations(t *testing.T) {
+	const m = "example"
+	allowed := map[string][]string{"server/httpapi": {"api"}, "server/judging": {"server/store"}}
+	clean := []pkg{
+		{ImportPath: m + "/server/httpapi", Imports: []string{m + "/api", m + "/server/judging"}},
+		{ImportPath: m + "/server/devtools/loadgen", Imports: []string{m + "/api"}},
+		{ImportPath: m + "/cmd/boolpool", Imports: []string{m + "/api"}},
+		{ImportPath: m + "/server/judging", Imports: []string{m + "/server/store"}},
+	}
+	if got := checkWire(m, clean, allowed); len(got) > 0 {
+		t.Errorf("violations in a clean graph: %q", got)
+	}
+	imports := append(slices.Clone(clean[:3]), pkg{ImportPath: m + "/server/judging", Imports: []string{m + "/api"}})
+	if got := checkWire(m, imports, allowed); len(got) != 1 || !strings.Contains(got[0], "example/server/judging imports example/api") {
+		t.Errorf("a domain import of api: violations %q", got)
+	}
+	row := map[string][]string{"server/httpapi": {"api"}, "server/judging": {"server/store", "api"}}
+	if got := checkWire(m, clean, row); len(got) != 1 || !strings.Contains(got[0], "server/judging lists api") {
+		t.Errorf("api in a domain row: violations %q", got)
+	}
+}
+
 // TestCheckAllowedCatchesViolations: an import outside the package's row,
 // a package without a row and a row without a package each fail; a "dir/..."
 // row allows the packages below dir; imports outside the module are not

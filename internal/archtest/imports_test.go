@@ -27,8 +27,8 @@ var allowedImports = map[string][]string{
 	// The composition root and the HTTP edge.
 	"server/app": {"encoders", "server/apperr", "server/atompool", "server/auth", "server/config", "server/consensus",
 		"server/embedjob", "server/httpapi", "server/jobs", "server/judging", "server/live", "server/pooling",
-		"server/retrieval", "server/store", "server/strictjson", "server/sweep", "api"},
-	"server/httpapi": {"server/apperr", "server/atompool", "server/auth", "server/boolexpr", "server/config",
+		"server/retrieval", "server/store", "server/strictjson", "server/sweep", "server/vocab"},
+	"server/httpapi": {"server/apperr", "server/atompool", "server/atoms", "server/auth", "server/boolexpr", "server/config",
 		"server/consensus", "server/decompose", "server/export", "server/ingest", "server/jobs", "server/judging",
 		"server/live", "server/poolestimate", "server/pooling", "server/retrieval", "server/reuse", "server/store",
 		"server/strictjson", "web", "api"},
@@ -37,25 +37,25 @@ var allowedImports = map[string][]string{
 	"server/sweep": {"server/atompool", "server/consensus", "server/pooling", "server/store"},
 
 	// The judgment flow: judging → consensus → live / export.
-	"server/auth":      {"server/apperr", "server/store", "api"},
-	"server/judging":   {"server/apperr", "server/boolexpr", "server/store", "api"},
-	"server/consensus": {"server/apperr", "server/judging", "server/store", "server/vocab", "api"},
-	"server/live":      {"server/agreement", "server/boolexpr", "server/consensus", "server/metrics", "server/store", "api"},
+	"server/auth":      {"server/apperr", "server/store", "server/vocab"},
+	"server/judging":   {"server/apperr", "server/boolexpr", "server/store", "server/vocab"},
+	"server/consensus": {"server/apperr", "server/judging", "server/store", "server/vocab"},
+	"server/live":      {"server/agreement", "server/boolexpr", "server/consensus", "server/metrics", "server/store", "server/vocab"},
 	"server/export": {"server/apperr", "server/atoms", "server/boolexpr", "server/consensus", "server/judging",
-		"server/store", "server/trecfmt", "api"},
+		"server/store", "server/trecfmt", "server/vocab"},
 
 	// Pools, retrieval, constraints, evaluation.
 	"server/pooling": {"server/apperr", "server/boolexpr", "server/cal", "server/estimate", "server/lexical",
 		"server/retrieval", "server/store", "server/vocab"},
 	"server/cal":   {"server/lexical"},
-	"server/atoms": {"server/boolexpr", "server/store", "server/vocab"},
+	"server/atoms": {"server/apperr", "server/boolexpr", "server/store", "server/vocab"},
 	"server/atompool": {"server/agreement", "server/apperr", "server/atoms", "server/boolexpr", "server/cal",
-		"server/consensus", "server/pooling", "server/retrieval", "server/store", "server/strictjson", "server/vocab", "api"},
+		"server/consensus", "server/pooling", "server/retrieval", "server/store", "server/strictjson", "server/vocab"},
 	"server/atomsim": {"server/atompool", "server/atoms", "server/boolexpr", "server/cal", "server/pooling",
 		"server/retrieval", "server/store", "server/vocab"},
 	"server/poolestimate": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/pooling", "server/store"},
 	"server/reuse": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/retrieval",
-		"server/store", "api"},
+		"server/store"},
 	"server/evalsim": {"server/cal", "server/estimate", "server/lexical", "server/metrics", "server/pooling",
 		"server/retrieval", "server/store", "server/vocab"},
 	"server/estimate":  {"server/metrics"},
@@ -67,7 +67,7 @@ var allowedImports = map[string][]string{
 	"server/decompose":       {"server/apperr", "server/boolexpr", "server/decompose/learn", "server/store"},
 	"server/decompose/learn": {},
 	"server/jobs": {"server/apperr", "server/estimate", "server/lexical", "server/pooling",
-		"server/retrieval", "server/store", "server/strictjson", "api"},
+		"server/retrieval", "server/store", "server/strictjson", "server/vocab"},
 	"server/demo": {"server/apperr", "server/auth", "server/ingest", "server/lexical", "server/pooling",
 		"server/retrieval", "server/store", "server/vocab"},
 
@@ -126,6 +126,37 @@ var allowedImports = map[string][]string{
 	"internal/judgingtest":  {"server/auth", "server/boolexpr", "server/retrieval", "server/store", "api"},
 	"internal/debquesttest": {"server/atoms", "server/boolexpr"},
 	"internal/archtest":     {},
+}
+
+// wireImporters are the packages of server/ that may import the wire types
+// (api): the HTTP edge, and the dev tooling that speaks HTTP. Every other
+// server package uses its own types (or server/vocab's words); the
+// conversions between them and api are the edge's, server/httpapi/convert_*.go.
+// cmd/ (CLI output) and web/ are outside server/ and not ruled here.
+var wireImporters = []string{"server/httpapi", "server/devtools/..."}
+
+// checkWire returns every package of server/ outside wireImporters that
+// imports api, and every such package whose row in allowed lists api.
+func checkWire(module string, pkgs []pkg, allowed map[string][]string) []string {
+	const why = "domain packages use no wire types: give the package its own type and convert at the HTTP edge (server/httpapi/convert_*.go)"
+	var bad []string
+	domain := func(rel string) bool { return within(rel, "server") && !allows(wireImporters, rel) }
+	for _, p := range pkgs {
+		from, ok := strings.CutPrefix(p.ImportPath, module+"/")
+		if !ok || !domain(from) {
+			continue
+		}
+		if slices.Contains(p.Imports, module+"/api") {
+			bad = append(bad, fmt.Sprintf("%s imports %s/api: %s", p.ImportPath, module, why))
+		}
+	}
+	for from, row := range allowed {
+		if domain(from) && slices.Contains(row, "api") {
+			bad = append(bad, fmt.Sprintf("%s lists api in its row of allowedImports: %s", from, why))
+		}
+	}
+	sort.Strings(bad)
+	return bad
 }
 
 // allows reports whether a row of allowedImports lets its package import

@@ -26,7 +26,7 @@ const vocabHome = "server/vocab"
 // share, by group. Each must have exactly one const definition in the
 // module (a string literal), in vocabHome; every other package names it
 // through vocabHome (api.RoleAdmin = vocab.RoleAdmin, pooling.Depth =
-// vocab.StrategyDepth, store.JobQueued = vocab.JobQueued).
+// vocab.StrategyDepth).
 var vocabulary = map[string][]string{
 	"roles":             {"annotator", "researcher", "admin"},
 	"task kinds":        {"relevance", "constraint", "paraphrase", "validation"},
@@ -37,6 +37,8 @@ var vocabulary = map[string][]string{
 	"evidence values":   {"complete", "partial", "none"},
 	"satisfied labels":  {"yes", "no", "unsure"},
 	"qrels sources":     {"direct", "derived", "both"},
+	"review verdicts":   {"accept", "correct"},
+	"headers":           {"X-CSRF-Token"},
 }
 
 // homonyms are const definitions spelt like a vocabulary word that mean

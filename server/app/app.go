@@ -115,6 +115,7 @@ func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logg
 	}
 	a := &App{Jobs: jc, log: log, Services: httpapi.Services{Store: st, Jobs: jc}}
 	calTrigger := pooling.NewCALTrigger(st, jc, log)
+	a.Services.CAL = pooling.NewCALControl(st, calTrigger)
 	atomsTrigger := atompool.NewAtomsTrigger(st, jc, log)
 	a.Sweeper = sweep.New(st, calTrigger, atomsTrigger, log, opts.SweepEvery)
 	a.Sweeper.Start()

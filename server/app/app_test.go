@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/app"
 	"boolpool/server/config"
@@ -18,11 +17,12 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // productionKinds are the job kinds `boolpool serve` and `boolpool worker`
 // run, by their names' own constants.
-var productionKinds = []string{api.JobKindRetrieve, api.JobKindEncode, api.JobKindIndex, api.JobKindPool, pooling.CALJobKind, pooling.AtomsJobKind}
+var productionKinds = []string{vocab.JobKindRetrieve, vocab.JobKindEncode, vocab.JobKindIndex, vocab.JobKindPool, pooling.CALJobKind, pooling.AtomsJobKind}
 
 func newApp(t *testing.T, st *store.Store, opts app.Options) *app.App {
 	t.Helper()
@@ -99,15 +99,15 @@ func TestNewWiresTheJudgmentFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rater := judging.Rater{ID: fx.Users["annotator1"].ID, Role: api.RoleAnnotator}
-	q, err := a.Services.Judging.Queue(ctx, rater, fx.Project.Name, api.QueueRequest{Kind: api.KindRelevance, N: 1})
+	rater := judging.Rater{ID: fx.Users["annotator1"].ID, Role: vocab.RoleAnnotator}
+	q, err := a.Services.Judging.Queue(ctx, rater, fx.Project.Name, judging.QueueRequest{Kind: vocab.KindRelevance, N: 1})
 	if err != nil || len(q.Tasks) == 0 {
 		t.Fatalf("queue: %+v %v", q, err)
 	}
 	item := q.Tasks[0].ItemID
 	r := 3
-	req := api.JudgmentRequest{ClientID: "00000000-0000-4000-8000-000000000001", AuthorID: rater.ID, ItemID: item,
-		Kind: api.KindRelevance, Relevance: &r, Evidence: "complete"}
+	req := judging.JudgmentRequest{ClientID: "00000000-0000-4000-8000-000000000001", AuthorID: rater.ID, ItemID: item,
+		Kind: vocab.KindRelevance, Relevance: &r, Evidence: "complete"}
 	if _, err := a.Services.Judging.Submit(ctx, rater, req); err != nil {
 		t.Fatal(err)
 	}

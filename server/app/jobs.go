@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/server/apperr"
 	"boolpool/server/atompool"
@@ -19,6 +18,7 @@ import (
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
 	"boolpool/server/strictjson"
+	"boolpool/server/vocab"
 )
 
 // JobKinds are the background job kinds of every job client (serve,
@@ -29,12 +29,12 @@ import (
 func JobKinds(st *store.Store, log *slog.Logger, opts Options) map[string]jobs.Kind {
 	atoms := atompool.NewPools(st, log)
 	return map[string]jobs.Kind{
-		api.JobKindRetrieve:  jobs.Retrieve(st, log, denseOpener(st, opts)),
-		api.JobKindEncode:    encodeKind(st, log, opts),
-		api.JobKindIndex:     jobs.Index(st, log),
-		api.JobKindPool:      jobs.Pool(st, atoms, log),
-		pooling.CALJobKind:   jobs.CALBatch(pooling.NewCALGrower(st, log)),
-		pooling.AtomsJobKind: jobs.AtomsBatch(atoms),
+		vocab.JobKindRetrieve: jobs.Retrieve(st, log, denseOpener(st, opts)),
+		vocab.JobKindEncode:   encodeKind(st, log, opts),
+		vocab.JobKindIndex:    jobs.Index(st, log),
+		vocab.JobKindPool:     jobs.Pool(st, atoms, log),
+		pooling.CALJobKind:    jobs.CALBatch(pooling.NewCALGrower(st, log)),
+		pooling.AtomsJobKind:  jobs.AtomsBatch(atoms),
 	}
 }
 
@@ -140,8 +140,8 @@ func encodeKind(st *store.Store, log *slog.Logger, opts Options) jobs.Kind {
 	}
 }
 
-func encodeParams(raw json.RawMessage) (api.EncodeJobParams, error) {
-	var p api.EncodeJobParams
+func encodeParams(raw json.RawMessage) (EncodeParams, error) {
+	var p EncodeParams
 	if err := strictjson.Params(raw, &p); err != nil {
 		return p, err
 	}
@@ -164,4 +164,14 @@ func notPrepared(err error) error {
 		return fmt.Errorf("the encoder models are not prepared on this server (run scripts/install-onnxruntime.sh, scripts/fetch-models.sh and 'boolpool model prepare'): %w", err)
 	}
 	return err
+}
+
+// EncodeParams are the parameters of an encode job (as `boolpool
+// encode`): SkipQueries leaves query texts out, Reset embeds everything
+// again, Batch defaults to 64.
+type EncodeParams struct {
+	Encoder     string `json:"encoder"`
+	SkipQueries bool   `json:"skip_queries,omitempty"`
+	Reset       bool   `json:"reset,omitempty"`
+	Batch       int    `json:"batch,omitempty"`
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 
-	"boolpool/api"
 	"boolpool/server/agreement"
 	"boolpool/server/apperr"
 	"boolpool/server/atoms"
@@ -15,6 +14,7 @@ import (
 	"boolpool/server/consensus"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Constraint judging (issue 13): Pool creates constraint items
@@ -34,8 +34,8 @@ const MaxPoolLimit = 100000
 // atom (one label serves them all), so the first judgments complete the
 // most derived qrels. req.Gold more pairs with an imported label become
 // gold items with that label as the reference answer.
-func Pool(ctx context.Context, st *store.Store, projectID int64, req api.ConstraintPoolRequest) (api.ConstraintPoolResult, error) {
-	var res api.ConstraintPoolResult
+func Pool(ctx context.Context, st *store.Store, projectID int64, req ConstraintPoolRequest) (ConstraintPoolResult, error) {
+	var res ConstraintPoolResult
 	switch {
 	case req.Limit < 0 || req.Limit > MaxPoolLimit:
 		return res, apperr.Invalidf("limit", "must be between 1 and %d (0 = 1000)", MaxPoolLimit)
@@ -190,8 +190,8 @@ func goldPairs(ctx context.Context, st *store.Store, projectID int64, n int) ([]
 // recomputes every constraint item's label from the stored judgments (one
 // statement per item: the CLI and the exports repair, the dashboard's
 // two-second reloads do not).
-func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool) (api.DerivedQrels, error) {
-	out := api.DerivedQrels{Queries: []api.DerivedQuery{}, Flags: []api.ConsistencyFlag{}}
+func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool) (DerivedQrels, error) {
+	out := DerivedQrels{Queries: []DerivedQuery{}, Flags: []ConsistencyFlag{}}
 	if _, err := atoms.Sync(ctx, st, projectID); err != nil {
 		return out, err
 	}
@@ -242,7 +242,7 @@ func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool)
 		if err != nil {
 			return out, err
 		}
-		dq := api.DerivedQuery{QueryExtID: q.ID, Text: texts[q.ID], Expression: exprText(q, atomTexts), Variant: variant[q.ID]}
+		dq := DerivedQuery{QueryExtID: q.ID, Text: texts[q.ID], Expression: exprText(q, atomTexts), Variant: variant[q.ID]}
 		for _, r := range qr {
 			switch r.Derived {
 			case boolexpr.True:
@@ -269,13 +269,13 @@ func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool)
 		return out, err
 	}
 	for _, f := range flags {
-		out.Flags = append(out.Flags, api.ConsistencyFlag{Doc: f.Doc, Query: f.Query, Other: f.Other, Reason: f.Reason})
+		out.Flags = append(out.Flags, ConsistencyFlag{Doc: f.Doc, Query: f.Query, Other: f.Other, Reason: f.Reason})
 	}
 	items, judged, judgments, err := st.ConstraintCounts(ctx, projectID)
 	if err != nil {
 		return out, err
 	}
-	out.Constraint = api.ConstraintCounts{Items: items, Judged: judged, Judgments: judgments}
+	out.Constraint = ConstraintCounts{Items: items, Judged: judged, Judgments: judgments}
 	votes, err := st.ConstraintVotes(ctx, projectID)
 	if err != nil {
 		return out, err
@@ -286,8 +286,8 @@ func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool)
 
 // constraintAgreement fills in the raters' agreement on constraint items
 // (votes: item → answers).
-func constraintAgreement(c *api.ConstraintCounts, votes map[int64][]string) {
-	cat := map[string]int{api.SatisfiedYes: 0, api.SatisfiedNo: 1, api.SatisfiedUnsure: 2}
+func constraintAgreement(c *ConstraintCounts, votes map[int64][]string) {
+	cat := map[string]int{vocab.SatisfiedYes: 0, vocab.SatisfiedNo: 1, vocab.SatisfiedUnsure: 2}
 	byN := map[int][][]int{} // votes per item → category counts
 	unanimous := 0
 	for _, vs := range votes {

@@ -3,6 +3,7 @@ package atompool_test
 import (
 	"boolpool/server/atompool"
 	"boolpool/server/atoms"
+	"boolpool/server/vocab"
 	"bytes"
 	"context"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/apperr"
 	"boolpool/server/consensus"
@@ -29,7 +29,7 @@ var constraintTruth = map[string]map[string]string{
 	"comedy films":                  {"d5": "yes", "d6": "yes"},
 }
 
-func derivedOf(t *testing.T, sum api.DerivedQrels, q string) api.DerivedQuery {
+func derivedOf(t *testing.T, sum atompool.DerivedQrels, q string) atompool.DerivedQuery {
 	t.Helper()
 	for _, d := range sum.Queries {
 		if d.QueryExtID == q {
@@ -37,7 +37,7 @@ func derivedOf(t *testing.T, sum api.DerivedQrels, q string) api.DerivedQuery {
 		}
 	}
 	t.Fatalf("no derived qrels for %s in %+v", q, sum.Queries)
-	return api.DerivedQuery{}
+	return atompool.DerivedQuery{}
 }
 
 // TestConstraintJudgingDerivesQrels runs constraint judging end to end on a
@@ -58,10 +58,10 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 	p := fx.Project.ID
 
 	var inv *apperr.Invalid
-	if _, err := atompool.Pool(ctx, st, p, api.ConstraintPoolRequest{Limit: -1}); !errors.As(err, &inv) || inv.Field != "limit" {
+	if _, err := atompool.Pool(ctx, st, p, atompool.ConstraintPoolRequest{Limit: -1}); !errors.As(err, &inv) || inv.Field != "limit" {
 		t.Fatalf("negative limit: %v, want invalid", err)
 	}
-	res, err := atompool.Pool(ctx, st, p, api.ConstraintPoolRequest{})
+	res, err := atompool.Pool(ctx, st, p, atompool.ConstraintPoolRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 	if res.Candidates != 12 || res.Created != 12 {
 		t.Fatalf("pool: %+v, want 12 candidates and items", res)
 	}
-	if again, err := atompool.Pool(ctx, st, p, api.ConstraintPoolRequest{}); err != nil || again.Created != 0 || again.Candidates != 0 {
+	if again, err := atompool.Pool(ctx, st, p, atompool.ConstraintPoolRequest{}); err != nil || again.Created != 0 || again.Candidates != 0 {
 		t.Fatalf("second pool: %+v %v, want nothing new", again, err)
 	}
 	sum, err := atompool.Summary(ctx, st, p, false)
@@ -83,10 +83,10 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 	clientN := 0
 	judge := func(user string, answer func(atom, doc string) string, max int) int {
 		t.Helper()
-		r := judging.Rater{ID: fx.Users[user].ID, Role: api.RoleAnnotator}
+		r := judging.Rater{ID: fx.Users[user].ID, Role: vocab.RoleAnnotator}
 		done := 0
 		for done < max {
-			q, err := svc.Queue(ctx, r, fx.Project.Name, api.QueueRequest{Kind: api.KindConstraint, N: 1})
+			q, err := svc.Queue(ctx, r, fx.Project.Name, judging.QueueRequest{Kind: vocab.KindConstraint, N: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,13 +94,13 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 				break
 			}
 			tk := q.Tasks[0]
-			if tk.Kind != api.KindConstraint || tk.Constraint == nil || tk.Document == nil {
+			if tk.Kind != vocab.KindConstraint || tk.Constraint == nil || tk.Document == nil {
 				t.Fatalf("task %+v is not a constraint task with a document", tk)
 			}
 			a := answer(tk.Constraint.Text, tk.Document.ExtID)
 			clientN++
-			_, err = svc.Submit(ctx, r, api.JudgmentRequest{ClientID: fmt.Sprintf("5a1c0c3e-6b7d-4e2f-8a9b-%012d", clientN), AuthorID: r.ID,
-				ItemID: tk.ItemID, Kind: api.KindConstraint, Constraint: &api.ConstraintAnswer{Satisfied: a, Sentences: []int{1, 0, 1}}})
+			_, err = svc.Submit(ctx, r, judging.JudgmentRequest{ClientID: fmt.Sprintf("5a1c0c3e-6b7d-4e2f-8a9b-%012d", clientN), AuthorID: r.ID,
+				ItemID: tk.ItemID, Kind: vocab.KindConstraint, Constraint: &judging.ConstraintAnswer{Satisfied: a, Sentences: []int{1, 0, 1}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,18 +112,18 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 
 	// A bad answer is refused, naming the field.
 	{
-		r := judging.Rater{ID: fx.Users["annotator3"].ID, Role: api.RoleAnnotator}
-		q, err := svc.Queue(ctx, r, fx.Project.Name, api.QueueRequest{Kind: api.KindConstraint, N: 1})
+		r := judging.Rater{ID: fx.Users["annotator3"].ID, Role: vocab.RoleAnnotator}
+		q, err := svc.Queue(ctx, r, fx.Project.Name, judging.QueueRequest{Kind: vocab.KindConstraint, N: 1})
 		if err != nil || len(q.Tasks) != 1 {
 			t.Fatalf("queue: %v %v", q, err)
 		}
-		_, err = svc.Submit(ctx, r, api.JudgmentRequest{ClientID: "5a1c0c3e-6b7d-4e2f-8a9b-999999999999", AuthorID: r.ID,
-			ItemID: q.Tasks[0].ItemID, Kind: api.KindConstraint, Constraint: &api.ConstraintAnswer{Satisfied: "maybe"}})
+		_, err = svc.Submit(ctx, r, judging.JudgmentRequest{ClientID: "5a1c0c3e-6b7d-4e2f-8a9b-999999999999", AuthorID: r.ID,
+			ItemID: q.Tasks[0].ItemID, Kind: vocab.KindConstraint, Constraint: &judging.ConstraintAnswer{Satisfied: "maybe"}})
 		if err == nil || !strings.Contains(err.Error(), "constraint.satisfied") {
 			t.Fatalf("bad answer: %v, want constraint.satisfied refused", err)
 		}
-		_, err = svc.Submit(ctx, r, api.JudgmentRequest{ClientID: "5a1c0c3e-6b7d-4e2f-8a9b-999999999998", AuthorID: r.ID,
-			ItemID: q.Tasks[0].ItemID, Kind: api.KindConstraint, Constraint: &api.ConstraintAnswer{Satisfied: "yes", Sentences: []int{7}}})
+		_, err = svc.Submit(ctx, r, judging.JudgmentRequest{ClientID: "5a1c0c3e-6b7d-4e2f-8a9b-999999999998", AuthorID: r.ID,
+			ItemID: q.Tasks[0].ItemID, Kind: vocab.KindConstraint, Constraint: &judging.ConstraintAnswer{Satisfied: "yes", Sentences: []int{7}}})
 		if err == nil || !strings.Contains(err.Error(), "constraint.sentences") {
 			t.Fatalf("bad sentence: %v, want constraint.sentences refused", err)
 		}
@@ -189,7 +189,7 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	if _, err := export.Write(ctx, st, p, "qrels-consensus", &buf, export.Options{Qrels: api.QrelsDerived}); err != nil {
+	if _, err := export.Write(ctx, st, p, "qrels-consensus", &buf, export.Options{Qrels: vocab.QrelsDerived}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
@@ -203,7 +203,7 @@ func TestConstraintJudgingDerivesQrels(t *testing.T) {
 		t.Error("unknown qrels mode accepted")
 	}
 	buf.Reset()
-	if _, err := export.Write(ctx, st, p, "quest-judged", &buf, export.Options{Qrels: api.QrelsBoth}); err != nil {
+	if _, err := export.Write(ctx, st, p, "quest-judged", &buf, export.Options{Qrels: vocab.QrelsBoth}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `"qrels_source": {"d2": "derived"}`) || !strings.Contains(buf.String(), `"docs_unknown": 1`) {
@@ -258,7 +258,7 @@ func TestConstraintGoldItems(t *testing.T) {
 	if err := st.SetAtomLabels(ctx, p, []store.AtomLabel{{AtomID: comedy, DocExtID: "d5", Label: "yes"}}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := atompool.Pool(ctx, st, p, api.ConstraintPoolRequest{Gold: 5})
+	res, err := atompool.Pool(ctx, st, p, atompool.ConstraintPoolRequest{Gold: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,8 +270,8 @@ func TestConstraintGoldItems(t *testing.T) {
 	t.Cleanup(cons.Close)
 	svc := judging.New(st, cons, nil)
 	svc.ObserveConstraints(cons)
-	r := judging.Rater{ID: fx.Users["annotator1"].ID, Role: api.RoleAnnotator}
-	q, err := svc.Queue(ctx, r, fx.Project.Name, api.QueueRequest{Kind: api.KindConstraint, N: 1})
+	r := judging.Rater{ID: fx.Users["annotator1"].ID, Role: vocab.RoleAnnotator}
+	q, err := svc.Queue(ctx, r, fx.Project.Name, judging.QueueRequest{Kind: vocab.KindConstraint, N: 1})
 	if err != nil || len(q.Tasks) != 1 {
 		t.Fatalf("queue: %+v %v", q, err)
 	}
@@ -279,8 +279,8 @@ func TestConstraintGoldItems(t *testing.T) {
 	if tk.Constraint == nil || tk.Constraint.Text != "comedy films" || tk.Document.ExtID != "d5" {
 		t.Fatalf("first task %+v is not the gold item", tk)
 	}
-	if _, err := svc.Submit(ctx, r, api.JudgmentRequest{ClientID: "6b2d0c3e-6b7d-4e2f-8a9b-000000000001", AuthorID: r.ID, ItemID: tk.ItemID,
-		Kind: api.KindConstraint, Constraint: &api.ConstraintAnswer{Satisfied: "no"}}); err != nil {
+	if _, err := svc.Submit(ctx, r, judging.JudgmentRequest{ClientID: "6b2d0c3e-6b7d-4e2f-8a9b-000000000001", AuthorID: r.ID, ItemID: tk.ItemID,
+		Kind: vocab.KindConstraint, Constraint: &judging.ConstraintAnswer{Satisfied: "no"}}); err != nil {
 		t.Fatal(err)
 	}
 	g, err := st.GoldRecordOf(ctx, p, r.ID)
@@ -308,7 +308,7 @@ func TestConstraintItemsFollowMerge(t *testing.T) {
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 1)
 	p := fx.Project.ID
-	if _, err := atompool.Pool(ctx, st, p, api.ConstraintPoolRequest{}); err != nil {
+	if _, err := atompool.Pool(ctx, st, p, atompool.ConstraintPoolRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	links, err := st.AtomLinks(ctx, p)

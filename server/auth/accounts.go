@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // AccountStore is what CreateAccount needs.
@@ -18,7 +18,7 @@ type AccountStore interface {
 
 // CreateAccount validates and creates a user (admins, and the
 // 'boolpool user add' command), optionally adding them to a project.
-func CreateAccount(ctx context.Context, st AccountStore, req api.NewUserRequest, createdBy int64) (store.User, error) {
+func CreateAccount(ctx context.Context, st AccountStore, req NewAccount, createdBy int64) (store.User, error) {
 	req.Username = strings.TrimSpace(req.Username)
 	if !validUsername(req.Username) {
 		return store.User{}, apperr.Invalidf("username", "1-64 characters: letters, digits, '.', '_' or '-'")
@@ -26,7 +26,7 @@ func CreateAccount(ctx context.Context, st AccountStore, req api.NewUserRequest,
 	if strings.HasPrefix(strings.ToLower(req.Username), crowdPrefix) {
 		return store.User{}, apperr.Invalidf("username", "names starting with %q are kept for crowd participants", crowdPrefix)
 	}
-	if !api.ValidRole(req.Role) {
+	if !vocab.ValidRole(req.Role) {
 		return store.User{}, apperr.Invalidf("role", "must be annotator, researcher or admin")
 	}
 	if len(req.Password) < MinPasswordLen {
@@ -74,4 +74,13 @@ func validUsername(s string) bool {
 		}
 	}
 	return true
+}
+
+// NewAccount is the body of POST /api/admin/users.
+type NewAccount struct {
+	Username    string
+	DisplayName string
+	Role        string
+	Password    string
+	Project     string
 }

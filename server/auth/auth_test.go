@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 func TestPasswordHash(t *testing.T) {
@@ -96,7 +96,7 @@ func TestLoginGuessingDoesNotLockOutOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.CreateUser(ctx, store.NewUser{Username: "admin", Role: api.RoleAdmin, PasswordHash: hash}); err != nil {
+	if _, err := st.CreateUser(ctx, store.NewUser{Username: "admin", Role: vocab.RoleAdmin, PasswordHash: hash}); err != nil {
 		t.Fatal(err)
 	}
 	s := New(st, Options{LoginPerMinute: 1000, AccountLoginPerMinute: 5, AccountBackoff: 50 * time.Millisecond}, slog.New(slog.DiscardHandler))

@@ -10,9 +10,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Cookie names.
@@ -59,9 +59,9 @@ func (s *Service) RequireSession(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		if !safeMethod(c.Request().Method) {
-			got := c.Request().Header.Get(api.CSRFHeader)
+			got := c.Request().Header.Get(vocab.CSRFHeader)
 			if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(ss.CSRFToken)) != 1 {
-				return fmt.Errorf("auth: %s header missing or wrong: %w", api.CSRFHeader, apperr.ErrForbidden)
+				return fmt.Errorf("auth: %s header missing or wrong: %w", vocab.CSRFHeader, apperr.ErrForbidden)
 			}
 		}
 		c.Set(sessionKey, ss)
@@ -78,7 +78,7 @@ func RequireRole(min string) echo.MiddlewareFunc {
 			if !ok {
 				return fmt.Errorf("auth: no session: %w", apperr.ErrUnauthorized)
 			}
-			if !api.RoleAtLeast(ss.User.Role, min) {
+			if !vocab.RoleAtLeast(ss.User.Role, min) {
 				return fmt.Errorf("auth: %s role required: %w", min, apperr.ErrForbidden)
 			}
 			return next(c)

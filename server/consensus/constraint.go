@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"boolpool/api"
 	"boolpool/server/judging"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Constraint consensus (issue 13): the current yes / no / unsure votes of a
@@ -28,12 +28,12 @@ func DecideConstraint(votes []string) (label string, ok bool) {
 	for _, v := range votes {
 		counts[v]++
 	}
-	for _, l := range []string{api.SatisfiedYes, api.SatisfiedNo, api.SatisfiedUnsure} {
+	for _, l := range []string{vocab.SatisfiedYes, vocab.SatisfiedNo, vocab.SatisfiedUnsure} {
 		if 2*counts[l] > len(votes) {
 			return l, true
 		}
 	}
-	return api.SatisfiedUnsure, true
+	return vocab.SatisfiedUnsure, true
 }
 
 // ConstraintJudged implements judging.ConstraintObserver: it recomputes
@@ -85,10 +85,10 @@ func RefreshConstraint(ctx context.Context, st *store.Store, itemID int64) (bool
 func constraintVotes(js []store.Judgment) ([]string, error) {
 	var out []string
 	for _, j := range js {
-		if j.Kind != api.KindConstraint || j.SkipReason != "" {
+		if j.Kind != vocab.KindConstraint || j.SkipReason != "" {
 			continue
 		}
-		var a api.ConstraintAnswer
+		var a judging.ConstraintAnswer
 		if err := json.Unmarshal(j.Payload, &a); err != nil {
 			return nil, fmt.Errorf("consensus: constraint judgment %d: %w", j.ID, err)
 		}

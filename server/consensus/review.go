@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"strings"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
+	"boolpool/server/judging"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Review with feedback (issue 25). A researcher's review of an annotator's
@@ -25,37 +26,37 @@ import (
 // Review records a review of a judgment by reviewerID and, for a
 // correction, refreshes the item's consensus and tells the listeners. The
 // caller has checked the reviewer's access to the judgment's project.
-func (s *Service) Review(ctx context.Context, reviewerID, judgmentID int64, req api.ReviewRequest) (api.ReviewResult, error) {
+func (s *Service) Review(ctx context.Context, reviewerID, judgmentID int64, req ReviewRequest) (ReviewResult, error) {
 	note := strings.TrimSpace(req.Note)
-	if len(note) > api.MaxReviewNote {
-		return api.ReviewResult{}, apperr.Invalidf("note", "longer than %d bytes", api.MaxReviewNote)
+	if len(note) > vocab.MaxReviewNote {
+		return ReviewResult{}, apperr.Invalidf("note", "longer than %d bytes", vocab.MaxReviewNote)
 	}
 	n := store.NewReview{JudgmentID: judgmentID, ReviewerID: reviewerID, Note: note}
 	switch req.Verdict {
-	case api.ReviewAccept:
+	case vocab.ReviewAccept:
 		if req.Relevance != nil {
-			return api.ReviewResult{}, apperr.Invalidf("relevance", "an acceptance takes no grade (send verdict %q to change it)", api.ReviewCorrect)
+			return ReviewResult{}, apperr.Invalidf("relevance", "an acceptance takes no grade (send verdict %q to change it)", vocab.ReviewCorrect)
 		}
 		n.Verdict = store.VerdictAccept
-	case api.ReviewCorrect:
+	case vocab.ReviewCorrect:
 		if req.Relevance == nil {
-			return api.ReviewResult{}, apperr.Invalidf("relevance", "required for a correction (0-3)")
+			return ReviewResult{}, apperr.Invalidf("relevance", "required for a correction (0-3)")
 		}
 		if *req.Relevance < 0 || *req.Relevance > 3 {
-			return api.ReviewResult{}, apperr.Invalidf("relevance", "must be 0, 1, 2 or 3")
+			return ReviewResult{}, apperr.Invalidf("relevance", "must be 0, 1, 2 or 3")
 		}
 		if note == "" {
-			return api.ReviewResult{}, apperr.Invalidf("note", "required for a correction: the annotator reads it")
+			return ReviewResult{}, apperr.Invalidf("note", "required for a correction: the annotator reads it")
 		}
 		rel := int16(*req.Relevance)
 		n.Verdict, n.Relevance = store.VerdictCorrect, &rel
 		n.AdjudicationNote = fmt.Sprintf("Correction of judgment %d: %s", judgmentID, note)
 	default:
-		return api.ReviewResult{}, apperr.Invalidf("verdict", "must be %q or %q", api.ReviewAccept, api.ReviewCorrect)
+		return ReviewResult{}, apperr.Invalidf("verdict", "must be %q or %q", vocab.ReviewAccept, vocab.ReviewCorrect)
 	}
 	_, itemID, err := s.st.JudgmentProject(ctx, judgmentID)
 	if err != nil {
-		return api.ReviewResult{}, err
+		return ReviewResult{}, err
 	}
 	// The item's lock orders this refresh with the worker's and with
 	// adjudications, as Adjudicate does.
@@ -64,9 +65,9 @@ func (s *Service) Review(ctx context.Context, reviewerID, judgmentID int64, req 
 	defer mu.Unlock()
 	r, err := s.st.AddReview(ctx, n)
 	if err != nil {
-		return api.ReviewResult{}, err
+		return ReviewResult{}, err
 	}
-	out := api.ReviewResult{Review: ReviewView(r)}
+	out := ReviewResult{Review: ReviewView(r)}
 	if r.Verdict == store.VerdictCorrect {
 		ref, err := s.Refresh(ctx, itemID)
 		if err != nil {
@@ -85,8 +86,8 @@ func (s *Service) Review(ctx context.Context, reviewerID, judgmentID int64, req 
 }
 
 // ReviewView is the wire form of a stored review.
-func ReviewView(r store.ReviewRow) api.Review {
-	v := api.Review{ID: r.ID, JudgmentID: r.JudgmentID, ItemID: r.ItemID, Annotator: r.Annotator, Reviewer: r.Reviewer,
+func ReviewView(r store.ReviewRow) Review {
+	v := Review{ID: r.ID, JudgmentID: r.JudgmentID, ItemID: r.ItemID, Annotator: r.Annotator, Reviewer: r.Reviewer,
 		Verdict: r.Verdict, Original: int(r.Original), Note: r.Note, AdjudicationID: r.AdjudicationID, CreatedAt: r.CreatedAt,
 		Current: r.Current}
 	if r.Relevance != nil {
@@ -100,25 +101,25 @@ func ReviewView(r store.ReviewRow) api.Review {
 // (its consensus, if any, every current judgment and the adjudications),
 // the annotators' earlier judgments that their current ones replaced, and
 // the reviews.
-func (s *Service) Detail(ctx context.Context, itemID int64) (api.ItemDetail, error) {
+func (s *Service) Detail(ctx context.Context, itemID int64) (ItemDetail, error) {
 	it, err := s.st.ItemByID(ctx, itemID)
 	if err != nil {
-		return api.ItemDetail{}, err
+		return ItemDetail{}, err
 	}
-	out := api.ItemDetail{Kind: it.Kind, Judged: true, Superseded: []api.JudgmentView{}, Reviews: []api.Review{}}
+	out := ItemDetail{Kind: it.Kind, Judged: true, Superseded: []JudgmentView{}, Reviews: []Review{}}
 	row, err := s.st.ConsensusOf(ctx, itemID)
 	if errors.Is(err, store.ErrNotFound) {
 		row, out.Judged, err = store.ConsensusRow{ItemID: itemID, ProjectID: it.ProjectID, QueryID: it.QueryID}, false, nil
 	}
 	if err != nil {
-		return api.ItemDetail{}, err
+		return ItemDetail{}, err
 	}
 	names, err := s.st.Usernames(ctx)
 	if err != nil {
-		return api.ItemDetail{}, err
+		return ItemDetail{}, err
 	}
 	if out.AdjudicationItem, err = s.item(ctx, row, names); err != nil {
-		return api.ItemDetail{}, err
+		return ItemDetail{}, err
 	}
 	current := map[int64]bool{}
 	for _, j := range out.Judgments {
@@ -126,15 +127,15 @@ func (s *Service) Detail(ctx context.Context, itemID int64) (api.ItemDetail, err
 	}
 	all, err := s.st.JudgmentsByItem(ctx, itemID)
 	if err != nil {
-		return api.ItemDetail{}, err
+		return ItemDetail{}, err
 	}
 	for _, j := range all {
 		if current[j.ID] || j.Relevance == nil {
 			continue
 		}
-		jv := api.JudgmentView{ID: j.ID, RaterID: j.UserID, Rater: names[j.UserID], Relevance: int(*j.Relevance),
+		jv := JudgmentView{ID: j.ID, RaterID: j.UserID, Rater: names[j.UserID], Relevance: int(*j.Relevance),
 			Contradiction: j.Contradiction, Comment: j.Comment, TimeSpentMs: j.TimeSpentMs, Supersedes: j.Supersedes,
-			CreatedAt: j.CreatedAt, Attributions: []api.Attribution{}}
+			CreatedAt: j.CreatedAt, Attributions: []judging.Attribution{}}
 		if j.Evidence != nil {
 			jv.Evidence = *j.Evidence
 		}
@@ -142,7 +143,7 @@ func (s *Service) Detail(ctx context.Context, itemID int64) (api.ItemDetail, err
 	}
 	rs, err := s.st.ReviewsOfItem(ctx, itemID)
 	if err != nil {
-		return api.ItemDetail{}, err
+		return ItemDetail{}, err
 	}
 	for _, r := range rs {
 		out.Reviews = append(out.Reviews, ReviewView(r))

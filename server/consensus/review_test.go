@@ -7,12 +7,12 @@ import (
 	"sync"
 	"testing"
 
-	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/apperr"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // recordingListener remembers the items it was told about.
@@ -45,9 +45,9 @@ func TestReviewCorrectionIsAnAdjudication(t *testing.T) {
 	judge := func(user string, label int16) {
 		t.Helper()
 		n++
-		ev := api.EvidencePartial
+		ev := vocab.EvidencePartial
 		j, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), ItemID: item,
-			UserID: fx.Users[user].ID, ProjectID: fx.Project.ID, Kind: api.KindRelevance, Relevance: &label, Evidence: &ev})
+			UserID: fx.Users[user].ID, ProjectID: fx.Project.ID, Kind: vocab.KindRelevance, Relevance: &label, Evidence: &ev})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestReviewCorrectionIsAnAdjudication(t *testing.T) {
 	judge("annotator3", 0)
 	researcher := fx.Users["researcher"].ID
 
-	res, err := svc.Review(ctx, researcher, ids["annotator2"], api.ReviewRequest{Verdict: api.ReviewAccept, Note: "fine"})
+	res, err := svc.Review(ctx, researcher, ids["annotator2"], consensus.ReviewRequest{Verdict: vocab.ReviewAccept, Note: "fine"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestReviewCorrectionIsAnAdjudication(t *testing.T) {
 	}
 
 	zero := 0
-	res, err = svc.Review(ctx, researcher, ids["annotator1"], api.ReviewRequest{Verdict: api.ReviewCorrect, Relevance: &zero, Note: "No Andes here."})
+	res, err = svc.Review(ctx, researcher, ids["annotator1"], consensus.ReviewRequest{Verdict: vocab.ReviewCorrect, Relevance: &zero, Note: "No Andes here."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,13 +111,13 @@ func TestReviewCorrectionIsAnAdjudication(t *testing.T) {
 
 	// Bad requests name their field and store nothing.
 	for _, tc := range []struct {
-		req   api.ReviewRequest
+		req   consensus.ReviewRequest
 		field string
 	}{
-		{api.ReviewRequest{Verdict: "reject"}, "verdict"},
-		{api.ReviewRequest{Verdict: api.ReviewCorrect, Note: "x"}, "relevance"},
-		{api.ReviewRequest{Verdict: api.ReviewCorrect, Relevance: &zero}, "note"},
-		{api.ReviewRequest{Verdict: api.ReviewAccept, Relevance: &zero}, "relevance"},
+		{consensus.ReviewRequest{Verdict: "reject"}, "verdict"},
+		{consensus.ReviewRequest{Verdict: vocab.ReviewCorrect, Note: "x"}, "relevance"},
+		{consensus.ReviewRequest{Verdict: vocab.ReviewCorrect, Relevance: &zero}, "note"},
+		{consensus.ReviewRequest{Verdict: vocab.ReviewAccept, Relevance: &zero}, "relevance"},
 	} {
 		_, err := svc.Review(ctx, researcher, ids["annotator3"], tc.req)
 		var inv *apperr.Invalid

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/judging"
 	"boolpool/server/store"
@@ -328,70 +327,70 @@ func RowOf(d Decision) store.ConsensusRow {
 }
 
 // View is the wire form of a stored consensus.
-func View(r store.ConsensusRow) api.ConsensusView {
-	return api.ConsensusView{Relevance: int(r.Relevance), Status: r.Status, Votes: r.Votes, RelevantVotes: r.RelevantVotes,
+func View(r store.ConsensusRow) ConsensusView {
+	return ConsensusView{Relevance: int(r.Relevance), Status: r.Status, Votes: r.Votes, RelevantVotes: r.RelevantVotes,
 		Contradictions: r.Contradictions, NeedsAdjudication: r.NeedsAdjudication}
 }
 
 // Adjudicate records a researcher's decision on a relevance item,
 // refreshes its consensus and tells the listeners; both the decision and
 // the consensus change are audited.
-func (s *Service) Adjudicate(ctx context.Context, userID, itemID int64, req api.AdjudicationRequest) (api.AdjudicationResult, Refreshed, error) {
+func (s *Service) Adjudicate(ctx context.Context, userID, itemID int64, req AdjudicationRequest) (AdjudicationResult, Refreshed, error) {
 	if req.Relevance == nil {
-		return api.AdjudicationResult{}, Refreshed{}, apperr.Invalidf("relevance", "required (0-3)")
+		return AdjudicationResult{}, Refreshed{}, apperr.Invalidf("relevance", "required (0-3)")
 	}
 	if *req.Relevance < 0 || *req.Relevance > 3 {
-		return api.AdjudicationResult{}, Refreshed{}, apperr.Invalidf("relevance", "must be 0, 1, 2 or 3")
+		return AdjudicationResult{}, Refreshed{}, apperr.Invalidf("relevance", "must be 0, 1, 2 or 3")
 	}
 	note := strings.TrimSpace(req.Note)
 	if len(note) > 4000 {
-		return api.AdjudicationResult{}, Refreshed{}, apperr.Invalidf("note", "longer than 4000 bytes")
+		return AdjudicationResult{}, Refreshed{}, apperr.Invalidf("note", "longer than 4000 bytes")
 	}
 	mu := s.itemLock(itemID)
 	mu.Lock()
 	defer mu.Unlock()
 	a, err := s.st.AddAdjudication(ctx, itemID, userID, int16(*req.Relevance), note)
 	if err != nil {
-		return api.AdjudicationResult{}, Refreshed{}, err
+		return AdjudicationResult{}, Refreshed{}, err
 	}
 	ref, err := s.Refresh(ctx, itemID)
 	if err != nil {
-		return api.AdjudicationResult{}, ref, err
+		return AdjudicationResult{}, ref, err
 	}
 	s.notify(ctx, ref.Row.ProjectID, itemID, ref)
 	u, err := s.st.UserByID(ctx, userID)
 	if err != nil {
-		return api.AdjudicationResult{}, ref, err
+		return AdjudicationResult{}, ref, err
 	}
-	return api.AdjudicationResult{
-		Adjudication: api.AdjudicationView{ID: a.ID, ItemID: itemID, Adjudicator: u.Username, Relevance: int(a.Relevance), Note: a.Note, CreatedAt: a.CreatedAt},
+	return AdjudicationResult{
+		Adjudication: AdjudicationView{ID: a.ID, ItemID: itemID, Adjudicator: u.Username, Relevance: int(a.Relevance), Note: a.Note, CreatedAt: a.CreatedAt},
 		Consensus:    View(ref.Row),
 	}, ref, nil
 }
 
 // Queue lists the items of a project awaiting adjudication with everything
 // the adjudicator compares side by side.
-func (s *Service) Queue(ctx context.Context, projectID int64, limit, offset int) (api.AdjudicationQueue, error) {
+func (s *Service) Queue(ctx context.Context, projectID int64, limit, offset int) (AdjudicationQueue, error) {
 	if limit <= 0 || limit > 200 {
 		limit = 50
 	}
 	offset = max(offset, 0)
 	if err := s.repairOnce(ctx, projectID); err != nil {
-		return api.AdjudicationQueue{}, err
+		return AdjudicationQueue{}, err
 	}
 	rows, total, err := s.st.AdjudicationQueue(ctx, projectID, limit, offset)
 	if err != nil {
-		return api.AdjudicationQueue{}, err
+		return AdjudicationQueue{}, err
 	}
 	names, err := s.st.Usernames(ctx)
 	if err != nil {
-		return api.AdjudicationQueue{}, err
+		return AdjudicationQueue{}, err
 	}
-	out := api.AdjudicationQueue{Total: total, Items: make([]api.AdjudicationItem, 0, len(rows))}
+	out := AdjudicationQueue{Total: total, Items: make([]AdjudicationItem, 0, len(rows))}
 	for _, r := range rows {
 		it, err := s.item(ctx, r, names)
 		if err != nil {
-			return api.AdjudicationQueue{}, err
+			return AdjudicationQueue{}, err
 		}
 		out.Items = append(out.Items, it)
 	}
@@ -399,64 +398,64 @@ func (s *Service) Queue(ctx context.Context, projectID int64, limit, offset int)
 }
 
 // Item is one item as the adjudication view shows it (in the queue or not).
-func (s *Service) Item(ctx context.Context, itemID int64) (api.AdjudicationItem, error) {
+func (s *Service) Item(ctx context.Context, itemID int64) (AdjudicationItem, error) {
 	r, err := s.st.ConsensusOf(ctx, itemID)
 	if err != nil {
-		return api.AdjudicationItem{}, err
+		return AdjudicationItem{}, err
 	}
 	names, err := s.st.Usernames(ctx)
 	if err != nil {
-		return api.AdjudicationItem{}, err
+		return AdjudicationItem{}, err
 	}
 	return s.item(ctx, r, names)
 }
 
-func (s *Service) item(ctx context.Context, r store.ConsensusRow, names map[int64]string) (api.AdjudicationItem, error) {
+func (s *Service) item(ctx context.Context, r store.ConsensusRow, names map[int64]string) (AdjudicationItem, error) {
 	it, err := s.st.ItemByID(ctx, r.ItemID)
 	if err != nil {
-		return api.AdjudicationItem{}, err
+		return AdjudicationItem{}, err
 	}
 	q, err := s.st.QueryByID(ctx, it.QueryID)
 	if err != nil {
-		return api.AdjudicationItem{}, err
+		return AdjudicationItem{}, err
 	}
-	out := api.AdjudicationItem{ItemID: it.ID, IsGold: it.IsGold, Query: judging.QueryView(q), QueryExtID: q.ExtID,
-		Consensus: View(r), Judgments: []api.JudgmentView{}, Adjudications: []api.AdjudicationView{}}
+	out := AdjudicationItem{ItemID: it.ID, IsGold: it.IsGold, Query: judging.QueryViewOf(q), QueryExtID: q.ExtID,
+		Consensus: View(r), Judgments: []JudgmentView{}, Adjudications: []AdjudicationView{}}
 	if it.DocumentID != nil {
 		d, err := s.st.DocumentByID(ctx, *it.DocumentID)
 		if err != nil {
-			return api.AdjudicationItem{}, err
+			return AdjudicationItem{}, err
 		}
-		dv := judging.DocumentView(d)
+		dv := judging.DocumentViewOf(d)
 		out.Document = &dv
 	}
 	current, err := s.st.CurrentJudgments(ctx, it.ID)
 	if err != nil {
-		return api.AdjudicationItem{}, err
+		return AdjudicationItem{}, err
 	}
 	for _, j := range current {
 		if j.Relevance == nil {
 			continue
 		}
-		jv := api.JudgmentView{ID: j.ID, RaterID: j.UserID, Rater: names[j.UserID], Relevance: int(*j.Relevance),
+		jv := JudgmentView{ID: j.ID, RaterID: j.UserID, Rater: names[j.UserID], Relevance: int(*j.Relevance),
 			Contradiction: j.Contradiction, Comment: j.Comment, TimeSpentMs: j.TimeSpentMs, Supersedes: j.Supersedes,
-			CreatedAt: j.CreatedAt, Attributions: []api.Attribution{}}
+			CreatedAt: j.CreatedAt, Attributions: []judging.Attribution{}}
 		if j.Evidence != nil {
 			jv.Evidence = *j.Evidence
 		}
 		if len(j.Attributions) > 0 {
 			if err := json.Unmarshal(j.Attributions, &jv.Attributions); err != nil {
-				return api.AdjudicationItem{}, fmt.Errorf("consensus: attributions of judgment %d: %w", j.ID, err)
+				return AdjudicationItem{}, fmt.Errorf("consensus: attributions of judgment %d: %w", j.ID, err)
 			}
 		}
 		out.Judgments = append(out.Judgments, jv)
 	}
 	adjs, err := s.st.AdjudicationsOf(ctx, it.ID)
 	if err != nil {
-		return api.AdjudicationItem{}, err
+		return AdjudicationItem{}, err
 	}
 	for _, a := range adjs {
-		out.Adjudications = append(out.Adjudications, api.AdjudicationView{ID: a.ID, ItemID: a.ItemID, Adjudicator: names[a.UserID],
+		out.Adjudications = append(out.Adjudications, AdjudicationView{ID: a.ID, ItemID: a.ItemID, Adjudicator: names[a.UserID],
 			Relevance: int(a.Relevance), Note: a.Note, CreatedAt: a.CreatedAt})
 	}
 	return out, nil

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 func TestRefreshAdjudicateQueue(t *testing.T) {
@@ -24,9 +24,9 @@ func TestRefreshAdjudicateQueue(t *testing.T) {
 	judge := func(user string, label int16, contradiction bool) {
 		t.Helper()
 		n++
-		ev := api.EvidencePartial
+		ev := vocab.EvidencePartial
 		_, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), ItemID: item,
-			UserID: fx.Users[user].ID, ProjectID: fx.Project.ID, Kind: api.KindRelevance, Relevance: &label, Evidence: &ev, Contradiction: contradiction})
+			UserID: fx.Users[user].ID, ProjectID: fx.Project.ID, Kind: vocab.KindRelevance, Relevance: &label, Evidence: &ev, Contradiction: contradiction})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestRefreshAdjudicateQueue(t *testing.T) {
 		t.Fatalf("queue %+v (%v)", q, err)
 	}
 
-	res, _, err := svc.Adjudicate(ctx, fx.Users["researcher"].ID, item, api.AdjudicationRequest{Relevance: ptr(3), Note: "clearly in the Andes"})
+	res, _, err := svc.Adjudicate(ctx, fx.Users["researcher"].ID, item, consensus.AdjudicationRequest{Relevance: ptr(3), Note: "clearly in the Andes"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestRefreshAdjudicateQueue(t *testing.T) {
 	if r = refresh(); r.Row.Status != consensus.StatusAdjudicated || r.Row.Relevance != 3 || r.Row.Contradictions != 1 {
 		t.Errorf("judgment after adjudication: %+v", r.Row)
 	}
-	if _, _, err := svc.Adjudicate(ctx, fx.Users["researcher"].ID, item, api.AdjudicationRequest{Relevance: ptr(1)}); err != nil {
+	if _, _, err := svc.Adjudicate(ctx, fx.Users["researcher"].ID, item, consensus.AdjudicationRequest{Relevance: ptr(1)}); err != nil {
 		t.Fatal(err)
 	}
 	if r = refresh(); r.Row.Relevance != 1 {
@@ -101,12 +101,12 @@ func TestRefreshAdjudicateQueue(t *testing.T) {
 	if got := audits("adjudication.decide"); got != 2 {
 		t.Errorf("%d adjudication audit entries, want 2", got)
 	}
-	for _, bad := range []api.AdjudicationRequest{{}, {Relevance: ptr(4)}, {Relevance: ptr(-1)}} {
+	for _, bad := range []consensus.AdjudicationRequest{{}, {Relevance: ptr(4)}, {Relevance: ptr(-1)}} {
 		if _, _, err := svc.Adjudicate(ctx, fx.Users["researcher"].ID, item, bad); err == nil {
 			t.Errorf("adjudication %+v accepted", bad)
 		}
 	}
-	if _, _, err := svc.Adjudicate(ctx, fx.Users["researcher"].ID, fx.Paraphrase[0], api.AdjudicationRequest{Relevance: ptr(1)}); err == nil {
+	if _, _, err := svc.Adjudicate(ctx, fx.Users["researcher"].ID, fx.Paraphrase[0], consensus.AdjudicationRequest{Relevance: ptr(1)}); err == nil {
 		t.Error("a paraphrase item was adjudicated")
 	}
 
@@ -139,9 +139,9 @@ func TestRefreshAdjudicateQueue(t *testing.T) {
 	// A judgment whose refresh was lost makes the project stale, and
 	// SyncIfStale catches it.
 	other := fx.Relevance[1]
-	rel, ev := int16(2), api.EvidenceNone
+	rel, ev := int16(2), vocab.EvidenceNone
 	if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: "00000000-0000-4000-8000-999999999999", ItemID: other,
-		UserID: fx.Users["annotator1"].ID, ProjectID: fx.Project.ID, Kind: api.KindRelevance, Relevance: &rel, Evidence: &ev}); err != nil {
+		UserID: fx.Users["annotator1"].ID, ProjectID: fx.Project.ID, Kind: vocab.KindRelevance, Relevance: &rel, Evidence: &ev}); err != nil {
 		t.Fatal(err)
 	}
 	if stale, err := st.ConsensusStale(ctx, fx.Project.ID); err != nil || !stale {
@@ -190,9 +190,9 @@ func TestObserverCloseAppliesQueued(t *testing.T) {
 	judge := func(item int64, user string) {
 		t.Helper()
 		n++
-		label, ev := int16(2), api.EvidencePartial
+		label, ev := int16(2), vocab.EvidencePartial
 		if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), ItemID: item,
-			UserID: fx.Users[user].ID, ProjectID: fx.Project.ID, Kind: api.KindRelevance, Relevance: &label, Evidence: &ev}); err != nil {
+			UserID: fx.Users[user].ID, ProjectID: fx.Project.ID, Kind: vocab.KindRelevance, Relevance: &label, Evidence: &ev}); err != nil {
 			t.Fatal(err)
 		}
 		svc.JudgmentSaved(ctx, fx.Project.ID, item)
@@ -261,10 +261,10 @@ func TestBurstCoalescedPerItem(t *testing.T) {
 	rec := &recorder{last: map[int64]consensus.Refreshed{}}
 	svc.AddItemListener(cnt)
 	svc.AddItemListener(rec)
-	label, ev := int16(2), api.EvidencePartial
+	label, ev := int16(2), vocab.EvidencePartial
 	for i, user := range []string{"annotator1", "annotator2"} {
 		if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1), ItemID: item,
-			UserID: fx.Users[user].ID, ProjectID: fx.Project.ID, Kind: api.KindRelevance, Relevance: &label, Evidence: &ev}); err != nil {
+			UserID: fx.Users[user].ID, ProjectID: fx.Project.ID, Kind: vocab.KindRelevance, Relevance: &label, Evidence: &ev}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
-	"boolpool/api"
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // BEIR with derived qrels (issue 13). BEIR's qrels TSV has fixed columns
@@ -49,7 +49,7 @@ func beirQrelsMode(ctx context.Context, st *store.Store, projectID int64, method
 	}
 	var rows []beirQrel
 	direct := map[[2]string]bool{}
-	if mode == api.QrelsBoth {
+	if mode == vocab.QrelsBoth {
 		known := map[[2]string]boolexpr.Truth{}
 		for q, qr := range set {
 			for _, r := range qr {

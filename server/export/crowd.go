@@ -8,15 +8,14 @@ import (
 	"strconv"
 	"time"
 
-	"boolpool/api"
 	"boolpool/server/store"
 )
 
 // CrowdParticipantView is one line of a project's crowd payment table
 // (README "Crowd entry"): active minutes to two decimals, gold accuracy
 // nil when no gold item was judged.
-func CrowdParticipantView(cp store.CrowdParticipant) api.CrowdParticipant {
-	v := api.CrowdParticipant{
+func CrowdParticipantView(cp store.CrowdParticipant) CrowdParticipant {
+	v := CrowdParticipant{
 		Participant: cp.Participant, Disabled: cp.Disabled, Items: cp.Items,
 		ActiveMinutes: math.Round(float64(cp.ActiveMs)/600) / 100, // two decimals
 		GoldJudged:    cp.GoldJudged, GoldCorrect: cp.GoldCorrect,
@@ -36,7 +35,7 @@ var CrowdParticipantsHeader = []string{"participant", "items_judged", "active_mi
 // CrowdParticipantsCSV writes the payment table: a header, then one line
 // per participant (times in RFC 3339 UTC, blank when none; gold accuracy
 // blank when no gold item was judged).
-func CrowdParticipantsCSV(w io.Writer, ps []api.CrowdParticipant) error {
+func CrowdParticipantsCSV(w io.Writer, ps []CrowdParticipant) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CrowdParticipantsHeader); err != nil {
 		return fmt.Errorf("crowd participants csv: %w", err)
@@ -65,4 +64,23 @@ func CrowdParticipantsCSV(w io.Writer, ps []api.CrowdParticipant) error {
 		return fmt.Errorf("crowd participants csv: %w", err)
 	}
 	return nil
+}
+
+// CrowdParticipant is one line of a project's payment table (GET
+// /api/projects/:project/crowd/participants, or .csv). ActiveMinutes is
+// the active time logged with their judgments; GoldAccuracy is GoldCorrect
+// / GoldJudged (binarised, as the dashboard's), nil when no gold item was
+// judged. Completed: they reached the quota or were told they were done.
+type CrowdParticipant struct {
+	Participant   string
+	Disabled      bool
+	Items         int
+	ActiveMinutes float64
+	GoldJudged    int
+	GoldCorrect   int
+	GoldAccuracy  *float64
+	Completed     bool
+	CompletedAt   *time.Time
+	FirstJudgment *time.Time
+	LastJudgment  *time.Time
 }

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"testing"
 
-	"boolpool/api"
 	"boolpool/server/export"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // TestJudgmentsCSVNeutralisesFormulas: a comment, an id or a name that
@@ -37,20 +37,20 @@ func TestJudgmentsCSVNeutralisesFormulas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, err := st.CreateItem(ctx, store.NewItem{ProjectID: p.ID, Kind: api.KindRelevance, QueryID: qid, DocumentID: &d.ID})
+	it, err := st.CreateItem(ctx, store.NewItem{ProjectID: p.ID, Kind: vocab.KindRelevance, QueryID: qid, DocumentID: &d.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	comments := []string{"=1+1", "+SUM(A1:A9)", "-2+3", "@SUM(1)", "\t=1", "\r=1", "-5", "fine = good", ""}
 	want := []string{"'=1+1", "'+SUM(A1:A9)", "'-2+3", "'@SUM(1)", "'\t=1", "'\r=1", "-5", "fine = good", ""}
 	for i, c := range comments {
-		u, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("r%d", i), Role: api.RoleAnnotator})
+		u, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("r%d", i), Role: vocab.RoleAnnotator})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rel, ev := int16(2), api.EvidenceComplete
+		rel, ev := int16(2), vocab.EvidenceComplete
 		if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1), ItemID: it.ID,
-			UserID: u.ID, ProjectID: p.ID, Kind: api.KindRelevance, Relevance: &rel, Evidence: &ev, Comment: c}); err != nil {
+			UserID: u.ID, ProjectID: p.ID, Kind: vocab.KindRelevance, Relevance: &rel, Evidence: &ev, Comment: c}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/export"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // TestConsensusQrelsDawidSkene: raters 1 and 2 call every gold
@@ -28,7 +28,7 @@ func TestConsensusQrelsDawidSkene(t *testing.T) {
 	for _, q := range []string{"q1", "q2"} {
 		for _, d := range []string{"d1", "d2", "d3", "d4", "d5", "d6"} {
 			doc := fx.Documents[d]
-			it, err := st.CreateItem(ctx, store.NewItem{ProjectID: fx.Project.ID, Kind: api.KindRelevance, QueryID: fx.Queries[q],
+			it, err := st.CreateItem(ctx, store.NewItem{ProjectID: fx.Project.ID, Kind: vocab.KindRelevance, QueryID: fx.Queries[q],
 				DocumentID: &doc, IsGold: true, GoldAnswer: []byte(`{"relevance": 0}`)})
 			if err != nil {
 				continue // the fixture's own item for this pair
@@ -45,7 +45,7 @@ func TestConsensusQrelsDawidSkene(t *testing.T) {
 		t.Helper()
 		n++
 		if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), ItemID: item,
-			UserID: user, ProjectID: fx.Project.ID, Kind: api.KindRelevance, Relevance: &grade}); err != nil {
+			UserID: user, ProjectID: fx.Project.ID, Kind: vocab.KindRelevance, Relevance: &grade}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"sort"
 
-	"boolpool/api"
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Qrels modes of qrels-consensus and quest-judged (Options.Qrels, issue 13):
@@ -32,7 +32,7 @@ import (
 
 // ValidQrels reports whether mode is a qrels mode ("" = direct).
 func ValidQrels(mode string) bool {
-	return mode == "" || mode == api.QrelsDirect || mode == api.QrelsDerived || mode == api.QrelsBoth
+	return mode == "" || mode == vocab.QrelsDirect || mode == vocab.QrelsDerived || mode == vocab.QrelsBoth
 }
 
 // derivedSet brings the constraint consensus up to date and derives every
@@ -83,7 +83,7 @@ func consensusQrelsMode(ctx context.Context, st *store.Store, projectID int64, m
 		_, err := fmt.Fprintf(w, "%s 0 %s %d %s\n", ids.Queries.Encode(q), ids.Docs.Encode(d), grade, src)
 		return err
 	}
-	if mode == api.QrelsBoth {
+	if mode == vocab.QrelsBoth {
 		byPair := map[[2]string]atoms.Qrel{}
 		for q, qr := range set {
 			for _, r := range qr {
@@ -108,7 +108,7 @@ func consensusQrelsMode(ctx context.Context, st *store.Store, projectID int64, m
 	}
 	for _, q := range order {
 		for _, r := range set[q] {
-			if r.Derived == boolexpr.Unknown || (mode == api.QrelsBoth && r.Source != atoms.Derived) {
+			if r.Derived == boolexpr.Unknown || (mode == vocab.QrelsBoth && r.Source != atoms.Derived) {
 				continue
 			}
 			grade := 0
@@ -139,7 +139,7 @@ func withDerived(mode string, docs []string, md json.RawMessage, qr []atoms.Qrel
 		}
 	}
 	var out []string
-	if mode == api.QrelsBoth {
+	if mode == vocab.QrelsBoth {
 		for _, d := range docs {
 			out = append(out, d)
 			r, ok := byDoc[d]
@@ -162,7 +162,7 @@ func withDerived(mode string, docs []string, md json.RawMessage, qr []atoms.Qrel
 		if r.Derived != boolexpr.True {
 			continue
 		}
-		if mode == api.QrelsBoth && (r.Source != atoms.Derived || source[r.Doc] != "") {
+		if mode == vocab.QrelsBoth && (r.Source != atoms.Derived || source[r.Doc] != "") {
 			continue
 		}
 		extra = append(extra, r.Doc)

@@ -20,10 +20,10 @@ import (
 	"strconv"
 	"strings"
 
-	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
+	"boolpool/server/vocab"
 )
 
 // Formats lists the accepted --format names. beir writes a directory.
@@ -64,11 +64,8 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var c Counts
 	var err error
-	if !consensus.ValidMethod(opt.Consensus) {
-		return c, fmt.Errorf("export: unknown consensus %q (want majority or dawid-skene)", opt.Consensus)
-	}
-	if !ValidQrels(opt.Qrels) {
-		return c, fmt.Errorf("export: unknown qrels %q (want direct, derived or both)", opt.Qrels)
+	if err := CheckOptions(opt); err != nil {
+		return c, err
 	}
 	switch format {
 	case "quest":
@@ -84,7 +81,7 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 	case "csv":
 		c, err = judgmentsCSV(ctx, st, projectID, bw)
 	case "qrels-consensus":
-		if opt.Qrels == api.QrelsDerived || opt.Qrels == api.QrelsBoth {
+		if opt.Qrels == vocab.QrelsDerived || opt.Qrels == vocab.QrelsBoth {
 			c, err = consensusQrelsMode(ctx, st, projectID, opt.Consensus, opt.Qrels, bw)
 		} else {
 			c, err = consensusQrels(ctx, st, projectID, opt.Consensus, bw)
@@ -172,7 +169,7 @@ func (c *countingHash) Write(p []byte) (int, error) {
 // userID 0 = the command line.
 func WriteSnapshot(ctx context.Context, st *store.Store, projectID int64, format string, w io.Writer, opt Options, id string, userID int64) (Snapshot, error) {
 	if id == "" {
-		id = api.NewUUID()
+		id = vocab.NewUUID()
 	}
 	ch := &countingHash{w: w, h: sha256.New()}
 	var c Counts
@@ -247,14 +244,11 @@ type beirFile struct {
 // beirQrelsMode and a sidecar qrels/test.source.tsv says each qrel's
 // source (BEIR's qrels TSV has fixed columns).
 func beirFiles(opt Options) ([]beirFile, error) {
-	if !consensus.ValidMethod(opt.Consensus) {
-		return nil, fmt.Errorf("export: unknown consensus %q (want majority or dawid-skene)", opt.Consensus)
-	}
-	if !ValidQrels(opt.Qrels) {
-		return nil, fmt.Errorf("export: unknown qrels %q (want direct, derived or both)", opt.Qrels)
+	if err := CheckOptions(opt); err != nil {
+		return nil, err
 	}
 	files := []beirFile{{"corpus.jsonl", beirCorpus}, {"queries.jsonl", beirQueries}}
-	if opt.Qrels == "" || opt.Qrels == api.QrelsDirect {
+	if opt.Qrels == "" || opt.Qrels == vocab.QrelsDirect {
 		return append(files, beirFile{"qrels/test.tsv", beirQrels}), nil
 	}
 	// The qrels and their sources are computed once and written as two

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"boolpool/api"
 	"boolpool/server/atoms"
 	"boolpool/server/consensus"
 	"boolpool/server/judging"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Exports of our own judgments (both first ask the consensus owner to bring
@@ -52,11 +52,11 @@ func questRelevance(grade int) string {
 // questEvidence is QUEST's label for an evidence value.
 func questEvidence(ev string) string {
 	switch ev {
-	case api.EvidenceComplete:
+	case vocab.EvidenceComplete:
 		return "Complete"
-	case api.EvidencePartial:
+	case vocab.EvidencePartial:
 		return "Partial"
-	case api.EvidenceNone:
+	case vocab.EvidenceNone:
 		return "No evidence"
 	default:
 		return ""
@@ -78,7 +78,7 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, method, 
 		return c, err
 	}
 	var derived map[string][]atoms.Qrel
-	if mode == api.QrelsDerived || mode == api.QrelsBoth {
+	if mode == vocab.QrelsDerived || mode == vocab.QrelsBoth {
 		var err error
 		if derived, _, err = derivedSet(ctx, st, projectID, method); err != nil {
 			return c, err
@@ -144,7 +144,7 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, method, 
 	}
 	sentences := map[int64][]string{}
 	for id, d := range texts {
-		sentences[id] = judging.DocumentView(d).Sentences
+		sentences[id] = judging.DocumentViewOf(d).Sentences
 	}
 	err = st.EachQuery(ctx, projectID, func(q store.Query) error {
 		q, qerr := withStoredExpression(q)
@@ -226,7 +226,7 @@ func judgedAnswer(answer []string, verdict map[string]int) []string {
 // attributionObject turns one judgment's attributions into QUEST's
 // {"atom text": "sentences", ...}; atoms without sentences are left out.
 func attributionObject(raw json.RawMessage, atoms []store.Atom, sentences []string) ([]byte, error) {
-	var attrs []api.Attribution
+	var attrs []judging.Attribution
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &attrs); err != nil {
 			return nil, fmt.Errorf("attributions: %w", err)

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/export"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 func TestJudgedExports(t *testing.T) {
@@ -44,7 +44,7 @@ func TestJudgedExports(t *testing.T) {
 	}
 	var users []int64
 	for i := range 3 {
-		u, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("r%d", i), Role: api.RoleAnnotator})
+		u, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("r%d", i), Role: vocab.RoleAnnotator})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,19 +59,19 @@ func TestJudgedExports(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		it, err := st.CreateItem(ctx, store.NewItem{ProjectID: p.ID, Kind: api.KindRelevance, QueryID: qids["judged"], DocumentID: &d.ID})
+		it, err := st.CreateItem(ctx, store.NewItem{ProjectID: p.ID, Kind: vocab.KindRelevance, QueryID: qids["judged"], DocumentID: &d.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for r, l := range labels[doc] {
-			rel, ev := int16(l), []string{api.EvidenceComplete, api.EvidencePartial, api.EvidenceNone}[r]
+			rel, ev := int16(l), []string{vocab.EvidenceComplete, vocab.EvidencePartial, vocab.EvidenceNone}[r]
 			attrs := json.RawMessage(`[]`)
 			if doc == "A" && r == 0 {
 				attrs = json.RawMessage(`[{"atom": 1, "sentences": [0], "counter": false, "satisfied": "yes"}, {"atom": 0, "sentences": [0, 1], "counter": false, "satisfied": "yes"}]`)
 			}
 			n++
 			if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), ItemID: it.ID, UserID: users[r],
-				ProjectID: p.ID, Kind: api.KindRelevance, Relevance: &rel, Evidence: &ev, Attributions: attrs}); err != nil {
+				ProjectID: p.ID, Kind: vocab.KindRelevance, Relevance: &rel, Evidence: &ev, Attributions: attrs}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/api"
 	"boolpool/server/export"
 	"boolpool/server/ingest"
 	"boolpool/server/metrics"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 	"boolpool/server/trecfmt"
+	"boolpool/server/vocab"
 )
 
 // questIDsProject is a QUEST-style project whose document ids are
@@ -68,7 +68,7 @@ func questIDsProject(t *testing.T, st *store.Store) store.Project {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := st.CreateUser(ctx, store.NewUser{Username: "rater", Role: api.RoleAnnotator})
+	u, err := st.CreateUser(ctx, store.NewUser{Username: "rater", Role: vocab.RoleAnnotator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +80,13 @@ func questIDsProject(t *testing.T, st *store.Store) store.Project {
 		if err != nil {
 			t.Fatal(err)
 		}
-		it, err := st.CreateItem(ctx, store.NewItem{ProjectID: p.ID, Kind: api.KindRelevance, QueryID: qids[j.q], DocumentID: &d.ID})
+		it, err := st.CreateItem(ctx, store.NewItem{ProjectID: p.ID, Kind: vocab.KindRelevance, QueryID: qids[j.q], DocumentID: &d.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rel, ev := j.rel, api.EvidenceComplete
+		rel, ev := j.rel, vocab.EvidenceComplete
 		if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1), ItemID: it.ID,
-			UserID: u.ID, ProjectID: p.ID, Kind: api.KindRelevance, Relevance: &rel, Evidence: &ev}); err != nil {
+			UserID: u.ID, ProjectID: p.ID, Kind: vocab.KindRelevance, Relevance: &rel, Evidence: &ev}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,8 +119,8 @@ func TestTRECExportsEncodeIDs(t *testing.T) {
 		{"trec-qrels", export.Options{}, 4},
 		{"qrels-consensus", export.Options{}, 4},
 		{"qrels-consensus", export.Options{Consensus: "dawid-skene"}, 4},
-		{"qrels-consensus", export.Options{Qrels: api.QrelsDerived}, 5},
-		{"qrels-consensus", export.Options{Qrels: api.QrelsBoth}, 5},
+		{"qrels-consensus", export.Options{Qrels: vocab.QrelsDerived}, 5},
+		{"qrels-consensus", export.Options{Qrels: vocab.QrelsBoth}, 5},
 		{"qrels-derived", export.Options{}, 5},
 		{"trec-run", export.Options{Run: "bm25 test"}, 6},
 		{"trec-topics", export.Options{}, 0},
@@ -138,7 +138,7 @@ func TestTRECExportsEncodeIDs(t *testing.T) {
 			continue
 		}
 		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-		if c.opt.Qrels != api.QrelsDerived && c.format != "qrels-derived" && len(lines) < 3 {
+		if c.opt.Qrels != vocab.QrelsDerived && c.format != "qrels-derived" && len(lines) < 3 {
 			t.Errorf("%s: %d lines: %q", name, len(lines), b.String())
 		}
 		for i, l := range lines {
@@ -337,7 +337,7 @@ func TestDerivedQrelsEncodeIDs(t *testing.T) {
 	for _, c := range []struct {
 		format string
 		opt    export.Options
-	}{{"qrels-derived", export.Options{}}, {"qrels-consensus", export.Options{Qrels: api.QrelsDerived}}} {
+	}{{"qrels-derived", export.Options{}}, {"qrels-consensus", export.Options{Qrels: vocab.QrelsDerived}}} {
 		var b bytes.Buffer
 		if _, err := export.Write(ctx, st, pid, c.format, &b, c.opt); err != nil {
 			t.Fatalf("%s: %v", c.format, err)

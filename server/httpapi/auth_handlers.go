@@ -94,7 +94,7 @@ func (h authHandlers) createUser(c echo.Context) error {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)
-	u, err := auth.CreateAccount(c.Request().Context(), h.users, req, ss.User.ID)
+	u, err := auth.CreateAccount(c.Request().Context(), h.users, toAuthNewAccount(req), ss.User.ID)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"strconv"
 
@@ -23,12 +22,8 @@ import (
 type calHandlers struct {
 	research researchHandlers
 	st       *store.Store
-	jobs     pooling.Submitter // queues the next batch of an extended query
-	log      *slog.Logger
+	control  *pooling.CALControl
 }
-
-// MaxCALExtend bounds one extension of a query's review.
-const MaxCALExtend = 10000
 
 func (h calHandlers) list(c echo.Context) error {
 	p, err := h.research.project(c)
@@ -100,40 +95,16 @@ func (h calHandlers) target(c echo.Context) (store.Project, int64, int64, error)
 	return p, poolID, queryID, nil
 }
 
-// status reports one query of a cal pool.
-func (h calHandlers) status(ctx context.Context, projectID, poolID, queryID int64) (api.CALQueryStatus, error) {
-	sts, err := pooling.CALStatus(ctx, h.st, projectID, poolID)
-	if err != nil {
-		return api.CALQueryStatus{}, err
-	}
-	for _, s := range sts {
-		if s.Query.QueryID == queryID {
-			return calView(s), nil
-		}
-	}
-	return api.CALQueryStatus{}, apperr.Invalidf("query", "query %d is not in this pool", queryID)
-}
-
 func (h calHandlers) stop(c echo.Context) error {
 	p, poolID, queryID, err := h.target(c)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
 	ss, _ := auth.CurrentSession(c)
-	if err := h.st.SetCALState(ctx, ss.User.ID, poolID, queryID, store.CALStopped, "stopped by "+ss.User.Username, -1); err != nil {
-		return err
-	}
-	out, err := h.status(ctx, p.ID, poolID, queryID)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, out)
+	return reply(c, calView)(h.control.Stop(c.Request().Context(), ss.User.ID, ss.User.Username, p.ID, poolID, queryID))
 }
 
-// extend lets the review go on for more judgments: the stopping rule waits
-// until the pool's review holds that many more, and when the last batch is
-// judged the next one is queued at once.
+// extend lets the review go on for more judgments (pooling.CALControl.Extend).
 func (h calHandlers) extend(c echo.Context) error {
 	p, poolID, queryID, err := h.target(c)
 	if err != nil {
@@ -143,42 +114,6 @@ func (h calHandlers) extend(c echo.Context) error {
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	if req.Judgments < 1 || req.Judgments > MaxCALExtend {
-		return apperr.Invalidf("judgments", "must be between 1 and %d", MaxCALExtend)
-	}
-	ctx := c.Request().Context()
-	cur, err := h.status(ctx, p.ID, poolID, queryID)
-	if err != nil {
-		return err
-	}
-	// The review the rule sees holds the seeds as well as the pool's
-	// judgments: extend from its current length.
-	sts, err := pooling.CALStatus(ctx, h.st, p.ID, poolID)
-	if err != nil {
-		return err
-	}
-	reviewLen := cur.Judged
-	for _, s := range sts {
-		if s.Query.QueryID == queryID {
-			reviewLen = s.Status.Judged
-		}
-	}
 	ss, _ := auth.CurrentSession(c)
-	if err := h.st.SetCALState(ctx, ss.User.ID, poolID, queryID, store.CALActive, "extended by "+ss.User.Username, reviewLen+req.Judgments); err != nil {
-		return err
-	}
-	cq, err := h.st.CALQueryState(ctx, poolID, queryID)
-	if err != nil {
-		return err
-	}
-	if cq.Pending == 0 && cq.Published {
-		if _, err := pooling.NewCALTrigger(h.st, h.jobs, h.log).Queue(ctx, cq); err != nil {
-			return err
-		}
-	}
-	out, err := h.status(ctx, p.ID, poolID, queryID)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, out)
+	return reply(c, calView)(h.control.Extend(c.Request().Context(), ss.User.ID, ss.User.Username, p.ID, poolID, queryID, req.Judgments))
 }

@@ -8,6 +8,7 @@ import (
 	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/atompool"
+	"boolpool/server/live"
 	"boolpool/server/store"
 )
 
@@ -20,19 +21,11 @@ type constraintHandlers struct {
 
 // pool creates constraint items (POST /api/projects/:project/constraints).
 func (h constraintHandlers) pool(c echo.Context) error {
-	p, err := h.research.project(c)
+	p, req, err := projectBody[api.ConstraintPoolRequest](h.research, c)
 	if err != nil {
 		return err
 	}
-	var req api.ConstraintPoolRequest
-	if err := bindJSON(c, &req); err != nil {
-		return err
-	}
-	res, err := atompool.Pool(c.Request().Context(), h.st, p.ID, req)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, res)
+	return reply(c, toAPIConstraintPoolResult)(atompool.Pool(c.Request().Context(), h.st, p.ID, toAtompoolConstraintPoolRequest(req)))
 }
 
 // derived returns every query's derived qrels counts and the consistency
@@ -42,11 +35,7 @@ func (h constraintHandlers) derived(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := atompool.Summary(c.Request().Context(), h.st, p.ID, false)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, out)
+	return reply(c, toAPIDerivedQrels)(atompool.Summary(c.Request().Context(), h.st, p.ID, false))
 }
 
 // leaderboard returns the runs' measures over a qrels mode (GET
@@ -67,7 +56,7 @@ func (h constraintHandlers) leaderboard(c echo.Context) error {
 		return apperr.Invalidf("qrels", "must be direct, derived or both")
 	}
 	ctx := c.Request().Context()
-	var snap api.LiveSnapshot
+	var snap live.Snapshot
 	if mode == api.QrelsDirect {
 		snap, err = h.research.live.Snapshot(ctx, p.ID, p.Name)
 	} else {
@@ -80,6 +69,7 @@ func (h constraintHandlers) leaderboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, api.QrelsLeaderboard{Qrels: mode, Labels: snap.Consensus.Items, Relevant: snap.Consensus.Relevant,
-		Leaderboard: snap.Leaderboard, Templates: snap.Templates, Operators: snap.Operators, Bootstrap: snap.Bootstrap})
+	w := toAPILiveSnapshot(snap)
+	return c.JSON(http.StatusOK, api.QrelsLeaderboard{Qrels: mode, Labels: w.Consensus.Items, Relevant: w.Consensus.Relevant,
+		Leaderboard: w.Leaderboard, Templates: w.Templates, Operators: w.Operators, Bootstrap: w.Bootstrap})
 }

@@ -163,6 +163,22 @@ func (h crowdHandlers) start(c echo.Context) error {
 	})
 }
 
+// startAgain shows the start page again, with a fresh one-time form and
+// notice, after checking the link (an error page when it no longer works).
+func (h crowdHandlers) startAgain(c echo.Context, status int, project, key, participant, notice string) error {
+	if _, err := h.svc.CrowdLink(c.Request().Context(), project, key, clientAddr(c)); err != nil {
+		return entryError(c, err)
+	}
+	form, err := h.svc.NewEntryFormToken(c)
+	if err != nil {
+		return err
+	}
+	return renderStart(c, status, startView{
+		Action: "/enter/" + url.PathEscape(project), Key: key, Form: form, Participant: participant,
+		SignedInAs: h.signedInOther(c, project, participant), Notice: notice,
+	})
+}
+
 // enter signs the participant in (POST from the start page).
 func (h crowdHandlers) enter(c echo.Context) error {
 	project := c.Param("project")
@@ -170,18 +186,7 @@ func (h crowdHandlers) enter(c echo.Context) error {
 	participant := participantParam(c.FormValue)
 	if !auth.CheckEntryForm(c, c.FormValue("form")) {
 		// A stale or forged form: show a fresh start page.
-		if _, err := h.svc.CrowdLink(c.Request().Context(), project, key, clientAddr(c)); err != nil {
-			return entryError(c, err)
-		}
-		form, err := h.svc.NewEntryFormToken(c)
-		if err != nil {
-			return err
-		}
-		return renderStart(c, http.StatusForbidden, startView{
-			Action: "/enter/" + url.PathEscape(project), Key: key, Form: form, Participant: participant,
-			SignedInAs: h.signedInOther(c, project, participant),
-			Notice:     "This page had expired. Please press Start again.",
-		})
+		return h.startAgain(c, http.StatusForbidden, project, key, participant, "This page had expired. Please press Start again.")
 	}
 	// The form token is one-time: a second POST of the same form (a
 	// double click, the back button, a replay) is refused.
@@ -190,18 +195,8 @@ func (h crowdHandlers) enter(c echo.Context) error {
 		return err
 	}
 	if !first {
-		if _, err := h.svc.CrowdLink(c.Request().Context(), project, key, clientAddr(c)); err != nil {
-			return entryError(c, err)
-		}
-		form, err := h.svc.NewEntryFormToken(c)
-		if err != nil {
-			return err
-		}
-		return renderStart(c, http.StatusConflict, startView{
-			Action: "/enter/" + url.PathEscape(project), Key: key, Form: form, Participant: participant,
-			SignedInAs: h.signedInOther(c, project, participant),
-			Notice:     "This start form was already sent once, so it was not used again. To continue, press Start.",
-		})
+		return h.startAgain(c, http.StatusConflict, project, key, participant,
+			"This start form was already sent once, so it was not used again. To continue, press Start.")
 	}
 	if other := h.signedInOther(c, project, participant); other != "" && c.FormValue("replace") != "yes" {
 		form, err := h.svc.NewEntryFormToken(c)
@@ -265,12 +260,8 @@ func (h crowdHandlers) settings(c echo.Context) error {
 // a project whose entry is off (or that has no key yet) makes a new key:
 // a link closed by turning entry off stays closed.
 func (h crowdHandlers) update(c echo.Context) error {
-	p, err := h.research.project(c)
+	p, req, err := projectBody[api.CrowdUpdateRequest](h.research, c)
 	if err != nil {
-		return err
-	}
-	var req api.CrowdUpdateRequest
-	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)
@@ -331,17 +322,17 @@ func (h crowdHandlers) participants(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := api.CrowdParticipants{QuotaItems: p.CrowdQuotaItems, QuotaMinutes: p.CrowdQuotaMinutes,
-		Participants: make([]api.CrowdParticipant, 0, len(ps))}
+	views := make([]export.CrowdParticipant, 0, len(ps))
 	for _, cp := range ps {
-		out.Participants = append(out.Participants, export.CrowdParticipantView(cp))
+		views = append(views, export.CrowdParticipantView(cp))
 	}
 	if format != "csv" {
-		return c.JSON(http.StatusOK, out)
+		return c.JSON(http.StatusOK, api.CrowdParticipants{QuotaItems: p.CrowdQuotaItems, QuotaMinutes: p.CrowdQuotaMinutes,
+			Participants: convSlice(views, toAPICrowdParticipant)})
 	}
 	h2 := c.Response().Header()
 	h2.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	h2.Set(echo.HeaderContentDisposition, `attachment; filename="`+p.Name+`-participants.csv"`)
 	c.Response().WriteHeader(http.StatusOK)
-	return export.CrowdParticipantsCSV(c.Response(), out.Participants)
+	return export.CrowdParticipantsCSV(c.Response(), views)
 }

@@ -13,12 +13,8 @@ import (
 // decomposeAll stores the decomposer's expressions for a project's queries
 // (the editor's "decompose all"), audited under the signed-in researcher.
 func (h poolHandlers) decomposeAll(c echo.Context) error {
-	p, err := h.research.project(c)
+	p, req, err := projectBody[api.DecomposeAllRequest](h.research, c)
 	if err != nil {
-		return err
-	}
-	var req api.DecomposeAllRequest
-	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)

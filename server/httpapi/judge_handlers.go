@@ -16,7 +16,7 @@ import (
 
 // judgmentService is what the judgment handler needs.
 type judgmentService interface {
-	Submit(ctx context.Context, r judging.Rater, req api.JudgmentRequest) (api.JudgmentResponse, error)
+	Submit(ctx context.Context, r judging.Rater, req judging.JudgmentRequest) (judging.JudgmentResponse, error)
 }
 
 type judgeHandlers struct{ svc judgmentService }
@@ -28,7 +28,7 @@ func (h judgeHandlers) submit(c echo.Context) error {
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	res, err := h.svc.Submit(c.Request().Context(), rater(c), req)
+	res, err := h.svc.Submit(c.Request().Context(), rater(c), toJudgingJudgmentRequest(req))
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (h judgeHandlers) submit(c echo.Context) error {
 	if res.Duplicate {
 		status = http.StatusOK
 	}
-	return c.JSON(status, res)
+	return c.JSON(status, toAPIJudgmentResponse(res))
 }
 
 // bindJSON decodes a JSON body strictly (server/strictjson: unknown fields

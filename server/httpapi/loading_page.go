@@ -30,7 +30,7 @@ type loadingPages struct {
 		Session(ctx context.Context, token string) (store.Session, error)
 	}
 	tasks interface {
-		Instructions(ctx context.Context, r judging.Rater, project, kind string) (api.Instructions, error)
+		Instructions(ctx context.Context, r judging.Rater, project, kind string) (judging.Instructions, error)
 	}
 	log *slog.Logger
 }
@@ -83,12 +83,12 @@ func (lp loadingPages) instructions(c echo.Context, kind string) (api.Instructio
 		return api.Instructions{}, false
 	}
 	r := judging.Rater{ID: ss.User.ID, Role: ss.User.Role, Crowd: ss.User.ExternalID != nil}
-	in, err := lp.tasks.Instructions(ctx, r, c.Param("project"), kind)
+	d, err := lp.tasks.Instructions(ctx, r, c.Param("project"), kind)
 	if err != nil {
 		// Not a member, no such project: the page as anyone sees it.
 		return api.Instructions{}, false
 	}
-	return in, true
+	return toAPIInstructions(d), true
 }
 
 // loaderEnd is where go-app's loading screen ends (the <aside

@@ -24,16 +24,23 @@ import (
 // newPoolEnv is the fixture (2 raters per item) with its two stored runs,
 // served with a job client running the pool kind (the publish endpoint's
 // jobs), as serve builds it.
-func newPoolEnv(t *testing.T) *env { return newPoolEnvWorkers(t, 1) }
+func newPoolEnv(t *testing.T) *env { return newJobsEnv(t, 1, true) }
 
 // newPoolEnvWorkers is newPoolEnv whose job client runs workers jobs at
 // once (0: none; the jobs stay queued).
-func newPoolEnvWorkers(t *testing.T, workers int) *env {
+func newPoolEnvWorkers(t *testing.T, workers int) *env { return newJobsEnv(t, workers, true) }
+
+// newJobsEnv is the fixture (2 raters per item), with its two stored runs
+// when runs is set, served with the job client of serve (every kind)
+// running workers jobs at once (0: none; the jobs stay queued).
+func newJobsEnv(t *testing.T, workers int, runs bool) *env {
 	t.Helper()
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 2)
-	if err := judgingtest.AddRuns(context.Background(), st, fx); err != nil {
-		t.Fatal(err)
+	if runs {
+		if err := judgingtest.AddRuns(context.Background(), st, fx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	return serveWithJobs(t, st, fx, log, workers)

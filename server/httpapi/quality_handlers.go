@@ -38,12 +38,8 @@ func (h researchHandlers) quality(c echo.Context) error {
 }
 
 func (h researchHandlers) setQuality(c echo.Context) error {
-	p, err := h.project(c)
+	p, req, err := projectBody[qualityPatch](h, c)
 	if err != nil {
-		return err
-	}
-	var req qualityPatch
-	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
 	q := store.QualityOf(p)

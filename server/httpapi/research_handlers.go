@@ -2,11 +2,9 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -50,9 +48,6 @@ type researchStore interface {
 	ProjectByID(ctx context.Context, id int64) (store.Project, error)
 	IsProjectMember(ctx context.Context, projectID, userID int64) (bool, error)
 	ItemByID(ctx context.Context, id int64) (store.Item, error)
-	ExportSnapshots(ctx context.Context, projectID int64) ([]store.ExportSnapshot, error)
-	ExportFailures(ctx context.Context, projectID int64) ([]store.ExportFailure, error)
-	Usernames(ctx context.Context) (map[int64]string, error)
 	ListQueries(ctx context.Context, projectID int64, split string) ([]store.Query, error)
 }
 
@@ -194,11 +189,7 @@ func (h researchHandlers) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	snap, err := h.live.Snapshot(c.Request().Context(), p.ID, p.Name)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, snap)
+	return reply(c, toAPILiveSnapshot)(h.live.Snapshot(c.Request().Context(), p.ID, p.Name))
 }
 
 func (h researchHandlers) composition(c echo.Context) error {
@@ -206,11 +197,7 @@ func (h researchHandlers) composition(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	found, err := h.live.RelevantFound(c.Request().Context(), p.ID, p.Name)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, found)
+	return reply(c, sliceOf(toAPIRelevantFound))(h.live.RelevantFound(c.Request().Context(), p.ID, p.Name))
 }
 
 // incompleteQueries lists every query with unjudged items (the dashboard's
@@ -220,22 +207,7 @@ func (h researchHandlers) incompleteQueries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.live.IncompleteQueries(c.Request().Context(), p.ID, p.Name)
-	if err != nil {
-		return err
-	}
-	qs, err := h.st.ListQueries(c.Request().Context(), p.ID, "")
-	if err != nil {
-		return err
-	}
-	text := make(map[int64]string, len(qs))
-	for _, q := range qs {
-		text[q.ID] = q.Text
-	}
-	for i := range list {
-		list[i].Text = text[list[i].QueryID]
-	}
-	return c.JSON(http.StatusOK, list)
+	return reply(c, sliceOf(toAPIQueryProgress))(h.live.IncompleteQueries(c.Request().Context(), p.ID, p.Name))
 }
 
 // liveEvents streams the project's dashboard as server-sent events: a
@@ -258,7 +230,7 @@ func (h researchHandlers) liveEvents(c echo.Context) error {
 		return err
 	}
 	defer h.live.Hub().Unsubscribe(sub)
-	first, err := live.EventOf(snap)
+	first, err := snapshotEvent(snap)
 	if err != nil {
 		return err
 	}
@@ -301,7 +273,12 @@ func (h researchHandlers) liveEvents(c echo.Context) error {
 				w.Flush()
 				return nil
 			}
-			if _, err := w.Write(msg); err != nil {
+			ev, err := snapshotEvent(msg)
+			if err != nil {
+				h.log.Error("live snapshot", "project", p.Name, "err", err)
+				return nil
+			}
+			if _, err := w.Write(ev); err != nil {
 				return nil
 			}
 			w.Flush()
@@ -316,11 +293,7 @@ func (h researchHandlers) queue(c echo.Context) error {
 	}
 	limit, _ := strconv.Atoi(c.QueryParam("limit"))
 	offset, _ := strconv.Atoi(c.QueryParam("offset"))
-	q, err := h.cons.Queue(c.Request().Context(), p.ID, limit, offset)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, q)
+	return reply(c, toAPIAdjudicationQueue)(h.cons.Queue(c.Request().Context(), p.ID, limit, offset))
 }
 
 // item checks the :id item's project and returns its id.
@@ -341,11 +314,7 @@ func (h researchHandlers) adjudicationItem(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	it, err := h.cons.Item(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, it)
+	return reply(c, toAPIAdjudicationItem)(h.cons.Item(c.Request().Context(), id))
 }
 
 func (h researchHandlers) adjudicate(c echo.Context) error {
@@ -358,11 +327,11 @@ func (h researchHandlers) adjudicate(c echo.Context) error {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)
-	res, _, err := h.cons.Adjudicate(c.Request().Context(), ss.User.ID, id, req)
+	res, _, err := h.cons.Adjudicate(c.Request().Context(), ss.User.ID, id, toConsensusAdjudicationRequest(req))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, res)
+	return c.JSON(http.StatusOK, toAPIAdjudicationResult(res))
 }
 
 func (h researchHandlers) exports(c echo.Context) error {
@@ -370,61 +339,7 @@ func (h researchHandlers) exports(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	snaps, err := h.st.ExportSnapshots(ctx, p.ID)
-	if err != nil {
-		return err
-	}
-	names, err := h.st.Usernames(ctx)
-	if err != nil {
-		return err
-	}
-	out := make([]api.ExportSnapshot, 0, len(snaps))
-	for _, s := range snaps {
-		v := api.ExportSnapshot{ID: s.ID, Format: s.Format, CreatedAt: s.CreatedAt}
-		if err := json.Unmarshal(s.Counts, &v.Counts); err != nil {
-			return fmt.Errorf("research: export %s counts: %w", s.ID, err)
-		}
-		if s.CreatedBy != nil {
-			v.CreatedBy = names[*s.CreatedBy]
-		}
-		out = append(out, v)
-	}
-	fails, err := h.st.ExportFailures(ctx, p.ID)
-	if err != nil {
-		return err
-	}
-	for _, f := range fails {
-		v := api.ExportSnapshot{ID: f.ID, Format: f.Format, CreatedAt: f.At, Failed: true, Error: f.Reason, Counts: map[string]any{}}
-		if f.CreatedBy != nil {
-			v.CreatedBy = names[*f.CreatedBy]
-		}
-		out = append(out, v)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
-	return c.JSON(http.StatusOK, out)
-}
-
-// exportExt is the download file extension of a format (beir: a zip).
-func exportExt(format string) (string, bool) {
-	switch format {
-	case "quest", "quest-documents", "quest-judged":
-		return "jsonl", true
-	case "trec-topics":
-		return "txt", true
-	case "trec-qrels", "qrels-consensus":
-		return "qrels", true
-	case "trec-run":
-		return "run", true
-	case "csv":
-		return "csv", true
-	case "idmap":
-		return "tsv", true
-	case "beir":
-		return "zip", true
-	default:
-		return "", false
-	}
+	return reply(c, sliceOf(toAPIExportSnapshot))(export.History(c.Request().Context(), h.exportSt, p.ID))
 }
 
 // download streams an export and records it as a snapshot; the export id
@@ -435,23 +350,14 @@ func (h researchHandlers) download(c echo.Context) error {
 		return err
 	}
 	format := c.Param("format")
-	ext, ok := exportExt(format)
-	if !ok {
-		return apperr.Invalidf("format", "must be one of %v (beir as a zip)", export.Formats())
+	opt := export.Options{Run: c.QueryParam("run"), Consensus: c.QueryParam("consensus"), Qrels: c.QueryParam("qrels"),
+		ZipRoot: p.Name + "-" + format}
+	ext, err := export.CheckDownload(format, opt)
+	if err != nil {
+		return err
 	}
-	if format == "trec-run" && c.QueryParam("run") == "" {
-		return apperr.Invalidf("run", "trec-run needs ?run=NAME")
-	}
-	method := c.QueryParam("consensus")
-	if method != "" && method != api.ConsensusMajority && method != api.ConsensusDawidSkene {
-		return apperr.Invalidf("consensus", "must be majority or dawid-skene")
-	}
-	if method == "" { // the project's method (quality settings)
-		method = p.ConsensusMethod
-	}
-	qrels := c.QueryParam("qrels")
-	if !export.ValidQrels(qrels) {
-		return apperr.Invalidf("qrels", "must be direct, derived or both")
+	if opt.Consensus == "" { // the project's method (quality settings)
+		opt.Consensus = p.ConsensusMethod
 	}
 	ss, _ := auth.CurrentSession(c)
 	id := api.NewUUID()
@@ -463,7 +369,7 @@ func (h researchHandlers) download(c echo.Context) error {
 	w.Header().Set(echo.HeaderContentType, contentType)
 	w.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s-%s.%s"`, p.Name, format, id[:8], ext))
 	w.Header().Set("X-Export-Id", id)
-	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, export.Options{Run: c.QueryParam("run"), Consensus: method, Qrels: qrels, ZipRoot: p.Name + "-" + format}, id, ss.User.ID)
+	snap, err := export.WriteSnapshot(c.Request().Context(), h.exportSt, p.ID, format, w, opt, id, ss.User.ID)
 	if err != nil {
 		if !w.Committed {
 			w.Header().Del(echo.HeaderContentDisposition)
@@ -479,4 +385,16 @@ func (h researchHandlers) download(c echo.Context) error {
 	}
 	h.log.Info("exported", "project", p.Name, "format", format, "id", snap.ID, "bytes", snap.Bytes)
 	return nil
+}
+
+// projectBody is the prelude of a project's POST and PUT handlers: the
+// :project the signed-in user may enter (researchHandlers.project), then
+// the request body (bindJSON).
+func projectBody[T any](h researchHandlers, c echo.Context) (store.Project, T, error) {
+	var req T
+	p, err := h.project(c)
+	if err != nil {
+		return p, req, err
+	}
+	return p, req, bindJSON(c, &req)
 }

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"net/http"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -29,11 +28,7 @@ func (h reuseHandlers) reusability(c echo.Context) error {
 	if opt.Pool == "" {
 		return apperr.Invalidf("pool", "required: the pool to test")
 	}
-	rep, err := reuse.LoadReusability(c.Request().Context(), h.st, p.ID, opt)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, rep)
+	return reply(c, toAPIReusability)(reuse.LoadReusability(c.Request().Context(), h.st, p.ID, opt))
 }
 
 // stability: GET /api/projects/:project/stability[?pool=NAME]
@@ -55,9 +50,5 @@ func (h reuseHandlers) stability(c echo.Context) error {
 			return apperr.Invalidf("seed", "not a whole number: %q", apperr.Clip(s, 40))
 		}
 	}
-	rep, err := reuse.LoadStability(c.Request().Context(), h.st, p.ID, opt)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, rep)
+	return reply(c, toAPIStability)(reuse.LoadStability(c.Request().Context(), h.st, p.ID, opt))
 }

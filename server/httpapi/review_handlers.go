@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +54,16 @@ func page(c echo.Context) (limit, offset int, err error) {
 	return limit, offset, nil
 }
 
+// projectPage is the prelude of the paged lists: the :project the user
+// may enter, then ?limit and ?offset (page).
+func (h reviewHandlers) projectPage(c echo.Context) (p store.Project, limit, offset int, err error) {
+	if p, err = h.research.project(c); err != nil {
+		return p, 0, 0, err
+	}
+	limit, offset, err = page(c)
+	return p, limit, offset, err
+}
+
 // review records a researcher's review of one judgment.
 func (h reviewHandlers) review(c echo.Context) error {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
@@ -75,83 +83,28 @@ func (h reviewHandlers) review(c echo.Context) error {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)
-	res, err := h.cons.Review(ctx, ss.User.ID, id, req)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, res)
+	return reply(c, toAPIReviewResult)(h.cons.Review(ctx, ss.User.ID, id, toConsensusReviewRequest(req)))
 }
 
 // queue lists every annotator's review counts and one annotator's
 // unreviewed judgments.
 func (h reviewHandlers) queue(c echo.Context) error {
-	p, err := h.research.project(c)
+	p, limit, offset, err := h.projectPage(c)
 	if err != nil {
 		return err
 	}
-	limit, offset, err := page(c)
-	if err != nil {
-		return err
-	}
-	ctx := c.Request().Context()
-	counts, err := h.st.ReviewCounts(ctx, p.ID)
-	if err != nil {
-		return err
-	}
-	out := api.ReviewQueue{Annotators: make([]api.AnnotatorReviews, 0, len(counts)), Entries: []api.ReviewEntry{}}
-	for _, a := range counts {
-		out.Annotators = append(out.Annotators, api.AnnotatorReviews{AnnotatorID: a.AnnotatorID, Annotator: a.Annotator,
-			Judged: a.Judged, Unreviewed: a.Unreviewed, Accepted: a.Accepted, Corrected: a.Corrected})
-	}
-	name := c.QueryParam("annotator")
-	if name == "" {
-		return c.JSON(http.StatusOK, out)
-	}
-	u, err := h.st.UserByUsername(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return apperr.Invalidf("annotator", "no user %q", name)
-	}
-	if err != nil {
-		return err
-	}
-	js, total, err := h.st.ReviewQueue(ctx, p.ID, u.ID, limit, offset)
-	if err != nil {
-		return err
-	}
-	out.Annotator, out.Total = u.Username, total
-	for _, j := range js {
-		out.Entries = append(out.Entries, entryOf(j))
-	}
-	return c.JSON(http.StatusOK, out)
-}
-
-func entryOf(j store.JudgmentSummary) api.ReviewEntry {
-	return api.ReviewEntry{JudgmentID: j.JudgmentID, ItemID: j.ItemID, Annotator: j.Annotator, QueryExtID: j.QueryExtID,
-		QueryText: j.QueryText, DocExtID: j.DocExtID, DocTitle: j.DocTitle, Relevance: int(j.Grade), Evidence: j.Evidence,
-		Comment: j.Comment, JudgedAt: j.JudgedAt}
+	return reply(c, toAPIReviewQueue)(h.cons.ReviewQueue(c.Request().Context(), p.ID, c.QueryParam("annotator"), limit, offset))
 }
 
 // feedback lists the reviews of the signed-in user's own judgments in the
 // project: the user comes from the session, never from the request.
 func (h reviewHandlers) feedback(c echo.Context) error {
-	p, err := h.research.project(c)
-	if err != nil {
-		return err
-	}
-	limit, offset, err := page(c)
+	p, limit, offset, err := h.projectPage(c)
 	if err != nil {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)
-	rows, counts, err := h.st.Feedback(c.Request().Context(), ss.User.ID, p.ID, limit, offset)
-	if err != nil {
-		return err
-	}
-	out := api.Feedback{Project: p.Name, Total: counts.Total, Corrections: counts.Corrections, Entries: make([]api.FeedbackEntry, 0, len(rows))}
-	for _, r := range rows {
-		out.Entries = append(out.Entries, api.FeedbackEntry{Judgment: entryOf(r.JudgmentSummary), Review: consensus.ReviewView(r.ReviewRow)})
-	}
-	return c.JSON(http.StatusOK, out)
+	return reply(c, toAPIFeedback)(h.cons.Feedback(c.Request().Context(), ss.User.ID, p.ID, p.Name, limit, offset))
 }
 
 // browseFilter reads the item browser's query parameters.
@@ -211,16 +164,6 @@ func (h reviewHandlers) browseFilter(c echo.Context) (store.BrowseFilter, error)
 		t = t.AddDate(0, 0, d.add) // to is inclusive: before the next day
 		*d.dst = &t
 	}
-	if name := c.QueryParam("annotator"); name != "" {
-		u, err := h.st.UserByUsername(c.Request().Context(), name)
-		if errors.Is(err, store.ErrNotFound) {
-			return f, apperr.Invalidf("annotator", "no user %q", name)
-		}
-		if err != nil {
-			return f, err
-		}
-		f.AnnotatorID = u.ID
-	}
 	return f, nil
 }
 
@@ -234,34 +177,12 @@ func (h reviewHandlers) browseItems(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rows, total, err := h.st.BrowseItems(c.Request().Context(), p.ID, f)
-	if err != nil {
-		return err
-	}
-	out := api.BrowseItems{Total: total, Offset: f.Offset, Limit: f.Limit, Items: make([]api.BrowseItem, 0, len(rows))}
-	for _, r := range rows {
-		it := api.BrowseItem{ItemID: r.ItemID, Kind: r.Kind, QueryID: r.QueryID, QueryExtID: r.QueryExtID, QueryText: r.QueryText,
-			DocExtID: r.DocExtID, DocTitle: r.DocTitle, IsGold: r.IsGold, LastJudged: r.LastJudged, Votes: make([]api.BrowseVote, 0, len(r.Annotators))}
-		for i, a := range r.Annotators {
-			it.Votes = append(it.Votes, api.BrowseVote{Annotator: a, Relevance: int(r.Grades[i])})
-		}
-		if r.Status != nil {
-			it.Consensus = &api.ConsensusView{Relevance: int(*r.Relevance), Status: *r.Status, Votes: *r.Votes,
-				RelevantVotes: *r.RelevantVotes, Contradictions: *r.Contradictions, NeedsAdjudication: *r.NeedsAdjudication}
-			it.Disagreeing = *r.RelevantVotes > 0 && *r.RelevantVotes < *r.Votes
-		}
-		out.Items = append(out.Items, it)
-	}
-	return c.JSON(http.StatusOK, out)
+	return reply(c, toAPIBrowseItems)(h.cons.BrowseItems(c.Request().Context(), p.ID, f, c.QueryParam("annotator")))
 }
 
 // browseQueries lists one page of the project's queries matching ?text.
 func (h reviewHandlers) browseQueries(c echo.Context) error {
-	p, err := h.research.project(c)
-	if err != nil {
-		return err
-	}
-	limit, offset, err := page(c)
+	p, limit, offset, err := h.projectPage(c)
 	if err != nil {
 		return err
 	}
@@ -269,16 +190,7 @@ func (h reviewHandlers) browseQueries(c echo.Context) error {
 	if len(text) > 500 {
 		return apperr.Invalidf("text", "longer than 500 bytes")
 	}
-	rows, total, err := h.st.BrowseQueries(c.Request().Context(), p.ID, text, limit, offset)
-	if err != nil {
-		return err
-	}
-	out := api.BrowseQueries{Total: total, Offset: offset, Limit: limit, Queries: make([]api.BrowseQuery, 0, len(rows))}
-	for _, r := range rows {
-		out.Queries = append(out.Queries, api.BrowseQuery{ID: r.ID, ExtID: r.ExtID, Text: r.Text, Items: r.Items,
-			Judged: r.Judged, Disagreeing: r.Disagreeing})
-	}
-	return c.JSON(http.StatusOK, out)
+	return reply(c, toAPIBrowseQueries)(h.cons.BrowseQueries(c.Request().Context(), p.ID, text, limit, offset))
 }
 
 // detail opens any item of a project the researcher may enter.
@@ -287,9 +199,5 @@ func (h reviewHandlers) detail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := h.cons.Detail(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, d)
+	return reply(c, toAPIItemDetail)(h.cons.Detail(c.Request().Context(), id))
 }

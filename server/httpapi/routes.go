@@ -44,7 +44,7 @@ func (s *Server) routes() {
 	jh := judgeHandlers{svc: svc.Judging}
 	rv := reviewHandlers{research: rh, st: st, cons: svc.Consensus}
 	ph := poolHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
-	calh := calHandlers{research: rh, st: st, jobs: svc.Jobs, log: s.log}
+	calh := calHandlers{research: rh, st: st, control: svc.CAL}
 	sh := setupHandlers{research: rh, st: st, importSt: st, jobs: svc.Jobs, encoders: svc.Encoders,
 		maxUpload: s.cfg.UploadLimit(), uploadRoot: s.cfg.UploadRoot(), maxLine: s.cfg.LineLimit(),
 		maxImport: s.cfg.ImportBytesLimit(), imports: newImportGate(s.cfg.ImportsPerUser()), log: s.log}

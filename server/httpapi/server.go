@@ -19,6 +19,7 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/judging"
 	"boolpool/server/live"
+	"boolpool/server/pooling"
 	"boolpool/server/store"
 )
 
@@ -38,12 +39,13 @@ type Server struct {
 // composition root, server/app (app.New), for `boolpool serve` and the
 // tests alike.
 type Services struct {
-	Store     *store.Store       // plain reads and writes of the handlers
-	Auth      *auth.Service      // sign-in, sessions, crowd entry
-	Judging   *judging.Service   // the rater workflow (tells Consensus of each judgment)
-	Consensus *consensus.Service // stored consensus, adjudication queue
-	Live      *live.Service      // dashboards (follows Consensus)
-	Jobs      *jobs.Client       // background jobs (River): the setup page starts, lists and cancels them; nil: none
+	Store     *store.Store        // plain reads and writes of the handlers
+	Auth      *auth.Service       // sign-in, sessions, crowd entry
+	Judging   *judging.Service    // the rater workflow (tells Consensus of each judgment)
+	Consensus *consensus.Service  // stored consensus, adjudication queue
+	Live      *live.Service       // dashboards (follows Consensus)
+	Jobs      *jobs.Client        // background jobs (River): the setup page starts, lists and cancels them; nil: none
+	CAL       *pooling.CALControl // stops and extends the queries of live cal pools
 	// Relay carries judgments between the servers of one database (nil:
 	// one server). Run listens for the others while it serves.
 	Relay *live.Relay

@@ -18,23 +18,16 @@ import (
 	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/app"
-	"boolpool/server/store/storetest"
 )
 
-// newSetupEnv is newEnv with a job client of the retrieve kind (lexical
-// and fusion methods; no encoders) that runs one job at a time, as the
-// serve command builds it.
-func newSetupEnv(t *testing.T) *env { return newSetupEnvWorkers(t, 1) }
+// newSetupEnv is newEnv with a job client of every kind (retrieve: the
+// lexical and fusion methods; no encoders) that runs one job at a time, as
+// the serve command builds it.
+func newSetupEnv(t *testing.T) *env { return newJobsEnv(t, 1, false) }
 
 // newSetupEnvWorkers is newSetupEnv whose job client runs workers jobs at
 // once; 0: none (serve --workers 0: jobs only queue).
-func newSetupEnvWorkers(t *testing.T, workers int) *env {
-	t.Helper()
-	st := storetest.New(t)
-	fx := judgingtest.New(t, st, 2)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return serveWithJobs(t, st, fx, log, workers)
-}
+func newSetupEnvWorkers(t *testing.T, workers int) *env { return newJobsEnv(t, workers, false) }
 
 // upload posts files as multipart/form-data to the project's import route.
 func (u *user) upload(project, format string, files map[string]string, order []string, out any) (int, api.Problem) {

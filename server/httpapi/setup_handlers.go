@@ -383,12 +383,8 @@ func (h setupHandlers) listJobs(c echo.Context) error {
 }
 
 func (h setupHandlers) startJob(c echo.Context) error {
-	p, err := h.research.project(c)
+	p, req, err := projectBody[api.JobRequest](h.research, c)
 	if err != nil {
-		return err
-	}
-	var req api.JobRequest
-	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
 	ss, _ := auth.CurrentSession(c)

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -15,11 +14,11 @@ import (
 
 // taskService is what the task handlers need.
 type taskService interface {
-	Queue(ctx context.Context, r judging.Rater, project string, req api.QueueRequest) (api.Queue, error)
-	Task(ctx context.Context, r judging.Rater, itemID int64) (api.Task, error)
-	Instructions(ctx context.Context, r judging.Rater, project, kind string) (api.Instructions, error)
-	Stats(ctx context.Context, r judging.Rater, project string) (api.ProjectStats, error)
-	Projects(ctx context.Context, r judging.Rater) (api.MyProjects, error)
+	Queue(ctx context.Context, r judging.Rater, project string, req judging.QueueRequest) (judging.Queue, error)
+	Task(ctx context.Context, r judging.Rater, itemID int64) (judging.Task, error)
+	Instructions(ctx context.Context, r judging.Rater, project, kind string) (judging.Instructions, error)
+	Stats(ctx context.Context, r judging.Rater, project string) (judging.ProjectStats, error)
+	Projects(ctx context.Context, r judging.Rater) (judging.MyProjects, error)
 }
 
 type taskHandlers struct{ svc taskService }
@@ -30,21 +29,13 @@ func (h taskHandlers) queue(c echo.Context) error {
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	q, err := h.svc.Queue(c.Request().Context(), rater(c), c.Param("project"), req)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, q)
+	return reply(c, toAPIQueue)(h.svc.Queue(c.Request().Context(), rater(c), c.Param("project"), toJudgingQueueRequest(req)))
 }
 
 // projects lists the signed-in user's own projects with their progress
 // (GET /api/me/projects).
 func (h taskHandlers) projects(c echo.Context) error {
-	out, err := h.svc.Projects(c.Request().Context(), rater(c))
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, out)
+	return reply(c, toAPIMyProjects)(h.svc.Projects(c.Request().Context(), rater(c)))
 }
 
 func (h taskHandlers) item(c echo.Context) error {
@@ -52,27 +43,15 @@ func (h taskHandlers) item(c echo.Context) error {
 	if err != nil || id <= 0 {
 		return apperr.Invalidf("id", "must be a positive integer")
 	}
-	t, err := h.svc.Task(c.Request().Context(), rater(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, t)
+	return reply(c, toAPITask)(h.svc.Task(c.Request().Context(), rater(c), id))
 }
 
 func (h taskHandlers) instructions(c echo.Context) error {
-	in, err := h.svc.Instructions(c.Request().Context(), rater(c), c.Param("project"), c.QueryParam("kind"))
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, in)
+	return reply(c, toAPIInstructions)(h.svc.Instructions(c.Request().Context(), rater(c), c.Param("project"), c.QueryParam("kind")))
 }
 
 func (h taskHandlers) stats(c echo.Context) error {
-	st, err := h.svc.Stats(c.Request().Context(), rater(c), c.Param("project"))
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, st)
+	return reply(c, toAPIProjectStats)(h.svc.Stats(c.Request().Context(), rater(c), c.Param("project")))
 }
 
 // rater is the signed-in user of a request behind RequireSession.

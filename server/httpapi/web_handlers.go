@@ -58,29 +58,23 @@ func (w *wasmAsset) load(dir string, log *slog.Logger) {
 	w.raw, w.etag = raw, hex.EncodeToString(sum[:12])
 	close(w.ready)
 
-	gz := precompressed(path+".gz", st.ModTime())
-	if gz == nil {
-		if gz, err = GzipBytes(raw); err != nil {
-			log.Error("gzip app.wasm", "err", err)
+	sizes := []any{"raw", len(raw)}
+	for _, enc := range []struct {
+		name, ext string
+		compress  func([]byte) ([]byte, error)
+		dst       *[]byte
+	}{{"gzip", ".gz", GzipBytes, &w.gz}, {"brotli", ".br", BrotliBytes, &w.br}} {
+		b, err := compressedCopy(path+enc.ext, st.ModTime(), raw, enc.compress, log)
+		if err != nil {
+			log.Error(enc.name+" app.wasm", "err", err)
 			return
 		}
-		writeBestEffort(path+".gz", gz, log)
+		w.mu.Lock()
+		*enc.dst = b
+		w.mu.Unlock()
+		sizes = append(sizes, enc.name, len(b))
 	}
-	w.mu.Lock()
-	w.gz = gz
-	w.mu.Unlock()
-	br := precompressed(path+".br", st.ModTime())
-	if br == nil {
-		if br, err = BrotliBytes(raw); err != nil {
-			log.Error("brotli app.wasm", "err", err)
-			return
-		}
-		writeBestEffort(path+".br", br, log)
-	}
-	w.mu.Lock()
-	w.br = br
-	w.mu.Unlock()
-	log.Info("app.wasm ready", "raw", len(raw), "gzip", len(gz), "brotli", len(br))
+	log.Info("app.wasm ready", sizes...)
 }
 
 func precompressed(path string, notBefore time.Time) []byte {
@@ -270,4 +264,19 @@ func appVersion(staticDir string) string {
 		fmt.Fprintf(h, "%s %d %d\n", p, st.Size(), st.ModTime().UnixNano())
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// compressedCopy is the precompressed file at path when it is not older
+// than modTime, else raw compressed with compress and written there (best
+// effort) for the next start.
+func compressedCopy(path string, modTime time.Time, raw []byte, compress func([]byte) ([]byte, error), log *slog.Logger) ([]byte, error) {
+	if b := precompressed(path, modTime); b != nil {
+		return b, nil
+	}
+	b, err := compress(raw)
+	if err != nil {
+		return nil, err
+	}
+	writeBestEffort(path, b, log)
+	return b, nil
 }

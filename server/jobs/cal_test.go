@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/consensus"
 	"boolpool/server/jobs"
@@ -15,6 +14,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // TestCALBatchGrowsOnJudgments: a published cal pool, the judgment flow
@@ -69,12 +69,12 @@ func TestCALBatchGrowsOnJudgments(t *testing.T) {
 	if s := state(); s.Round != 0 || s.BatchSize != 2 || s.Pending != 2 || s.State != store.CALActive {
 		t.Fatalf("at start: %+v", s)
 	}
-	rater := judging.Rater{ID: fx.Users["annotator1"].ID, Role: api.RoleAnnotator}
+	rater := judging.Rater{ID: fx.Users["annotator1"].ID, Role: vocab.RoleAnnotator}
 	n := 0
 	judgeAll := func() {
 		t.Helper()
 		for {
-			q, err := js.Queue(ctx, rater, fx.Project.Name, api.QueueRequest{Kind: api.KindRelevance, N: 10})
+			q, err := js.Queue(ctx, rater, fx.Project.Name, judging.QueueRequest{Kind: vocab.KindRelevance, N: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,8 +87,8 @@ func TestCALBatchGrowsOnJudgments(t *testing.T) {
 				if strings.Contains(strings.ToLower(task.Document.Title), "bird") || strings.Contains(strings.ToLower(task.Document.Title), "andean") {
 					r, ev = 3, "complete"
 				}
-				req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), AuthorID: rater.ID, ItemID: task.ItemID,
-					Kind: api.KindRelevance, Relevance: &r, Evidence: ev}
+				req := judging.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), AuthorID: rater.ID, ItemID: task.ItemID,
+					Kind: vocab.KindRelevance, Relevance: &r, Evidence: ev}
 				if _, err := js.Submit(ctx, rater, req); err != nil {
 					t.Fatal(err)
 				}
@@ -173,7 +173,7 @@ func TestCALBatchGrowsOnJudgments(t *testing.T) {
 	for _, j := range js2 {
 		if j.Kind == pooling.CALJobKind {
 			calJobs++
-			if j.State != store.JobDone {
+			if j.State != vocab.JobDone {
 				t.Errorf("job %+v", j)
 			}
 		}

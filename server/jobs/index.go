@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/lexical"
 	"boolpool/server/retrieval"
@@ -74,8 +73,8 @@ func Index(st *store.Store, log *slog.Logger) Kind {
 
 // indexParams decodes and checks an index job's parameters, filling the
 // BM25 defaults.
-func indexParams(raw json.RawMessage) (api.IndexJobParams, error) {
-	var p api.IndexJobParams
+func indexParams(raw json.RawMessage) (IndexParams, error) {
+	var p IndexParams
 	if err := strictJSON(raw, &p); err != nil {
 		return p, err
 	}

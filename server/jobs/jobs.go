@@ -54,6 +54,7 @@ import (
 
 	"boolpool/server/apperr"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Queues of the job kinds.
@@ -433,7 +434,7 @@ func (c *Client) Cancel(ctx context.Context, id int64) error {
 			msg = "cancelled by a user"
 		}
 	}
-	if _, err := c.st.FinishJob(ctx, id, store.JobCancelled, msg, nil); err != nil {
+	if _, err := c.st.FinishJob(ctx, id, vocab.JobCancelled, msg, nil); err != nil {
 		return err
 	}
 	c.log.Info("job cancelled", "job", id, "kind", j.Kind)
@@ -526,13 +527,13 @@ func (w *worker) Work(ctx context.Context, rj *river.Job[args]) error {
 	log := c.log.With("job", id, "kind", job.Kind, "attempt", rj.Attempt)
 	switch {
 	case err == nil:
-		if _, err := c.st.FinishJob(rec, id, store.JobDone, "", raw); err != nil {
+		if _, err := c.st.FinishJob(rec, id, vocab.JobDone, "", raw); err != nil {
 			return err
 		}
 		log.Info("job done", "took", time.Since(start).Round(time.Millisecond))
 		return nil
 	case errors.Is(context.Cause(ctx), river.ErrJobCancelledRemotely):
-		c.finish(rec, id, store.JobCancelled, "cancelled by a user")
+		c.finish(rec, id, vocab.JobCancelled, "cancelled by a user")
 		log.Info("job cancelled")
 		return err
 	case ctx.Err() != nil:
@@ -542,11 +543,11 @@ func (w *worker) Work(ctx context.Context, rj *river.Job[args]) error {
 		log.Warn("job interrupted by shutdown")
 		return err
 	case isPermanent(err):
-		c.finish(rec, id, store.JobFailed, err.Error())
+		c.finish(rec, id, vocab.JobFailed, err.Error())
 		log.Warn("job failed", "err", err)
 		return river.JobCancel(err)
 	case rj.Attempt >= rj.MaxAttempts:
-		c.finish(rec, id, store.JobFailed, fmt.Sprintf("%v (after %d attempts)", err, rj.Attempt))
+		c.finish(rec, id, vocab.JobFailed, fmt.Sprintf("%v (after %d attempts)", err, rj.Attempt))
 		log.Warn("job failed", "err", err)
 		return err
 	default:

@@ -19,6 +19,7 @@ import (
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -168,7 +169,7 @@ func TestJobStates(t *testing.T) {
 	}
 	done := wait(t, st, j.ID)
 	// Progress is written at the end even when the throttle never allowed it.
-	if done.State != store.JobDone || done.Done != 5 || done.Total != 5 || done.Phase != "counting" || string(done.Result) != `{"counted": 5}` || done.StartedAt == nil {
+	if done.State != vocab.JobDone || done.Done != 5 || done.Total != 5 || done.Phase != "counting" || string(done.Result) != `{"counted": 5}` || done.StartedAt == nil {
 		t.Fatalf("count job: %+v result %s", done, done.Result)
 	}
 	if attempt := waitQueueState(t, st, j.ID, "completed"); attempt != 1 {
@@ -181,7 +182,7 @@ func TestJobStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := wait(t, st, j.ID); got.State != store.JobDone || got.Error != "" || string(got.Result) != `{"attempt": 2}` {
+	if got := wait(t, st, j.ID); got.State != vocab.JobDone || got.Error != "" || string(got.Result) != `{"attempt": 2}` {
 		t.Fatalf("flaky job: %+v result %s", got, got.Result)
 	}
 	if n := flakyRuns.Load(); n != 2 {
@@ -197,7 +198,7 @@ func TestJobStates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := wait(t, st, j.ID); got.State != store.JobFailed || got.Error != want {
+		if got := wait(t, st, j.ID); got.State != vocab.JobFailed || got.Error != want {
 			t.Fatalf("%s job: %+v", kind, got)
 		}
 		if attempt := waitQueueState(t, st, j.ID, "cancelled"); attempt != 1 {
@@ -226,7 +227,7 @@ func TestJobUnique(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.ID != first.ID || again.State != store.JobQueued {
+	if again.ID != first.ID || again.State != vocab.JobQueued {
 		t.Fatalf("same job submitted twice: %d then %d (%s)", first.ID, again.ID, again.State)
 	}
 	diff, err := c.Submit(ctx, pid, "count", json.RawMessage(`{"a": 2, "b": [2, 3]}`), 0)
@@ -256,7 +257,7 @@ func TestJobUnique(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if next.ID == first.ID || next.State != store.JobQueued {
+	if next.ID == first.ID || next.State != vocab.JobQueued {
 		t.Fatalf("resubmitted after cancel: %+v", next)
 	}
 }
@@ -305,7 +306,7 @@ func TestJobCancel(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the running job's context did not end")
 	}
-	if got := wait(t, st, running.ID); got.State != store.JobCancelled || got.Error != "cancelled by a user" || got.FinishedAt == nil {
+	if got := wait(t, st, running.ID); got.State != vocab.JobCancelled || got.Error != "cancelled by a user" || got.FinishedAt == nil {
 		t.Fatalf("cancelled running job: %+v", got)
 	}
 	waitQueueState(t, st, running.ID, "cancelled")
@@ -320,7 +321,7 @@ func TestJobCancel(t *testing.T) {
 	if err := idle.Cancel(ctx, queued.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.JobByID(ctx, queued.ID); got.State != store.JobCancelled || got.Error != "cancelled before it started" {
+	if got, _ := st.JobByID(ctx, queued.ID); got.State != vocab.JobCancelled || got.Error != "cancelled before it started" {
 		t.Fatalf("cancelled queued job: %+v", got)
 	}
 	waitQueueState(t, st, queued.ID, "cancelled")
@@ -371,7 +372,7 @@ func TestJobResumesAfterWorkerStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := st.JobByID(ctx, j.ID)
-	if got.State != store.JobQueued || got.Done != 3 || !strings.Contains(got.Error, "its worker stopped") {
+	if got.State != vocab.JobQueued || got.Done != 3 || !strings.Contains(got.Error, "its worker stopped") {
 		t.Fatalf("after the worker stopped: %+v", got)
 	}
 	if state, attempt := queueEntry(t, st, j.ID); state != "available" || attempt != 0 {
@@ -380,7 +381,7 @@ func TestJobResumesAfterWorkerStops(t *testing.T) {
 
 	newClient(t, st, kinds, 1)
 	got = wait(t, st, j.ID)
-	if got.State != store.JobDone || string(got.Result) != `{"resumed_at": 3}` || got.Done != 10 || got.Error != "" {
+	if got.State != vocab.JobDone || string(got.Result) != `{"resumed_at": 3}` || got.Done != 10 || got.Error != "" {
 		t.Fatalf("resumed job: %+v result %s", got, got.Result)
 	}
 	if runs.Load() != 2 || completions.Load() != 1 {
@@ -416,7 +417,7 @@ func TestIndexJob(t *testing.T) {
 	}
 	got := wait(t, st, j.ID)
 	var res jobs.IndexResult
-	if err := json.Unmarshal(got.Result, &res); err != nil || got.State != store.JobDone || res.Documents != 3 || res.Terms == 0 {
+	if err := json.Unmarshal(got.Result, &res); err != nil || got.State != vocab.JobDone || res.Documents != 3 || res.Terms == 0 {
 		t.Fatalf("index job %+v result %s: %v", got, got.Result, err)
 	}
 	// An encoder without vectors fails at once, saying what to run.
@@ -424,7 +425,7 @@ func TestIndexJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := wait(t, st, j.ID); got.State != store.JobFailed || !strings.Contains(got.Error, "run an encode job first") {
+	if got := wait(t, st, j.ID); got.State != vocab.JobFailed || !strings.Contains(got.Error, "run an encode job first") {
 		t.Fatalf("index of an encoder without vectors: %+v", got)
 	}
 }

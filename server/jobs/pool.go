@@ -7,17 +7,16 @@ import (
 	"log/slog"
 	"strings"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 )
 
 // Pool is the job kind of the pool builder's publish: its parameters are
-// the builder's api.PoolSpec (with a name), and it builds, saves and
+// the builder's PoolRequest (with a name), and it builds, saves and
 // publishes the pool (pooling.Make, as `boolpool pool` does) in one
 // transaction. Progress is queries built of the pool's queries; the result
-// is an api.PoolPublished. A retry after a failed attempt starts over (that
+// is an PoolPublished. A retry after a failed attempt starts over (that
 // attempt wrote nothing); one whose earlier attempt had published the pool
 // reports that pool instead of publishing it twice. The spec is checked
 // when the job is submitted (pooling.Check, and no published pool of that
@@ -58,7 +57,7 @@ func Pool(st *store.Store, atoms AtomsPools, log *slog.Logger) Kind {
 			if m.Again {
 				log.Info("pool already published by an earlier attempt", "job", a.Job.ID, "pool", m.PoolID)
 			}
-			return PoolPublished(m), nil
+			return PublishedOf(m), nil
 		},
 	}
 }
@@ -68,10 +67,10 @@ func Pool(st *store.Store, atoms AtomsPools, log *slog.Logger) Kind {
 // ItemsCreated counts constraint items. A retry whose earlier attempt
 // published the pool reports it (the name was free when the job was
 // submitted).
-func publishAtoms(ctx context.Context, st *store.Store, atoms AtomsPools, a Attempt, req api.PoolSpec, spec pooling.Spec, by int64, log *slog.Logger) (any, error) {
+func publishAtoms(ctx context.Context, st *store.Store, atoms AtomsPools, a Attempt, req PoolRequest, spec pooling.Spec, by int64, log *slog.Logger) (any, error) {
 	if p, err := st.PoolByName(ctx, a.Job.ProjectID, spec.Name); err == nil && p.Status != "draft" {
 		log.Info("atoms pool already published by an earlier attempt", "job", a.Job.ID, "pool", p.ID)
-		return api.PoolPublished{PoolID: p.ID}, nil
+		return PoolPublished{PoolID: p.ID}, nil
 	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
@@ -91,12 +90,12 @@ func publishAtoms(ctx context.Context, st *store.Store, atoms AtomsPools, a Atte
 	if err != nil {
 		return nil, err
 	}
-	return api.PoolPublished{PoolID: rep.PoolID, ItemsCreated: created, RatersPerItem: raters, Preview: PoolPreview(rep)}, nil
+	return PoolPublished{PoolID: rep.PoolID, ItemsCreated: created, RatersPerItem: raters, Preview: PreviewOf(rep)}, nil
 }
 
-// PoolSpec translates the pool builder's spec into the pooling package's;
+// SpecOf translates the pool builder's request into the pooling package's;
 // pooling.Check then validates it against the project's runs.
-func PoolSpec(req api.PoolSpec) (pooling.Spec, error) {
+func SpecOf(req PoolRequest) (pooling.Spec, error) {
 	spec := pooling.Spec{Name: strings.TrimSpace(req.Name), Runs: req.Runs, Depth: req.Depth, Strategy: req.Strategy,
 		Probes: req.Probes, ProbeDepth: req.ProbeDepth, Split: req.Split, JudgedK: req.JudgedK,
 		CAL:    pooling.CALParams{Batch: req.CALBatch, Stop: req.CALStop, Max: req.CALMax, SeedRuns: req.CALSeedRuns},
@@ -108,33 +107,47 @@ func PoolSpec(req api.PoolSpec) (pooling.Spec, error) {
 	return spec, nil
 }
 
-// PoolPreview is the wire form of a pool's report.
-func PoolPreview(rep pooling.Report) api.PoolPreview {
+// Preview is what the pool of req would contain (the pool builder's
+// preview); nothing is saved.
+func Preview(ctx context.Context, st *store.Store, projectID int64, req PoolRequest, log *slog.Logger) (PoolPreview, error) {
+	spec, err := SpecOf(req)
+	if err != nil {
+		return PoolPreview{}, err
+	}
+	rep, err := pooling.Preview(ctx, st, projectID, spec, log)
+	if err != nil {
+		return PoolPreview{}, err
+	}
+	return PreviewOf(rep), nil
+}
+
+// PreviewOf is the preview of a pool's report.
+func PreviewOf(rep pooling.Report) PoolPreview {
 	comp := rep.Composition
-	out := api.PoolPreview{Name: rep.Name, Strategy: rep.Strategy, Depth: rep.Depth, Items: comp.Items, JudgedAtK: rep.JudgedAtK,
-		Composition: api.PoolComposition{Queries: comp.Queries, Items: comp.Items, ProbeItems: comp.ProbeItems, ProbeOnly: comp.ProbeOnly,
-			Runs: make([]api.PoolRunStats, len(comp.Runs)), Overlap: comp.Overlap, FromRuns: comp.FromRuns, FromCAL: comp.FromCAL},
+	out := PoolPreview{Name: rep.Name, Strategy: rep.Strategy, Depth: rep.Depth, Items: comp.Items, JudgedAtK: rep.JudgedAtK,
+		Composition: PoolComposition{Queries: comp.Queries, Items: comp.Items, ProbeItems: comp.ProbeItems, ProbeOnly: comp.ProbeOnly,
+			Runs: make([]PoolRunStats, len(comp.Runs)), Overlap: comp.Overlap, FromRuns: comp.FromRuns, FromCAL: comp.FromCAL},
 		Sample: sampleDrawn(rep.Sample)}
 	for i, r := range comp.Runs {
-		out.Composition.Runs[i] = api.PoolRunStats{Run: r.Run, Contributed: r.Contributed, Unique: r.Unique}
+		out.Composition.Runs[i] = PoolRunStats{Run: r.Run, Contributed: r.Contributed, Unique: r.Unique}
 	}
 	return out
 }
 
-// PoolPublished is the wire form of a published pool (a pool job's result).
-func PoolPublished(m pooling.Made) api.PoolPublished {
-	return api.PoolPublished{PoolID: m.PoolID, ItemsCreated: m.Publish.Items, Gold: m.Publish.Gold, NoDocText: m.Publish.NoDocText,
-		RatersPerItem: m.RatersPerItem, Preview: PoolPreview(m.Report)}
+// PublishedOf is a published pool as the pool job's result.
+func PublishedOf(m pooling.Made) PoolPublished {
+	return PoolPublished{PoolID: m.PoolID, ItemsCreated: m.Publish.Items, Gold: m.Publish.Gold, NoDocText: m.Publish.NoDocText,
+		RatersPerItem: m.RatersPerItem, Preview: PreviewOf(m.Report)}
 }
 
 // poolParams decodes a pool job's parameters; the name is required (the
 // publish endpoint fills one in), so that a retry publishes the same pool.
-func poolParams(raw json.RawMessage) (api.PoolSpec, pooling.Spec, error) {
-	var req api.PoolSpec
+func poolParams(raw json.RawMessage) (PoolRequest, pooling.Spec, error) {
+	var req PoolRequest
 	if err := strictJSON(raw, &req); err != nil {
 		return req, pooling.Spec{}, err
 	}
-	spec, err := PoolSpec(req)
+	spec, err := SpecOf(req)
 	return req, spec, err
 }
 

@@ -1,13 +1,12 @@
 package jobs
 
 import (
-	"boolpool/api"
 	"boolpool/server/estimate"
 	"boolpool/server/pooling"
 )
 
 // sampleParams translates the pool builder's sample spec (nil: none).
-func sampleParams(s *api.SampleSpec) *pooling.SampleParams {
+func sampleParams(s *SampleSpec) *pooling.SampleParams {
 	if s == nil {
 		return nil
 	}
@@ -22,20 +21,20 @@ func sampleParams(s *api.SampleSpec) *pooling.SampleParams {
 }
 
 // sampleDrawn is the wire form of a sampled pool's report (nil: none).
-func sampleDrawn(r *pooling.SampleReport) *api.SampleDrawn {
+func sampleDrawn(r *pooling.SampleReport) *SampleDrawn {
 	if r == nil {
 		return nil
 	}
-	out := &api.SampleDrawn{Units: r.Units, New: r.New, JudgedBefore: r.JudgedBefore, Expected: r.Expected,
-		Strata: make([]api.SampleStratumSum, len(r.Strata)), Drawn: api.SampleSpec{Seed: r.Config.Seed}}
+	out := &SampleDrawn{Units: r.Units, New: r.New, JudgedBefore: r.JudgedBefore, Expected: r.Expected,
+		Strata: make([]SampleStratumSum, len(r.Strata)), Drawn: SampleSpec{Seed: r.Config.Seed}}
 	for i, s := range r.Strata {
-		out.Strata[i] = api.SampleStratumSum{Name: s.Name, Population: s.Population, Sampled: s.Sampled}
+		out.Strata[i] = SampleStratumSum{Name: s.Name, Population: s.Population, Sampled: s.Sampled}
 	}
 	for _, s := range r.Config.Strata {
-		out.Drawn.Strata = append(out.Drawn.Strata, api.SampleStratum{From: s.From, To: s.To, Rate: s.Rate})
+		out.Drawn.Strata = append(out.Drawn.Strata, SampleStratum{From: s.From, To: s.To, Rate: s.Rate})
 	}
 	if c := r.Config.Corpus; c != nil {
-		out.Drawn.Corpus = &api.SampleCorpus{Bounds: c.Bounds, Rates: c.Rates, Rest: c.Rest, RestRate: c.RestRate}
+		out.Drawn.Corpus = &SampleCorpus{Bounds: c.Bounds, Rates: c.Rates, Rest: c.Rest, RestRate: c.RestRate}
 	}
 	return out
 }

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"testing"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/atompool"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // TestPoolJobSample: the pool job (River's real client) publishes a sampled
@@ -24,9 +24,9 @@ func TestPoolJobSample(t *testing.T) {
 	st, fx := poolFixture(t)
 	pid := fx.Project.ID
 	// (q1, d1) judged already.
-	rel, ev := int16(1), api.EvidencePartial
+	rel, ev := int16(1), vocab.EvidencePartial
 	if _, _, err := st.SaveJudgment(ctx, store.NewJudgment{ClientID: "00000000-0000-4000-8000-000000000001", ItemID: fx.Relevance[0],
-		UserID: fx.Users["annotator1"].ID, ProjectID: pid, Kind: api.KindRelevance, Relevance: &rel, Evidence: &ev}); err != nil {
+		UserID: fx.Users["annotator1"].ID, ProjectID: pid, Kind: vocab.KindRelevance, Relevance: &rel, Evidence: &ev}); err != nil {
 		t.Fatal(err)
 	}
 	had := map[[2]string]bool{}
@@ -45,16 +45,16 @@ func TestPoolJobSample(t *testing.T) {
 	rows.Close()
 	before := poolCounts(t, st, pid)
 
-	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}, 1)
-	spec := api.PoolSpec{Name: "sampled", Runs: []string{"bm25", "dense"}, Strategy: api.StrategySample,
-		Sample: &api.SampleSpec{Strata: []api.SampleStratum{{From: 1, To: 1, Rate: 1}, {From: 2, To: 3, Rate: 0.5}}}}
-	j, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, spec), fx.Users["researcher"].ID)
+	c := newClient(t, st, map[string]jobs.Kind{vocab.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}, 1)
+	spec := jobs.PoolRequest{Name: "sampled", Runs: []string{"bm25", "dense"}, Strategy: vocab.StrategySample,
+		Sample: &jobs.SampleSpec{Strata: []jobs.SampleStratum{{From: 1, To: 1, Rate: 1}, {From: 2, To: 3, Rate: 0.5}}}}
+	j, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, spec), fx.Users["researcher"].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := wait(t, st, j.ID)
-	var pub api.PoolPublished
-	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != store.JobDone {
+	var pub jobs.PoolPublished
+	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != vocab.JobDone {
 		t.Fatalf("pool job %+v result %s: %v", got, got.Result, err)
 	}
 	s := pub.Preview.Sample
@@ -92,8 +92,8 @@ func TestPoolJobSample(t *testing.T) {
 
 	bad := spec
 	bad.Name = "bad"
-	bad.Sample = &api.SampleSpec{Strata: []api.SampleStratum{{From: 1, To: 10, Rate: 1}, {From: 11, To: 20, Rate: 2}}}
-	_, err = c.Submit(ctx, pid, api.JobKindPool, poolParams(t, bad), 0)
+	bad.Sample = &jobs.SampleSpec{Strata: []jobs.SampleStratum{{From: 1, To: 10, Rate: 1}, {From: 11, To: 20, Rate: 2}}}
+	_, err = c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, bad), 0)
 	var inv *apperr.Invalid
 	if !errors.As(err, &inv) || inv.Field != "sample.strata[1].rate" {
 		t.Errorf("bad rate: %v, want invalid sample.strata[1].rate", err)

@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/apperr"
 	"boolpool/server/atompool"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // poolFixture is the judging fixture with its two stored runs (bm25,
@@ -28,7 +28,7 @@ func poolFixture(t *testing.T) (*store.Store, *judgingtest.Fixture) {
 	return st, fx
 }
 
-func poolParams(t *testing.T, spec api.PoolSpec) json.RawMessage {
+func poolParams(t *testing.T, spec jobs.PoolRequest) json.RawMessage {
 	t.Helper()
 	raw, err := json.Marshal(spec)
 	if err != nil {
@@ -61,24 +61,24 @@ func poolCounts(t *testing.T, st *store.Store, projectID int64) counts {
 
 // TestPoolJobPublishes: the pool kind builds, saves and publishes a pool
 // (raters per item set, relevance items created, the job's id recorded with
-// the pool); its result is the builder's api.PoolPublished and its
+// the pool); its result is the builder's jobs.PoolPublished and its
 // progress ends with the publish. A bad spec is refused when submitted,
 // naming its field, and so is the name of a published pool.
 func TestPoolJobPublishes(t *testing.T) {
 	ctx := context.Background()
 	st, fx := poolFixture(t)
 	pid := fx.Project.ID
-	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}, 1)
+	c := newClient(t, st, map[string]jobs.Kind{vocab.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}, 1)
 	before := poolCounts(t, st, pid)
 
-	spec := api.PoolSpec{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyDepth, RatersPerItem: 3}
-	j, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, spec), fx.Users["researcher"].ID)
+	spec := jobs.PoolRequest{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: vocab.StrategyDepth, RatersPerItem: 3}
+	j, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, spec), fx.Users["researcher"].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := wait(t, st, j.ID)
-	var pub api.PoolPublished
-	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != store.JobDone {
+	var pub jobs.PoolPublished
+	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != vocab.JobDone {
 		t.Fatalf("pool job %+v result %s: %v", got, got.Result, err)
 	}
 	if pub.PoolID == 0 || pub.ItemsCreated != 4 || pub.RatersPerItem != 3 || pub.Preview.Items != 7 || pub.Preview.Name != "p1" ||
@@ -110,20 +110,20 @@ func TestPoolJobPublishes(t *testing.T) {
 	// Refused before anything is stored: the field is named.
 	cases := []struct {
 		name  string
-		edit  func(*api.PoolSpec)
+		edit  func(*jobs.PoolRequest)
 		field string
 		conf  bool
 	}{
-		{"unknown run", func(s *api.PoolSpec) { s.Name, s.Runs = "x", []string{"bm25", "nope"} }, "runs[1]", false},
-		{"depth", func(s *api.PoolSpec) { s.Name, s.Depth = "x", 0 }, "depth", false},
-		{"raters", func(s *api.PoolSpec) { s.Name, s.RatersPerItem = "x", 21 }, "raters_per_item", false},
-		{"no name", func(s *api.PoolSpec) { s.Name = " " }, "name", false},
-		{"published name", func(s *api.PoolSpec) { s.Depth = 1 }, "name", true},
+		{"unknown run", func(s *jobs.PoolRequest) { s.Name, s.Runs = "x", []string{"bm25", "nope"} }, "runs[1]", false},
+		{"depth", func(s *jobs.PoolRequest) { s.Name, s.Depth = "x", 0 }, "depth", false},
+		{"raters", func(s *jobs.PoolRequest) { s.Name, s.RatersPerItem = "x", 21 }, "raters_per_item", false},
+		{"no name", func(s *jobs.PoolRequest) { s.Name = " " }, "name", false},
+		{"published name", func(s *jobs.PoolRequest) { s.Depth = 1 }, "name", true},
 	}
 	for _, tc := range cases {
 		s := spec
 		tc.edit(&s)
-		_, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, s), 0)
+		_, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, s), 0)
 		var inv *apperr.Invalid
 		var ref *apperr.Refused
 		switch {
@@ -133,7 +133,7 @@ func TestPoolJobPublishes(t *testing.T) {
 			t.Errorf("%s: %v, want invalid %s", tc.name, err, tc.field)
 		}
 	}
-	if _, err := c.Submit(ctx, pid, api.JobKindPool, json.RawMessage(`{"name":"y","runs":["bm25"],"depth":2,"strategy":"depth","colour":1}`), 0); err == nil {
+	if _, err := c.Submit(ctx, pid, vocab.JobKindPool, json.RawMessage(`{"name":"y","runs":["bm25"],"depth":2,"strategy":"depth","colour":1}`), 0); err == nil {
 		t.Error("an unknown parameter was accepted")
 	}
 	if js, _ := st.ListJobs(ctx, pid, 10); len(js) != 1 {
@@ -160,14 +160,14 @@ func TestPoolJobRetryPublishesOnce(t *testing.T) {
 		}
 		return res, err
 	}}
-	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: lossy}, 1)
+	c := newClient(t, st, map[string]jobs.Kind{vocab.JobKindPool: lossy}, 1)
 	before := poolCounts(t, st, pid)
-	j, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, api.PoolSpec{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyMTF}), 0)
+	j, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, jobs.PoolRequest{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: vocab.StrategyMTF}), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := wait(t, st, j.ID)
-	if got.State != store.JobDone {
+	if got.State != vocab.JobDone {
 		t.Fatalf("job %+v", got)
 	}
 	close(attempts)
@@ -178,7 +178,7 @@ func TestPoolJobRetryPublishesOnce(t *testing.T) {
 	if len(seen) != 2 || seen[1] != 2 {
 		t.Fatalf("attempts %v, want 1 then 2", seen)
 	}
-	var pub api.PoolPublished
+	var pub jobs.PoolPublished
 	if err := json.Unmarshal(got.Result, &pub); err != nil {
 		t.Fatal(err)
 	}
@@ -199,21 +199,21 @@ func TestPoolJobUnique(t *testing.T) {
 	st, fx := poolFixture(t)
 	pid := fx.Project.ID
 	// No worker: the jobs stay queued.
-	c := newClient(t, st, map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}, 0)
-	spec := api.PoolSpec{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyDepth}
-	first, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, spec), 0)
+	c := newClient(t, st, map[string]jobs.Kind{vocab.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}, 0)
+	spec := jobs.PoolRequest{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: vocab.StrategyDepth}
+	first, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, spec), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, spec), 0)
+	again, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, spec), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.ID != first.ID || again.State != store.JobQueued {
+	if again.ID != first.ID || again.State != vocab.JobQueued {
 		t.Fatalf("the same pool submitted twice: jobs %d and %d (%s)", first.ID, again.ID, again.State)
 	}
 	spec.Depth = 3
-	other, err := c.Submit(ctx, pid, api.JobKindPool, poolParams(t, spec), 0)
+	other, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, spec), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,11 +233,11 @@ func TestPoolJobCancel(t *testing.T) {
 	st, fx := poolFixture(t)
 	pid := fx.Project.ID
 	before := poolCounts(t, st, pid)
-	kinds := map[string]jobs.Kind{api.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}
+	kinds := map[string]jobs.Kind{vocab.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}
 	web := newClient(t, st, kinds, 0)
 
 	// Queued: cancelled before any worker runs.
-	queued, err := web.Submit(ctx, pid, api.JobKindPool, poolParams(t, api.PoolSpec{Name: "early", Runs: []string{"bm25"}, Depth: 2, Strategy: api.StrategyDepth}), 0)
+	queued, err := web.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, jobs.PoolRequest{Name: "early", Runs: []string{"bm25"}, Depth: 2, Strategy: vocab.StrategyDepth}), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,26 +255,26 @@ func TestPoolJobCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	newClient(t, st, kinds, 1)
-	running, err := web.Submit(ctx, pid, api.JobKindPool, poolParams(t, api.PoolSpec{Name: "late", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: api.StrategyDepth}), 0)
+	running, err := web.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, jobs.PoolRequest{Name: "late", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: vocab.StrategyDepth}), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	j := waitFor(t, st, running.ID, 20*time.Second, func(j store.Job) bool { return j.Phase == "publishing the pool" })
-	if j.State != store.JobRunning || j.Total != 7 {
+	if j.State != vocab.JobRunning || j.Total != 7 {
 		t.Fatalf("publishing: %+v", j)
 	}
 	if err := web.Cancel(ctx, running.ID); err != nil {
 		t.Fatal(err)
 	}
 	got := wait(t, st, running.ID)
-	if got.State != store.JobCancelled || got.Error != "cancelled by a user" {
+	if got.State != vocab.JobCancelled || got.Error != "cancelled by a user" {
 		t.Fatalf("cancelled running job: %+v", got)
 	}
 	waitQueueState(t, st, running.ID, "cancelled")
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.JobByID(ctx, queued.ID); got.State != store.JobCancelled || got.StartedAt != nil {
+	if got, _ := st.JobByID(ctx, queued.ID); got.State != vocab.JobCancelled || got.StartedAt != nil {
 		t.Fatalf("cancelled queued job: %+v", got)
 	}
 	if after := poolCounts(t, st, pid); after != before {

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strings"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
@@ -82,8 +81,8 @@ func Retrieve(st *store.Store, log *slog.Logger, openDense DenseOpener) Kind {
 
 // retrieveParams decodes and checks a retrieve job's parameters, filling
 // defaults.
-func retrieveParams(raw json.RawMessage, dense bool) (api.RetrieveJobParams, error) {
-	var p api.RetrieveJobParams
+func retrieveParams(raw json.RawMessage, dense bool) (RetrieveParams, error) {
+	var p RetrieveParams
 	if err := strictJSON(raw, &p); err != nil {
 		return p, err
 	}

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/api"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // testClock is a clock that moves only when the test moves it.
@@ -116,7 +116,7 @@ func TestProgressTotalHeldWhileRaterWorks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := db.CreateUser(ctx, store.NewUser{Username: "rater", Role: api.RoleAnnotator})
+	u, err := db.CreateUser(ctx, store.NewUser{Username: "rater", Role: vocab.RoleAnnotator})
 	if err != nil {
 		t.Fatal(err)
 	}

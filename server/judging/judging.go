@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Store is what judging needs from the database.
@@ -60,7 +60,7 @@ type Rater struct {
 	ID   int64
 	Role string
 	// Crowd is a participant who entered by a project's crowd link: they
-	// hold at most api.CrowdLeaseCap leased items in the project, all
+	// hold at most vocab.CrowdLeaseCap leased items in the project, all
 	// kinds together.
 	Crowd bool
 }
@@ -94,9 +94,9 @@ const MaxQueue = 10
 
 // Limits on free text, in bytes.
 const (
-	maxComment    = api.MaxComment
-	maxSkipReason = api.MaxSkipReason
-	maxParaphrase = api.MaxParaphrase
+	maxComment    = vocab.MaxComment
+	maxSkipReason = vocab.MaxSkipReason
+	maxParaphrase = vocab.MaxParaphrase
 	maxTimeSpent  = int64(24 * time.Hour / time.Millisecond)
 )
 
@@ -117,16 +117,16 @@ func (s *Service) project(ctx context.Context, r Rater, name string) (store.Proj
 // project's r for relevance.
 func ratersFor(p store.Project, kind string) int {
 	switch kind {
-	case api.KindParaphrase:
+	case vocab.KindParaphrase:
 		return 1
-	case api.KindValidation:
+	case vocab.KindValidation:
 		return 3
 	}
 	return p.RatersPerItem
 }
 
 func validKind(k string) bool {
-	return k == api.KindRelevance || k == api.KindParaphrase || k == api.KindValidation || k == api.KindConstraint
+	return k == vocab.KindRelevance || k == vocab.KindParaphrase || k == vocab.KindValidation || k == vocab.KindConstraint
 }
 
 func leaseParams(p store.Project, r Rater, kind string, n int) store.LeaseParams {
@@ -139,35 +139,35 @@ func leaseParams(p store.Project, r Rater, kind string, n int) store.LeaseParams
 
 // Queue leases up to req.N tasks (the rater's live leases first) and
 // reports progress.
-func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.QueueRequest) (api.Queue, error) {
+func (s *Service) Queue(ctx context.Context, r Rater, project string, req QueueRequest) (Queue, error) {
 	if req.Kind == "" {
-		req.Kind = api.KindRelevance
+		req.Kind = vocab.KindRelevance
 	}
 	if !validKind(req.Kind) {
-		return api.Queue{}, apperr.Invalidf("kind", "must be relevance, paraphrase, validation or constraint")
+		return Queue{}, apperr.Invalidf("kind", "must be relevance, paraphrase, validation or constraint")
 	}
 	if req.N == 0 {
 		req.N = 2
 	}
 	if req.N < 0 || req.N > MaxQueue {
-		return api.Queue{}, apperr.Invalidf("n", "must be between 1 and %d", MaxQueue)
+		return Queue{}, apperr.Invalidf("n", "must be between 1 and %d", MaxQueue)
 	}
 	p, err := s.project(ctx, r, project)
 	if err != nil {
-		return api.Queue{}, err
+		return Queue{}, err
 	}
-	if r.Crowd && req.N > api.CrowdLeaseCap {
-		req.N = api.CrowdLeaseCap
+	if r.Crowd && req.N > vocab.CrowdLeaseCap {
+		req.N = vocab.CrowdLeaseCap
 	}
 	paused, reason, err := s.paused(ctx, p, r)
 	if err != nil {
-		return api.Queue{}, err
+		return Queue{}, err
 	}
 	var work store.CrowdWork
 	quota := r.Crowd && (p.CrowdQuotaItems > 0 || p.CrowdQuotaMinutes > 0)
 	if quota {
 		if work, err = s.st.CrowdWorkOf(ctx, p.ID, r.ID); err != nil {
-			return api.Queue{}, err
+			return Queue{}, err
 		}
 		if !paused && store.QuotaReached(p, work) {
 			return s.completed(ctx, p, r, req.Kind)
@@ -181,26 +181,26 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 	lp.NoNew = paused
 	if r.Crowd {
 		// The cap counts the participant's leases of every kind.
-		lp.TotalCap = api.CrowdLeaseCap
+		lp.TotalCap = vocab.CrowdLeaseCap
 	}
 	lp.HoldIdle = totalIdle
 	as, tds, pr, err := s.st.LeaseTasks(ctx, lp)
 	if err != nil {
-		return api.Queue{}, err
+		return Queue{}, err
 	}
-	q := api.Queue{Tasks: []api.Task{}}
+	q := Queue{Tasks: []Task{}}
 	for i, a := range as {
 		t, err := taskView(p, a, tds[i])
 		if err != nil {
-			return api.Queue{}, err
+			return Queue{}, err
 		}
 		q.Tasks = append(q.Tasks, t)
 	}
 	avail, err := s.available(ctx, lp, pr, len(q.Tasks) == 0)
 	if err != nil {
-		return api.Queue{}, err
+		return Queue{}, err
 	}
-	q.Progress = api.Progress{Done: pr.Done, Skipped: pr.Skipped, Leased: pr.Leased, Available: avail, ActiveMs: pr.ActiveMs}
+	q.Progress = Progress{Done: pr.Done, Skipped: pr.Skipped, Leased: pr.Leased, Available: avail, ActiveMs: pr.ActiveMs}
 	q.Paused, q.PauseReason = paused, reason
 	if len(q.Tasks) == 0 && pr.Done > 0 && !paused {
 		q.CompletionCode = p.CompletionCode
@@ -209,7 +209,7 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 			// Nothing left for them: they are done as far as the
 			// payment table goes.
 			if err := s.st.EndCrowdWork(ctx, p.ID, r.ID, false); err != nil {
-				return api.Queue{}, err
+				return Queue{}, err
 			}
 		}
 	}
@@ -220,19 +220,19 @@ func (s *Service) Queue(ctx context.Context, r Rater, project string, req api.Qu
 // project's quota: no tasks (their leases are given back), Completed, the
 // completion code and the URL back to the crowd platform. The first such
 // answer is recorded for the payment table.
-func (s *Service) completed(ctx context.Context, p store.Project, r Rater, kind string) (api.Queue, error) {
+func (s *Service) completed(ctx context.Context, p store.Project, r Rater, kind string) (Queue, error) {
 	if err := s.st.EndCrowdWork(ctx, p.ID, r.ID, true); err != nil {
-		return api.Queue{}, err
+		return Queue{}, err
 	}
 	lp := leaseParams(p, r, kind, 1)
 	lp.NoNew = true
 	_, _, pr, err := s.st.LeaseTasks(ctx, lp)
 	if err != nil {
-		return api.Queue{}, err
+		return Queue{}, err
 	}
-	return api.Queue{
-		Tasks:          []api.Task{},
-		Progress:       api.Progress{Done: pr.Done, Skipped: pr.Skipped, ActiveMs: pr.ActiveMs},
+	return Queue{
+		Tasks:          []Task{},
+		Progress:       Progress{Done: pr.Done, Skipped: pr.Skipped, ActiveMs: pr.ActiveMs},
 		Completed:      true,
 		CompletionCode: p.CompletionCode,
 		CompletionURL:  p.CrowdCompletionURL,
@@ -245,7 +245,7 @@ func (s *Service) completed(ctx context.Context, p store.Project, r Rater, kind 
 // kind). Researchers and admins are never paused.
 func (s *Service) paused(ctx context.Context, p store.Project, r Rater) (bool, string, error) {
 	q := store.QualityOf(p)
-	if !q.GoldPause || q.GoldMinAccuracy <= 0 || r.Role != api.RoleAnnotator {
+	if !q.GoldPause || q.GoldMinAccuracy <= 0 || r.Role != vocab.RoleAnnotator {
 		return false, "", nil
 	}
 	g, err := s.st.GoldRecordOf(ctx, p.ID, r.ID)
@@ -263,14 +263,14 @@ func (s *Service) paused(ctx context.Context, p store.Project, r Rater) (bool, s
 
 // Task returns the task view of an item assigned to the rater; an item
 // assigned to someone else is ErrForbidden.
-func (s *Service) Task(ctx context.Context, r Rater, itemID int64) (api.Task, error) {
+func (s *Service) Task(ctx context.Context, r Rater, itemID int64) (Task, error) {
 	td, a, err := s.assigned(ctx, r, itemID)
 	if err != nil {
-		return api.Task{}, err
+		return Task{}, err
 	}
 	p, err := s.st.ProjectByID(ctx, td.Item.ProjectID)
 	if err != nil {
-		return api.Task{}, err
+		return Task{}, err
 	}
 	return taskView(p, a, td)
 }
@@ -293,29 +293,29 @@ func (s *Service) assigned(ctx context.Context, r Rater, itemID int64) (store.Ta
 	return td, *a, nil
 }
 
-func taskView(p store.Project, a store.Assignment, td store.TaskData) (api.Task, error) {
+func taskView(p store.Project, a store.Assignment, td store.TaskData) (Task, error) {
 	it := td.Item
-	t := api.Task{
+	t := Task{
 		AssignmentID: a.ID, ItemID: it.ID, Kind: it.Kind, Project: p.Name,
-		Query: QueryView(td.Query), LeaseExpiresAt: a.LeaseExpiresAt,
+		Query: QueryViewOf(td.Query), LeaseExpiresAt: a.LeaseExpiresAt,
 	}
 	if td.Document != nil {
-		dv := DocumentView(*td.Document)
+		dv := DocumentViewOf(*td.Document)
 		t.Document = &dv
 	}
-	if it.Kind == api.KindValidation {
+	if it.Kind == vocab.KindValidation {
 		var pl itemPayload
 		if err := json.Unmarshal(it.Payload, &pl); err != nil {
-			return api.Task{}, fmt.Errorf("judging: item %d payload: %w", it.ID, err)
+			return Task{}, fmt.Errorf("judging: item %d payload: %w", it.ID, err)
 		}
 		t.Paraphrase = pl.Paraphrase
 	}
-	if it.Kind == api.KindConstraint {
+	if it.Kind == vocab.KindConstraint {
 		var pl store.ConstraintPayload
 		if err := json.Unmarshal(it.Payload, &pl); err != nil {
-			return api.Task{}, fmt.Errorf("judging: item %d payload: %w", it.ID, err)
+			return Task{}, fmt.Errorf("judging: item %d payload: %w", it.ID, err)
 		}
-		t.Constraint = &api.ConstraintView{AtomID: pl.AtomID, Text: pl.Constraint}
+		t.Constraint = &ConstraintView{AtomID: pl.AtomID, Text: pl.Constraint}
 	}
 	return t, nil
 }
@@ -329,33 +329,33 @@ type itemPayload struct {
 }
 
 // Stats summarises a project's judging for researchers.
-func (s *Service) Stats(ctx context.Context, r Rater, project string) (api.ProjectStats, error) {
+func (s *Service) Stats(ctx context.Context, r Rater, project string) (ProjectStats, error) {
 	p, err := s.project(ctx, r, project)
 	if err != nil {
-		return api.ProjectStats{}, err
+		return ProjectStats{}, err
 	}
 	c, err := s.st.CountItems(ctx, p.ID)
 	if err != nil {
-		return api.ProjectStats{}, err
+		return ProjectStats{}, err
 	}
-	return api.ProjectStats{Project: p.Name, Items: c.Items, Judgments: c.Judgments, Contradictions: c.Contradictions, Annotators: c.Annotators}, nil
+	return ProjectStats{Project: p.Name, Items: c.Items, Judgments: c.Judgments, Contradictions: c.Contradictions, Annotators: c.Annotators}, nil
 }
 
 // Instructions returns the project's instructions for a task kind:
 // projects.instructions is {"<kind>": {"text": …, "examples": […]}}; a
 // project without its own gets the built-in defaults.
-func (s *Service) Instructions(ctx context.Context, r Rater, project, kind string) (api.Instructions, error) {
+func (s *Service) Instructions(ctx context.Context, r Rater, project, kind string) (Instructions, error) {
 	if kind == "" {
-		kind = api.KindRelevance
+		kind = vocab.KindRelevance
 	}
 	if !validKind(kind) {
-		return api.Instructions{}, apperr.Invalidf("kind", "must be relevance, paraphrase, validation or constraint")
+		return Instructions{}, apperr.Invalidf("kind", "must be relevance, paraphrase, validation or constraint")
 	}
 	p, err := s.project(ctx, r, project)
 	if err != nil {
-		return api.Instructions{}, err
+		return Instructions{}, err
 	}
-	var all map[string]api.Instructions
+	var all map[string]Instructions
 	if len(p.Instructions) > 0 {
 		if err := json.Unmarshal(p.Instructions, &all); err != nil {
 			s.log.Warn("project instructions are not per-kind JSON; using defaults", "project", p.Name, "err", err)
@@ -367,23 +367,23 @@ func (s *Service) Instructions(ctx context.Context, r Rater, project, kind strin
 	return DefaultInstructions(kind), nil
 }
 
-// QueryView prepares a query for judging: the marked text with atom spans
+// QueryViewOf prepares a query for judging: the marked text with atom spans
 // (spans that do not fit the text are dropped to -1) and the expression.
-func QueryView(q store.Query) api.QueryView {
+func QueryViewOf(q store.Query) QueryView {
 	text := q.Text
 	if q.OriginalQuery != "" {
 		if _, t, err := boolexpr.ParseMarked(q.OriginalQuery); err == nil {
 			text = t
 		}
 	}
-	v := api.QueryView{ID: q.ID, Text: text, Template: q.Template, Atoms: []api.AtomView{}}
+	v := QueryView{ID: q.ID, Text: text, Template: q.Template, Atoms: []AtomView{}}
 	if len(q.Expression) > 0 && string(q.Expression) != "null" {
 		if e, err := boolexpr.ParseJSON(q.Expression, len(q.Atoms)); err == nil {
 			v.Expression = e
 		}
 	}
 	for i, a := range q.Atoms {
-		av := api.AtomView{Index: i, Text: a.Text, Start: a.Start, End: a.End}
+		av := AtomView{Index: i, Text: a.Text, Start: a.Start, End: a.End}
 		if a.Start < 0 || a.End > len(text) || a.Start >= a.End || text[a.Start:a.End] == "" {
 			av.Start, av.End = -1, -1
 		}
@@ -395,10 +395,10 @@ func QueryView(q store.Query) api.QueryView {
 	return v
 }
 
-// DocumentView splits a document into its sentences. Offsets that are out
+// DocumentViewOf splits a document into its sentences. Offsets that are out
 // of order or out of range are ignored, so a bad import never hides text.
-func DocumentView(d store.Document) api.DocumentView {
-	v := api.DocumentView{ID: d.ID, ExtID: d.ExtID, Title: d.Title, Sentences: []string{}}
+func DocumentViewOf(d store.Document) DocumentView {
+	v := DocumentView{ID: d.ID, ExtID: d.ExtID, Title: d.Title, Sentences: []string{}}
 	var starts []int
 	prev := -1
 	for _, s := range d.SentenceStarts {

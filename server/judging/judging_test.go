@@ -3,7 +3,6 @@ package judging
 import (
 	"testing"
 
-	"boolpool/api"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
 )
@@ -11,10 +10,10 @@ import (
 func TestContradiction(t *testing.T) {
 	aNotB := boolexpr.And(boolexpr.Atom(0), boolexpr.Not(boolexpr.Atom(1)))
 	aOrB := boolexpr.Or(boolexpr.Atom(0), boolexpr.Atom(1))
-	at := func(labels ...string) []api.Attribution {
-		var out []api.Attribution
+	at := func(labels ...string) []Attribution {
+		var out []Attribution
 		for i, l := range labels {
-			out = append(out, api.Attribution{Atom: i, Satisfied: l})
+			out = append(out, Attribution{Atom: i, Satisfied: l})
 		}
 		return out
 	}
@@ -22,7 +21,7 @@ func TestContradiction(t *testing.T) {
 		name  string
 		e     *boolexpr.Expr
 		rel   int
-		attrs []api.Attribution
+		attrs []Attribution
 		want  bool
 	}{
 		{"relevant, A holds, B excluded holds", aNotB, 3, at("yes", "yes"), true},
@@ -44,21 +43,21 @@ func TestContradiction(t *testing.T) {
 }
 
 func TestMajorityVote(t *testing.T) {
-	v := func(f, m, n string) api.ValidationAnswer {
-		return api.ValidationAnswer{Fluent: f, Meaning: m, Naturalness: n}
+	v := func(f, m, n string) ValidationAnswer {
+		return ValidationAnswer{Fluent: f, Meaning: m, Naturalness: n}
 	}
 	tests := []struct {
 		name     string
-		votes    []api.ValidationAnswer
+		votes    []ValidationAnswer
 		ok       bool
 		want     [3]string
 		accepted bool
 	}{
-		{"two votes wait", []api.ValidationAnswer{v("yes", "same", "yes"), v("yes", "same", "yes")}, false, [3]string{}, false},
-		{"unanimous", []api.ValidationAnswer{v("yes", "same", "yes"), v("yes", "same", "yes"), v("yes", "same", "yes")}, true, [3]string{"yes", "same", "yes"}, true},
-		{"majority", []api.ValidationAnswer{v("yes", "same", "maybe"), v("no", "same", "yes"), v("yes", "different", "maybe")}, true, [3]string{"yes", "same", "maybe"}, true},
-		{"three-way split is conservative", []api.ValidationAnswer{v("yes", "same", "yes"), v("yes", "different", "maybe"), v("yes", "ambiguous", "no")}, true, [3]string{"yes", "different", "no"}, false},
-		{"not fluent", []api.ValidationAnswer{v("no", "same", "yes"), v("no", "same", "yes"), v("yes", "same", "yes")}, true, [3]string{"no", "same", "yes"}, false},
+		{"two votes wait", []ValidationAnswer{v("yes", "same", "yes"), v("yes", "same", "yes")}, false, [3]string{}, false},
+		{"unanimous", []ValidationAnswer{v("yes", "same", "yes"), v("yes", "same", "yes"), v("yes", "same", "yes")}, true, [3]string{"yes", "same", "yes"}, true},
+		{"majority", []ValidationAnswer{v("yes", "same", "maybe"), v("no", "same", "yes"), v("yes", "different", "maybe")}, true, [3]string{"yes", "same", "maybe"}, true},
+		{"three-way split is conservative", []ValidationAnswer{v("yes", "same", "yes"), v("yes", "different", "maybe"), v("yes", "ambiguous", "no")}, true, [3]string{"yes", "different", "no"}, false},
+		{"not fluent", []ValidationAnswer{v("no", "same", "yes"), v("no", "same", "yes"), v("yes", "same", "yes")}, true, [3]string{"no", "same", "yes"}, false},
 	}
 	for _, tc := range tests {
 		got, ok := MajorityVote(tc.votes)
@@ -77,15 +76,15 @@ func TestMajorityVote(t *testing.T) {
 
 func TestDocumentView(t *testing.T) {
 	d := store.Document{Body: "One. Two two. Three.", SentenceStarts: []int32{0, 5, 14}}
-	v := DocumentView(d)
+	v := DocumentViewOf(d)
 	want := []string{"One.", "Two two.", "Three."}
 	if len(v.Sentences) != 3 || v.Sentences[0] != want[0] || v.Sentences[1] != want[1] || v.Sentences[2] != want[2] {
 		t.Errorf("sentences %q", v.Sentences)
 	}
-	if v := DocumentView(store.Document{Body: "No offsets at all."}); len(v.Sentences) != 1 {
+	if v := DocumentViewOf(store.Document{Body: "No offsets at all."}); len(v.Sentences) != 1 {
 		t.Errorf("no offsets: %q", v.Sentences)
 	}
-	if v := DocumentView(store.Document{Body: "abc", SentenceStarts: []int32{0, 99, 1}}); len(v.Sentences) != 2 {
+	if v := DocumentViewOf(store.Document{Body: "abc", SentenceStarts: []int32{0, 99, 1}}); len(v.Sentences) != 2 {
 		t.Errorf("bad offsets: %q", v.Sentences)
 	}
 }

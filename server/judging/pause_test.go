@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/judging"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // TestGoldPause: an annotator whose gold accuracy falls below the
@@ -27,7 +27,7 @@ func TestGoldPause(t *testing.T) {
 	var gold []int64
 	for _, pair := range [][2]string{{"q1", "d5"}, {"q1", "d6"}, {"q2", "d1"}, {"q2", "d2"}} {
 		doc := fx.Documents[pair[1]]
-		it, err := st.CreateItem(ctx, store.NewItem{ProjectID: fx.Project.ID, Kind: api.KindRelevance, QueryID: fx.Queries[pair[0]],
+		it, err := st.CreateItem(ctx, store.NewItem{ProjectID: fx.Project.ID, Kind: vocab.KindRelevance, QueryID: fx.Queries[pair[0]],
 			DocumentID: &doc, IsGold: true, GoldAnswer: []byte(`{"relevance": 3}`)})
 		if err != nil {
 			t.Fatal(err)
@@ -43,16 +43,16 @@ func TestGoldPause(t *testing.T) {
 	}
 	set(store.QualitySettings{GoldRate: 0.5, GoldMinAccuracy: 0.8, GoldMinJudged: 2, GoldPause: true})
 	svc := judging.New(st, nil, nil)
-	a1 := judging.Rater{ID: fx.Users["annotator1"].ID, Role: api.RoleAnnotator}
-	a2 := judging.Rater{ID: fx.Users["annotator2"].ID, Role: api.RoleAnnotator}
+	a1 := judging.Rater{ID: fx.Users["annotator1"].ID, Role: vocab.RoleAnnotator}
+	a2 := judging.Rater{ID: fx.Users["annotator2"].ID, Role: vocab.RoleAnnotator}
 	n := 0
 	judge := func(r judging.Rater, item int64, rel int) error {
 		n++
-		_, err := svc.Submit(ctx, r, api.JudgmentRequest{ClientID: fmt.Sprintf("7d2c1b4a-0e9f-4a8b-9c7d-%012d", n), ItemID: item,
-			Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceNone, AuthorID: r.ID})
+		_, err := svc.Submit(ctx, r, judging.JudgmentRequest{ClientID: fmt.Sprintf("7d2c1b4a-0e9f-4a8b-9c7d-%012d", n), ItemID: item,
+			Kind: vocab.KindRelevance, Relevance: &rel, Evidence: vocab.EvidenceNone, AuthorID: r.ID})
 		return err
 	}
-	q, err := svc.Queue(ctx, a1, fx.Project.Name, api.QueueRequest{N: 4})
+	q, err := svc.Queue(ctx, a1, fx.Project.Name, judging.QueueRequest{N: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestGoldPause(t *testing.T) {
 	if err := judge(a1, goldLeased[0], 3); err != nil {
 		t.Fatal(err)
 	}
-	if q, err = svc.Queue(ctx, a1, fx.Project.Name, api.QueueRequest{N: 4}); err != nil || q.Paused {
+	if q, err = svc.Queue(ctx, a1, fx.Project.Name, judging.QueueRequest{N: 4}); err != nil || q.Paused {
 		t.Fatalf("after 1 gold item: paused %v, %v", q.Paused, err)
 	}
 	// The second wrong (binarised: 1 is not relevant, gold 3 is): 1 of 2
@@ -86,7 +86,7 @@ func TestGoldPause(t *testing.T) {
 	if g, err := st.GoldRecordOf(ctx, fx.Project.ID, a1.ID); err != nil || g != (store.GoldRecord{Judged: 2, Correct: 1}) {
 		t.Fatalf("gold record = %+v, %v; want 2 judged, 1 correct", g, err)
 	}
-	q, err = svc.Queue(ctx, a1, fx.Project.Name, api.QueueRequest{N: 6})
+	q, err = svc.Queue(ctx, a1, fx.Project.Name, judging.QueueRequest{N: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestGoldPause(t *testing.T) {
 	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM assignments WHERE user_id = $1`, a1.ID).Scan(&leases); err != nil {
 		t.Fatal(err)
 	}
-	again, err := svc.Queue(ctx, a1, fx.Project.Name, api.QueueRequest{N: 10})
+	again, err := svc.Queue(ctx, a1, fx.Project.Name, judging.QueueRequest{N: 10})
 	if err != nil || !again.Paused {
 		t.Fatalf("second paused queue: %+v, %v", again.Paused, err)
 	}
@@ -131,16 +131,16 @@ func TestGoldPause(t *testing.T) {
 			t.Errorf("judging leased item %d while paused: %v", tk.ItemID, err)
 		}
 	}
-	if q, err = svc.Queue(ctx, a1, fx.Project.Name, api.QueueRequest{N: 4}); err != nil || !q.Paused || len(q.Tasks) != 0 || q.CompletionCode != "" {
+	if q, err = svc.Queue(ctx, a1, fx.Project.Name, judging.QueueRequest{N: 4}); err != nil || !q.Paused || len(q.Tasks) != 0 || q.CompletionCode != "" {
 		t.Errorf("paused, all judged: %+v, %v; want paused, no tasks, no completion code", q, err)
 	}
 	// Another annotator is not paused.
-	if q, err = svc.Queue(ctx, a2, fx.Project.Name, api.QueueRequest{N: 2}); err != nil || q.Paused || len(q.Tasks) == 0 {
+	if q, err = svc.Queue(ctx, a2, fx.Project.Name, judging.QueueRequest{N: 2}); err != nil || q.Paused || len(q.Tasks) == 0 {
 		t.Errorf("annotator2: paused %v, %d tasks, %v", q.Paused, len(q.Tasks), err)
 	}
 	// Pause off: flagged only, annotator1 gets work again.
 	set(store.QualitySettings{GoldRate: 0.5, GoldMinAccuracy: 0.8, GoldMinJudged: 2, GoldPause: false})
-	if q, err = svc.Queue(ctx, a1, fx.Project.Name, api.QueueRequest{N: 2}); err != nil || q.Paused || len(q.Tasks) == 0 {
+	if q, err = svc.Queue(ctx, a1, fx.Project.Name, judging.QueueRequest{N: 2}); err != nil || q.Paused || len(q.Tasks) == 0 {
 		t.Errorf("pause off: paused %v, %d tasks, %v", q.Paused, len(q.Tasks), err)
 	}
 	// A higher least number of gold items than judged: not paused.
@@ -149,7 +149,7 @@ func TestGoldPause(t *testing.T) {
 		t.Fatalf("gold record %+v (%v) should be below 80 %%", g, err)
 	}
 	set(store.QualitySettings{GoldRate: 0.5, GoldMinAccuracy: 0.8, GoldMinJudged: g.Judged + 1, GoldPause: true})
-	if q, err = svc.Queue(ctx, a1, fx.Project.Name, api.QueueRequest{N: 2}); err != nil || q.Paused {
+	if q, err = svc.Queue(ctx, a1, fx.Project.Name, judging.QueueRequest{N: 2}); err != nil || q.Paused {
 		t.Errorf("%d gold items needed, %d judged: paused %v, %v", g.Judged+1, g.Judged, q.Paused, err)
 	}
 }

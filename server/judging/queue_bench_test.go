@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/api"
 	"boolpool/server/devtools/loadgen"
 	"boolpool/server/judging"
 	"boolpool/server/store"
@@ -32,9 +31,9 @@ func BenchmarkQueueAndSubmit(b *testing.B) {
 		users = append(users, u)
 	}
 	svc := judging.New(st, nil, nil)
-	submit := func(u store.User, t api.Task, n int) {
+	submit := func(u store.User, t judging.Task, n int) {
 		rel := 2
-		if _, err := svc.Submit(ctx, judging.Rater{ID: u.ID, Role: u.Role}, api.JudgmentRequest{
+		if _, err := svc.Submit(ctx, judging.Rater{ID: u.ID, Role: u.Role}, judging.JudgmentRequest{
 			ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), AuthorID: u.ID, ItemID: t.ItemID, Kind: "relevance", Relevance: &rel, Evidence: "none"}); err != nil {
 			b.Fatal(err)
 		}
@@ -43,7 +42,7 @@ func BenchmarkQueueAndSubmit(b *testing.B) {
 	n := 0
 	for i := 0; i < 2000; i++ {
 		u := users[1+i%3]
-		q, err := svc.Queue(ctx, judging.Rater{ID: u.ID, Role: u.Role}, "qbench", api.QueueRequest{Kind: "relevance", N: 1})
+		q, err := svc.Queue(ctx, judging.Rater{ID: u.ID, Role: u.Role}, "qbench", judging.QueueRequest{Kind: "relevance", N: 1})
 		if err != nil || len(q.Tasks) == 0 {
 			b.Fatal(err)
 		}
@@ -54,7 +53,7 @@ func BenchmarkQueueAndSubmit(b *testing.B) {
 	var queueTime time.Duration
 	for b.Loop() {
 		start := time.Now()
-		q, err := svc.Queue(ctx, me, "qbench", api.QueueRequest{Kind: "relevance", N: 1})
+		q, err := svc.Queue(ctx, me, "qbench", judging.QueueRequest{Kind: "relevance", N: 1})
 		queueTime += time.Since(start)
 		if err != nil || len(q.Tasks) == 0 {
 			b.Fatal(err)

@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strings"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
+	"boolpool/server/vocab"
 )
 
 // Submit stores a judgment. It is idempotent on req.ClientID: a retry gets
@@ -20,36 +20,36 @@ import (
 // never stored as someone else's). Only the rater an item is
 // assigned to may judge it (even after the lease ran out, so offline work is
 // never lost).
-func (s *Service) Submit(ctx context.Context, r Rater, req api.JudgmentRequest) (api.JudgmentResponse, error) {
+func (s *Service) Submit(ctx context.Context, r Rater, req JudgmentRequest) (JudgmentResponse, error) {
 	if !ValidUUID(req.ClientID) {
-		return api.JudgmentResponse{}, apperr.Invalidf("client_id", "must be a UUID")
+		return JudgmentResponse{}, apperr.Invalidf("client_id", "must be a UUID")
 	}
 	switch {
 	case req.AuthorID == 0:
-		return api.JudgmentResponse{}, apperr.Invalidf("author_id", "required: the id of the user who made the judgment (user_id from /api/me)")
+		return JudgmentResponse{}, apperr.Invalidf("author_id", "required: the id of the user who made the judgment (user_id from /api/me)")
 	case req.AuthorID != r.ID:
-		return api.JudgmentResponse{}, apperr.Refusedf(apperr.ErrForbidden, "author_id",
+		return JudgmentResponse{}, apperr.Refusedf(apperr.ErrForbidden, "author_id",
 			"this judgment was made by user %d, but this session is user %d: only its author's session may send it", req.AuthorID, r.ID)
 	}
 	if req.ItemID <= 0 {
-		return api.JudgmentResponse{}, apperr.Invalidf("item_id", "required")
+		return JudgmentResponse{}, apperr.Invalidf("item_id", "required")
 	}
 	td, _, err := s.assigned(ctx, r, req.ItemID)
 	if err != nil {
-		return api.JudgmentResponse{}, err
+		return JudgmentResponse{}, err
 	}
 	it := td.Item
 	if req.Kind != it.Kind {
-		return api.JudgmentResponse{}, apperr.Invalidf("kind", "item %d is a %s task, not %q", it.ID, it.Kind, req.Kind)
+		return JudgmentResponse{}, apperr.Invalidf("kind", "item %d is a %s task, not %q", it.ID, it.Kind, req.Kind)
 	}
 	if req.TimeSpentMs < 0 || req.TimeSpentMs > maxTimeSpent {
-		return api.JudgmentResponse{}, apperr.Invalidf("time_spent_ms", "must be between 0 and %d", maxTimeSpent)
+		return JudgmentResponse{}, apperr.Invalidf("time_spent_ms", "must be between 0 and %d", maxTimeSpent)
 	}
 	if len(req.Comment) > maxComment {
-		return api.JudgmentResponse{}, apperr.Invalidf("comment", "longer than %d bytes", maxComment)
+		return JudgmentResponse{}, apperr.Invalidf("comment", "longer than %d bytes", maxComment)
 	}
 	if len(req.SkipReason) > maxSkipReason {
-		return api.JudgmentResponse{}, apperr.Invalidf("skip_reason", "longer than %d bytes", maxSkipReason)
+		return JudgmentResponse{}, apperr.Invalidf("skip_reason", "longer than %d bytes", maxSkipReason)
 	}
 	n := store.NewJudgment{
 		ClientID: strings.ToLower(req.ClientID), ItemID: it.ID, UserID: r.ID, ProjectID: it.ProjectID, Kind: it.Kind,
@@ -57,46 +57,46 @@ func (s *Service) Submit(ctx context.Context, r Rater, req api.JudgmentRequest) 
 	}
 	if n.SkipReason == "" {
 		switch it.Kind {
-		case api.KindRelevance:
+		case vocab.KindRelevance:
 			err = relevance(td, req, &n)
-		case api.KindParaphrase:
+		case vocab.KindParaphrase:
 			err = paraphrase(it, r, req, &n)
-		case api.KindValidation:
+		case vocab.KindValidation:
 			err = validation(req, &n)
-		case api.KindConstraint:
+		case vocab.KindConstraint:
 			err = constraint(td, req, &n)
 		}
 		if err != nil {
-			return api.JudgmentResponse{}, err
+			return JudgmentResponse{}, err
 		}
 	}
 	j, inserted, err := s.st.SaveJudgment(ctx, n)
 	if err != nil {
-		return api.JudgmentResponse{}, err
+		return JudgmentResponse{}, err
 	}
-	if inserted && it.Kind == api.KindRelevance && s.obs != nil {
+	if inserted && it.Kind == vocab.KindRelevance && s.obs != nil {
 		// Committed: the consensus (and through it the live dashboards
 		// and the qrels export) follows.
 		s.obs.JudgmentSaved(ctx, n.ProjectID, n.ItemID)
 	}
-	if inserted && it.Kind == api.KindConstraint && s.cobs != nil {
+	if inserted && it.Kind == vocab.KindConstraint && s.cobs != nil {
 		// Committed: the atom label (and the derived qrels) follow.
 		s.cobs.ConstraintJudged(ctx, n.ProjectID, n.ItemID)
 	}
-	if inserted && it.Kind == api.KindValidation {
+	if inserted && it.Kind == vocab.KindValidation {
 		// The verdict is derived data: if this fails, the next validation
 		// of the item recomputes it.
 		if err := s.decideValidation(ctx, it.ID); err != nil {
 			s.log.Error("validation verdict", "item", it.ID, "err", err)
 		}
 	}
-	return api.JudgmentResponse{
+	return JudgmentResponse{
 		ID: j.ID, ClientID: j.ClientID, ItemID: j.ItemID, Contradiction: j.Contradiction,
 		Supersedes: j.Supersedes, Duplicate: !inserted, CreatedAt: j.CreatedAt,
 	}, nil
 }
 
-func relevance(td store.TaskData, req api.JudgmentRequest, n *store.NewJudgment) error {
+func relevance(td store.TaskData, req JudgmentRequest, n *store.NewJudgment) error {
 	if req.Relevance == nil {
 		return apperr.Invalidf("relevance", "required (0-3)")
 	}
@@ -104,16 +104,16 @@ func relevance(td store.TaskData, req api.JudgmentRequest, n *store.NewJudgment)
 		return apperr.Invalidf("relevance", "must be 0, 1, 2 or 3")
 	}
 	switch req.Evidence {
-	case api.EvidenceComplete, api.EvidencePartial, api.EvidenceNone:
+	case vocab.EvidenceComplete, vocab.EvidencePartial, vocab.EvidenceNone:
 	case "":
 		return apperr.Invalidf("evidence", "required (complete, partial or none)")
 	default:
 		return apperr.Invalidf("evidence", "must be complete, partial or none")
 	}
-	qv := QueryView(td.Query)
+	qv := QueryViewOf(td.Query)
 	nSentences := 0
 	if td.Document != nil {
-		nSentences = len(DocumentView(*td.Document).Sentences)
+		nSentences = len(DocumentViewOf(*td.Document).Sentences)
 	}
 	attrs, err := CleanAttributions(req.Attributions, qv, nSentences)
 	if err != nil {
@@ -133,8 +133,8 @@ func relevance(td store.TaskData, req api.JudgmentRequest, n *store.NewJudgment)
 // CleanAttributions validates per-atom attributions against the query and
 // document, sorts and de-duplicates sentence ids, and sets Counter for
 // negated atoms (their sentences are counter-evidence).
-func CleanAttributions(in []api.Attribution, q api.QueryView, nSentences int) ([]api.Attribution, error) {
-	out := make([]api.Attribution, 0, len(in))
+func CleanAttributions(in []Attribution, q QueryView, nSentences int) ([]Attribution, error) {
+	out := make([]Attribution, 0, len(in))
 	seen := map[int]bool{}
 	for i, a := range in {
 		field := fmt.Sprintf("attributions[%d]", i)
@@ -146,7 +146,7 @@ func CleanAttributions(in []api.Attribution, q api.QueryView, nSentences int) ([
 		}
 		seen[a.Atom] = true
 		switch a.Satisfied {
-		case "", api.SatisfiedYes, api.SatisfiedNo, api.SatisfiedUnsure:
+		case "", vocab.SatisfiedYes, vocab.SatisfiedNo, vocab.SatisfiedUnsure:
 		default:
 			return nil, apperr.Invalidf(field+".satisfied", "must be yes, no or unsure")
 		}
@@ -162,7 +162,7 @@ func CleanAttributions(in []api.Attribution, q api.QueryView, nSentences int) ([
 			}
 		}
 		sort.Ints(sents)
-		out = append(out, api.Attribution{Atom: a.Atom, Sentences: sents, Counter: q.Atoms[a.Atom].Negated, Satisfied: a.Satisfied})
+		out = append(out, Attribution{Atom: a.Atom, Sentences: sents, Counter: q.Atoms[a.Atom].Negated, Satisfied: a.Satisfied})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Atom < out[j].Atom })
 	return out, nil
@@ -173,7 +173,7 @@ func CleanAttributions(in []api.Attribution, q api.QueryView, nSentences int) ([
 // expression (unsure atoms only matter where they could change it) and the
 // result differs from relevant = likely or definitely relevant. Satisfied
 // says whether the atom's property holds for the document, before negation.
-func Contradiction(e *boolexpr.Expr, nAtoms, relevance int, attrs []api.Attribution) bool {
+func Contradiction(e *boolexpr.Expr, nAtoms, relevance int, attrs []Attribution) bool {
 	if e == nil {
 		return false
 	}
@@ -191,18 +191,18 @@ func Contradiction(e *boolexpr.Expr, nAtoms, relevance int, attrs []api.Attribut
 
 // constraint checks a constraint judgment: yes / no / unsure and the
 // sentences given as evidence (supporting a yes, counter-evidence for a
-// no), stored in the payload as api.ConstraintAnswer.
-func constraint(td store.TaskData, req api.JudgmentRequest, n *store.NewJudgment) error {
+// no), stored in the payload as ConstraintAnswer.
+func constraint(td store.TaskData, req JudgmentRequest, n *store.NewJudgment) error {
 	a := req.Constraint
 	if a == nil {
 		return apperr.Invalidf("constraint", "required ({satisfied: yes|no|unsure, sentences: [...]})")
 	}
-	if !oneOf(a.Satisfied, api.SatisfiedYes, api.SatisfiedNo, api.SatisfiedUnsure) {
+	if !oneOf(a.Satisfied, vocab.SatisfiedYes, vocab.SatisfiedNo, vocab.SatisfiedUnsure) {
 		return apperr.Invalidf("constraint.satisfied", "must be yes, no or unsure")
 	}
 	nSentences := 0
 	if td.Document != nil {
-		nSentences = len(DocumentView(*td.Document).Sentences)
+		nSentences = len(DocumentViewOf(*td.Document).Sentences)
 	}
 	sents := make([]int, 0, len(a.Sentences))
 	have := map[int]bool{}
@@ -217,14 +217,14 @@ func constraint(td store.TaskData, req api.JudgmentRequest, n *store.NewJudgment
 	}
 	sort.Ints(sents)
 	var err error
-	n.Payload, err = json.Marshal(api.ConstraintAnswer{Satisfied: a.Satisfied, Sentences: sents})
+	n.Payload, err = json.Marshal(ConstraintAnswer{Satisfied: a.Satisfied, Sentences: sents})
 	if err != nil {
 		return fmt.Errorf("judging: encode constraint answer: %w", err)
 	}
 	return nil
 }
 
-func paraphrase(it store.Item, r Rater, req api.JudgmentRequest, n *store.NewJudgment) error {
+func paraphrase(it store.Item, r Rater, req JudgmentRequest, n *store.NewJudgment) error {
 	pa := req.Paraphrase
 	if pa == nil {
 		return apperr.Invalidf("paraphrase", "required")
@@ -240,7 +240,7 @@ func paraphrase(it store.Item, r Rater, req api.JudgmentRequest, n *store.NewJud
 		text = ""
 	}
 	var err error
-	n.Payload, err = json.Marshal(api.ParaphraseAnswer{Text: text, Nonsensical: pa.Nonsensical})
+	n.Payload, err = json.Marshal(ParaphraseAnswer{Text: text, Nonsensical: pa.Nonsensical})
 	if err != nil {
 		return fmt.Errorf("judging: encode paraphrase: %w", err)
 	}
@@ -249,12 +249,12 @@ func paraphrase(it store.Item, r Rater, req api.JudgmentRequest, n *store.NewJud
 		if err != nil {
 			return fmt.Errorf("judging: encode validation item: %w", err)
 		}
-		n.FollowUp = &store.NewItem{ProjectID: it.ProjectID, Kind: api.KindValidation, QueryID: it.QueryID, Priority: it.Priority, Payload: payload}
+		n.FollowUp = &store.NewItem{ProjectID: it.ProjectID, Kind: vocab.KindValidation, QueryID: it.QueryID, Priority: it.Priority, Payload: payload}
 	}
 	return nil
 }
 
-func validation(req api.JudgmentRequest, n *store.NewJudgment) error {
+func validation(req JudgmentRequest, n *store.NewJudgment) error {
 	v := req.Validation
 	if v == nil {
 		return apperr.Invalidf("validation", "required")
@@ -282,9 +282,9 @@ func (s *Service) decideValidation(ctx context.Context, itemID int64) error {
 	if err != nil {
 		return err
 	}
-	var votes []api.ValidationAnswer
+	var votes []ValidationAnswer
 	for _, j := range js {
-		var v api.ValidationAnswer
+		var v ValidationAnswer
 		if err := json.Unmarshal(j.Payload, &v); err != nil {
 			return fmt.Errorf("judging: judgment %d payload: %w", j.ID, err)
 		}
@@ -302,11 +302,11 @@ func (s *Service) decideValidation(ctx context.Context, itemID int64) error {
 // field takes its most frequent label; a tie goes to the more conservative
 // label (no fluency, different meaning, not natural), so a split vote never
 // accepts a paraphrase. Accepted = fluent, same meaning, natural or maybe.
-func MajorityVote(votes []api.ValidationAnswer) (store.ValidationVerdict, bool) {
+func MajorityVote(votes []ValidationAnswer) (store.ValidationVerdict, bool) {
 	if len(votes) < 3 {
 		return store.ValidationVerdict{}, false
 	}
-	pick := func(order []string, get func(api.ValidationAnswer) string) string {
+	pick := func(order []string, get func(ValidationAnswer) string) string {
 		counts := map[string]int{}
 		for _, v := range votes {
 			counts[get(v)]++
@@ -320,9 +320,9 @@ func MajorityVote(votes []api.ValidationAnswer) (store.ValidationVerdict, bool) 
 		return best
 	}
 	v := store.ValidationVerdict{
-		Fluent:      pick([]string{"no", "yes"}, func(a api.ValidationAnswer) string { return a.Fluent }),
-		Meaning:     pick([]string{"different", "ambiguous", "same"}, func(a api.ValidationAnswer) string { return a.Meaning }),
-		Naturalness: pick([]string{"no", "maybe", "yes"}, func(a api.ValidationAnswer) string { return a.Naturalness }),
+		Fluent:      pick([]string{"no", "yes"}, func(a ValidationAnswer) string { return a.Fluent }),
+		Meaning:     pick([]string{"different", "ambiguous", "same"}, func(a ValidationAnswer) string { return a.Meaning }),
+		Naturalness: pick([]string{"no", "maybe", "yes"}, func(a ValidationAnswer) string { return a.Naturalness }),
 		Votes:       len(votes),
 	}
 	v.Accepted = v.Fluent == "yes" && v.Meaning == "same" && v.Naturalness != "no"

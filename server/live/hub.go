@@ -2,7 +2,7 @@ package live
 
 import "sync"
 
-// Hub fans messages out to the subscribers of each project. Publishing
+// Hub fans snapshots out to the subscribers of each project. Publishing
 // never blocks: a subscriber whose buffer is full is dropped (its channel
 // is closed), so one slow dashboard cannot hold up the others or the
 // judgment write path; its client reconnects and starts from a fresh
@@ -16,8 +16,8 @@ type Hub struct {
 // Subscriber receives one project's messages on C until it is dropped or
 // unsubscribed, when C is closed.
 type Subscriber struct {
-	C       <-chan []byte
-	c       chan []byte
+	C       <-chan Snapshot
+	c       chan Snapshot
 	project int64
 	closed  bool
 }
@@ -29,7 +29,7 @@ func NewHub(buffer int) *Hub {
 
 // Subscribe adds a subscriber to a project.
 func (h *Hub) Subscribe(projectID int64) *Subscriber {
-	c := make(chan []byte, h.buffer)
+	c := make(chan Snapshot, h.buffer)
 	s := &Subscriber{C: c, c: c, project: projectID}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -61,7 +61,7 @@ func (h *Hub) remove(s *Subscriber) {
 
 // Publish sends msg to every subscriber of a project and returns how many
 // got it and how many were dropped for being too slow.
-func (h *Hub) Publish(projectID int64, msg []byte) (delivered, dropped int) {
+func (h *Hub) Publish(projectID int64, msg Snapshot) (delivered, dropped int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for s := range h.subs[projectID] {

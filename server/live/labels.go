@@ -5,8 +5,6 @@ import (
 	"sort"
 
 	"boolpool/server/consensus"
-
-	"boolpool/api"
 )
 
 // Metrics over other qrels (issue 13): the dashboard's leaderboard can be
@@ -44,10 +42,10 @@ func OverLabels(d Data, labels map[string]map[string]int) Data {
 // built from the database on each call: the agreement and annotator
 // figures are empty (the labels carry no votes), the leaderboard,
 // breakdowns and progress are those of the labels.
-func (s *Service) SnapshotOver(ctx context.Context, projectID int64, name string, labels map[string]map[string]int) (api.LiveSnapshot, error) {
+func (s *Service) SnapshotOver(ctx context.Context, projectID int64, name string, labels map[string]map[string]int) (Snapshot, error) {
 	d, err := LoadData(ctx, s.st, projectID)
 	if err != nil {
-		return api.LiveSnapshot{}, err
+		return Snapshot{}, err
 	}
 	return Build(OverLabels(d, labels)).Snapshot(name), nil
 }

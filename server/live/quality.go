@@ -5,7 +5,6 @@ import (
 	"sort"
 	"time"
 
-	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 )
@@ -71,8 +70,8 @@ func knownOf(adj *int, gold int) *bool {
 
 // qualityOf fills the annotators' quality columns in place and returns
 // the dashboard's quality panel.
-func qualityOf(q store.QualitySettings, annotators []api.AnnotatorView, ds dsRun) api.QualityView {
-	v := api.QualityView{Settings: api.QualitySettings(q), DSItems: ds.items, DSIterations: ds.res.Iterations,
+func qualityOf(q store.QualitySettings, annotators []AnnotatorView, ds dsRun) QualityView {
+	v := QualityView{Settings: QualitySettings(q), DSItems: ds.items, DSIterations: ds.res.Iterations,
 		DSConverged: ds.res.Converged, DSDisagree: ds.disagree}
 	if ds.items > 0 {
 		v.DSPrior = num(ds.res.Prior)

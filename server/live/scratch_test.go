@@ -5,7 +5,6 @@ import (
 	"sort"
 	"time"
 
-	"boolpool/api"
 	"boolpool/server/agreement"
 	"boolpool/server/consensus"
 	"boolpool/server/metrics"
@@ -15,10 +14,10 @@ import (
 // metrics packages, independently of the incremental State. It is the
 // oracle the incremental figures are tested (and BenchmarkRecompute
 // timed) against; a test file, so the product never links it. Version is 0.
-func Recompute(project string, d Data) api.LiveSnapshot {
+func Recompute(project string, d Data) Snapshot {
 	specs := Specs()
-	out := api.LiveSnapshot{Project: project, At: time.Now().UTC(),
-		Bootstrap: api.BootstrapParameters{Method: "poisson-percentile", Resamples: Resamples, Level: Level}}
+	out := Snapshot{Project: project, At: time.Now().UTC(),
+		Bootstrap: BootstrapParameters{Method: "poisson-percentile", Resamples: Resamples, Level: Level}}
 	raters := max(d.RatersPerItem, 1)
 	qByID := map[int64]Query{}
 	for _, q := range d.Queries {
@@ -108,7 +107,7 @@ func Recompute(project string, d Data) api.LiveSnapshot {
 	}
 
 	// Progress.
-	p := api.PoolProgress{Queries: []api.QueryProgress{}, Runs: []api.RunProgress{}}
+	p := PoolProgress{Queries: []QueryProgress{}, Runs: []RunProgress{}}
 	qItems, qJudged := map[int64]int{}, map[int64]int{}
 	runItems, runJudged := make([]int, len(d.Runs)), make([]int, len(d.Runs))
 	relFound, relUnique := make([]int, len(d.Runs)), make([]int, len(d.Runs))
@@ -162,11 +161,11 @@ func Recompute(project string, d Data) api.LiveSnapshot {
 		if qJudged[q.ID] == n {
 			p.QueriesComplete++
 		} else if len(p.Queries) < listCap {
-			p.Queries = append(p.Queries, api.QueryProgress{QueryID: q.ID, ExtID: q.ExtID, Items: n, Judged: qJudged[q.ID], Remaining: n - qJudged[q.ID]})
+			p.Queries = append(p.Queries, QueryProgress{QueryID: q.ID, ExtID: q.ExtID, Items: n, Judged: qJudged[q.ID], Remaining: n - qJudged[q.ID]})
 		}
 	}
 	for r, run := range d.Runs {
-		p.Runs = append(p.Runs, api.RunProgress{Run: run.Name, Items: runItems[r], Judged: runJudged[r], Remaining: runItems[r] - runJudged[r]})
+		p.Runs = append(p.Runs, RunProgress{Run: run.Name, Items: runItems[r], Judged: runJudged[r], Remaining: runItems[r] - runJudged[r]})
 	}
 	out.Progress = p
 
@@ -176,10 +175,10 @@ func Recompute(project string, d Data) api.LiveSnapshot {
 		byID[it.ID] = it
 	}
 	sort.Slice(contradicted, func(i, j int) bool { return contradicted[i] > contradicted[j] })
-	out.Contradictions = api.ContradictionList{Total: len(contradicted), Items: []api.ContradictionView{}}
+	out.Contradictions = ContradictionList{Total: len(contradicted), Items: []ContradictionView{}}
 	for _, id := range contradicted[:min(len(contradicted), listCap)] {
 		it := byID[id]
-		cv := api.ContradictionView{ItemID: id, QueryExtID: qByID[it.QueryID].ExtID, DocExtID: it.DocExtID, Raters: []string{}}
+		cv := ContradictionView{ItemID: id, QueryExtID: qByID[it.QueryID].ExtID, DocExtID: it.DocExtID, Raters: []string{}}
 		vs := append([]consensus.Vote(nil), d.Votes[id]...)
 		sort.Slice(vs, func(a, b int) bool { return vs[a].Rater < vs[b].Rater })
 		for _, v := range vs {
@@ -190,9 +189,9 @@ func Recompute(project string, d Data) api.LiveSnapshot {
 		out.Contradictions.Items = append(out.Contradictions.Items, cv)
 	}
 
-	out.Composition = api.CompositionView{Runs: []api.RunComposition{}, Overlap: overlap, PoolOverlap: poolOverlap}
+	out.Composition = CompositionView{Runs: []RunComposition{}, Overlap: overlap, PoolOverlap: poolOverlap}
 	for r, run := range d.Runs {
-		out.Composition.Runs = append(out.Composition.Runs, api.RunComposition{Run: run.Name, Relevant: relFound[r], Unique: relUnique[r]})
+		out.Composition.Runs = append(out.Composition.Runs, RunComposition{Run: run.Name, Relevant: relFound[r], Unique: relUnique[r]})
 	}
 	return out
 }
@@ -202,7 +201,7 @@ func nameOf(users map[int64]string, id int64) string {
 	return s.userName(id)
 }
 
-func recomputeAgreement(d Data, items []Item, raters int) (api.AgreementView, []api.AnnotatorView) {
+func recomputeAgreement(d Data, items []Item, raters int) (AgreementView, []AnnotatorView) {
 	var ids []int64
 	col := map[int64]int{}
 	for _, it := range items {
@@ -244,7 +243,7 @@ func recomputeAgreement(d Data, items []Item, raters int) (api.AgreementView, []
 			goldRatings = append(goldRatings, row)
 		}
 	}
-	v := api.AgreementView{Confusion: agreement.PooledConfusion(ratings, Labels)}
+	v := AgreementView{Confusion: agreement.PooledConfusion(ratings, Labels)}
 	for _, row := range ratings {
 		n := 0
 		for _, x := range row {
@@ -269,10 +268,10 @@ func recomputeAgreement(d Data, items []Item, raters int) (api.AgreementView, []
 	_, mean := agreement.PairwiseCohen(ratings)
 	v.MeanCohenKappa = num(mean)
 
-	annotators := []api.AnnotatorView{}
+	annotators := []AnnotatorView{}
 	for _, rs := range agreement.PerRater(ratings) {
 		id := ids[rs.Rater]
-		a := api.AnnotatorView{UserID: id, Username: nameOf(d.Users, id), Items: rs.Items, Kappa: num(rs.Kappa), Agree: num(rs.Agree)}
+		a := AnnotatorView{UserID: id, Username: nameOf(d.Users, id), Items: rs.Items, Kappa: num(rs.Kappa), Agree: num(rs.Agree)}
 		labels := make([]int, len(goldRows))
 		gold := make([]int, len(goldRows))
 		for i, it := range goldRows {
@@ -291,7 +290,7 @@ func recomputeAgreement(d Data, items []Item, raters int) (api.AgreementView, []
 	return v, annotators
 }
 
-func recomputeMetrics(d Data, specs []metrics.Spec, qrels metrics.Qrels) ([]api.RunScores, []api.Breakdown, []api.Breakdown) {
+func recomputeMetrics(d Data, specs []metrics.Spec, qrels metrics.Qrels) ([]RunScores, []Breakdown, []Breakdown) {
 	extOf := map[int64]string{}
 	idOf := map[string]int64{}
 	labels := map[string][]string{}
@@ -308,7 +307,7 @@ func recomputeMetrics(d Data, specs []metrics.Spec, qrels metrics.Qrels) ([]api.
 		}
 		negatives[extOf[qid]] = m
 	}
-	board := []api.RunScores{}
+	board := []RunScores{}
 	type tmplRun struct {
 		run   string
 		means map[string]float64
@@ -323,13 +322,13 @@ func recomputeMetrics(d Data, specs []metrics.Spec, qrels metrics.Qrels) ([]api.
 			}
 		}
 		res := metrics.Evaluate(qrels, ranked, specs, metrics.Options{MinRel: MinRel, Negatives: negatives})
-		row := api.RunScores{Run: run.Name, Queries: res.Count[specs[0].String()]}
+		row := RunScores{Run: run.Name, Queries: res.Count[specs[0].String()]}
 		perTmpl := map[string]map[string]float64{}
 		tmplN := map[string]int{}
 		for _, sp := range specs {
 			name := sp.String()
 			vals := res.Values(name)
-			sc := api.MetricScore{Measure: name, Queries: res.Count[name]}
+			sc := MetricScore{Measure: name, Queries: res.Count[name]}
 			if len(vals) > 0 {
 				sc.Mean = num(res.Mean[name])
 				// Poisson bootstrap from scratch.
@@ -363,12 +362,12 @@ func recomputeMetrics(d Data, specs []metrics.Spec, qrels metrics.Qrels) ([]api.
 		}
 	}
 	sortBoard(board)
-	groups := map[string]api.Breakdown{}
+	groups := map[string]Breakdown{}
 	for t, runs := range byTmpl {
-		b := api.Breakdown{Label: t}
+		b := Breakdown{Label: t}
 		for _, r := range runs {
 			b.Queries = max(b.Queries, r.n)
-			b.Runs = append(b.Runs, api.BreakdownRun{Run: r.run, Means: r.means})
+			b.Runs = append(b.Runs, BreakdownRun{Run: r.run, Means: r.means})
 		}
 		groups[t] = b
 	}

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
-	"boolpool/api"
 	"boolpool/server/boolexpr"
 	"boolpool/server/consensus"
 	"boolpool/server/metrics"
@@ -141,12 +139,7 @@ func (s *Service) schedulePublish(projectID int64, p *project) {
 		p.pending = false
 		snap := p.state.Snapshot(p.name)
 		p.mu.Unlock()
-		msg, err := EventOf(snap)
-		if err != nil {
-			s.log.Error("live snapshot", "project", projectID, "err", err)
-			return
-		}
-		if _, dropped := s.hub.Publish(projectID, msg); dropped > 0 {
+		if _, dropped := s.hub.Publish(projectID, snap); dropped > 0 {
 			s.log.Warn("dropped slow dashboard subscribers", "project", projectID, "dropped", dropped)
 		}
 	})
@@ -216,20 +209,6 @@ func (b *background) close() {
 	}
 	b.mu.Unlock()
 	b.wg.Wait()
-}
-
-// EventOf formats a snapshot as one server-sent event.
-func EventOf(snap api.LiveSnapshot) ([]byte, error) {
-	data, err := json.Marshal(snap)
-	if err != nil {
-		return nil, fmt.Errorf("live: encode snapshot: %w", err)
-	}
-	b := make([]byte, 0, len(data)+64)
-	b = append(b, "event: snapshot\nid: "...)
-	b = strconv.AppendUint(b, snap.Version, 10)
-	b = append(b, "\ndata: "...)
-	b = append(b, data...)
-	return append(b, "\n\n"...), nil
 }
 
 // project returns the loaded project state, loading it on first use and
@@ -337,10 +316,10 @@ func (s *Service) load(ctx context.Context, projectID int64, p *project) {
 }
 
 // Snapshot returns a project's current figures.
-func (s *Service) Snapshot(ctx context.Context, projectID int64, name string) (api.LiveSnapshot, error) {
+func (s *Service) Snapshot(ctx context.Context, projectID int64, name string) (Snapshot, error) {
 	p, err := s.project(ctx, projectID, name)
 	if err != nil {
-		return api.LiveSnapshot{}, err
+		return Snapshot{}, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -349,7 +328,7 @@ func (s *Service) Snapshot(ctx context.Context, projectID int64, name string) (a
 
 // RelevantFound lists the relevant documents of a project and the runs
 // that found them.
-func (s *Service) RelevantFound(ctx context.Context, projectID int64, name string) ([]api.RelevantFound, error) {
+func (s *Service) RelevantFound(ctx context.Context, projectID int64, name string) ([]RelevantFound, error) {
 	p, err := s.project(ctx, projectID, name)
 	if err != nil {
 		return nil, err
@@ -358,28 +337,40 @@ func (s *Service) RelevantFound(ctx context.Context, projectID int64, name strin
 	defer p.mu.Unlock()
 	out := p.state.RelevantFound()
 	if out == nil {
-		out = []api.RelevantFound{}
+		out = []RelevantFound{}
 	}
 	return out, nil
 }
 
 // IncompleteQueries lists all of a project's queries with unjudged items
-// (the snapshot's progress lists the first 200).
-func (s *Service) IncompleteQueries(ctx context.Context, projectID int64, name string) ([]api.QueryProgress, error) {
+// (the snapshot's progress lists the first 200), with their texts.
+func (s *Service) IncompleteQueries(ctx context.Context, projectID int64, name string) ([]QueryProgress, error) {
 	p, err := s.project(ctx, projectID, name)
 	if err != nil {
 		return nil, err
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.state.IncompleteQueries(), nil
+	list := p.state.IncompleteQueries()
+	p.mu.Unlock()
+	qs, err := s.st.ListQueries(ctx, projectID, "")
+	if err != nil {
+		return nil, err
+	}
+	text := make(map[int64]string, len(qs))
+	for _, q := range qs {
+		text[q.ID] = q.Text
+	}
+	for i := range list {
+		list[i].Text = text[list[i].QueryID]
+	}
+	return list, nil
 }
 
 // Subscribe registers a dashboard and returns its first snapshot.
-func (s *Service) Subscribe(ctx context.Context, projectID int64, name string) (*Subscriber, api.LiveSnapshot, error) {
+func (s *Service) Subscribe(ctx context.Context, projectID int64, name string) (*Subscriber, Snapshot, error) {
 	p, err := s.project(ctx, projectID, name)
 	if err != nil {
-		return nil, api.LiveSnapshot{}, err
+		return nil, Snapshot{}, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

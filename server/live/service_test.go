@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/live"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // project is a small judged project built with the store's own functions.
@@ -68,7 +68,7 @@ func newProject(t *testing.T) project {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := store.NewItem{ProjectID: p.ID, Kind: api.KindRelevance, QueryID: qids[fmt.Sprintf("q%d", q)], DocumentID: &doc.ID}
+			n := store.NewItem{ProjectID: p.ID, Kind: vocab.KindRelevance, QueryID: qids[fmt.Sprintf("q%d", q)], DocumentID: &doc.ID}
 			if d == 7 {
 				n.IsGold, n.GoldAnswer = true, json.RawMessage(`{"relevance": 3}`)
 			}
@@ -80,7 +80,7 @@ func newProject(t *testing.T) project {
 		}
 	}
 	for u := range 5 {
-		usr, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("rater%d", u), Role: api.RoleAnnotator})
+		usr, err := st.CreateUser(ctx, store.NewUser{Username: fmt.Sprintf("rater%d", u), Role: vocab.RoleAnnotator})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,17 +109,17 @@ func TestServiceMatchesRecompute(t *testing.T) {
 		item := p.items[rng.IntN(len(p.items))]
 		user := p.users[rng.IntN(len(p.users))]
 		if rng.IntN(20) == 0 {
-			if _, _, err := cons.Adjudicate(ctx, user, item, api.AdjudicationRequest{Relevance: ptr(rng.IntN(4)), Note: "test"}); err != nil {
+			if _, _, err := cons.Adjudicate(ctx, user, item, consensus.AdjudicationRequest{Relevance: ptr(rng.IntN(4)), Note: "test"}); err != nil {
 				t.Fatal(err)
 			}
 			return
 		}
-		n := store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), ItemID: item, UserID: user, ProjectID: p.id, Kind: api.KindRelevance}
+		n := store.NewJudgment{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), ItemID: item, UserID: user, ProjectID: p.id, Kind: vocab.KindRelevance}
 		if rng.IntN(10) == 0 {
 			n.SkipReason = "unsure"
 		} else {
 			rel := int16([]int{0, 1, 2, 3, 3}[rng.IntN(5)])
-			ev := api.EvidencePartial
+			ev := vocab.EvidencePartial
 			n.Relevance, n.Evidence, n.Contradiction = &rel, &ev, rng.IntN(10) == 0
 		}
 		if _, _, err := p.st.SaveJudgment(ctx, n); err != nil {
@@ -179,7 +179,7 @@ func TestServiceReloadsStaleState(t *testing.T) {
 func ptr(n int) *int { return &n }
 
 // same compares the figures that matter; the pure tests compare every field.
-func same(t *testing.T, label string, got, want api.LiveSnapshot) {
+func same(t *testing.T, label string, got, want live.Snapshot) {
 	t.Helper()
 	if got.Consensus != want.Consensus {
 		t.Errorf("%s: consensus %+v, want %+v", label, got.Consensus, want.Consensus)
@@ -197,7 +197,7 @@ func same(t *testing.T, label string, got, want api.LiveSnapshot) {
 	if len(got.Leaderboard) != len(want.Leaderboard) {
 		t.Fatalf("%s: %d leaderboard rows, want %d", label, len(got.Leaderboard), len(want.Leaderboard))
 	}
-	byRun := map[string]api.RunScores{}
+	byRun := map[string]live.RunScores{}
 	for _, r := range want.Leaderboard {
 		byRun[r.Run] = r
 	}
@@ -264,7 +264,7 @@ func TestHubDropsSlowSubscribers(t *testing.T) {
 	fast, slow := h.Subscribe(1), h.Subscribe(1)
 	other := h.Subscribe(2)
 	for i := range 5 {
-		delivered, _ := h.Publish(1, []byte{byte(i)})
+		delivered, _ := h.Publish(1, live.Snapshot{Version: uint64(i)})
 		if i < 2 && delivered != 2 {
 			t.Fatalf("publish %d delivered to %d", i, delivered)
 		}
@@ -283,7 +283,7 @@ func TestHubDropsSlowSubscribers(t *testing.T) {
 	if h.Subscribers(1) != 1 || h.Subscribers(2) != 1 {
 		t.Errorf("subscribers: %d and %d, want 1 and 1", h.Subscribers(1), h.Subscribers(2))
 	}
-	if d, _ := h.Publish(2, []byte("x")); d != 1 || string(<-other.C) != "x" {
+	if d, _ := h.Publish(2, live.Snapshot{Project: "x"}); d != 1 || (<-other.C).Project != "x" {
 		t.Error("other project did not get its message")
 	}
 	h.Unsubscribe(slow) // already dropped: a no-op
@@ -308,9 +308,9 @@ func TestCloseStopsScheduledPublish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rel, ev := int16(3), api.EvidencePartial
+	rel, ev := int16(3), vocab.EvidencePartial
 	if _, _, err := p.st.SaveJudgment(ctx, store.NewJudgment{ClientID: "00000000-0000-4000-8000-000000000001", ItemID: p.items[0],
-		UserID: p.users[0], ProjectID: p.id, Kind: api.KindRelevance, Relevance: &rel, Evidence: &ev}); err != nil {
+		UserID: p.users[0], ProjectID: p.id, Kind: vocab.KindRelevance, Relevance: &rel, Evidence: &ev}); err != nil {
 		t.Fatal(err)
 	}
 	if err := cons.ItemChanged(ctx, p.id, p.items[0]); err != nil { // applied, publish scheduled
@@ -319,6 +319,6 @@ func TestCloseStopsScheduledPublish(t *testing.T) {
 	svc.Close()
 	svc.Hub().CloseAll()
 	for msg := range sub.C {
-		t.Errorf("published after Close: %s", msg)
+		t.Errorf("published after Close: version %d", msg.Version)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"boolpool/api"
 	"boolpool/server/agreement"
 	"boolpool/server/consensus"
 )
@@ -23,12 +22,12 @@ func num(x float64) *float64 {
 // Snapshot assembles the dashboard figures from the running sums (cheap:
 // no pass over items or judgments, only over raters, rater pairs, runs,
 // templates and the bootstrap resamples).
-func (s *State) Snapshot(project string) api.LiveSnapshot {
-	out := api.LiveSnapshot{
+func (s *State) Snapshot(project string) Snapshot {
+	out := Snapshot{
 		Project: project, Version: s.version, At: time.Now().UTC(),
-		Bootstrap: api.BootstrapParameters{Method: "poisson-percentile", Resamples: Resamples, Level: Level},
+		Bootstrap: BootstrapParameters{Method: "poisson-percentile", Resamples: Resamples, Level: Level},
 	}
-	out.Consensus = api.ConsensusSummary{Items: s.decided, Unanimous: s.status[consensus.StatusUnanimous] - s.single, Single: s.single,
+	out.Consensus = ConsensusSummary{Items: s.decided, Unanimous: s.status[consensus.StatusUnanimous] - s.single, Single: s.single,
 		Majority: s.status[consensus.StatusMajority], Tie: s.status[consensus.StatusTie],
 		Adjudicated: s.status[consensus.StatusAdjudicated], Queue: s.queue, Relevant: s.relevant}
 	out.Agreement = s.agreement()
@@ -41,8 +40,8 @@ func (s *State) Snapshot(project string) api.LiveSnapshot {
 	return out
 }
 
-func (s *State) agreement() api.AgreementView {
-	v := api.AgreementView{RatedItems: s.rated, PairedItems: s.paired, FleissItems: s.fleissN, UnanimousItems: s.unanN}
+func (s *State) agreement() AgreementView {
+	v := AgreementView{RatedItems: s.rated, PairedItems: s.paired, FleissItems: s.fleissN, UnanimousItems: s.unanN}
 	v.Confusion = make([][]int, Labels)
 	for c := range Labels {
 		v.Confusion[c] = append([]int(nil), s.confusion[c][:]...)
@@ -164,7 +163,7 @@ func (s *State) userName(id int64) string {
 	return fmt.Sprintf("user %d", id)
 }
 
-func (s *State) annotators() []api.AnnotatorView {
+func (s *State) annotators() []AnnotatorView {
 	kSum := map[int64]float64{}
 	kN := map[int64]int{}
 	for p, m := range s.pairs {
@@ -175,12 +174,12 @@ func (s *State) annotators() []api.AnnotatorView {
 			kN[p.b]++
 		}
 	}
-	out := []api.AnnotatorView{}
+	out := []AnnotatorView{}
 	for id, rs := range s.raterStats {
 		if rs.items == 0 {
 			continue
 		}
-		a := api.AnnotatorView{UserID: id, Username: s.userName(id), Items: rs.items, GoldItems: rs.goldN}
+		a := AnnotatorView{UserID: id, Username: s.userName(id), Items: rs.items, GoldItems: rs.goldN}
 		if kN[id] > 0 {
 			a.Kappa = num(kSum[id] / float64(kN[id]))
 		}
@@ -198,7 +197,7 @@ func (s *State) annotators() []api.AnnotatorView {
 	return out
 }
 
-func sortAnnotators(a []api.AnnotatorView) {
+func sortAnnotators(a []AnnotatorView) {
 	sort.Slice(a, func(i, j int) bool {
 		if a[i].Username != a[j].Username {
 			return a[i].Username < a[j].Username
@@ -207,14 +206,14 @@ func sortAnnotators(a []api.AnnotatorView) {
 	})
 }
 
-func (s *State) leaderboard() ([]api.RunScores, []api.Breakdown, []api.Breakdown) {
-	board := make([]api.RunScores, 0, len(s.runs))
+func (s *State) leaderboard() ([]RunScores, []Breakdown, []Breakdown) {
+	board := make([]RunScores, 0, len(s.runs))
 	for r, name := range s.runs {
 		rs := &s.perRun[r]
 		means, counts := rs.acc.Means()
-		row := api.RunScores{Run: name, Queries: counts[s.names[0]]}
+		row := RunScores{Run: name, Queries: counts[s.names[0]]}
 		for m, measure := range s.names {
-			sc := api.MetricScore{Measure: measure, Queries: counts[measure]}
+			sc := MetricScore{Measure: measure, Queries: counts[measure]}
 			if counts[measure] > 0 {
 				sc.Mean = num(means[measure])
 				if lo, hi, ok := rs.boot[m].interval(); ok {
@@ -227,16 +226,16 @@ func (s *State) leaderboard() ([]api.RunScores, []api.Breakdown, []api.Breakdown
 		board = append(board, row)
 	}
 	sortBoard(board)
-	groups := map[string]api.Breakdown{}
+	groups := map[string]Breakdown{}
 	for g, label := range s.groups {
-		b := api.Breakdown{Label: label}
+		b := Breakdown{Label: label}
 		for r, name := range s.runs {
 			means, counts := s.perRun[r].groups[g].Means()
 			if counts[s.names[0]] == 0 {
 				continue
 			}
 			b.Queries = max(b.Queries, counts[s.names[0]])
-			b.Runs = append(b.Runs, api.BreakdownRun{Run: name, Means: means})
+			b.Runs = append(b.Runs, BreakdownRun{Run: name, Means: means})
 		}
 		if len(b.Runs) > 0 {
 			groups[label] = b
@@ -247,8 +246,8 @@ func (s *State) leaderboard() ([]api.RunScores, []api.Breakdown, []api.Breakdown
 }
 
 // nevirScore is the NevIR column of a run: undefined (n/a) without pairs.
-func nevirScore(pairs int, acc float64) api.MetricScore {
-	sc := api.MetricScore{Measure: NevIRMeasure, Queries: pairs}
+func nevirScore(pairs int, acc float64) MetricScore {
+	sc := MetricScore{Measure: NevIRMeasure, Queries: pairs}
 	if pairs > 0 {
 		sc.Mean = num(acc)
 	}
@@ -257,8 +256,8 @@ func nevirScore(pairs int, acc float64) api.MetricScore {
 
 // splitBreakdowns separates template and operator breakdowns (keyed by
 // prefixed label), each sorted by label with runs by name.
-func splitBreakdowns(groups map[string]api.Breakdown) (templates, operators []api.Breakdown) {
-	templates, operators = []api.Breakdown{}, []api.Breakdown{}
+func splitBreakdowns(groups map[string]Breakdown) (templates, operators []Breakdown) {
+	templates, operators = []Breakdown{}, []Breakdown{}
 	for label, b := range groups {
 		sort.Slice(b.Runs, func(i, j int) bool { return b.Runs[i].Run < b.Runs[j].Run })
 		switch {
@@ -277,8 +276,8 @@ func splitBreakdowns(groups map[string]api.Breakdown) (templates, operators []ap
 
 // sortBoard orders the leaderboard by the first measure (nDCG@10), best
 // first, runs without scores last, then by name.
-func sortBoard(b []api.RunScores) {
-	key := func(r api.RunScores) float64 {
+func sortBoard(b []RunScores) {
+	key := func(r RunScores) float64 {
 		if len(r.Scores) == 0 || r.Scores[0].Mean == nil {
 			return math.Inf(-1)
 		}
@@ -293,9 +292,9 @@ func sortBoard(b []api.RunScores) {
 	})
 }
 
-func (s *State) progress() api.PoolProgress {
-	p := api.PoolProgress{Items: s.itemsTotal, Judged: s.itemsDone, Remaining: s.itemsTotal - s.itemsDone,
-		Queries: []api.QueryProgress{}, Runs: []api.RunProgress{}}
+func (s *State) progress() PoolProgress {
+	p := PoolProgress{Items: s.itemsTotal, Judged: s.itemsDone, Remaining: s.itemsTotal - s.itemsDone,
+		Queries: []QueryProgress{}, Runs: []RunProgress{}}
 	for qi, q := range s.queries {
 		n := s.qItems[qi]
 		if n == 0 {
@@ -305,39 +304,39 @@ func (s *State) progress() api.PoolProgress {
 		if s.qJudged[qi] == n {
 			p.QueriesComplete++
 		} else if len(p.Queries) < listCap {
-			p.Queries = append(p.Queries, api.QueryProgress{QueryID: q.ID, ExtID: q.ExtID, Items: n, Judged: s.qJudged[qi], Remaining: n - s.qJudged[qi]})
+			p.Queries = append(p.Queries, QueryProgress{QueryID: q.ID, ExtID: q.ExtID, Items: n, Judged: s.qJudged[qi], Remaining: n - s.qJudged[qi]})
 		}
 	}
 	for r, name := range s.runs {
-		p.Runs = append(p.Runs, api.RunProgress{Run: name, Items: s.runItems[r], Judged: s.runJudged[r], Remaining: s.runItems[r] - s.runJudged[r]})
+		p.Runs = append(p.Runs, RunProgress{Run: name, Items: s.runItems[r], Judged: s.runJudged[r], Remaining: s.runItems[r] - s.runJudged[r]})
 	}
 	return p
 }
 
 // IncompleteQueries lists every query that still has unjudged items, in
 // import order (a snapshot lists at most listCap of them).
-func (s *State) IncompleteQueries() []api.QueryProgress {
-	out := []api.QueryProgress{}
+func (s *State) IncompleteQueries() []QueryProgress {
+	out := []QueryProgress{}
 	for qi, q := range s.queries {
 		n := s.qItems[qi]
 		if n == 0 || s.qJudged[qi] == n {
 			continue
 		}
-		out = append(out, api.QueryProgress{QueryID: q.ID, ExtID: q.ExtID, Items: n, Judged: s.qJudged[qi], Remaining: n - s.qJudged[qi]})
+		out = append(out, QueryProgress{QueryID: q.ID, ExtID: q.ExtID, Items: n, Judged: s.qJudged[qi], Remaining: n - s.qJudged[qi]})
 	}
 	return out
 }
 
-func (s *State) contradictions() api.ContradictionList {
+func (s *State) contradictions() ContradictionList {
 	ids := make([]int64, 0, len(s.contradicted))
 	for id := range s.contradicted {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] > ids[j] })
-	out := api.ContradictionList{Total: len(ids), Items: []api.ContradictionView{}}
+	out := ContradictionList{Total: len(ids), Items: []ContradictionView{}}
 	for _, id := range ids[:min(len(ids), listCap)] {
 		it := s.contradicted[id]
-		cv := api.ContradictionView{ItemID: id, QueryExtID: s.queries[it.qi].ExtID, DocExtID: it.doc, Raters: []string{}}
+		cv := ContradictionView{ItemID: id, QueryExtID: s.queries[it.qi].ExtID, DocExtID: it.doc, Raters: []string{}}
 		for _, v := range it.votes {
 			if v.Contradiction {
 				cv.Raters = append(cv.Raters, s.userName(v.Rater))
@@ -348,10 +347,10 @@ func (s *State) contradictions() api.ContradictionList {
 	return out
 }
 
-func (s *State) composition() api.CompositionView {
-	c := api.CompositionView{Runs: []api.RunComposition{}, Overlap: make([][]int, len(s.runs)), PoolOverlap: make([][]int, len(s.runs))}
+func (s *State) composition() CompositionView {
+	c := CompositionView{Runs: []RunComposition{}, Overlap: make([][]int, len(s.runs)), PoolOverlap: make([][]int, len(s.runs))}
 	for r, name := range s.runs {
-		c.Runs = append(c.Runs, api.RunComposition{Run: name, Relevant: s.relFound[r], Unique: s.relUnique[r]})
+		c.Runs = append(c.Runs, RunComposition{Run: name, Relevant: s.relFound[r], Unique: s.relUnique[r]})
 		c.Overlap[r] = append([]int(nil), s.overlap[r]...)
 		c.PoolOverlap[r] = append([]int(nil), s.poolOverlap[r]...)
 	}
@@ -360,8 +359,8 @@ func (s *State) composition() api.CompositionView {
 
 // RelevantFound lists every consensus-relevant document with the runs
 // that found it, in query import order then document id.
-func (s *State) RelevantFound() []api.RelevantFound {
-	var out []api.RelevantFound
+func (s *State) RelevantFound() []RelevantFound {
+	var out []RelevantFound
 	type key struct {
 		qi  int
 		doc string
@@ -383,7 +382,7 @@ func (s *State) RelevantFound() []api.RelevantFound {
 	})
 	for _, k := range keys {
 		it := byKey[k]
-		rf := api.RelevantFound{QueryExtID: s.queries[k.qi].ExtID, DocExtID: k.doc, Relevance: it.dec.Relevance, Runs: []string{}}
+		rf := RelevantFound{QueryExtID: s.queries[k.qi].ExtID, DocExtID: k.doc, Relevance: it.dec.Relevance, Runs: []string{}}
 		for _, r := range it.foundBy {
 			rf.Runs = append(rf.Runs, s.runs[r])
 		}

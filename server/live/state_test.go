@@ -8,7 +8,6 @@ import (
 	"sort"
 	"testing"
 
-	"boolpool/api"
 	"boolpool/server/consensus"
 	"boolpool/server/store"
 )
@@ -129,9 +128,9 @@ func TestIncrementalEqualsRecompute(t *testing.T) {
 
 // compareSnapshots compares two snapshots field by field through their
 // JSON forms, floats to 1e-9, ignoring the time and version.
-func compareSnapshots(t *testing.T, label string, got, want api.LiveSnapshot) {
+func compareSnapshots(t *testing.T, label string, got, want Snapshot) {
 	t.Helper()
-	norm := func(s api.LiveSnapshot) any {
+	norm := func(s Snapshot) any {
 		s.At, s.Version = want.At, 0
 		sort.Slice(s.Leaderboard, func(i, j int) bool { return s.Leaderboard[i].Run < s.Leaderboard[j].Run })
 		b, err := json.Marshal(s)
@@ -247,7 +246,7 @@ func TestLeaderboardSetAndLogicMeasures(t *testing.T) {
 	}
 	d.Votes[10] = []consensus.Vote{{Rater: 1, Label: 3}}
 	d.Votes[11] = []consensus.Vote{{Rater: 1, Label: 3}}
-	score := func(snap api.LiveSnapshot, run, measure string) *float64 {
+	score := func(snap Snapshot, run, measure string) *float64 {
 		for _, r := range snap.Leaderboard {
 			for _, s := range r.Scores {
 				if r.Run == run && s.Measure == measure {
@@ -264,7 +263,7 @@ func TestLeaderboardSetAndLogicMeasures(t *testing.T) {
 			t.Errorf("%s = %v, want %v", label, deref(got), w)
 		}
 	}
-	for _, snap := range []api.LiveSnapshot{Build(d).Snapshot("p"), Recompute("p", d)} {
+	for _, snap := range []Snapshot{Build(d).Snapshot("p"), Recompute("p", d)} {
 		// good: q1 F1 = 2·(1/3)·1/(1/3+1) = 0.5, q2 F1 = 2·0.5·1/1.5 = 2/3.
 		want("good f1@20", score(snap, "good", "f1@20"), (0.5+2.0/3)/2)
 		want("good violation", score(snap, "good", "violation@100"), 0)
@@ -274,7 +273,7 @@ func TestLeaderboardSetAndLogicMeasures(t *testing.T) {
 		}
 	}
 	d.NevIRPairs = []NevIRPair{{Q1: 1, Q2: 2, Doc1: "a", Doc2: "b"}}
-	for _, snap := range []api.LiveSnapshot{Build(d).Snapshot("p"), Recompute("p", d)} {
+	for _, snap := range []Snapshot{Build(d).Snapshot("p"), Recompute("p", d)} {
 		want("good nevir", score(snap, "good", NevIRMeasure), 1)
 		want("bad nevir", score(snap, "bad", NevIRMeasure), 0)
 	}

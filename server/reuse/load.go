@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"boolpool/api"
 	"boolpool/server/apperr"
 	"boolpool/server/consensus"
 	"boolpool/server/metrics"
@@ -214,18 +213,18 @@ func poolItems(ctx context.Context, st *store.Store, projectID int64, name strin
 
 // LoadReusability computes a project's reusability report for the pool
 // opt.Pool over the majority consensus of every relevance item.
-func LoadReusability(ctx context.Context, st *store.Store, projectID int64, opt Options) (api.Reusability, error) {
+func LoadReusability(ctx context.Context, st *store.Store, projectID int64, opt Options) (ReusabilityReport, error) {
 	specs, err := ParseMeasures(opt.Measures)
 	if err != nil {
-		return api.Reusability{}, err
+		return ReusabilityReport{}, err
 	}
 	p, err := load(ctx, st, projectID, opt.Split, depthFor(specs))
 	if err != nil {
-		return api.Reusability{}, fmt.Errorf("reusability: %w", err)
+		return ReusabilityReport{}, fmt.Errorf("reusability: %w", err)
 	}
 	items, err := poolItems(ctx, st, projectID, opt.Pool, p.queries)
 	if err != nil {
-		return api.Reusability{}, fmt.Errorf("reusability: %w", err)
+		return ReusabilityReport{}, fmt.Errorf("reusability: %w", err)
 	}
 	qrels := metrics.Qrels{}
 	for _, it := range p.items {
@@ -246,23 +245,23 @@ func LoadReusability(ctx context.Context, st *store.Store, projectID int64, opt 
 // Dawid–Skene (consensus.DawidSkeneDecisions), each annotator vs the
 // majority, and the query bootstrap; with opt.Pool only that pool's
 // documents count as judged.
-func LoadStability(ctx context.Context, st *store.Store, projectID int64, opt Options) (api.Stability, error) {
+func LoadStability(ctx context.Context, st *store.Store, projectID int64, opt Options) (StabilityReport, error) {
 	specs, err := ParseMeasures(opt.Measures)
 	if err != nil {
-		return api.Stability{}, err
+		return StabilityReport{}, err
 	}
 	if opt.Resamples < 0 || opt.Resamples > 100000 {
-		return api.Stability{}, apperr.Invalidf("bootstrap", "must be between 0 and 100000")
+		return StabilityReport{}, apperr.Invalidf("bootstrap", "must be between 0 and 100000")
 	}
 	p, err := load(ctx, st, projectID, opt.Split, depthFor(specs))
 	if err != nil {
-		return api.Stability{}, fmt.Errorf("stability: %w", err)
+		return StabilityReport{}, fmt.Errorf("stability: %w", err)
 	}
 	var inPool map[[2]string]bool
 	if opt.Pool != "" {
 		items, err := poolItems(ctx, st, projectID, opt.Pool, p.queries)
 		if err != nil {
-			return api.Stability{}, fmt.Errorf("stability: %w", err)
+			return StabilityReport{}, fmt.Errorf("stability: %w", err)
 		}
 		inPool = make(map[[2]string]bool, len(items))
 		for _, it := range items {
@@ -271,7 +270,7 @@ func LoadStability(ctx context.Context, st *store.Store, projectID int64, opt Op
 	}
 	ds, _, err := consensus.DawidSkeneDecisions(ctx, st, projectID)
 	if err != nil {
-		return api.Stability{}, fmt.Errorf("stability: %w", err)
+		return StabilityReport{}, fmt.Errorf("stability: %w", err)
 	}
 	var items []JudgedItem
 	for _, it := range p.items {

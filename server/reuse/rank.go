@@ -12,7 +12,6 @@ import (
 	"slices"
 	"sort"
 
-	"boolpool/api"
 	"boolpool/server/estimate"
 	"boolpool/server/metrics"
 )
@@ -142,7 +141,7 @@ func Ranks(means map[string]float64) map[string]int {
 // corr compares two rankings of the runs (truth is τ_AP's reference):
 // both nil when undefined, that is with fewer than two runs in both or
 // when either scoring ties every run.
-func corr(truth, other map[string]float64) api.RankCorr {
+func corr(truth, other map[string]float64) RankCorr {
 	var common []string
 	for n := range truth {
 		if _, ok := other[n]; ok {
@@ -150,9 +149,9 @@ func corr(truth, other map[string]float64) api.RankCorr {
 		}
 	}
 	if len(common) < 2 || allTied(truth, common) || allTied(other, common) {
-		return api.RankCorr{}
+		return RankCorr{}
 	}
-	return api.RankCorr{KendallTau: finite(estimate.KendallTau(truth, other)), TauAP: finite(estimate.TauAP(truth, other))}
+	return RankCorr{KendallTau: finite(estimate.KendallTau(truth, other)), TauAP: finite(estimate.TauAP(truth, other))}
 }
 
 // allTied reports whether m gives every name the same value.

@@ -4,7 +4,6 @@ import (
 	"math"
 	"sort"
 
-	"boolpool/api"
 	"boolpool/server/metrics"
 )
 
@@ -37,11 +36,11 @@ type ReuseInput struct {
 // between the whole rankings, and its Judged@10 under the reduced qrels.
 // Leaving a method family out removes the documents only its runs
 // contributed, and reports each of its runs.
-func Reusability(in ReuseInput) api.Reusability {
+func Reusability(in ReuseInput) ReusabilityReport {
 	queries := qrelsQueries(in.Qrels)
 	full := score(in.Runs, queries, in.Qrels, in.Specs, in.MinRel)
-	out := api.Reusability{Pool: in.Pool, Queries: len(queries), Measures: specNames(in.Specs),
-		LeaveOneRun: []api.LeaveOut{}, LeaveOneFamily: []api.LeaveOut{},
+	out := ReusabilityReport{Pool: in.Pool, Queries: len(queries), Measures: specNames(in.Specs),
+		LeaveOneRun: []LeaveOut{}, LeaveOneFamily: []LeaveOut{},
 		MaxAbsChange: map[string]float64{}, MaxAbsChangeFamily: map[string]float64{}}
 
 	fullMeans := map[string]map[string]float64{}
@@ -65,7 +64,7 @@ func Reusability(in ReuseInput) api.Reusability {
 		if family[r.Name] == "" {
 			family[r.Name] = r.Name
 		}
-		rr := api.ReuseRun{Name: r.Name, Family: family[r.Name], Contributed: contributed[r.Name], Unique: unique[r.Name], Mean: map[string]float64{}}
+		rr := ReuseRun{Name: r.Name, Family: family[r.Name], Contributed: contributed[r.Name], Unique: unique[r.Name], Mean: map[string]float64{}}
 		for _, m := range out.Measures {
 			if v, ok := fullMeans[m][r.Name]; ok {
 				rr.Mean[m] = v
@@ -113,7 +112,7 @@ func Reusability(in ReuseInput) api.Reusability {
 
 // leaveOut scores every run with the qrels minus the judged documents that
 // only the runs left contributed to their query's pool.
-func (in ReuseInput) leaveOut(label string, left []string, full scores, fullMeans map[string]map[string]float64) api.LeaveOut {
+func (in ReuseInput) leaveOut(label string, left []string, full scores, fullMeans map[string]map[string]float64) LeaveOut {
 	queries := full.queries
 	isLeft := map[string]bool{}
 	for _, r := range left {
@@ -123,7 +122,7 @@ func (in ReuseInput) leaveOut(label string, left []string, full scores, fullMean
 	for q, docs := range in.Qrels {
 		reduced[q] = docs
 	}
-	lo := api.LeaveOut{LeftOut: label, Runs: left, JudgedAt10: map[string]float64{}, Measures: map[string]api.LeaveOutMeasure{}}
+	lo := LeaveOut{LeftOut: label, Runs: left, JudgedAt10: map[string]float64{}, Measures: map[string]LeaveOutMeasure{}}
 	copied := map[string]bool{}
 	for _, it := range in.Items {
 		if len(it.Sources) == 0 {
@@ -177,7 +176,7 @@ func (in ReuseInput) leaveOut(label string, left []string, full scores, fullMean
 		with := fullMeans[m]
 		wo := without.means(in.Runs, mi, nil)
 		c := corr(with, wo)
-		lm := api.LeaveOutMeasure{KendallTau: c.KendallTau, TauAP: c.TauAP, Runs: []api.RunChange{}}
+		lm := LeaveOutMeasure{KendallTau: c.KendallTau, TauAP: c.TauAP, Runs: []RunChange{}}
 		rw, rwo := Ranks(with), Ranks(wo)
 		for _, name := range left {
 			a, okA := with[name]
@@ -185,7 +184,7 @@ func (in ReuseInput) leaveOut(label string, left []string, full scores, fullMean
 			if !okA || !okB {
 				continue
 			}
-			lm.Runs = append(lm.Runs, api.RunChange{Run: name, With: a, Without: b, Change: b - a, RankWith: rw[name], RankWithout: rwo[name]})
+			lm.Runs = append(lm.Runs, RunChange{Run: name, With: a, Without: b, Change: b - a, RankWith: rw[name], RankWithout: rwo[name]})
 		}
 		lo.Measures[m] = lm
 	}
@@ -193,7 +192,7 @@ func (in ReuseInput) leaveOut(label string, left []string, full scores, fullMean
 }
 
 // maxChange raises acc[measure] to the largest |change| of lo's runs.
-func maxChange(acc map[string]float64, lo api.LeaveOut) {
+func maxChange(acc map[string]float64, lo LeaveOut) {
 	for m, lm := range lo.Measures {
 		if _, ok := acc[m]; !ok {
 			acc[m] = 0

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"boolpool/api"
 	"boolpool/server/metrics"
 )
 
@@ -75,7 +74,7 @@ func reuseFixture() ReuseInput {
 	}
 }
 
-func leaveOutOf(t *testing.T, los []api.LeaveOut, name string) api.LeaveOut {
+func leaveOutOf(t *testing.T, los []LeaveOut, name string) LeaveOut {
 	t.Helper()
 	for _, lo := range los {
 		if lo.LeftOut == name {
@@ -83,7 +82,7 @@ func leaveOutOf(t *testing.T, los []api.LeaveOut, name string) api.LeaveOut {
 		}
 	}
 	t.Fatalf("no leave-out %q in %+v", name, los)
-	return api.LeaveOut{}
+	return LeaveOut{}
 }
 
 func TestReusabilityByHand(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"boolpool/api"
 	"boolpool/server/metrics"
 )
 
@@ -42,7 +41,7 @@ type StabilityInput struct {
 // labels and the majority, both over the queries that annotator judged
 // (Voorhees 2000); and under each query bootstrap resample and all
 // queries.
-func Stability(in StabilityInput) api.Stability {
+func Stability(in StabilityInput) StabilityReport {
 	majority, ds := metrics.Qrels{}, metrics.Qrels{}
 	byAnnotator := map[string]metrics.Qrels{}
 	judgments := map[string]int{}
@@ -76,10 +75,10 @@ func Stability(in StabilityInput) api.Stability {
 	}
 	queries := qrelsQueries(majority)
 	names := specNames(in.Specs)
-	out := api.Stability{Pool: in.Pool, Queries: len(queries), Measures: names, Runs: []string{},
-		Consensus:  api.ConsensusStability{Items: both, Differ: differ, Measures: map[string]api.RankCorr{}},
-		Annotators: []api.AnnotatorStability{},
-		Bootstrap:  api.BootstrapStability{Resamples: in.Resamples, Seed: in.Seed, Measures: map[string]api.BootstrapTau{}}}
+	out := StabilityReport{Pool: in.Pool, Queries: len(queries), Measures: names, Runs: []string{},
+		Consensus:  ConsensusStability{Items: both, Differ: differ, Measures: map[string]RankCorr{}},
+		Annotators: []AnnotatorStability{},
+		Bootstrap:  BootstrapStability{Resamples: in.Resamples, Seed: in.Seed, Measures: map[string]BootstrapTau{}}}
 	for _, r := range in.Runs {
 		out.Runs = append(out.Runs, r.Name)
 	}
@@ -103,7 +102,7 @@ func Stability(in StabilityInput) api.Stability {
 		qs := qrelsQueries(own)
 		cons := score(in.Runs, qs, majority, in.Specs, in.MinRel)
 		mine := score(in.Runs, qs, own, in.Specs, in.MinRel)
-		as := api.AnnotatorStability{Annotator: a, Judgments: judgments[a], Queries: len(qs), Measures: map[string]api.RankCorr{}}
+		as := AnnotatorStability{Annotator: a, Judgments: judgments[a], Queries: len(qs), Measures: map[string]RankCorr{}}
 		for mi, m := range names {
 			as.Measures[m] = corr(cons.means(in.Runs, mi, nil), mine.means(in.Runs, mi, nil))
 		}
@@ -131,7 +130,7 @@ func Stability(in StabilityInput) api.Stability {
 		}
 	}
 	for _, m := range names {
-		out.Bootstrap.Measures[m] = api.BootstrapTau{MeanTau: mean(taus[m]), P5Tau: quantile(taus[m], 0.05), MeanTauAP: mean(tauAPs[m])}
+		out.Bootstrap.Measures[m] = BootstrapTau{MeanTau: mean(taus[m]), P5Tau: quantile(taus[m], 0.05), MeanTauAP: mean(tauAPs[m])}
 	}
 	return out
 }

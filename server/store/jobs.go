@@ -12,17 +12,6 @@ import (
 	"boolpool/server/vocab"
 )
 
-// Job states: the names the job runner uses for the states defined once,
-// with their values, in server/vocab (api shows them on the setup page).
-const (
-	JobQueued      = vocab.JobQueued
-	JobRunning     = vocab.JobRunning
-	JobDone        = vocab.JobDone
-	JobFailed      = vocab.JobFailed
-	JobInterrupted = vocab.JobInterrupted
-	JobCancelled   = vocab.JobCancelled
-)
-
 // Job is one background job (an encoder or retrieval run) and its state.
 type Job struct {
 	ID         int64           `db:"id"`
@@ -161,7 +150,7 @@ func (s *Store) SetJobProgress(ctx context.Context, id int64, phase string, done
 // already final is left as it is; FinishJob reports whether it changed the
 // row.
 func (s *Store) FinishJob(ctx context.Context, id int64, state, errMsg string, result json.RawMessage) (bool, error) {
-	if state != JobDone && state != JobFailed && state != JobInterrupted && state != JobCancelled {
+	if state != vocab.JobDone && state != vocab.JobFailed && state != vocab.JobInterrupted && state != vocab.JobCancelled {
 		return false, fmt.Errorf("store: finish job %d: %q is not a final state", id, state)
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET state = $2, error = $3, result = $4, updated_at = now(), finished_at = now()

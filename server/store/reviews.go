@@ -9,12 +9,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"boolpool/server/apperr"
+	"boolpool/server/vocab"
 )
 
 // Review verdicts (judgment_reviews.verdict, migration 0096).
 const (
-	VerdictAccept  = "accept"
-	VerdictCorrect = "correct"
+	VerdictAccept  = vocab.ReviewAccept
+	VerdictCorrect = vocab.ReviewCorrect
 )
 
 // ReviewRow is one stored review with the names and the judgment it is

@@ -272,7 +272,7 @@ func TestBrowseItemsFilters(t *testing.T) {
 	// An adjudicated item (a correction) is found as such.
 	zero := int16(0)
 	if _, err := f.cons.Review(ctx, fx.Users["researcher"].ID, f.judgment["annotator12"],
-		api.ReviewRequest{Verdict: api.ReviewCorrect, Relevance: ptr(int(zero)), Note: "not Andean"}); err != nil {
+		consensus.ReviewRequest{Verdict: api.ReviewCorrect, Relevance: ptr(int(zero)), Note: "not Andean"}); err != nil {
 		t.Fatal(err)
 	}
 	check("adjudicated", with(func(x *store.BrowseFilter) { x.Agreement = store.AgreementAdjudicated }), rel[2])

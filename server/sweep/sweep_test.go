@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/app"
 	"boolpool/server/atompool"
@@ -19,6 +18,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/store/storetest"
+	"boolpool/server/vocab"
 )
 
 // newApp builds and starts a server or worker over st, as the processes
@@ -48,16 +48,16 @@ type crashedJudge struct {
 }
 
 func newCrashedJudge(t *testing.T, st *store.Store, u store.User) *crashedJudge {
-	return &crashedJudge{t: t, js: judging.New(st, nil, slog.New(slog.DiscardHandler)), rater: judging.Rater{ID: u.ID, Role: api.RoleAnnotator}}
+	return &crashedJudge{t: t, js: judging.New(st, nil, slog.New(slog.DiscardHandler)), rater: judging.Rater{ID: u.ID, Role: vocab.RoleAnnotator}}
 }
 
 // all judges every task of kind the rater is given (rel: the relevance or
 // constraint answer of the n-th judgment).
-func (c *crashedJudge) all(ctx context.Context, project, kind string, answer func(n int, req *api.JudgmentRequest)) int {
+func (c *crashedJudge) all(ctx context.Context, project, kind string, answer func(n int, req *judging.JudgmentRequest)) int {
 	c.t.Helper()
 	judged := 0
 	for {
-		q, err := c.js.Queue(ctx, c.rater, project, api.QueueRequest{Kind: kind, N: judging.MaxQueue})
+		q, err := c.js.Queue(ctx, c.rater, project, judging.QueueRequest{Kind: kind, N: judging.MaxQueue})
 		if err != nil {
 			c.t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func (c *crashedJudge) all(ctx context.Context, project, kind string, answer fun
 		}
 		for _, task := range q.Tasks {
 			c.n++
-			req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", c.n), AuthorID: c.rater.ID,
+			req := judging.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", c.n), AuthorID: c.rater.ID,
 				ItemID: task.ItemID, Kind: kind}
 			answer(c.n, &req)
 			if _, err := c.js.Submit(ctx, c.rater, req); err != nil {
@@ -90,9 +90,9 @@ func TestStartRepairsStaleConsensus(t *testing.T) {
 	// a process killed before refreshing: those rows are outdated; the
 	// judgments of the other items have no row at all.
 	j := newCrashedJudge(t, st, fx.Users["annotator1"])
-	if n := j.all(ctx, fx.Project.Name, api.KindRelevance, func(n int, req *api.JudgmentRequest) {
+	if n := j.all(ctx, fx.Project.Name, vocab.KindRelevance, func(n int, req *judging.JudgmentRequest) {
 		rel := 0
-		req.Relevance, req.Evidence = &rel, api.EvidenceNone
+		req.Relevance, req.Evidence = &rel, vocab.EvidenceNone
 	}); n < 3 {
 		t.Fatalf("%d judgments, want at least 3", n)
 	}
@@ -106,8 +106,8 @@ func TestStartRepairsStaleConsensus(t *testing.T) {
 	cons.Close()
 	for i, item := range refreshed {
 		rel := 3
-		req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-9000-%012d", i), AuthorID: j.rater.ID,
-			ItemID: item, Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceComplete}
+		req := judging.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-9000-%012d", i), AuthorID: j.rater.ID,
+			ItemID: item, Kind: vocab.KindRelevance, Relevance: &rel, Evidence: vocab.EvidenceComplete}
 		if _, err := j.js.Submit(ctx, j.rater, req); err != nil {
 			t.Fatal(err)
 		}
@@ -170,10 +170,10 @@ func TestSweepQueuesLostAtomsBatch(t *testing.T) {
 		t.Fatalf("create the atoms pool: %d items, %v", created, err)
 	}
 	j := newCrashedJudge(t, st, fx.Users["annotator1"])
-	yes := func(n int, req *api.JudgmentRequest) {
-		req.Constraint = &api.ConstraintAnswer{Satisfied: api.SatisfiedYes, Sentences: []int{}}
+	yes := func(n int, req *judging.JudgmentRequest) {
+		req.Constraint = &judging.ConstraintAnswer{Satisfied: vocab.SatisfiedYes, Sentences: []int{}}
 	}
-	if n := j.all(ctx, fx.Project.Name, api.KindConstraint, yes); n != 3 {
+	if n := j.all(ctx, fx.Project.Name, vocab.KindConstraint, yes); n != 3 {
 		t.Fatalf("%d constraint judgments, want 3", n)
 	}
 	batchJobs := func(items int) []store.Job {
@@ -220,7 +220,7 @@ func TestSweepQueuesLostAtomsBatch(t *testing.T) {
 	if err != nil || res.AtomsQueued != 0 || res.CALQueued != 0 || res.Labels != 0 {
 		t.Errorf("a second sweep: %+v %v, want it to do nothing", res, err)
 	}
-	if js := batchJobs(3); len(js) != 1 || js[0].State != store.JobQueued {
+	if js := batchJobs(3); len(js) != 1 || js[0].State != vocab.JobQueued {
 		t.Fatalf("atoms-batch jobs of the batch: %+v, want one queued", js)
 	}
 
@@ -245,7 +245,7 @@ func TestSweepQueuesLostAtomsBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := j.all(ctx, fx.Project.Name, api.KindConstraint, yes); n != items-3 {
+	if n := j.all(ctx, fx.Project.Name, vocab.KindConstraint, yes); n != items-3 {
 		t.Fatalf("%d constraint judgments of the second batch, want %d", n, items-3)
 	}
 	deadline = time.Now().Add(10 * time.Second)
@@ -299,9 +299,9 @@ func TestSweepQueuesLostCALBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := newCrashedJudge(t, st, fx.Users["annotator1"])
-	j.all(ctx, fx.Project.Name, api.KindRelevance, func(n int, req *api.JudgmentRequest) {
+	j.all(ctx, fx.Project.Name, vocab.KindRelevance, func(n int, req *judging.JudgmentRequest) {
 		rel := n % 2 * 3
-		req.Relevance, req.Evidence = &rel, api.EvidenceComplete
+		req.Relevance, req.Evidence = &rel, vocab.EvidenceComplete
 	})
 	judged := time.Now()
 	qs, err := st.CALQueries(ctx, rep.PoolID)

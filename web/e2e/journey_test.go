@@ -245,7 +245,7 @@ func TestAnnotatorJourney(t *testing.T) {
 func (e *env) leaseFor(t *testing.T, user string) int64 {
 	t.Helper()
 	svc := e.judge
-	q, err := svc.Queue(context.Background(), judging.Rater{ID: e.fx.Users[user].ID, Role: api.RoleAnnotator}, "fixture", api.QueueRequest{Kind: "relevance", N: 1})
+	q, err := svc.Queue(context.Background(), judging.Rater{ID: e.fx.Users[user].ID, Role: api.RoleAnnotator}, "fixture", judging.QueueRequest{Kind: "relevance", N: 1})
 	if err != nil || len(q.Tasks) == 0 {
 		t.Fatalf("lease for %s: %v %+v", user, err, q)
 	}

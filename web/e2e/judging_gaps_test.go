@@ -148,13 +148,13 @@ func TestProgressTotalIsStableAndDoneExact(t *testing.T) {
 	// Other raters judge meanwhile: annotator2 fills every item it can.
 	svc := e.judge
 	r2 := judging.Rater{ID: e.fx.Users["annotator2"].ID, Role: api.RoleAnnotator}
-	q, err := svc.Queue(context.Background(), r2, "fixture", api.QueueRequest{Kind: api.KindRelevance, N: 6})
+	q, err := svc.Queue(context.Background(), r2, "fixture", judging.QueueRequest{Kind: api.KindRelevance, N: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, task := range q.Tasks {
 		rel := 1
-		if _, err := svc.Submit(context.Background(), r2, api.JudgmentRequest{ClientID: judgingNewUUID(t), AuthorID: r2.ID,
+		if _, err := svc.Submit(context.Background(), r2, judging.JudgmentRequest{ClientID: judgingNewUUID(t), AuthorID: r2.ID,
 			ItemID: task.ItemID, Kind: api.KindRelevance, Relevance: &rel, Evidence: api.EvidenceNone}); err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
-	"boolpool/api"
 	"boolpool/server/atompool"
 )
 
@@ -188,7 +187,7 @@ func TestKeysAfterAClickAndEnterOnSignOut(t *testing.T) {
 
 func TestConstraintKeysGoToTheFocusedControl(t *testing.T) {
 	e := newEnv(t, 1)
-	if _, err := atompool.Pool(context.Background(), e.st, e.fx.Project.ID, api.ConstraintPoolRequest{}); err != nil {
+	if _, err := atompool.Pool(context.Background(), e.st, e.fx.Project.ID, atompool.ConstraintPoolRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	a1 := e.fx.Users["annotator1"].ID

@@ -119,7 +119,7 @@ func TestRefusedJudgmentIsNamedAndRecoverable(t *testing.T) {
 	e := newEnv(t, 1)
 	a1 := e.fx.Users["annotator1"].ID
 	svc := e.judge
-	q, err := svc.Queue(context.Background(), judging.Rater{ID: a1, Role: api.RoleAnnotator}, "fixture", api.QueueRequest{Kind: api.KindRelevance, N: 1})
+	q, err := svc.Queue(context.Background(), judging.Rater{ID: a1, Role: api.RoleAnnotator}, "fixture", judging.QueueRequest{Kind: api.KindRelevance, N: 1})
 	if err != nil || len(q.Tasks) != 1 {
 		t.Fatalf("lease: %v %+v", err, q)
 	}

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"time"
 
-	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/server/cal"
 	"boolpool/server/devtools/bench"
@@ -190,7 +189,7 @@ func reusability(ctx context.Context, env *bench.Env, vp valproject.Project, nam
 	t0 := time.Now()
 	rep := reuse.Reusability(in)
 	took := time.Since(t0)
-	minTau := func(los []api.LeaveOut, m string) float64 {
+	minTau := func(los []reuse.LeaveOut, m string) float64 {
 		t := 1.0
 		for _, lo := range los {
 			if v := lo.Measures[m].KendallTau; v != nil {

@@ -1,0 +1,8 @@
+package httpapi
+
+import (
+	"boolpool/api"
+	"boolpool/server/auth"
+)
+
+func toAuthNewAccount(w api.NewUserRequest) auth.NewAccount { return auth.NewAccount(w) }

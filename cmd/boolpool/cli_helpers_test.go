@@ -38,6 +38,15 @@ func (c *cliTest) write(name, body string) string {
 	return p
 }
 
+// questWithBM25 imports docs and queries (QUEST JSON lines) as project p,
+// indexes it and stores its bm25 run as "bm25".
+func (c *cliTest) questWithBM25(docs, queries string) {
+	c.t.Helper()
+	c.must("import", "--project", "p", "--format", "quest", c.write("docs.jsonl", docs), c.write("q.jsonl", queries))
+	c.must("index", "--project", "p")
+	c.must("retrieve", "--project", "p", "--method", "bm25", "--name", "bm25")
+}
+
 // exec runs `boolpool args...` with --database-url after the command words
 // (before the first flag) and returns its output and exit code.
 func (c *cliTest) exec(args ...string) (stdout, stderr string, code int) {

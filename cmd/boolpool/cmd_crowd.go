@@ -58,21 +58,6 @@ func ifSet[T any](set map[string]bool, name string, v *T) *T {
 	return nil
 }
 
-// openCrowdProject opens the store and the project --project names (an
-// unknown one is an error naming the flag); the caller closes the store.
-func openCrowdProject(ctx context.Context, dbURL, project string) (*store.Store, store.Project, error) {
-	st, err := openStore(ctx, dbURL)
-	if err != nil {
-		return nil, store.Project{}, err
-	}
-	p, err := st.ProjectByName(ctx, project)
-	if err != nil {
-		st.Close()
-		return nil, store.Project{}, fmt.Errorf("--project: %w", err)
-	}
-	return st, p, nil
-}
-
 func runCrowdSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("crowd set", stderr, crowdUsage)
 	dbURL := dbFlag(fs)
@@ -108,7 +93,7 @@ func runCrowdSet(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := crowdFlagError(u.Validate()); err != nil {
 		return err
 	}
-	st, p, err := openCrowdProject(ctx, *dbURL, *project)
+	st, p, err := openProject(ctx, *dbURL, *project)
 	if err != nil {
 		return err
 	}
@@ -162,7 +147,7 @@ func runCrowdParticipants(ctx context.Context, args []string, stdout, stderr io.
 	if *format != "csv" && *format != "json" {
 		return fmt.Errorf("%w: --format: must be csv or json", errUsage)
 	}
-	st, p, err := openCrowdProject(ctx, *dbURL, *project)
+	st, p, err := openProject(ctx, *dbURL, *project)
 	if err != nil {
 		return err
 	}

@@ -102,18 +102,7 @@ func TestDecomposeEval(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
 	}
-	out.Reset()
-	if err := decomposeMain(context.Background(), []string{"--eval", path, "--json"}, nil, &out, &bytes.Buffer{}); err != nil {
-		t.Fatal(err)
-	}
-	var rep struct {
-		N                int     `json:"n"`
-		TemplateAccuracy float64 `json:"template_accuracy"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.N != 2 || rep.TemplateAccuracy != 0.5 {
+	if rep := evalJSON(t, "--eval", path); rep.N != 2 || rep.TemplateAccuracy != 0.5 {
 		t.Errorf("report = %+v, want n=2 accuracy 0.5", rep)
 	}
 }
@@ -186,18 +175,7 @@ func TestDecomposeTrain(t *testing.T) {
 	if m.Training.EvalPercent != 30 || m.Training.QuestHeldOut == 0 || m.Training.QuestTrain+m.Training.QuestHeldOut != len(lines) {
 		t.Errorf("training info %+v", m.Training)
 	}
-	out.Reset()
-	if err := decomposeMain(context.Background(), []string{"--eval", quest, "--held-out", "--model", model, "--json"}, nil, &out, &bytes.Buffer{}); err != nil {
-		t.Fatal(err)
-	}
-	var rep struct {
-		N                int     `json:"n"`
-		TemplateAccuracy float64 `json:"template_accuracy"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.N != m.Training.QuestHeldOut || rep.TemplateAccuracy != m.Training.Eval.All.TemplateAccuracy {
+	if rep := evalJSON(t, "--eval", quest, "--held-out", "--model", model); rep.N != m.Training.QuestHeldOut || rep.TemplateAccuracy != m.Training.Eval.All.TemplateAccuracy {
 		t.Errorf("--held-out eval n=%d acc=%.3f; the model recorded n=%d acc=%.3f", rep.N, rep.TemplateAccuracy, m.Training.QuestHeldOut, m.Training.Eval.All.TemplateAccuracy)
 	}
 	for _, tc := range []struct {
@@ -218,4 +196,24 @@ func TestDecomposeTrain(t *testing.T) {
 	if err := decomposeMain(context.Background(), []string{"--model", filepath.Join(dir, "none.gz"), "x"}, nil, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "--model") {
 		t.Errorf("missing model file: err = %v", err)
 	}
+}
+
+// evalReport is the part of `decompose --eval --json`'s report the tests read.
+type evalReport struct {
+	N                int     `json:"n"`
+	TemplateAccuracy float64 `json:"template_accuracy"`
+}
+
+// evalJSON runs `decompose args... --json` and decodes its report.
+func evalJSON(t *testing.T, args ...string) evalReport {
+	t.Helper()
+	var out bytes.Buffer
+	if err := decomposeMain(context.Background(), append(args, "--json"), nil, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	var rep evalReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

@@ -419,6 +419,9 @@ func runPoolNegatives(ctx context.Context, args []string, stdout, stderr io.Writ
 	return w.Close()
 }
 
+// openProject opens the store and the project name (the --project flag's
+// value; an unknown one is an error naming the flag); the caller closes
+// the store.
 func openProject(ctx context.Context, db, name string) (*store.Store, store.Project, error) {
 	st, err := openStore(ctx, db)
 	if err != nil {
@@ -428,7 +431,7 @@ func openProject(ctx context.Context, db, name string) (*store.Store, store.Proj
 	if err != nil {
 		st.Close()
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, store.Project{}, fmt.Errorf("no project %q", name)
+			return nil, store.Project{}, fmt.Errorf("--project: no project %q", name)
 		}
 		return nil, store.Project{}, err
 	}

@@ -13,17 +13,15 @@ import (
 // are atoms-batch jobs, TestAtomsPoolGrows); bad atoms flags name the field.
 func TestPoolAtomsPublishCLI(t *testing.T) {
 	cli := newCLITest(t) // a fresh migrated database and a temporary directory
-	docs := cli.write("docs.jsonl", `{"title": "chess", "text": "chess is a board game"}
+	docs := `{"title": "chess", "text": "chess is a board game"}
 {"title": "xvier", "text": "xvier is a board game for Xlib"}
 {"title": "xterm", "text": "xterm is a terminal for Xlib"}
 {"title": "go", "text": "go is a board game"}
-`)
-	queries := cli.write("q.jsonl", `{"query": "board games that are also Xlib programs", "docs": ["xvier"], "original_query": "<mark>board games</mark> that are also <mark>Xlib programs</mark>", "scores": null, "metadata": {"template": "_ that are also _"}}
+`
+	queries := `{"query": "board games that are also Xlib programs", "docs": ["xvier"], "original_query": "<mark>board games</mark> that are also <mark>Xlib programs</mark>", "scores": null, "metadata": {"template": "_ that are also _"}}
 {"query": "Board games", "docs": ["chess", "xvier", "go"], "original_query": "<mark>Board games</mark>", "scores": null, "metadata": {"template": "_"}}
-`)
-	cli.must("import", "--project", "p", "--format", "quest", docs, queries)
-	cli.must("index", "--project", "p")
-	cli.must("retrieve", "--project", "p", "--method", "bm25", "--name", "bm25")
+`
+	cli.questWithBM25(docs, queries)
 	if _, e, code := cli.exec("pool", "--project", "p", "--runs", "bm25", "--strategy", "atoms", "--atoms-batch", "-1"); code == 0 || !strings.Contains(e, "atoms.batch") {
 		t.Fatalf("bad --atoms-batch: exit %d: %s", code, e)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -12,36 +11,16 @@ import (
 // gold pair, and so do the whole-corpus simulations.
 func TestPoolSimulateAtomsCLI(t *testing.T) {
 	cli := newCLITest(t) // a fresh migrated database and a temporary directory
-	ctx, db, write := cli.ctx, cli.db, cli.write
-	docs := write("docs.jsonl", `{"title": "redapple", "text": "red apple fruit"}
+	docs := `{"title": "redapple", "text": "red apple fruit"}
 {"title": "greenapple", "text": "green apple fruit"}
 {"title": "cherry", "text": "red cherry fruit"}
 {"title": "banana", "text": "yellow banana fruit"}
-`)
-	queries := write("q.jsonl", `{"query": "apple fruit that are not red fruit", "docs": ["greenapple"], "original_query": "<mark>apple fruit</mark> that are not <mark>red fruit</mark>", "scores": null, "metadata": {"template": "_ that are not _"}}
-`)
-	oracle := write("atoms.tsv", "Apple fruit\tredapple\t1\napple fruit\tgreenapple\t1\nred fruit\tredapple\t1\nred fruit\tcherry\t1\nred fruit\tbanana\t0\n")
-	do := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		n := 1
-		if args[0] == "pool" {
-			n = 2 // pool simulate
-		}
-		args = append(append(append([]string{}, args[:n]...), "--database-url", db), args[n:]...)
-		code := run(ctx, args, &out, &errb)
-		return out.String(), errb.String(), code
-	}
-	for _, args := range [][]string{
-		{"migrate"},
-		{"import", "--project", "p", "--format", "quest", docs, queries},
-		{"index", "--project", "p"},
-		{"retrieve", "--project", "p", "--method", "bm25", "--name", "bm25"},
-	} {
-		if _, e, code := do(args...); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, e)
-		}
-	}
-	out, e, code := do("pool", "simulate", "--project", "p", "--runs", "bm25", "--depth", "10", "--strategies", "atoms-pools", "--atom-qrels", oracle, "--json")
+`
+	queries := `{"query": "apple fruit that are not red fruit", "docs": ["greenapple"], "original_query": "<mark>apple fruit</mark> that are not <mark>red fruit</mark>", "scores": null, "metadata": {"template": "_ that are not _"}}
+`
+	oracle := cli.write("atoms.tsv", "Apple fruit\tredapple\t1\napple fruit\tgreenapple\t1\nred fruit\tredapple\t1\nred fruit\tcherry\t1\nred fruit\tbanana\t0\n")
+	cli.questWithBM25(docs, queries)
+	out, e, code := cli.exec("pool", "simulate", "--project", "p", "--runs", "bm25", "--depth", "10", "--strategies", "atoms-pools", "--atom-qrels", oracle, "--json")
 	if code != 0 {
 		t.Fatalf("simulate atoms: exit %d: %s", code, e)
 	}
@@ -57,7 +36,7 @@ func TestPoolSimulateAtomsCLI(t *testing.T) {
 	}
 	// The whole-corpus simulations need no run; each finds the gold pair,
 	// the bound no later than the query-level review.
-	out, e, code = do("pool", "simulate", "--project", "p", "--strategies", "atoms,cal-full,cal-bound", "--atom-qrels", oracle, "--json")
+	out, e, code = cli.exec("pool", "simulate", "--project", "p", "--strategies", "atoms,cal-full,cal-bound", "--atom-qrels", oracle, "--json")
 	if code != 0 {
 		t.Fatalf("simulate atoms: exit %d: %s", code, e)
 	}
@@ -74,16 +53,16 @@ func TestPoolSimulateAtomsCLI(t *testing.T) {
 	if *res.Strategies["cal-bound"].JudgmentsTo["0.5"] > *res.Strategies["cal-full"].JudgmentsTo["0.5"] {
 		t.Fatalf("bound above the review: %s", out)
 	}
-	table, _, code := do("pool", "simulate", "--project", "p", "--strategies", "atoms,cal-bound", "--atom-qrels", oracle)
+	table, _, code := cli.exec("pool", "simulate", "--project", "p", "--strategies", "atoms,cal-bound", "--atom-qrels", oracle)
 	if code != 0 || !strings.Contains(table, "atoms") || !strings.Contains(table, "is a bound, not a strategy") {
 		t.Fatalf("table: exit %d:\n%s", code, table)
 	}
 	// Bad input names the line.
-	bad := write("bad.tsv", "apple fruit\tredapple\t1\napple fruit\tgreenapple\tyes\n")
-	if _, e, code := do("pool", "simulate", "--project", "p", "--runs", "bm25", "--strategies", "atoms-pools", "--atom-qrels", bad); code == 0 || !strings.Contains(e, "line 2") {
+	bad := cli.write("bad.tsv", "apple fruit\tredapple\t1\napple fruit\tgreenapple\tyes\n")
+	if _, e, code := cli.exec("pool", "simulate", "--project", "p", "--runs", "bm25", "--strategies", "atoms-pools", "--atom-qrels", bad); code == 0 || !strings.Contains(e, "line 2") {
 		t.Fatalf("bad atom qrels: exit %d %q", code, e)
 	}
-	if _, e, code := do("pool", "simulate", "--project", "p", "--strategies", "atoms"); code == 0 || !strings.Contains(e, "--atom-qrels") {
+	if _, e, code := cli.exec("pool", "simulate", "--project", "p", "--strategies", "atoms"); code == 0 || !strings.Contains(e, "--atom-qrels") {
 		t.Fatalf("missing --atom-qrels: exit %d %q", code, e)
 	}
 }

@@ -58,24 +58,6 @@ func webClient(t *testing.T, st *store.Store, cache string) *jobs.Client {
 	return a.Jobs
 }
 
-func waitJobState(t *testing.T, st *store.Store, id int64, limit time.Duration, ok func(store.Job) bool) store.Job {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		j, err := st.JobByID(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok(j) {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %d: still %s (%s %d/%d, error %q)", id, j.State, j.Phase, j.Done, j.Total, j.Error)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestWorkerRunsQueuedJobs: a job queued by a server without a worker is
 // run by `boolpool worker`, which stops cleanly on its signal; bad flags
 // are usage errors.
@@ -100,7 +82,7 @@ func TestWorkerRunsQueuedJobs(t *testing.T) {
 	go func() {
 		errc <- runWorker(wctx, []string{"--database-url", url, "--queues", jobs.QueueDefault, "--log-level", "warn"}, &stdout, &stderr)
 	}()
-	done := waitJobState(t, st, j.ID, 30*time.Second, store.Job.Finished)
+	done := storetest.WaitJob(t, st, j.ID, 30*time.Second, store.Job.Finished)
 	stop()
 	if err := <-errc; err != nil {
 		t.Fatalf("worker: %v\n%s", err, stderr.String())
@@ -176,17 +158,7 @@ func TestWorkerKilledMidEncode(t *testing.T) {
 		t.Fatal(err)
 	}
 	const docs = 600
-	if _, err := st.Import(ctx, p.ID, func(im *store.Importer) error {
-		for i := range docs {
-			if err := im.Document(ctx, store.DocumentIn{ExtID: fmt.Sprint(i), Title: fmt.Sprint("Document ", i),
-				Body: fmt.Sprintf("Text number %d about condors, coffee and the Andes.", i)}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	importFillerDocs(t, st, p.ID, "", docs)
 	j, err := webClient(t, st, cache).Submit(ctx, p.ID, api.JobKindEncode,
 		json.RawMessage(`{"encoder": "lexical", "batch": 1, "skip_queries": true}`), 0)
 	if err != nil {
@@ -198,9 +170,9 @@ func TestWorkerKilledMidEncode(t *testing.T) {
 	t.Logf("killed the worker with %d of %d documents committed", committed, docs)
 	restarted := time.Now()
 	startWorkerProcess(t, cache, args...)
-	waitJobState(t, st, j.ID, 90*time.Second, func(j store.Job) bool { return j.State != vocab.JobRunning || j.Done < killedAt.Done })
+	storetest.WaitJob(t, st, j.ID, 90*time.Second, func(j store.Job) bool { return j.State != vocab.JobRunning || j.Done < killedAt.Done })
 	t.Logf("the job was taken up again after %v", time.Since(restarted).Round(time.Second))
-	done := waitJobState(t, st, j.ID, 90*time.Second, store.Job.Finished)
+	done := storetest.WaitJob(t, st, j.ID, 90*time.Second, store.Job.Finished)
 	if done.State != vocab.JobDone {
 		t.Fatalf("job %+v", done)
 	}
@@ -231,12 +203,30 @@ func TestWorkerKilledMidEncode(t *testing.T) {
 	}
 }
 
+// importFillerDocs imports n short documents, ext ids prefix0, prefix1, …:
+// work for an encode job that a test interrupts.
+func importFillerDocs(t *testing.T, st *store.Store, projectID int64, prefix string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := st.Import(ctx, projectID, func(im *store.Importer) error {
+		for i := range n {
+			if err := im.Document(ctx, store.DocumentIn{ExtID: fmt.Sprint(prefix, i), Title: fmt.Sprint("Document ", prefix, i),
+				Body: fmt.Sprintf("Text number %d about condors, coffee and the Andes.", i)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // killWorkerMidEncode waits until the worker process w has encoded some of
 // the job's total documents, SIGKILLs it, and returns the job as the kill
 // left it and the vectors committed by then (checked: some, not all).
 func killWorkerMidEncode(t *testing.T, st *store.Store, w *exec.Cmd, jobID int64, total int) (store.Job, int) {
 	t.Helper()
-	running := waitJobState(t, st, jobID, 60*time.Second, func(j store.Job) bool {
+	running := storetest.WaitJob(t, st, jobID, 60*time.Second, func(j store.Job) bool {
 		return j.Finished() || (j.Phase == "encoding documents" && j.Done >= 20)
 	})
 	if running.Finished() {

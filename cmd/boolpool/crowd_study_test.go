@@ -19,7 +19,6 @@ import (
 
 	"boolpool/api"
 	"boolpool/internal/judgingtest"
-	"boolpool/server/store/storetest"
 )
 
 // crowdStudyPage is the page, relative to the checkout, of the crowd
@@ -42,23 +41,9 @@ func TestCrowdStudyWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a serve process")
 	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(root, crowdStudyPage))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := crowdStudyLines(t, string(page))
+	root, page, dir := pageTest(t, crowdStudyPage)
+	lines := crowdStudyLines(t, page)
 	cache := os.Getenv("BOOLPOOL_CACHE")
-	if cache == "" {
-		cache = filepath.Join(root, ".cache")
-	}
-	t.Setenv("BOOLPOOL_CACHE", cache)
-	t.Setenv("DATABASE_URL", storetest.URL(t))
-	dir := t.TempDir()
-	t.Chdir(dir)
 	ctx := context.Background()
 
 	s := &studyRun{t: t, vars: map[string]string{}, outputs: map[string]string{}}
@@ -68,12 +53,7 @@ func TestCrowdStudyWalkthrough(t *testing.T) {
 		case strings.HasPrefix(l, "bin/boolpool "):
 			cmd, _, _ := strings.Cut(strings.TrimPrefix(l, "bin/boolpool "), " #")
 			cmd = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(cmd), "&"))
-			args := strings.Fields(cmd)
-			for i, a := range args {
-				if strings.HasPrefix(a, "cmd/") || strings.HasPrefix(a, "server/") {
-					args[i] = filepath.Join(root, a)
-				}
-			}
+			args := checkoutArgs(root, cmd)
 			if args[0] == "serve" {
 				s.serve(cache, args[1:])
 				ran["serve"] = true

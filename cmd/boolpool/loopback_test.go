@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -21,6 +20,7 @@ import (
 	"boolpool/internal/judgingtest"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
+	"boolpool/server/store/storetest"
 	"boolpool/server/vocab"
 )
 
@@ -137,25 +137,11 @@ func (u *lbUser) dashboard(path string) *dashboard {
 	go func() {
 		defer close(done)
 		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		event := ""
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case strings.HasPrefix(line, "event: "):
-				event = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: ") && event == "snapshot":
-				var snap api.LiveSnapshot
-				if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &snap) == nil {
-					d.mu.Lock()
-					d.last, d.n = snap, d.n+1
-					d.mu.Unlock()
-				}
-			case line == "":
-				event = ""
-			}
-		}
+		judgingtest.ReadSnapshots(res.Body, func(snap api.LiveSnapshot) {
+			d.mu.Lock()
+			d.last, d.n = snap, d.n+1
+			d.mu.Unlock()
+		})
 		d.mu.Lock()
 		d.closed = true
 		d.mu.Unlock()
@@ -200,17 +186,7 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 	url, st := migratedDB(t)
 	fx := judgingtest.New(t, st, 1)
 	const docs = 600
-	if _, err := st.Import(ctx, fx.Project.ID, func(im *store.Importer) error {
-		for i := range docs {
-			if err := im.Document(ctx, store.DocumentIn{ExtID: fmt.Sprint("x", i), Title: fmt.Sprint("Extra ", i),
-				Body: fmt.Sprintf("Text number %d about condors, coffee and the Andes.", i)}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	importFillerDocs(t, st, fx.Project.ID, "x", docs)
 	total := docs + len(fx.Documents)
 
 	serveArgs := []string{"--database-url", url, "--workers", "0"}
@@ -271,7 +247,7 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 
 	restarted := time.Now()
 	startWorkerProcess(t, cache, workerArgs...)
-	done := waitJobState(t, st, job.ID, 120*time.Second, store.Job.Finished)
+	done := storetest.WaitJob(t, st, job.ID, 120*time.Second, store.Job.Finished)
 	if done.State != vocab.JobDone {
 		t.Fatalf("job %+v", done)
 	}

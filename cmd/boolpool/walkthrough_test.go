@@ -18,23 +18,11 @@ import (
 // checks that each command's output holds every line the page shows under
 // it (spaces normalised).
 func TestREADMEWalkthrough(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(root, walkthroughPage))
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps := walkthroughSteps(t, string(page))
+	root, page, _ := pageTest(t, walkthroughPage)
+	steps := walkthroughSteps(t, page)
 	if len(steps) < 10 {
 		t.Fatalf("the walkthrough block has %d commands", len(steps))
 	}
-	t.Setenv("DATABASE_URL", storetest.URL(t))
-	if os.Getenv("BOOLPOOL_CACHE") == "" {
-		t.Setenv("BOOLPOOL_CACHE", filepath.Join(root, ".cache"))
-	}
-	t.Chdir(t.TempDir())
 	ctx := context.Background()
 	// 'make db' migrates the database the walkthrough's DATABASE_URL names.
 	var mout, merr bytes.Buffer
@@ -42,12 +30,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		t.Fatalf("migrate: exit %d: %s", code, merr.String())
 	}
 	for _, st := range steps {
-		args := strings.Fields(st.cmd)
-		for i, a := range args {
-			if strings.HasPrefix(a, "server/") {
-				args[i] = filepath.Join(root, a)
-			}
-		}
+		args := checkoutArgs(root, st.cmd)
 		var out, errb bytes.Buffer
 		if code := run(ctx, args, &out, &errb); code != 0 {
 			t.Fatalf("$ bin/boolpool %s: exit %d\n%s%s", st.cmd, code, out.String(), errb.String())
@@ -111,32 +94,14 @@ func TestREADMETour(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the demo project")
 	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmds := tourCommands(t, string(readme))
+	root, readme, dir := pageTest(t, "README.md")
+	cmds := tourCommands(t, readme)
 	if len(cmds) < 8 {
 		t.Fatalf("the tour has %d commands", len(cmds))
 	}
-	t.Setenv("DATABASE_URL", storetest.URL(t))
-	if os.Getenv("BOOLPOOL_CACHE") == "" {
-		t.Setenv("BOOLPOOL_CACHE", filepath.Join(root, ".cache"))
-	}
-	dir := t.TempDir()
-	t.Chdir(dir)
 	ctx := context.Background()
 	for _, c := range append([]string{"migrate", "demo load"}, cmds...) {
-		args := strings.Fields(c)
-		for i, a := range args {
-			if strings.HasPrefix(a, "server/") {
-				args[i] = filepath.Join(root, a)
-			}
-		}
+		args := checkoutArgs(root, c)
 		var out, errb bytes.Buffer
 		if code := run(ctx, args, &out, &errb); code != 0 {
 			t.Fatalf("$ bin/boolpool %s: exit %d\n%s%s", c, code, out.String(), errb.String())
@@ -169,4 +134,41 @@ func tourCommands(t *testing.T, readme string) []string {
 		cmds = append(cmds, strings.TrimSpace(cmd))
 	}
 	return cmds
+}
+
+// pageTest prepares a test that runs the commands of a page of the
+// checkout as written: it returns the checkout's root and the page (a
+// path from the root), gives the test a database of its own
+// (DATABASE_URL) and the checkout's encoder cache unless BOOLPOOL_CACHE
+// names one, and moves it to a scratch directory, dir.
+func pageTest(t *testing.T, path string) (root, page, dir string) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DATABASE_URL", storetest.URL(t))
+	if os.Getenv("BOOLPOOL_CACHE") == "" {
+		t.Setenv("BOOLPOOL_CACHE", filepath.Join(root, ".cache"))
+	}
+	dir = t.TempDir()
+	t.Chdir(dir)
+	return root, string(b), dir
+}
+
+// checkoutArgs splits a documented command line into its words, the
+// paths of the checkout's files (cmd/…, server/…) made absolute: the
+// command runs from a scratch directory.
+func checkoutArgs(root, cmd string) []string {
+	args := strings.Fields(cmd)
+	for i, a := range args {
+		if strings.HasPrefix(a, "cmd/") || strings.HasPrefix(a, "server/") {
+			args[i] = filepath.Join(root, a)
+		}
+	}
+	return args
 }

@@ -2,6 +2,7 @@ package archtest
 
 import (
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -105,19 +106,28 @@ var (
 	schemeRE   = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
 )
 
+// proseLines yields a Markdown page's lines (with their index from 0)
+// outside fenced code blocks.
+func proseLines(md string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		fence := false
+		for i, l := range strings.Split(md, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "```") {
+				fence = !fence
+				continue
+			}
+			if !fence && !yield(i, l) {
+				return
+			}
+		}
+	}
+}
+
 // relativeLinks returns the link targets of a Markdown page that are not
 // URLs, leaving out fenced code blocks and code spans.
 func relativeLinks(md string) []mdLink {
 	var out []mdLink
-	fence := false
-	for i, l := range strings.Split(md, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(l), "```") {
-			fence = !fence
-			continue
-		}
-		if fence {
-			continue
-		}
+	for i, l := range proseLines(md) {
 		for _, m := range linkRE.FindAllStringSubmatch(codeSpanRE.ReplaceAllString(l, ""), -1) {
 			if schemeRE.MatchString(m[1]) {
 				continue
@@ -132,15 +142,7 @@ func relativeLinks(md string) []mdLink {
 func headingAnchors(md string) map[string]bool {
 	a := map[string]bool{}
 	seen := map[string]int{}
-	fence := false
-	for _, l := range strings.Split(md, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(l), "```") {
-			fence = !fence
-			continue
-		}
-		if fence {
-			continue
-		}
+	for _, l := range proseLines(md) {
 		text, ok := headingText(l)
 		if !ok {
 			continue

@@ -1,11 +1,13 @@
 package judgingtest
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"strings"
 	"testing"
 
 	"boolpool/api"
@@ -74,4 +76,42 @@ func (u *APIUser) Do(method, path string, in, out any) int {
 		}
 	}
 	return res.StatusCode
+}
+
+// ReadSnapshots reads a live dashboard's SSE stream from r until it ends,
+// calling fn with each "snapshot" event's data (events of other names and
+// data that does not parse are passed over).
+func ReadSnapshots(r io.Reader, fn func(api.LiveSnapshot)) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: ") && event == "snapshot":
+			var snap api.LiveSnapshot
+			if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &snap) == nil {
+				fn(snap)
+			}
+		case line == "":
+			event = ""
+		}
+	}
+}
+
+// D1Attributions are the atom-0 attributions the research scenarios send
+// with the fixture's d1 (the annotator counted from 0): annotator1 marks
+// sentence 1 as satisfying the atom, annotator3 marks sentence 0 as not,
+// against her own relevant grade, so that d1 goes to the adjudication
+// queue. Other documents and annotators send none.
+func D1Attributions(doc string, annotator int) []api.Attribution {
+	switch {
+	case doc == "d1" && annotator == 0:
+		return []api.Attribution{{Atom: 0, Sentences: []int{1}, Satisfied: api.SatisfiedYes}}
+	case doc == "d1" && annotator == 2:
+		return []api.Attribution{{Atom: 0, Sentences: []int{0}, Satisfied: api.SatisfiedNo}}
+	}
+	return nil
 }

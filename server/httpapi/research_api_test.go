@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"boolpool/api"
+	"boolpool/internal/judgingtest"
 	"boolpool/server/config"
 	"boolpool/server/store"
 )
@@ -35,23 +35,7 @@ func (u *user) subscribe(path string) *sseClient {
 	s := &sseClient{events: make(chan api.LiveSnapshot, 64), cancel: cancel}
 	go func() {
 		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		event := ""
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case strings.HasPrefix(line, "event: "):
-				event = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: ") && event == "snapshot":
-				var snap api.LiveSnapshot
-				if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &snap) == nil {
-					s.events <- snap
-				}
-			case line == "":
-				event = ""
-			}
-		}
+		judgingtest.ReadSnapshots(res.Body, func(snap api.LiveSnapshot) { s.events <- snap })
 		close(s.events)
 	}()
 	u.e.t.Cleanup(cancel)
@@ -134,14 +118,9 @@ func TestResearchLiveAdjudicationExport(t *testing.T) {
 			for _, task := range q.Tasks {
 				doc := docOf[task.Document.ID]
 				req := api.JudgmentRequest{ClientID: uuid(1000 + n), AuthorID: u.id, ItemID: task.ItemID, Kind: api.KindRelevance,
-					Relevance: rel(researchLabels[doc][a]), Evidence: api.EvidenceComplete, TimeSpentMs: 1000}
+					Relevance: rel(researchLabels[doc][a]), Evidence: api.EvidenceComplete, TimeSpentMs: 1000,
+					Attributions: judgingtest.D1Attributions(doc, a)}
 				n++
-				if doc == "d1" && a == 0 {
-					req.Attributions = []api.Attribution{{Atom: 0, Sentences: []int{1}, Satisfied: api.SatisfiedYes}}
-				}
-				if doc == "d1" && a == 2 {
-					req.Attributions = []api.Attribution{{Atom: 0, Sentences: []int{0}, Satisfied: api.SatisfiedNo}}
-				}
 				var res api.JudgmentResponse
 				if st := u.do("POST", "/api/judgments", req, &res); st != 201 {
 					t.Fatalf("%s judges %s: status %d", name, doc, st)

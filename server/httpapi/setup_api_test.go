@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"boolpool/api"
 	"boolpool/internal/judgingtest"
@@ -147,7 +146,7 @@ func TestProjectSetupFlow(t *testing.T) {
 		Params: json.RawMessage(`{"method": "bm25", "depth": 10}`)}, &j); st != http.StatusAccepted {
 		t.Fatalf("start job: %d", st)
 	}
-	j = waitJob(t, r, j.ID)
+	j = followJob(t, r, j.ID)
 	if j.State != api.JobDone || j.Done != 2 || j.Total != 2 || j.Phase != "retrieving" || len(j.Result) == 0 {
 		t.Fatalf("job ended %+v", j)
 	}
@@ -232,21 +231,6 @@ func projectCounts(t *testing.T, u *user, name string) api.ProjectCounts {
 	}
 	t.Fatalf("project %s not listed", name)
 	return api.ProjectCounts{}
-}
-
-func waitJob(t *testing.T, u *user, id int64) api.JobView {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var j api.JobView
-		if st := u.do("GET", fmt.Sprintf("/api/jobs/%d", id), nil, &j); st != 200 {
-			t.Fatalf("job %d: status %d", id, st)
-		}
-		if j.Finished() || time.Now().After(deadline) {
-			return j
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // createAndLogin makes an account through the admin API and signs it in.

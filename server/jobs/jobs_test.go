@@ -49,25 +49,7 @@ func newClient(t *testing.T, st *store.Store, kinds map[string]jobs.Kind, concur
 // wait polls a job until it is final.
 func wait(t *testing.T, st *store.Store, id int64) store.Job {
 	t.Helper()
-	return waitFor(t, st, id, 30*time.Second, store.Job.Finished)
-}
-
-func waitFor(t *testing.T, st *store.Store, id int64, limit time.Duration, ok func(store.Job) bool) store.Job {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		j, err := st.JobByID(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok(j) {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %d: still %s (%s %d/%d, error %q)", id, j.State, j.Phase, j.Done, j.Total, j.Error)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return storetest.WaitJob(t, st, id, 30*time.Second, store.Job.Finished)
 }
 
 // queueEntry is River's row of a job: its state and attempt.
@@ -294,7 +276,7 @@ func TestJobCancel(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the job did not start")
 	}
-	waitFor(t, st, running.ID, 10*time.Second, func(j store.Job) bool { return j.Phase == "waiting" })
+	storetest.WaitJob(t, st, running.ID, 10*time.Second, func(j store.Job) bool { return j.Phase == "waiting" })
 	if err := web.Cancel(ctx, running.ID); err != nil {
 		t.Fatal(err)
 	}

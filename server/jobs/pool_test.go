@@ -259,7 +259,7 @@ func TestPoolJobCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := waitFor(t, st, running.ID, 20*time.Second, func(j store.Job) bool { return j.Phase == "publishing the pool" })
+	j := storetest.WaitJob(t, st, running.ID, 20*time.Second, func(j store.Job) bool { return j.Phase == "publishing the pool" })
 	if j.State != vocab.JobRunning || j.Total != 7 {
 		t.Fatalf("publishing: %+v", j)
 	}

@@ -93,14 +93,9 @@ func TestDashboardLiveAdjudicationExport(t *testing.T) {
 	judge := func(u *dashUser, a int, itemID int64, doc string) {
 		t.Helper()
 		req := api.JudgmentRequest{ClientID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 5000+n), AuthorID: u.ID, ItemID: itemID, Kind: api.KindRelevance,
-			Relevance: ptr(dashLabels[doc][a]), Evidence: api.EvidenceComplete, TimeSpentMs: 1500}
+			Relevance: ptr(dashLabels[doc][a]), Evidence: api.EvidenceComplete, TimeSpentMs: 1500,
+			Attributions: judgingtest.D1Attributions(doc, a)}
 		n++
-		if doc == "d1" && a == 0 {
-			req.Attributions = []api.Attribution{{Atom: 0, Sentences: []int{1}, Satisfied: api.SatisfiedYes}}
-		}
-		if doc == "d1" && a == 2 {
-			req.Attributions = []api.Attribution{{Atom: 0, Sentences: []int{0}, Satisfied: api.SatisfiedNo}}
-		}
 		var res api.JudgmentResponse
 		if st := u.Do("POST", "/api/judgments", req, &res); st != 201 {
 			t.Fatalf("judge %s: status %d", doc, st)

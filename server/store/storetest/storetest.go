@@ -119,3 +119,23 @@ func NewProject(t testing.TB, name string) (*store.Store, store.Project) {
 	}
 	return s, p
 }
+
+// WaitJob polls the job id every 20 ms until ok holds for it and returns
+// it, failing the test (with the job's state and progress) after limit.
+func WaitJob(t testing.TB, st *store.Store, id int64, limit time.Duration, ok func(store.Job) bool) store.Job {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		j, err := st.JobByID(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok(j) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %d: still %s (%s %d/%d, error %q)", id, j.State, j.Phase, j.Done, j.Total, j.Error)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -34,6 +34,11 @@ type userEdit struct {
 	projects string // comma-separated
 }
 
+// storedEdit is the row of u as it is saved.
+func storedEdit(u api.UserView) *userEdit {
+	return &userEdit{role: u.Role, disabled: u.Disabled, projects: strings.Join(u.Projects, ", ")}
+}
+
 // NewAdminPage returns the page.
 func NewAdminPage() *AdminPage {
 	return &AdminPage{state: stateLoading, form: api.NewUserRequest{Role: api.RoleAnnotator}}
@@ -66,7 +71,7 @@ func (p *AdminPage) reload(ctx app.Context) {
 		p.me, p.users = me, users
 		p.edits = map[int64]*userEdit{}
 		for _, u := range users {
-			p.edits[u.ID] = &userEdit{role: u.Role, disabled: u.Disabled, projects: joinComma(u.Projects)}
+			p.edits[u.ID] = storedEdit(u)
 		}
 		msg := p.message
 		p.state, p.message = pageState(ctx, err, len(users) == 0)
@@ -119,7 +124,7 @@ func (p *AdminPage) save(ctx app.Context, id int64) {
 				p.message = "Could not change " + u.Username + ": " + userMessage(err)
 				// Back to the stored values: the row must show what is
 				// saved, not the refused choice.
-				p.edits[id] = &userEdit{role: u.Role, disabled: u.Disabled, projects: joinComma(u.Projects)}
+				p.edits[id] = storedEdit(u)
 				resetRow(u)
 				return
 			}
@@ -140,7 +145,7 @@ func resetRow(u api.UserView) {
 		el.Set("checked", u.Disabled)
 	}
 	if el := app.Window().GetElementByID("projects-" + u.Username); el.Truthy() {
-		el.Set("value", joinComma(u.Projects))
+		el.Set("value", strings.Join(u.Projects, ", "))
 	}
 }
 
@@ -167,7 +172,7 @@ func (p *AdminPage) rowEdit(ctx app.Context) (int64, *userEdit) {
 func (p *AdminPage) renderUser(u api.UserView) app.UI {
 	ed := p.edits[u.ID]
 	if ed == nil {
-		ed = &userEdit{role: u.Role, disabled: u.Disabled, projects: joinComma(u.Projects)}
+		ed = storedEdit(u)
 	}
 	uid := strconv.FormatInt(u.ID, 10)
 	return app.Tr().DataSet("user", u.Username).DataSet("role", u.Role).DataSet("disabled", u.Disabled).Body(
@@ -269,16 +274,5 @@ func (p *AdminPage) projects() []string {
 		add(u.Projects)
 	}
 	sort.Strings(out)
-	return out
-}
-
-func joinComma(xs []string) string {
-	out := ""
-	for i, x := range xs {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
 	return out
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -279,7 +280,7 @@ func (p *DashboardPage) renderContradictions() app.UI {
 			it := c.Items[i]
 			return app.Li().DataSet("item", it.ItemID).Body(
 				app.A().Href(fmt.Sprintf("/adjudicate/%s?item=%d", p.project, it.ItemID)).Textf("%s / %s", it.QueryExtID, it.DocExtID),
-				app.Span().Textf(" — %s", joinComma(it.Raters)),
+				app.Span().Textf(" — %s", strings.Join(it.Raters, ", ")),
 			)
 		})),
 	)

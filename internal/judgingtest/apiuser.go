@@ -9,6 +9,7 @@ import (
 	"net/http/cookiejar"
 	"strings"
 	"testing"
+	"time"
 
 	"boolpool/api"
 )
@@ -114,4 +115,29 @@ func D1Attributions(doc string, annotator int) []api.Attribution {
 		return []api.Attribution{{Atom: 0, Sentences: []int{0}, Satisfied: api.SatisfiedNo}}
 	}
 	return nil
+}
+
+// WaitWasmEncoding waits until the server at base answers HEAD
+// /web/app.wasm in encoding (it compresses in the background after
+// start-up) and returns that encoding's size; the test fails after limit.
+func WaitWasmEncoding(t testing.TB, base, encoding string, limit time.Duration) int64 {
+	t.Helper()
+	tr := &http.Transport{DisableCompression: true}
+	deadline := time.Now().Add(limit)
+	for {
+		req, _ := http.NewRequest(http.MethodHead, base+"/web/app.wasm", nil)
+		req.Header.Set("Accept-Encoding", encoding)
+		res, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.Header.Get("Content-Encoding") == encoding {
+			return res.ContentLength
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("app.wasm not in %s after %v", encoding, limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

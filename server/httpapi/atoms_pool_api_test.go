@@ -2,29 +2,20 @@ package httpapi_test
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
 	"boolpool/api"
-	"boolpool/internal/judgingtest"
 	"boolpool/server/atompool"
 	"boolpool/server/pooling"
-	"boolpool/server/store/storetest"
 )
 
 // newAtomsEnv is the fixture (1 rater per item) with the two runs and a
 // job client running the pool and atoms-batch kinds, as serve builds it.
 func newAtomsEnv(t *testing.T) *env {
 	t.Helper()
-	ctx := context.Background()
-	st := storetest.New(t)
-	fx := judgingtest.New(t, st, 1)
-	if err := judgingtest.AddRuns(ctx, st, fx); err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return serveWithJobs(t, st, fx, log, 1)
+	st, fx := fixtureWithRuns(t, 1)
+	return serveWithJobs(t, st, fx, 1)
 }
 
 // TestAtomsPoolGrows: a pool with strategy atoms publishes its first batch
@@ -37,7 +28,6 @@ func newAtomsEnv(t *testing.T) *env {
 // candidate) pairs.
 func TestAtomsPoolGrows(t *testing.T) {
 	e := newAtomsEnv(t)
-	ctx := context.Background()
 	r := e.login("researcher")
 	var problem api.Problem
 	if st := r.do("POST", "/api/projects/fixture/pools", api.PoolSpec{Name: "atoms", Runs: []string{"bm25"}, Depth: 3, Strategy: api.StrategyAtoms, AtomsBatch: -1}, &problem); st != 400 || problem.Field != "atoms.batch" {
@@ -71,14 +61,21 @@ func TestAtomsPoolGrows(t *testing.T) {
 	if len(asked) >= 16 || batches < 4 {
 		t.Errorf("%d constraint judgments in %d batches, want fewer than 16 in at least 4", len(asked), batches)
 	}
-	sum, err := atompool.Summary(ctx, e.st, e.fx.Project.ID, false)
+	wantDerivedAll(t, e, 4)
+}
+
+// wantDerivedAll checks the derived qrels once an atoms pool is done:
+// each query's n candidates all decided, q1 with 1 relevant, q2 with 2.
+func wantDerivedAll(t *testing.T, e *env, n int) {
+	t.Helper()
+	sum, err := atompool.Summary(context.Background(), e.st, e.fx.Project.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range sum.Queries {
 		want := map[string]int{"q1": 1, "q2": 2}[q.QueryExtID]
-		if q.Relevant != want || q.Unknown != 0 || q.Relevant+q.NonRelevant != 4 {
-			t.Errorf("%s derived %+v, want %d relevant of 4 candidates, none unknown", q.QueryExtID, q, want)
+		if q.Relevant != want || q.Unknown != 0 || q.Relevant+q.NonRelevant != n {
+			t.Errorf("%s derived %+v, want %d relevant of %d candidates, none unknown", q.QueryExtID, q, want, n)
 		}
 	}
 }
@@ -90,7 +87,6 @@ func TestAtomsPoolGrows(t *testing.T) {
 // known — each pair asked once, the derived qrels those of the truth.
 func TestAtomsPoolGrowsOverCorpus(t *testing.T) {
 	e := newAtomsEnv(t)
-	ctx := context.Background()
 	r := e.login("researcher")
 	var problem api.Problem
 	if st := r.do("POST", "/api/projects/fixture/pools", api.PoolSpec{Name: "atoms", Runs: []string{"bm25"}, Depth: 1, Strategy: api.StrategyAtoms, AtomsCandidates: "everything"}, &problem); st != 400 || problem.Field != "atoms.candidates" {
@@ -124,16 +120,7 @@ func TestAtomsPoolGrowsOverCorpus(t *testing.T) {
 	if len(asked) >= 24 {
 		t.Errorf("%d constraint judgments, want fewer than the 24 (atom, document) pairs", len(asked))
 	}
-	sum, err := atompool.Summary(ctx, e.st, e.fx.Project.ID, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range sum.Queries {
-		want := map[string]int{"q1": 1, "q2": 2}[q.QueryExtID]
-		if q.Relevant != want || q.Unknown != 0 || q.Relevant+q.NonRelevant != 6 {
-			t.Errorf("%s derived %+v, want %d relevant of all 6 documents, none unknown", q.QueryExtID, q, want)
-		}
-	}
+	wantDerivedAll(t, e, 6) // every document a candidate
 }
 
 // atomPair is a constraint item's (atom text, document).

@@ -3,15 +3,12 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"boolpool/api"
-	"boolpool/internal/judgingtest"
 	"boolpool/server/store"
-	"boolpool/server/store/storetest"
 )
 
 // calDocs are documents beyond the fixture's six, with no items: what a
@@ -49,11 +46,7 @@ func calRelevant(query, doc string) bool {
 func newCALEnv(t *testing.T) *env {
 	t.Helper()
 	ctx := context.Background()
-	st := storetest.New(t)
-	fx := judgingtest.New(t, st, 3)
-	if err := judgingtest.AddRuns(ctx, st, fx); err != nil {
-		t.Fatal(err)
-	}
+	st, fx := fixtureWithRuns(t, 3)
 	_, err := st.Import(ctx, fx.Project.ID, func(im *store.Importer) error {
 		for _, d := range calDocs {
 			if err := im.Document(ctx, store.DocumentIn{ExtID: d.id, Title: d.title, Body: d.body, SentenceStarts: []int32{0}}); err != nil {
@@ -65,8 +58,7 @@ func newCALEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return serveWithJobs(t, st, fx, log, 1)
+	return serveWithJobs(t, st, fx, 1)
 }
 
 // judgeAll has each annotator judge every relevance task it is given until

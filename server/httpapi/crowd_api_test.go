@@ -12,6 +12,7 @@ import (
 	"boolpool/api"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/store"
+	"boolpool/server/store/storetest"
 )
 
 // enableCrowd turns crowd entry on for the fixture project (as its
@@ -349,18 +350,7 @@ func TestCrowdUsernamesDoNotCollideAcrossProjects(t *testing.T) {
 	if st != 303 || loc != "/judge/"+e.fx.Other.Name {
 		t.Fatalf("%s/y after fixture/other-y: %d %q %s", e.fx.Other.Name, st, loc, body)
 	}
-	var names []string
-	rows, err := e.st.Pool().Query(ctx, `SELECT username FROM users WHERE external_id IS NOT NULL ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, n)
-	}
+	names := storetest.Column[string](t, e.st, `SELECT username FROM users WHERE external_id IS NOT NULL ORDER BY id`)
 	if len(names) != 2 || names[0] == names[1] {
 		t.Errorf("crowd accounts %v, want two distinct", names)
 	}

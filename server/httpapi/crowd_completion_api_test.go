@@ -9,6 +9,7 @@ import (
 
 	"boolpool/api"
 	"boolpool/internal/judgingtest"
+	"boolpool/server/store/storetest"
 )
 
 func strp(s string) *string { return &s }
@@ -179,20 +180,9 @@ func TestCrowdQuotaCompletesAndPaymentTable(t *testing.T) {
 
 	// Gold: p1's first item (graded 3) and second (graded 0) have the gold answer 3.
 	tx := `UPDATE items SET is_gold = true, gold_answer = '3' WHERE id = ANY($1)`
-	var judged []int64
-	rows, err := e.st.Pool().Query(ctx, `SELECT item_id FROM judgments WHERE user_id = $1 ORDER BY id LIMIT 2`, p1.id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		judged = append(judged, id)
-	}
-	if rows.Err() != nil || len(judged) != 2 {
-		t.Fatalf("p1's judged items: %v %v", judged, rows.Err())
+	judged := storetest.Column[int64](t, e.st, `SELECT item_id FROM judgments WHERE user_id = $1 ORDER BY id LIMIT 2`, p1.id)
+	if len(judged) != 2 {
+		t.Fatalf("p1's judged items: %v", judged)
 	}
 	if _, err := e.st.Pool().Exec(ctx, tx, judged); err != nil {
 		t.Fatal(err)

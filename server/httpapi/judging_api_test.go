@@ -460,19 +460,7 @@ func TestWasmServing(t *testing.T) {
 	tr := &http.Transport{DisableCompression: true}
 	var etag string
 	// Compression runs in the background after start-up; wait for brotli.
-	for i := 0; i < 200; i++ {
-		req, _ := http.NewRequest("HEAD", e.srv.URL+"/web/app.wasm", nil)
-		req.Header.Set("Accept-Encoding", "br")
-		res, err := tr.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		if res.Header.Get("Content-Encoding") == "br" {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	judgingtest.WaitWasmEncoding(t, e.srv.URL, "br", 10*time.Second)
 	for _, tc := range tests {
 		req, _ := http.NewRequest("GET", e.srv.URL+"/web/app.wasm", nil)
 		if tc.accept != "" {

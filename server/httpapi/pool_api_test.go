@@ -35,22 +35,32 @@ func newPoolEnvWorkers(t *testing.T, workers int) *env { return newJobsEnv(t, wo
 // running workers jobs at once (0: none; the jobs stay queued).
 func newJobsEnv(t *testing.T, workers int, runs bool) *env {
 	t.Helper()
-	st := storetest.New(t)
-	fx := judgingtest.New(t, st, 2)
 	if runs {
-		if err := judgingtest.AddRuns(context.Background(), st, fx); err != nil {
-			t.Fatal(err)
-		}
+		st, fx := fixtureWithRuns(t, 2)
+		return serveWithJobs(t, st, fx, workers)
 	}
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return serveWithJobs(t, st, fx, log, workers)
+	st := storetest.New(t)
+	return serveWithJobs(t, st, judgingtest.New(t, st, 2), workers)
+}
+
+// fixtureWithRuns is the fixture (raters per item) with its two stored runs.
+func fixtureWithRuns(t *testing.T, raters int) (*store.Store, *judgingtest.Fixture) {
+	t.Helper()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, raters)
+	if err := judgingtest.AddRuns(context.Background(), st, fx); err != nil {
+		t.Fatal(err)
+	}
+	return st, fx
 }
 
 // serveWithJobs serves the fixture with the services and job client of
 // serve (server/app: every job kind), the client running workers jobs at
-// once; both stop when the test ends.
-func serveWithJobs(t *testing.T, st *store.Store, fx *judgingtest.Fixture, log *slog.Logger, workers int) *env {
+// once; both stop when the test ends. Warnings and errors are logged to
+// the test's output.
+func serveWithJobs(t *testing.T, st *store.Store, fx *judgingtest.Fixture, workers int) *env {
 	t.Helper()
+	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg := config.Config{SessionTTL: time.Hour, MaxBodyBytes: 64 << 10, MaxUploadBytes: 1 << 20, LoginPerMinute: 100, StaticDir: t.TempDir()}
 	srv := httptest.NewServer(httpapi.New(cfg, newServices(t, cfg, st, log, workers), log).Handler())
 	t.Cleanup(srv.Close)

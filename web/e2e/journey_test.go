@@ -15,24 +15,13 @@ import (
 	"boolpool/api"
 	"boolpool/server/judging"
 	"boolpool/server/store"
+	"boolpool/server/store/storetest"
 )
 
 // judgments returns a user's judgments, oldest first.
 func judgments(t testing.TB, st *store.Store, userID int64) []store.Judgment {
 	t.Helper()
-	rows, err := st.Pool().Query(context.Background(), `SELECT id FROM judgments WHERE user_id = $1 ORDER BY id`, userID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
+	ids := storetest.Column[int64](t, st, `SELECT id FROM judgments WHERE user_id = $1 ORDER BY id`, userID)
 	var out []store.Judgment
 	for _, id := range ids {
 		var itemID int64

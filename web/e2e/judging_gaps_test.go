@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
@@ -31,17 +30,8 @@ import (
 // KeyEvent sends the character as an event of its own), then keyUp.
 func (e *env) shiftS() {
 	e.t.Helper()
-	e.do("press Shift+S", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: "S", Code: "KeyS", Text: "S", UnmodifiedText: "s",
-			Modifiers: int64(chromedp.ModifierShift), WindowsVirtualKeyCode: 83, NativeVirtualKeyCode: 83}
-		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, down); err != nil {
-			return err
-		}
-		up := down
-		up.Type, up.Text, up.UnmodifiedText = input.DispatchKeyEventTypeKeyUp, "", ""
-		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, up)
-		return err
-	}))
+	e.keyDownUp("press Shift+S", input.DispatchKeyEventParams{Key: "S", Code: "KeyS", Text: "S", UnmodifiedText: "s",
+		Modifiers: int64(chromedp.ModifierShift), WindowsVirtualKeyCode: 83, NativeVirtualKeyCode: 83})
 }
 
 // progressNow reads the progress bar: done and total.

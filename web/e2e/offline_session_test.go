@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/fetch"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"boolpool/server/store"
@@ -35,18 +34,7 @@ func judgeOneOffline(t *testing.T) (e *env, a1 int64, item string) {
 }
 
 // offline blocks (or unblocks) every API request of the browser.
-func (e *env) offline(on bool) {
-	e.t.Helper()
-	var pats []*network.BlockPattern
-	if on {
-		pats = []*network.BlockPattern{{URLPattern: e.url + "/api/*", Block: true}}
-	}
-	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
-	defer cancel()
-	if _, err := chromedp.Call(ctx, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: pats}); err != nil {
-		e.t.Fatalf("offline %v: %v", on, err)
-	}
-}
+func (e *env) offline(on bool) { e.block("/api/*", on) }
 
 // meStatus is the status GET /api/me answers the browser's cookie (0:
 // the request failed).

@@ -21,16 +21,20 @@ import (
 
 // blockJudgments makes POST /api/judgments fail in the browser (as if the
 // network dropped just for it), or lifts that.
-func (e *env) blockJudgments(on bool) {
+func (e *env) blockJudgments(on bool) { e.block("/api/judgments", on) }
+
+// block makes the browser's requests to URLs under path (a pattern with
+// * after the server's URL) fail, or lifts that (for every pattern).
+func (e *env) block(path string, on bool) {
 	e.t.Helper()
 	var pats []*network.BlockPattern
 	if on {
-		pats = []*network.BlockPattern{{URLPattern: e.url + "/api/judgments", Block: true}}
+		pats = []*network.BlockPattern{{URLPattern: e.url + path, Block: true}}
 	}
 	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
 	defer cancel()
 	if _, err := chromedp.Call(ctx, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: pats}); err != nil {
-		e.t.Fatalf("block judgments: %v", err)
+		e.t.Fatalf("block %s %v: %v", path, on, err)
 	}
 }
 

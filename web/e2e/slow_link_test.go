@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -30,7 +29,7 @@ var fast3G = network.Conditions{Latency: 150, DownloadThroughput: 1.6e6 / 8, Upl
 // logged (run with -v).
 func TestSlowLinkFirstAndReturningVisit(t *testing.T) {
 	e := newEnv(t, 1)
-	gzipSize := waitCompressed(t, e.url)
+	gzipSize := judgingtest.WaitWasmEncoding(t, e.url, "gzip", 2*time.Minute)
 	ctx, cancel := context.WithTimeout(e.ctx, 5*time.Minute)
 	defer cancel()
 
@@ -147,29 +146,4 @@ func TestSlowLinkFirstAndReturningVisit(t *testing.T) {
 		fast3G.DownloadThroughput*8/1e6, fast3G.Latency, instructionsAfter.Round(time.Millisecond), firstVisit.Round(time.Millisecond), firstBytes, firstRequests, firstEncoding, gzipSize,
 		returning.Round(time.Millisecond), returned[0].FromServiceWorker, returned[0].ServiceWorkerResponseSource, returned[0].FromDiskCache,
 		httpCache.Round(time.Millisecond))
-}
-
-// waitCompressed waits until the server has the gzip encoding of app.wasm
-// ready (it compresses in the background after start-up), so the first
-// visit gets what a running server sends; it returns the gzip size.
-func waitCompressed(t *testing.T, url string) int64 {
-	t.Helper()
-	tr := &http.Transport{DisableCompression: true}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		req, _ := http.NewRequest(http.MethodHead, url+"/web/app.wasm", nil)
-		req.Header.Set("Accept-Encoding", "gzip")
-		res, err := tr.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		if res.Header.Get("Content-Encoding") == "gzip" {
-			return res.ContentLength
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("app.wasm not gzipped after 2 minutes")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }

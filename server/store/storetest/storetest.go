@@ -139,3 +139,18 @@ func WaitJob(t testing.TB, st *store.Store, id int64, limit time.Duration, ok fu
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Column runs a query of one column (SQL written for a test's checks)
+// and returns its values, failing the test on an error.
+func Column[T any](t testing.TB, st *store.Store, sql string, args ...any) []T {
+	t.Helper()
+	rows, err := st.Pool().Query(context.Background(), sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[T])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -6,11 +6,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 
+	"boolpool/internal/shareddata"
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 )
@@ -27,19 +27,11 @@ type ValQuery struct {
 // BOOLPOOL_SHARED_DATA (the test is skipped without it).
 func LoadVal(t testing.TB) ([]ValQuery, atoms.Oracle) {
 	t.Helper()
-	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
-	if dir == "" {
-		t.Skip("BOOLPOOL_SHARED_DATA not set; skipping the DebQUEST val test")
-	}
-	o, err := atoms.ReadOracleFile(filepath.Join(dir, "debquest", "atom-qrels-val.tsv.gz"))
+	o, err := atoms.ReadOracleFile(filepath.Join(shareddata.Dir(t), "debquest", "atom-qrels-val.tsv.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	qf, err := os.Open(filepath.Join(dir, "debquest", "val.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer qf.Close()
+	qf := shareddata.Open(t, "debquest", "val.jsonl")
 	var qs []ValQuery
 	sc := bufio.NewScanner(qf)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)

@@ -1,6 +1,7 @@
 package boolexpr
 
 import (
+	"boolpool/internal/shareddata"
 	"bufio"
 	"encoding/json"
 	"fmt"
@@ -8,16 +9,6 @@ import (
 	"path/filepath"
 	"testing"
 )
-
-// sharedData returns the shared data directory, or skips the test.
-func sharedData(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
-	if dir == "" {
-		t.Skip("BOOLPOOL_SHARED_DATA not set; skipping the test on the shared QUEST/DebQUEST data")
-	}
-	return dir
-}
 
 type questLine struct {
 	Query         string `json:"query"`
@@ -59,7 +50,7 @@ func readLines(t *testing.T, path string) []questLine {
 // template's atom count) are logged; the test fails if they are more than a
 // handful, since the importer relies on this mapping.
 func TestQuestTrainMarks(t *testing.T) {
-	lines := readLines(t, filepath.Join(sharedData(t), "quest", "train.jsonl"))
+	lines := readLines(t, filepath.Join(shareddata.Dir(t), "quest", "train.jsonl"))
 	perTemplate := map[string]int{}
 	var anomalies []string
 	for i, l := range lines {
@@ -97,7 +88,7 @@ func TestQuestTrainMarks(t *testing.T) {
 // TestDebquestExpressions checks that DebQUEST's metadata.expression strings
 // parse to the trees in metadata.expression_tree and to FromTemplate's shape.
 func TestDebquestExpressions(t *testing.T) {
-	dir := sharedData(t)
+	dir := shareddata.Dir(t)
 	for _, split := range []string{"train", "val"} {
 		lines := readLines(t, filepath.Join(dir, "debquest", split+".jsonl"))
 		for i, l := range lines {

@@ -1,8 +1,8 @@
 package decompose
 
 import (
+	"boolpool/internal/shareddata"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,16 +20,7 @@ const (
 // scores it against the template and marked atoms of its original_query.
 // Set DECOMPOSE_DUMP=1 to log every query's prediction.
 func TestQuestTrainAccuracy(t *testing.T) {
-	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
-	if dir == "" {
-		t.Skip("BOOLPOOL_SHARED_DATA not set; skipping the decomposer evaluation on QUEST train")
-	}
-	f, err := os.Open(filepath.Join(dir, "quest", "train.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	items, err := ReadQuest(f)
+	items, err := ReadQuest(shareddata.Open(t, "quest", "train.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,17 +55,8 @@ func TestQuestTrainAccuracy(t *testing.T) {
 // queries, whose wording follows the templates literally: what is left are
 // atoms that contain "and" or lack a head noun.
 func TestDebquestAccuracy(t *testing.T) {
-	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
-	if dir == "" {
-		t.Skip("BOOLPOOL_SHARED_DATA not set; skipping the decomposer evaluation on DebQUEST")
-	}
 	for _, split := range []string{"train", "val"} {
-		f, err := os.Open(filepath.Join(dir, "debquest", split+".jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		items, err := ReadQuest(f)
-		f.Close()
+		items, err := ReadQuest(shareddata.Open(t, "debquest", split+".jsonl"))
 		if err != nil {
 			t.Fatalf("%s: %v", split, err)
 		}

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"boolpool/internal/shareddata"
 	"boolpool/server/boolexpr"
 	"boolpool/server/decompose/learn"
 )
@@ -22,16 +21,7 @@ func TestDecomposeShippedModelHeldOut(t *testing.T) {
 	if err != nil {
 		t.Fatalf("embedded model: %v", err)
 	}
-	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
-	if dir == "" {
-		t.Skip("BOOLPOOL_SHARED_DATA not set; skipping the shipped model's held-out evaluation")
-	}
-	f, err := os.Open(filepath.Join(dir, "quest", "train.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	items, err := ReadQuest(f)
+	items, err := ReadQuest(shareddata.Open(t, "quest", "train.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,9 @@
 package metrics
 
 import (
+	"boolpool/internal/shareddata"
 	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -12,15 +11,7 @@ import (
 // (gold sets as binary qrels) and checks the measures and the per-template
 // breakdown on real query shapes. Runs when BOOLPOOL_SHARED_DATA is set.
 func TestSharedDebQuest(t *testing.T) {
-	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
-	if dir == "" {
-		t.Skip("BOOLPOOL_SHARED_DATA not set")
-	}
-	f, err := os.Open(filepath.Join(dir, "debquest", "val.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := shareddata.Open(t, "debquest", "val.jsonl")
 	qrels := Qrels{}
 	oracle := Run{}
 	halfway := Run{} // every other gold document, then a non-relevant one

@@ -6,20 +6,22 @@ import (
 	"testing"
 )
 
+// fruitDocs are four documents about fruit, two red, two apples.
+const fruitDocs = `{"title": "redapple", "text": "red apple fruit"}
+{"title": "greenapple", "text": "green apple fruit"}
+{"title": "cherry", "text": "red cherry fruit"}
+{"title": "banana", "text": "yellow banana fruit"}
+`
+
 // TestPoolSimulateAtomsCLI: `pool simulate --strategies atoms-pools
 // --atom-qrels FILE --json` on a tiny project with a BM25 run finds the one
 // gold pair, and so do the whole-corpus simulations.
 func TestPoolSimulateAtomsCLI(t *testing.T) {
 	cli := newCLITest(t) // a fresh migrated database and a temporary directory
-	docs := `{"title": "redapple", "text": "red apple fruit"}
-{"title": "greenapple", "text": "green apple fruit"}
-{"title": "cherry", "text": "red cherry fruit"}
-{"title": "banana", "text": "yellow banana fruit"}
-`
 	queries := `{"query": "apple fruit that are not red fruit", "docs": ["greenapple"], "original_query": "<mark>apple fruit</mark> that are not <mark>red fruit</mark>", "scores": null, "metadata": {"template": "_ that are not _"}}
 `
 	oracle := cli.write("atoms.tsv", "Apple fruit\tredapple\t1\napple fruit\tgreenapple\t1\nred fruit\tredapple\t1\nred fruit\tcherry\t1\nred fruit\tbanana\t0\n")
-	cli.questWithBM25(docs, queries)
+	cli.questWithBM25(fruitDocs, queries)
 	out, e, code := cli.exec("pool", "simulate", "--project", "p", "--runs", "bm25", "--depth", "10", "--strategies", "atoms-pools", "--atom-qrels", oracle, "--json")
 	if code != 0 {
 		t.Fatalf("simulate atoms: exit %d: %s", code, e)

@@ -11,11 +11,7 @@ import (
 // and round, and bad cal parameters are usage errors naming the field.
 func TestPoolCALCLI(t *testing.T) {
 	cli := newCLITest(t) // a fresh migrated database and a temporary directory
-	docs := `{"title": "redapple", "text": "red apple fruit"}
-{"title": "greenapple", "text": "green apple fruit"}
-{"title": "cherry", "text": "red cherry fruit"}
-{"title": "banana", "text": "yellow banana fruit"}
-{"title": "granite", "text": "grey granite rock"}
+	docs := fruitDocs + `{"title": "granite", "text": "grey granite rock"}
 `
 	queries := `{"query": "apple fruit", "docs": ["greenapple"], "original_query": "<mark>apple fruit</mark>", "scores": null, "metadata": {"template": "_"}}
 `

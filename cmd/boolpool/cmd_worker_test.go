@@ -181,14 +181,7 @@ func TestWorkerKilledMidEncode(t *testing.T) {
 	if err := json.Unmarshal(done.Result, &rep); err != nil {
 		t.Fatal(err)
 	}
-	enc, err := st.EncoderByName(ctx, encoders.LexicalName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	total, err := st.CountEncoderVectors(ctx, enc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	total := lexicalVectors(t, st)
 	// The second worker encoded what the first had not committed, no more.
 	if total != docs || rep.Unchanged < committed || rep.Encoded+rep.Unchanged != docs || rep.Encoded == 0 {
 		t.Fatalf("%d vectors; report %+v; %d committed before the kill", total, rep, committed)
@@ -221,6 +214,21 @@ func importFillerDocs(t *testing.T, st *store.Store, projectID int64, prefix str
 	}
 }
 
+// lexicalVectors counts the vectors the lexical encoder has stored.
+func lexicalVectors(t *testing.T, st *store.Store) int {
+	t.Helper()
+	ctx := context.Background()
+	enc, err := st.EncoderByName(ctx, encoders.LexicalName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.CountEncoderVectors(ctx, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // killWorkerMidEncode waits until the worker process w has encoded some of
 // the job's total documents, SIGKILLs it, and returns the job as the kill
 // left it and the vectors committed by then (checked: some, not all).
@@ -241,14 +249,7 @@ func killWorkerMidEncode(t *testing.T, st *store.Store, w *exec.Cmd, jobID int64
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := st.EncoderByName(ctx, encoders.LexicalName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committed, err := st.CountEncoderVectors(ctx, enc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	committed := lexicalVectors(t, st)
 	if killedAt.State != vocab.JobRunning || committed == 0 || committed >= total {
 		t.Fatalf("after the kill: job %s, %d of %d documents committed", killedAt.State, committed, total)
 	}

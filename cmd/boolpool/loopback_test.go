@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"boolpool/api"
-	"boolpool/encoders"
 	"boolpool/internal/judgingtest"
 	"boolpool/server/jobs"
 	"boolpool/server/store"
@@ -252,14 +251,7 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 		t.Fatalf("job %+v", done)
 	}
 	t.Logf("job done %v after the second worker started", time.Since(restarted).Round(time.Second))
-	enc, err := st.EncoderByName(ctx, encoders.LexicalName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := st.CountEncoderVectors(ctx, enc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := lexicalVectors(t, st)
 	if n != total {
 		t.Fatalf("%d vectors, want %d (every document once)", n, total)
 	}

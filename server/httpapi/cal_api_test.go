@@ -71,26 +71,20 @@ func judgeAll(t *testing.T, e *env, us []*user, next *int) map[string]bool {
 	}
 	judged := map[string]bool{}
 	for _, u := range us {
-		for {
-			q := u.queue(api.KindRelevance, 5)
-			if len(q.Tasks) == 0 {
-				break
+		u.eachRelevanceTask(func(task api.Task) {
+			*next++
+			qid := qext[task.Query.ID]
+			r, ev := 0, "none"
+			if calRelevant(qid, task.Document.ExtID) {
+				r, ev = 3, "complete"
 			}
-			for _, task := range q.Tasks {
-				*next++
-				qid := qext[task.Query.ID]
-				r, ev := 0, "none"
-				if calRelevant(qid, task.Document.ExtID) {
-					r, ev = 3, "complete"
-				}
-				req := api.JudgmentRequest{ClientID: uuid(*next), AuthorID: u.id, ItemID: task.ItemID, Kind: api.KindRelevance, Relevance: rel(r), Evidence: ev}
-				var p api.Problem
-				if st := u.do("POST", "/api/judgments", req, &p); st != 201 {
-					t.Fatalf("judge %s/%s: %d %+v", qid, task.Document.ExtID, st, p)
-				}
-				judged[qid+"/"+task.Document.ExtID] = true
+			req := api.JudgmentRequest{ClientID: uuid(*next), AuthorID: u.id, ItemID: task.ItemID, Kind: api.KindRelevance, Relevance: rel(r), Evidence: ev}
+			var p api.Problem
+			if st := u.do("POST", "/api/judgments", req, &p); st != 201 {
+				t.Fatalf("judge %s/%s: %d %+v", qid, task.Document.ExtID, st, p)
 			}
-		}
+			judged[qid+"/"+task.Document.ExtID] = true
+		})
 	}
 	return judged
 }

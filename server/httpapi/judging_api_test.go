@@ -107,6 +107,22 @@ func (u *user) queue(kind string, n int) api.Queue {
 	return q
 }
 
+// eachRelevanceTask asks for relevance tasks five at a time until the
+// queue is empty, handing each to judge (which must judge it, or the
+// queue never empties).
+func (u *user) eachRelevanceTask(judge func(api.Task)) {
+	u.e.t.Helper()
+	for {
+		q := u.queue(api.KindRelevance, 5)
+		if len(q.Tasks) == 0 {
+			return
+		}
+		for _, task := range q.Tasks {
+			judge(task)
+		}
+	}
+}
+
 func rel(n int) *int { return &n }
 
 func uuid(n int) string {

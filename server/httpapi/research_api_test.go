@@ -110,23 +110,17 @@ func TestResearchLiveAdjudicationExport(t *testing.T) {
 	n := 0
 	for a, name := range []string{"annotator1", "annotator2", "annotator3"} {
 		u := e.login(name)
-		for {
-			q := u.queue(api.KindRelevance, 5)
-			if len(q.Tasks) == 0 {
-				break
+		u.eachRelevanceTask(func(task api.Task) {
+			doc := docOf[task.Document.ID]
+			req := api.JudgmentRequest{ClientID: uuid(1000 + n), AuthorID: u.id, ItemID: task.ItemID, Kind: api.KindRelevance,
+				Relevance: rel(researchLabels[doc][a]), Evidence: api.EvidenceComplete, TimeSpentMs: 1000,
+				Attributions: judgingtest.D1Attributions(doc, a)}
+			n++
+			var res api.JudgmentResponse
+			if st := u.do("POST", "/api/judgments", req, &res); st != 201 {
+				t.Fatalf("%s judges %s: status %d", name, doc, st)
 			}
-			for _, task := range q.Tasks {
-				doc := docOf[task.Document.ID]
-				req := api.JudgmentRequest{ClientID: uuid(1000 + n), AuthorID: u.id, ItemID: task.ItemID, Kind: api.KindRelevance,
-					Relevance: rel(researchLabels[doc][a]), Evidence: api.EvidenceComplete, TimeSpentMs: 1000,
-					Attributions: judgingtest.D1Attributions(doc, a)}
-				n++
-				var res api.JudgmentResponse
-				if st := u.do("POST", "/api/judgments", req, &res); st != 201 {
-					t.Fatalf("%s judges %s: status %d", name, doc, st)
-				}
-			}
-		}
+		})
 	}
 	if n != 18 {
 		t.Fatalf("%d judgments, want 18", n)

@@ -20,25 +20,19 @@ func judgeForReview(t *testing.T, e *env) map[string]map[int64]int64 {
 	for _, name := range []string{"annotator1", "annotator2"} {
 		u := e.login(name)
 		out[name] = map[int64]int64{}
-		for {
-			q := u.queue(api.KindRelevance, 5)
-			if len(q.Tasks) == 0 {
-				break
+		u.eachRelevanceTask(func(task api.Task) {
+			grade := 3
+			if name == "annotator2" && task.ItemID != e.fx.Relevance[0] && task.ItemID != e.fx.Relevance[1] {
+				grade = 0
 			}
-			for _, task := range q.Tasks {
-				grade := 3
-				if name == "annotator2" && task.ItemID != e.fx.Relevance[0] && task.ItemID != e.fx.Relevance[1] {
-					grade = 0
-				}
-				n++
-				var res api.JudgmentResponse
-				if st := u.do("POST", "/api/judgments", api.JudgmentRequest{ClientID: uuid(5000 + n), AuthorID: u.id, ItemID: task.ItemID,
-					Kind: api.KindRelevance, Relevance: rel(grade), Evidence: api.EvidenceComplete, TimeSpentMs: 500}, &res); st != 201 {
-					t.Fatalf("%s judges item %d: status %d", name, task.ItemID, st)
-				}
-				out[name][task.ItemID] = res.ID
+			n++
+			var res api.JudgmentResponse
+			if st := u.do("POST", "/api/judgments", api.JudgmentRequest{ClientID: uuid(5000 + n), AuthorID: u.id, ItemID: task.ItemID,
+				Kind: api.KindRelevance, Relevance: rel(grade), Evidence: api.EvidenceComplete, TimeSpentMs: 500}, &res); st != 201 {
+				t.Fatalf("%s judges item %d: status %d", name, task.ItemID, st)
 			}
-		}
+			out[name][task.ItemID] = res.ID
+		})
 	}
 	return out
 }

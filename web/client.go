@@ -187,30 +187,22 @@ func (c *Client) Queue(ctx context.Context, project, kind string, n int) (api.Qu
 
 // Item fetches one item assigned to the user.
 func (c *Client) Item(ctx context.Context, id int64) (api.Task, error) {
-	var t api.Task
-	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/items/%d", id), nil, &t)
-	return t, err
+	return getJSON[api.Task](ctx, c, fmt.Sprintf("/api/items/%d", id))
 }
 
 // Instructions fetches a project's instructions for a task kind.
 func (c *Client) Instructions(ctx context.Context, project, kind string) (api.Instructions, error) {
-	var in api.Instructions
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+project+"/instructions?kind="+kind, nil, &in)
-	return in, err
+	return getJSON[api.Instructions](ctx, c, "/api/projects/"+project+"/instructions?kind="+kind)
 }
 
 // Stats fetches a project's judging summary (researchers).
 func (c *Client) Stats(ctx context.Context, project string) (api.ProjectStats, error) {
-	var st api.ProjectStats
-	err := c.do(ctx, http.MethodGet, "/api/projects/"+project+"/stats", nil, &st)
-	return st, err
+	return getJSON[api.ProjectStats](ctx, c, "/api/projects/"+project+"/stats")
 }
 
 // Users lists all accounts (admins).
 func (c *Client) Users(ctx context.Context) ([]api.UserView, error) {
-	var us []api.UserView
-	err := c.do(ctx, http.MethodGet, "/api/admin/users", nil, &us)
-	return us, err
+	return getJSON[[]api.UserView](ctx, c, "/api/admin/users")
 }
 
 // CreateUser creates an account (admins).

@@ -12,17 +12,13 @@ import (
 
 // Dashboard fetches a project's live snapshot once (researchers).
 func (c *Client) Dashboard(ctx context.Context, project string) (api.LiveSnapshot, error) {
-	var s api.LiveSnapshot
-	err := c.do(ctx, http.MethodGet, projectPath(project, "/dashboard"), nil, &s)
-	return s, err
+	return getJSON[api.LiveSnapshot](ctx, c, projectPath(project, "/dashboard"))
 }
 
 // AdjudicationQueue fetches one page of the items awaiting a
 // researcher's decision (limit at most 200).
 func (c *Client) AdjudicationQueue(ctx context.Context, project string, limit, offset int) (api.AdjudicationQueue, error) {
-	var q api.AdjudicationQueue
-	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/projects/%s/adjudication?limit=%d&offset=%d", url.PathEscape(project), limit, offset), nil, &q)
-	return q, err
+	return getJSON[api.AdjudicationQueue](ctx, c, fmt.Sprintf("/api/projects/%s/adjudication?limit=%d&offset=%d", url.PathEscape(project), limit, offset))
 }
 
 // IncompleteQueries fetches every query with unjudged items, with texts.
@@ -30,15 +26,10 @@ func (c *Client) IncompleteQueries(ctx context.Context, project string) ([]api.Q
 	return getJSON[[]api.QueryProgress](ctx, c, projectPath(project, "/progress/queries"))
 }
 
-// Adjudicate records a researcher's decision on an item. Like Submit, it
-// fetches the CSRF token first when the page does not know it yet.
+// Adjudicate records a researcher's decision on an item (sendJSON: the
+// CSRF token is fetched first when the page does not know it yet).
 func (c *Client) Adjudicate(ctx context.Context, itemID int64, req api.AdjudicationRequest) (api.AdjudicationResult, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.AdjudicationResult{}, err
-	}
-	var res api.AdjudicationResult
-	err := c.do(ctx, http.MethodPost, fmt.Sprintf("/api/items/%d/adjudication", itemID), req, &res)
-	return res, err
+	return sendJSON[api.AdjudicationResult](ctx, c, http.MethodPost, fmt.Sprintf("/api/items/%d/adjudication", itemID), req)
 }
 
 // Exports lists a project's recorded export snapshots (admins).
@@ -54,9 +45,7 @@ func exportURL(project, format string) string {
 // Estimates fetches the runs' measures estimated from a sampled pool
 // (pool "": the project's newest sampled pool).
 func (c *Client) Estimates(ctx context.Context, project, pool string) (api.EstimateReport, error) {
-	var r api.EstimateReport
-	err := c.do(ctx, http.MethodGet, projectPath(project, "/estimates?pool="+url.QueryEscape(pool)), nil, &r)
-	return r, err
+	return getJSON[api.EstimateReport](ctx, c, projectPath(project, "/estimates?pool="+url.QueryEscape(pool)))
 }
 
 // dispositionName is the file name of a Content-Disposition header

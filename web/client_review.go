@@ -21,23 +21,16 @@ func (c *Client) ReviewQueue(ctx context.Context, project, annotator string, lim
 	return q, err
 }
 
-// Review records a researcher's review of a judgment. Like Adjudicate, it
-// fetches the CSRF token first when the page does not know it yet.
+// Review records a researcher's review of a judgment (sendJSON: the CSRF
+// token is fetched first when the page does not know it yet).
 func (c *Client) Review(ctx context.Context, judgmentID int64, req api.ReviewRequest) (api.ReviewResult, error) {
-	if err := c.ensureCSRF(ctx); err != nil {
-		return api.ReviewResult{}, err
-	}
-	var res api.ReviewResult
-	err := c.do(ctx, http.MethodPost, fmt.Sprintf("/api/judgments/%d/review", judgmentID), req, &res)
-	return res, err
+	return sendJSON[api.ReviewResult](ctx, c, http.MethodPost, fmt.Sprintf("/api/judgments/%d/review", judgmentID), req)
 }
 
 // Feedback fetches the reviews of the signed-in user's own judgments in a
 // project, newest first.
 func (c *Client) Feedback(ctx context.Context, project string, limit, offset int) (api.Feedback, error) {
-	var f api.Feedback
-	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/projects/%s/feedback?limit=%d&offset=%d", url.PathEscape(project), limit, offset), nil, &f)
-	return f, err
+	return getJSON[api.Feedback](ctx, c, fmt.Sprintf("/api/projects/%s/feedback?limit=%d&offset=%d", url.PathEscape(project), limit, offset))
 }
 
 // BrowseItems fetches one page of the item browser; filter holds its
@@ -55,7 +48,5 @@ func (c *Client) BrowseQueries(ctx context.Context, project, text string, limit,
 
 // ItemDetail fetches any item with all its judgments and reviews.
 func (c *Client) ItemDetail(ctx context.Context, itemID int64) (api.ItemDetail, error) {
-	var d api.ItemDetail
-	err := c.do(ctx, http.MethodGet, fmt.Sprintf("/api/items/%d/detail", itemID), nil, &d)
-	return d, err
+	return getJSON[api.ItemDetail](ctx, c, fmt.Sprintf("/api/items/%d/detail", itemID))
 }

@@ -81,14 +81,9 @@ func (x *ExportPanel) Render() app.UI {
 		app.If(project == "", func() app.UI { return app.P().Class("notice").Text("No projects.") }),
 		app.If(project != "", func() app.UI {
 			return app.Div().Body(
-				app.Div().Class("field").Body(
-					app.Label().For("export-project").Text("Project"),
-					app.Select().ID("export-project").OnChange(func(ctx app.Context, e app.Event) {
-						x.project, x.snapshots, x.message = ctx.JSSrc().Get("value").String(), nil, ""
-					}).Body(app.Range(x.Iprojects).Slice(func(i int) app.UI {
-						return app.Option().Value(x.Iprojects[i]).Selected(x.Iprojects[i] == project).Text(x.Iprojects[i])
-					})),
-				),
+				selectField("export-project", "Project", x.Iprojects, project, func(v string) {
+					x.project, x.snapshots, x.message = v, nil, ""
+				}),
 				app.Div().Class("field").Body(
 					app.Label().For("export-qrels").Text("Qrels of the consensus, QUEST-judged and BEIR downloads"),
 					app.Select().ID("export-qrels").OnChange(func(ctx app.Context, e app.Event) {

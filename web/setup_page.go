@@ -411,15 +411,7 @@ func (p *SetupPage) renderImport() app.UI {
 		app.H2().Text("Import files"),
 		app.P().Class("hint").Text("Each file is imported in one transaction: a bad line rejects that whole file and names its line and field. QUEST documents before queries; BEIR takes corpus.jsonl, queries.jsonl and qrels .tsv files together; .gz files are read as they are."),
 		app.Form().ID("import-form").OnSubmit(p.upload).Body(
-			app.Div().Class("field").Body(
-				app.Label().For("import-format").Text("Format"),
-				app.Select().ID("import-format").OnChange(func(ctx app.Context, e app.Event) { p.format = ctx.JSSrc().Get("value").String() }).Body(
-					app.Range(p.options.Formats).Slice(func(i int) app.UI {
-						f := p.options.Formats[i]
-						return app.Option().Value(f).Selected(f == p.format).Text(f)
-					}),
-				),
-			),
+			selectField("import-format", "Format", p.options.Formats, p.format, func(v string) { p.format = v }),
 			app.Div().Class("field").Body(
 				app.Label().For("import-files").Text("Files"),
 				app.Input().ID("import-files").Type("file").Multiple(true),
@@ -508,15 +500,7 @@ func (p *SetupPage) renderJobForms() app.UI {
 		app.If(p.hasKind(api.JobKindEncode), func() app.UI {
 			return app.Form().ID("encode-form").OnSubmit(p.startEncode).Body(
 				app.H3().Text("Encode documents and queries"),
-				app.Div().Class("field").Body(
-					app.Label().For("encode-encoder").Text("Encoder"),
-					app.Select().ID("encode-encoder").OnChange(func(ctx app.Context, e app.Event) { p.encoder = ctx.JSSrc().Get("value").String() }).Body(
-						app.Range(p.options.Encoders).Slice(func(i int) app.UI {
-							n := p.options.Encoders[i]
-							return app.Option().Value(n).Selected(n == p.encoder).Text(n)
-						}),
-					),
-				),
+				selectField("encode-encoder", "Encoder", p.options.Encoders, p.encoder, func(v string) { p.encoder = v }),
 				app.Div().Class("field").Body(
 					app.Input().ID("encode-reset").Type("checkbox").Checked(p.reset).
 						OnChange(func(ctx app.Context, e app.Event) { p.reset = ctx.JSSrc().Get("checked").Bool() }),

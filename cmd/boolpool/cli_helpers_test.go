@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 )
 
@@ -36,6 +37,17 @@ func (c *cliTest) write(name, body string) string {
 		c.t.Fatal(err)
 	}
 	return p
+}
+
+// store opens the test's database (closed when the test ends).
+func (c *cliTest) store() *store.Store {
+	c.t.Helper()
+	st, err := store.Open(c.ctx, c.db, 2)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(st.Close)
+	return st
 }
 
 // questWithBM25 imports docs and queries (QUEST JSON lines) as project p,

@@ -15,11 +15,7 @@ import (
 // participants' prints the payment table as CSV or JSON.
 func TestCrowdSetAndParticipants(t *testing.T) {
 	c := newCLITest(t)
-	st, err := store.Open(c.ctx, c.db, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := c.store()
 	if _, err := st.EnsureProject(c.ctx, "study"); err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +90,7 @@ func TestCrowdSetAndParticipants(t *testing.T) {
 // participant id bind its browser; an unknown id is an error naming it.
 func TestCrowdRelease(t *testing.T) {
 	c := newCLITest(t)
-	st, err := store.Open(c.ctx, c.db, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := c.store()
 	p, err := st.EnsureProject(c.ctx, "study")
 	if err != nil {
 		t.Fatal(err)

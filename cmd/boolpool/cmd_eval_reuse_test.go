@@ -9,7 +9,6 @@ import (
 
 	"boolpool/api"
 	"boolpool/internal/judgingtest"
-	"boolpool/server/store"
 )
 
 // reuseCLITest is a CLI world holding the judging fixture with its two runs,
@@ -17,11 +16,7 @@ import (
 func reuseCLITest(t *testing.T) *cliTest {
 	t.Helper()
 	c := newCLITest(t)
-	st, err := store.Open(c.ctx, c.db, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := c.store()
 	f, err := judgingtest.Build(context.Background(), st, "fixture", 2)
 	if err != nil {
 		t.Fatal(err)

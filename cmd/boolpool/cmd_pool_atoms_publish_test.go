@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"boolpool/server/store"
 )
 
 // TestPoolAtomsPublishCLI: `boolpool pool --strategy atoms` publishes an
@@ -40,11 +38,7 @@ func TestPoolAtomsPublishCLI(t *testing.T) {
 	if rep.Strategy != "atoms" || rep.ConstraintItems != 2 || rep.PoolID == 0 {
 		t.Fatalf("report = %+v", rep)
 	}
-	st, err := store.Open(cli.ctx, cli.db, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := cli.store()
 	items, pending, err := st.AtomPoolState(cli.ctx, rep.PoolID)
 	if err != nil || items != 2 || pending != 2 {
 		t.Fatalf("pool state: %d items, %d pending, %v; want 2 unlabelled constraint items", items, pending, err)

@@ -27,11 +27,7 @@ func TestDecomposeSetCLI(t *testing.T) {
 	if !strings.Contains(out, "2: A AND NOT B") {
 		t.Fatalf("letters with --atoms: %s", out)
 	}
-	st, err := openStore(c.ctx, c.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := c.store()
 	p, err := st.ProjectByName(c.ctx, "p")
 	if err != nil {
 		t.Fatal(err)

@@ -88,11 +88,13 @@ type taskFeed struct {
 	started      time.Time
 	clock        activeClock
 	wake         chan struct{}
-	// showingNext is set from a submit until its next item is on screen
-	// (afterPaint): the sync loop's once-a-second flush waits for that
-	// (the submit's afterPaint wakes it), so no judgment is sent before
-	// the item after it is shown.
-	showingNext atomic.Bool
+	// showingNext holds the time (UnixNano) of a submit until its next
+	// item is on screen (afterPaint; 0 after): the sync loop's
+	// once-a-second flush waits for that (the submit's afterPaint wakes
+	// it), so no judgment is sent before the item after it is shown — but
+	// never longer than showingNextMax, in case no paint follows (a dialog
+	// that submitted and closed): a judgment is never held back by it.
+	showingNext atomic.Int64
 	cancel      context.CancelFunc
 	release     []func()
 	onChange    func(ctx app.Context) // called when the current task may have changed

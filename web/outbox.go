@@ -67,18 +67,28 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 		// holds for this judgment.
 		f.sync = SyncPending
 	}
-	f.showingNext.Store(true)
+	f.showingNext.Store(time.Now().UnixNano())
 	f.next(ctx, req, item)
 	// One update once the next task is shown: wake the sync loop and lease
 	// more when few are left.
 	f.afterPaint(ctx, func(ctx app.Context) {
-		f.showingNext.Store(false)
+		f.showingNext.Store(0)
 		f.poke()
 		if len(f.tasks) < preload {
 			f.refill(ctx)
 		}
 	})
 	return nil
+}
+
+// showingNextMax bounds how long the once-a-second flush waits for a
+// submit's next item to be painted.
+const showingNextMax = 2 * time.Second
+
+// waitingForPaint reports whether a submit made at since (UnixNano, 0 =
+// none) still has its next item on the way to the screen at now.
+func waitingForPaint(since int64, now time.Time) bool {
+	return since != 0 && now.Sub(time.Unix(0, since)) < showingNextMax
 }
 
 func (f *taskFeed) poke() {
@@ -98,7 +108,7 @@ func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
 		case <-loopCtx.Done():
 			return
 		case <-t.C:
-			if f.showingNext.Load() {
+			if waitingForPaint(f.showingNext.Load(), time.Now()) {
 				continue
 			}
 		case <-f.wake:

@@ -117,3 +117,20 @@ func TestActiveClockCapsIdleGaps(t *testing.T) {
 		t.Errorf("after take: %v, want the capped gap since", got)
 	}
 }
+
+// TestWaitingForPaintIsBounded: the once-a-second flush waits for a
+// submit's next item to be painted, but a submit whose paint never comes
+// (a dialog that submitted and closed) holds no judgment back for longer
+// than showingNextMax (TestSkipWithReasonAndUndo stalled on it).
+func TestWaitingForPaintIsBounded(t *testing.T) {
+	now := time.Now()
+	if waitingForPaint(0, now) {
+		t.Error("no submit on its way, yet the flush waits")
+	}
+	if !waitingForPaint(now.Add(-100*time.Millisecond).UnixNano(), now) {
+		t.Error("a submit 100 ms ago whose item is not painted yet does not hold the flush")
+	}
+	if waitingForPaint(now.Add(-showingNextMax-time.Millisecond).UnixNano(), now) {
+		t.Error("a submit whose paint never came holds the flush back for ever")
+	}
+}

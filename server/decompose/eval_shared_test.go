@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"boolpool/server/boolexpr"
 )
 
 // Floors for the QUEST train scores: the levels reached when the rules were
@@ -20,19 +22,7 @@ const (
 // scores it against the template and marked atoms of its original_query.
 // Set DECOMPOSE_DUMP=1 to log every query's prediction.
 func TestQuestTrainAccuracy(t *testing.T) {
-	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
-	if dir == "" {
-		t.Skip("BOOLPOOL_SHARED_DATA not set; skipping the decomposer evaluation on QUEST train")
-	}
-	f, err := os.Open(filepath.Join(dir, "quest", "train.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	items, err := ReadQuest(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	items := readSharedQuest(t, "quest", "train")
 	rep := EvaluateWith(items, Rules)
 	var b strings.Builder
 	if err := rep.Write(&b); err != nil {
@@ -64,20 +54,8 @@ func TestQuestTrainAccuracy(t *testing.T) {
 // queries, whose wording follows the templates literally: what is left are
 // atoms that contain "and" or lack a head noun.
 func TestDebquestAccuracy(t *testing.T) {
-	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
-	if dir == "" {
-		t.Skip("BOOLPOOL_SHARED_DATA not set; skipping the decomposer evaluation on DebQUEST")
-	}
 	for _, split := range []string{"train", "val"} {
-		f, err := os.Open(filepath.Join(dir, "debquest", split+".jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		items, err := ReadQuest(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", split, err)
-		}
+		items := readSharedQuest(t, "debquest", split)
 		rep := Evaluate(items)
 		t.Logf("DebQUEST %s: n=%d template accuracy %.3f, exact atom F1 %.3f, token atom F1 %.3f",
 			split, rep.N, rep.TemplateAccuracy, rep.ExactF1, rep.TokenF1)
@@ -94,4 +72,35 @@ func TestDebquestAccuracy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// readSharedQuest reads BOOLPOOL_SHARED_DATA/dataset/split.jsonl (QUEST's
+// format), skipping the test when the shared data is not set.
+func readSharedQuest(t *testing.T, dataset, split string) []Gold {
+	t.Helper()
+	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
+	if dir == "" {
+		t.Skipf("BOOLPOOL_SHARED_DATA not set; skipping the evaluation on %s %s", dataset, split)
+	}
+	f, err := os.Open(filepath.Join(dir, dataset, split+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	items, err := ReadQuest(f)
+	if err != nil {
+		t.Fatalf("%s %s: %v", dataset, split, err)
+	}
+	return items
+}
+
+// questGold is the gold decomposition of query q from QUEST's marked
+// original query orig and its template.
+func questGold(t *testing.T, q, orig, tmpl string) Gold {
+	t.Helper()
+	qq, err := boolexpr.QueryFromQuest(orig, tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Gold{Query: q, Template: tmpl, Atoms: qq.Atoms, Expr: qq.Expr}
 }

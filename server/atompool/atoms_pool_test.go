@@ -20,10 +20,7 @@ import (
 func TestNextBatchLeavesVariantsOut(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
-	fx := judgingtest.New(t, st, 1)
-	if err := judgingtest.AddRuns(ctx, st, fx); err != nil {
-		t.Fatal(err)
-	}
+	fx := judgingtest.NewWithRuns(t, st, 1)
 	p := fx.Project.ID
 	if _, err := atoms.Sync(ctx, st, p); err != nil {
 		t.Fatal(err)

@@ -21,10 +21,7 @@ import (
 func poolFixture(t *testing.T) (*store.Store, *judgingtest.Fixture) {
 	t.Helper()
 	st := storetest.New(t)
-	fx := judgingtest.New(t, st, 1)
-	if err := judgingtest.AddRuns(context.Background(), st, fx); err != nil {
-		t.Fatal(err)
-	}
+	fx := judgingtest.NewWithRuns(t, st, 1)
 	return st, fx
 }
 

@@ -1,20 +1,16 @@
 package atomsim
 
 import (
-	"boolpool/internal/debquesttest"
-	"boolpool/server/atoms"
-	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"testing"
 
 	"boolpool/encoders"
+	"boolpool/internal/debquesttest"
+	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/cal"
 	"boolpool/server/embedjob"
@@ -93,29 +89,7 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 		t.Skip("a measurement; run without -race: go test ./server/atomsim -run TestConstraintPoolingDebQUESTVal")
 	}
 	vqs, o := debquesttest.LoadVal(t)
-	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
-	f, err := os.Open(filepath.Join(dir, "debquest", "documents.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs []lexical.Doc
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	for sc.Scan() {
-		var d struct{ Title, Text string }
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatal(err)
-		}
-		docs = append(docs, lexical.Doc{ExtID: d.Title, Title: d.Title, Body: d.Text})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	docs := debquesttest.Documents(t, os.Getenv("BOOLPOOL_SHARED_DATA"))
 	ix, err := lexical.Build(context.Background(), docs, lexical.DefaultParams(), runtime.GOMAXPROCS(0))
 	if err != nil {
 		t.Fatal(err)

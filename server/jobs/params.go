@@ -6,6 +6,8 @@ package jobs
 // server still runs, and the HTTP edge converts between the two
 // (server/httpapi/convert_jobs.go).
 
+import "boolpool/server/estimate"
+
 // PoolRequest chooses a pool: runs, depth, strategy, logic probes, and (when
 // publishing) the raters per item, which is a project setting.
 type PoolRequest struct {
@@ -58,12 +60,9 @@ type SampleSpec struct {
 	Proxy  string          `json:"proxy,omitempty"` // "bm25" (the default with corpus strata)
 }
 
-// SampleStratum: documents of best rank From..To drawn at Rate in (0, 1].
-type SampleStratum struct {
-	From int     `json:"from"`
-	To   int     `json:"to"`
-	Rate float64 `json:"rate"`
-}
+// SampleStratum: documents of best rank From..To drawn at Rate in (0, 1];
+// the design's own type, whose JSON is the same.
+type SampleStratum = estimate.RankStratum
 
 // SampleCorpus: whole-corpus strata by proxy rank.
 type SampleCorpus struct {

@@ -476,16 +476,22 @@ func itemOf(li store.RelevanceItem) Item {
 	return it
 }
 
+// decide is the consensus of item id under d's votes and adjudications
+// (ok false: none yet).
+func (d Data) decide(id int64) (dec consensus.Decision, ok bool) {
+	var adj *int
+	if a, ok := d.Adjudicated[id]; ok {
+		adj = &a
+	}
+	return consensus.Decide(d.Votes[id], adj)
+}
+
 // ConsensusRows computes the consensus rows of d (what the consensus table
 // holds after a sync of the same data).
 func ConsensusRows(d Data) []store.ConsensusRow {
 	var rows []store.ConsensusRow
 	for _, it := range d.Items {
-		var adj *int
-		if a, ok := d.Adjudicated[it.ID]; ok {
-			adj = &a
-		}
-		dec, ok := consensus.Decide(d.Votes[it.ID], adj)
+		dec, ok := d.decide(it.ID)
 		if !ok {
 			continue
 		}

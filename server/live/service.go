@@ -386,7 +386,7 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	if err != nil {
 		return Data{}, err
 	}
-	d := Data{RatersPerItem: proj.RatersPerItem, Votes: map[int64][]consensus.Vote{}, Quality: store.QualityOf(proj)}
+	d := Data{RatersPerItem: proj.RatersPerItem, Quality: store.QualityOf(proj)}
 	qs, err := st.ProjectQueries(ctx, projectID)
 	if err != nil {
 		return d, err
@@ -434,11 +434,7 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	for _, li := range items {
 		d.Items = append(d.Items, itemOf(li))
 	}
-	err = st.EachCurrentVote(ctx, projectID, func(v store.CurrentVote) error {
-		d.Votes[v.ItemID] = append(d.Votes[v.ItemID], consensus.Vote{Rater: v.UserID, Label: v.Relevance, Contradiction: v.Contradiction})
-		return nil
-	})
-	if err != nil {
+	if d.Votes, err = consensus.CurrentVotes(ctx, st, projectID); err != nil {
 		return d, err
 	}
 	if d.Adjudicated, err = st.LatestAdjudications(ctx, projectID); err != nil {

@@ -46,15 +46,7 @@ func DistillStatic(vecs [][]float32, opt StaticOptions) ([][]float32, error) {
 		}
 	}
 	components := PCA(vecs, dims)
-	mean := make([]float64, in)
-	for _, v := range vecs {
-		for j, x := range v {
-			mean[j] += float64(x)
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(len(vecs))
-	}
+	mean := columnMeans(vecs)
 	var norm float64
 	for r := range vecs {
 		norm += 1 / float64(r+2)
@@ -81,15 +73,7 @@ func DistillStatic(vecs [][]float32, opt StaticOptions) ([][]float32, error) {
 // covariance matrix.
 func PCA(x [][]float32, k int) [][]float64 {
 	n := len(x[0])
-	mean := make([]float64, n)
-	for _, v := range x {
-		for j, f := range v {
-			mean[j] += float64(f)
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(len(x))
-	}
+	mean := columnMeans(x)
 	cov := make([][]float64, n)
 	for i := range cov {
 		cov[i] = make([]float64, n)
@@ -211,4 +195,19 @@ func BuildStatic(table [][]float32, opt StaticOptions) *Model {
 	maskF := m.Op("Cast", []string{AttentionMask}, AttrInt("to", Float))
 	PoolAndNormalize(m, x, maskF, OutputName)
 	return m
+}
+
+// columnMeans is the mean of each column of the rows of x (all as long as
+// the first).
+func columnMeans(x [][]float32) []float64 {
+	mean := make([]float64, len(x[0]))
+	for _, v := range x {
+		for j, f := range v {
+			mean[j] += float64(f)
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(len(x))
+	}
+	return mean
 }

@@ -1,11 +1,14 @@
 // Package debquesttest loads the DebQUEST val queries and atom oracle of
-// the shared data for the atoms and constraint-pooling tests.
+// the shared data for the atoms and constraint-pooling tests, and its
+// corpus for the tests that index it.
 package debquesttest
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"boolpool/internal/shareddata"
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
+	"boolpool/server/lexical"
 )
 
 // ValQuery is a DebQUEST val query as an atoms.Query over normalised atom
@@ -64,4 +68,34 @@ func LoadVal(t testing.TB) ([]ValQuery, atoms.Oracle) {
 		t.Fatal(err)
 	}
 	return qs, o
+}
+
+// Documents reads the DebQUEST corpus, dataDir/debquest/documents.jsonl.gz
+// (dataDir is BOOLPOOL_SHARED_DATA), as documents to index: the title is
+// the id.
+func Documents(t testing.TB, dataDir string) []lexical.Doc {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dataDir, "debquest", "documents.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []lexical.Doc
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var d struct{ Title, Text string }
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, lexical.Doc{ExtID: d.Title, Title: d.Title, Body: d.Text})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return docs
 }

@@ -2,6 +2,7 @@ package judgingtest
 
 import (
 	"context"
+	"testing"
 
 	"boolpool/server/retrieval"
 	"boolpool/server/store"
@@ -33,4 +34,14 @@ func AddRuns(ctx context.Context, st *store.Store, f *Fixture) error {
 		}
 	}
 	return nil
+}
+
+// NewWithRuns is New with Runs saved in the fixture project.
+func NewWithRuns(t testing.TB, st *store.Store, ratersPerItem int) *Fixture {
+	t.Helper()
+	f := New(t, st, ratersPerItem)
+	if err := AddRuns(context.Background(), st, f); err != nil {
+		t.Fatalf("judgingtest: add runs: %v", err)
+	}
+	return f
 }

@@ -20,10 +20,7 @@ import (
 func TestNextBatchLeavesVariantsOut(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
-	fx := judgingtest.New(t, st, 1)
-	if err := judgingtest.AddRuns(ctx, st, fx); err != nil {
-		t.Fatal(err)
-	}
+	fx := judgingtest.NewWithRuns(t, st, 1)
 	p := fx.Project.ID
 	if _, err := atoms.Sync(ctx, st, p); err != nil {
 		t.Fatal(err)
@@ -31,16 +28,7 @@ func TestNextBatchLeavesVariantsOut(t *testing.T) {
 	if n, err := atoms.GenerateVariants(ctx, st, p); err != nil || n == 0 {
 		t.Fatalf("variants: %d %v", n, err)
 	}
-	links, err := st.AtomLinks(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var colombia int64
-	for _, l := range links {
-		if l.AtomText == "birds of Colombia" {
-			colombia = l.AtomID
-		}
-	}
+	colombia := atomID(t, st, p, "birds of Colombia")
 	if err := st.SetAtomLabels(ctx, p, []store.AtomLabel{{AtomID: colombia, DocExtID: "d4", Label: "yes"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -57,4 +45,20 @@ func TestNextBatchLeavesVariantsOut(t *testing.T) {
 			t.Errorf("asked %+v: d4 is a candidate of variants only", it)
 		}
 	}
+}
+
+// atomID is the id of the project's atom of that text (fatal when none).
+func atomID(t *testing.T, st *store.Store, projectID int64, text string) int64 {
+	t.Helper()
+	links, err := st.AtomLinks(context.Background(), projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range links {
+		if l.AtomText == text {
+			return l.AtomID
+		}
+	}
+	t.Fatalf("no atom %q", text)
+	return 0
 }

@@ -245,16 +245,7 @@ func TestConstraintGoldItems(t *testing.T) {
 	if _, err := atoms.Sync(ctx, st, p); err != nil {
 		t.Fatal(err)
 	}
-	links, err := st.AtomLinks(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var comedy int64
-	for _, l := range links {
-		if l.AtomText == "comedy films" {
-			comedy = l.AtomID
-		}
-	}
+	comedy := atomID(t, st, p, "comedy films")
 	if err := st.SetAtomLabels(ctx, p, []store.AtomLabel{{AtomID: comedy, DocExtID: "d5", Label: "yes"}}); err != nil {
 		t.Fatal(err)
 	}

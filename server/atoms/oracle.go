@@ -21,22 +21,13 @@ type Oracle map[string]map[string]bool
 // Normalise(atom text). Errors name the line.
 func ReadOracle(r io.Reader) (Oracle, error) {
 	out := Oracle{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimRight(sc.Text(), "\r")
-		if line == "" {
-			continue
-		}
-		f := strings.Split(line, "\t")
+	err := eachTSVLine(r, "atom qrels", func(n int, f []string) error {
 		if len(f) != 3 {
-			return nil, fmt.Errorf("atoms: atom qrels line %d: %d tab-separated fields, want 3 (atom, document, 0|1)", n, len(f))
+			return fmt.Errorf("atoms: atom qrels line %d: %d tab-separated fields, want 3 (atom, document, 0|1)", n, len(f))
 		}
 		k := Normalise(f[0])
 		if k == "" || f[1] == "" {
-			return nil, fmt.Errorf("atoms: atom qrels line %d: empty atom or document", n)
+			return fmt.Errorf("atoms: atom qrels line %d: empty atom or document", n)
 		}
 		switch f[2] {
 		case "1":
@@ -46,13 +37,37 @@ func ReadOracle(r io.Reader) (Oracle, error) {
 			out[k][f[1]] = true
 		case "0":
 		default:
-			return nil, fmt.Errorf("atoms: atom qrels line %d: label %q, want 0 or 1", n, f[2])
+			return fmt.Errorf("atoms: atom qrels line %d: label %q, want 0 or 1", n, f[2])
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachTSVLine calls fn with the number and the tab-separated fields of each
+// non-empty line of r (a trailing CR dropped); an error of fn stops it and
+// is returned as it is. what names the file in a read error.
+func eachTSVLine(r io.Reader, what string, fn func(n int, f []string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if line == "" {
+			continue
+		}
+		if err := fn(n, strings.Split(line, "\t")); err != nil {
+			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("atoms: atom qrels line %d: %w", n+1, err)
+		return fmt.Errorf("atoms: %s line %d: %w", what, n+1, err)
 	}
-	return out, nil
+	return nil
 }
 
 // ReadOracleFile reads an atom-qrels file with ReadOracle, gunzipping it
@@ -96,18 +111,9 @@ func (o Oracle) Labels() Labels {
 // Normalise); lines of other atoms are counted in skipped. Errors name the
 // line; nothing is returned on an error.
 func ReadLabelFile(r io.Reader, ids map[string]int64) (labels []store.AtomLabel, skipped int, err error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimRight(sc.Text(), "\r")
-		if line == "" {
-			continue
-		}
-		f := strings.Split(line, "\t")
+	err = eachTSVLine(r, "labels", func(n int, f []string) error {
 		if len(f) != 3 || f[1] == "" {
-			return nil, 0, fmt.Errorf("atoms: labels line %d: want atom<TAB>document<TAB>label", n)
+			return fmt.Errorf("atoms: labels line %d: want atom<TAB>document<TAB>label", n)
 		}
 		var label string
 		switch f[2] {
@@ -118,17 +124,18 @@ func ReadLabelFile(r io.Reader, ids map[string]int64) (labels []store.AtomLabel,
 		case "unsure":
 			label = "unsure"
 		default:
-			return nil, 0, fmt.Errorf("atoms: labels line %d: label %q, want 1, 0, yes, no or unsure", n, f[2])
+			return fmt.Errorf("atoms: labels line %d: label %q, want 1, 0, yes, no or unsure", n, f[2])
 		}
 		id, ok := ids[Normalise(f[0])]
 		if !ok {
 			skipped++
-			continue
+			return nil
 		}
 		labels = append(labels, store.AtomLabel{AtomID: id, DocExtID: f[1], Label: label, Source: "import"})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, 0, fmt.Errorf("atoms: labels line %d: %w", n+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	return labels, skipped, nil
 }

@@ -29,33 +29,15 @@ func exprJSON(t *testing.T, tmpl string) json.RawMessage {
 // as queries of the project and their qrels derived from the atom labels.
 func TestProjectAtomsSyncMergeSplitVariants(t *testing.T) {
 	ctx := context.Background()
-	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "atoms")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := map[string]int64{}
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
-		for i, q := range []store.QueryIn{
-			{ExtID: "q1", Text: "Films set in Paris that are also comedy films", Template: boolexpr.TemplateAnd2,
-				Atoms: []store.Atom{{Text: "Films set in Paris", End: 18}, {Text: "comedy films", Start: 33, End: 45}}, Expression: exprJSON(t, boolexpr.TemplateAnd2)},
-			{ExtID: "q2", Text: "Comedy films that are not French films", Template: boolexpr.TemplateNot,
-				Atoms: []store.Atom{{Text: "Comedy films", End: 12}, {Text: "French films", Start: 26, End: 38}}, Expression: exprJSON(t, boolexpr.TemplateNot)},
-			{ExtID: "q3", Text: "Paris films", Template: boolexpr.TemplateSingle,
-				Atoms: []store.Atom{{Text: "Paris films", End: 11}}, Expression: exprJSON(t, boolexpr.TemplateSingle)},
-		} {
-			q.Seq = i
-			id, err := im.Query(ctx, q)
-			if err != nil {
-				return err
-			}
-			ids[q.ExtID] = id
-		}
-		return nil
+	st, p := storetest.NewProject(t, "atoms")
+	ids := storetest.Queries(t, st, p.ID, []store.QueryIn{
+		{ExtID: "q1", Text: "Films set in Paris that are also comedy films", Template: boolexpr.TemplateAnd2,
+			Atoms: []store.Atom{{Text: "Films set in Paris", End: 18}, {Text: "comedy films", Start: 33, End: 45}}, Expression: exprJSON(t, boolexpr.TemplateAnd2)},
+		{ExtID: "q2", Text: "Comedy films that are not French films", Template: boolexpr.TemplateNot,
+			Atoms: []store.Atom{{Text: "Comedy films", End: 12}, {Text: "French films", Start: 26, End: 38}}, Expression: exprJSON(t, boolexpr.TemplateNot)},
+		{ExtID: "q3", Text: "Paris films", Template: boolexpr.TemplateSingle,
+			Atoms: []store.Atom{{Text: "Paris films", End: 11}}, Expression: exprJSON(t, boolexpr.TemplateSingle)},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	rep, err := atoms.Sync(ctx, st, p.ID)
 	if err != nil {
 		t.Fatal(err)

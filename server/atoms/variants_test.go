@@ -4,7 +4,8 @@ import (
 	"boolpool/internal/debquesttest"
 	"boolpool/server/atoms"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,16 +90,7 @@ func setAlgebra(t *testing.T, e *boolexpr.Expr, keys []string, o atoms.Oracle) [
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sortedSet(s)
-}
-
-func sortedSet(s map[string]bool) []string {
-	out := make([]string, 0, len(s))
-	for d := range s {
-		out = append(out, d)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(s))
 }
 
 // derivedRelevant returns the documents whose derived label is True, over

@@ -1,20 +1,16 @@
 package atomsim
 
 import (
-	"boolpool/internal/debquesttest"
-	"boolpool/server/atoms"
-	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"testing"
 
 	"boolpool/encoders"
+	"boolpool/internal/debquesttest"
+	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/cal"
 	"boolpool/server/embedjob"
@@ -93,29 +89,7 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 		t.Skip("a measurement; run without -race: go test ./server/atomsim -run TestConstraintPoolingDebQUESTVal")
 	}
 	vqs, o := debquesttest.LoadVal(t)
-	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
-	f, err := os.Open(filepath.Join(dir, "debquest", "documents.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs []lexical.Doc
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	for sc.Scan() {
-		var d struct{ Title, Text string }
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatal(err)
-		}
-		docs = append(docs, lexical.Doc{ExtID: d.Title, Title: d.Title, Body: d.Text})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	docs := debquesttest.Documents(t, os.Getenv("BOOLPOOL_SHARED_DATA"))
 	ix, err := lexical.Build(context.Background(), docs, lexical.DefaultParams(), runtime.GOMAXPROCS(0))
 	if err != nil {
 		t.Fatal(err)
@@ -209,11 +183,9 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 		t.Logf("  atoms, %-30q found %4d of %4d gold", tm, byT[tm][0], byT[tm][1])
 	}
 	bestRecall := 0.0
-	for _, s := range []string{pooling.Depth, pooling.MTF, pooling.Bandit, StrategyFeedback} {
-		ql, err := SimulateQueryLevel(in, s)
-		if err != nil {
-			t.Fatal(err)
-		}
+	// compare reports a query-level run; where both reach a level,
+	// constraint pooling needs fewer judgments.
+	compare := func(s string, ql QueryLevelResult) {
 		final := 0
 		if len(ql.Found) > 0 {
 			final = ql.Found[len(ql.Found)-1]
@@ -221,7 +193,6 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 		rec := float64(final) / float64(ql.Gold)
 		bestRecall = max(bestRecall, rec)
 		qlTo := report("query-level "+s, len(ql.Found), rec, ql.JudgmentsTo)
-		// Where both reach a level, constraint pooling needs fewer judgments.
 		for _, l := range levels {
 			if a, ok := atomsTo[l]; ok {
 				if q, ok := qlTo[l]; ok && a >= q {
@@ -229,6 +200,13 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 				}
 			}
 		}
+	}
+	for _, s := range []string{pooling.Depth, pooling.MTF, pooling.Bandit, StrategyFeedback} {
+		ql, err := SimulateQueryLevel(in, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compare(s, ql)
 	}
 	// h-cal's continuous active learning (server/cal, AutoTAR) per query,
 	// each query's review capped at its even share of the budget, queries
@@ -257,20 +235,7 @@ func TestConstraintPoolingDebQUESTVal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		final := 0
-		if len(ql.Found) > 0 {
-			final = ql.Found[len(ql.Found)-1]
-		}
-		rec := float64(final) / float64(ql.Gold)
-		bestRecall = max(bestRecall, rec)
-		qlTo := report("query-level cal", len(ql.Found), rec, ql.JudgmentsTo)
-		for _, l := range levels {
-			if a, ok := atomsTo[l]; ok {
-				if q, ok := qlTo[l]; ok && a >= q {
-					t.Errorf("to %.0f%%: atoms %d judgments, query-level cal %d", 100*l, a, q)
-				}
-			}
-		}
+		compare(pooling.CAL, ql)
 	}
 	if res.Recall() < bestRecall {
 		t.Errorf("atoms recall %.3f below the query-level %.3f over the same candidates", res.Recall(), bestRecall)
@@ -423,23 +388,7 @@ func (d *denseIndex) rank(t *testing.T, text string, positives []string, k int) 
 
 // rrf fuses rankings by reciprocal rank (k = 60); depth 0 = all.
 func rrf(depth int, lists ...[]string) []string {
-	score := map[string]float64{}
-	for _, l := range lists {
-		for r, d := range l {
-			score[d] += 1 / float64(60+r+1)
-		}
-	}
-	out := make([]string, 0, len(score))
-	for d := range score {
-		out = append(out, d)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if score[out[i]] != score[out[j]] {
-			return score[out[i]] > score[out[j]]
-		}
-		return out[i] < out[j]
-	})
-	return cut(out, depth)
+	return cut(pooling.RRF(lists, 60), depth)
 }
 
 func templateOf(t *testing.T, e *boolexpr.Expr) string {

@@ -220,29 +220,27 @@ func (e *Expr) Eval3(atomValues []Truth) Truth {
 		}
 		return e.Args[0].Eval3(atomValues).not()
 	case OpAnd:
-		out := True
-		for _, a := range e.Args {
-			switch a.Eval3(atomValues) {
-			case False:
-				return False
-			case Unknown:
-				out = Unknown
-			}
-		}
-		return out
+		return e.eval3Args(atomValues, False)
 	case OpOr:
-		out := False
-		for _, a := range e.Args {
-			switch a.Eval3(atomValues) {
-			case True:
-				return True
-			case Unknown:
-				out = Unknown
-			}
-		}
-		return out
+		return e.eval3Args(atomValues, True)
 	}
 	return Unknown
+}
+
+// eval3Args folds e's arguments for AND (decisive = False) or OR
+// (decisive = True): one decisive argument decides; otherwise any unknown
+// one makes the result unknown, and else it is the opposite of decisive.
+func (e *Expr) eval3Args(atomValues []Truth, decisive Truth) Truth {
+	out := decisive.not()
+	for _, a := range e.Args {
+		switch a.Eval3(atomValues) {
+		case decisive:
+			return decisive
+		case Unknown:
+			out = Unknown
+		}
+	}
+	return out
 }
 
 // Contradicts reports whether a judgment's overall relevance (relevant =

@@ -1,18 +1,15 @@
 package cal
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"boolpool/internal/debquesttest"
 	"boolpool/server/lexical"
 )
 
@@ -22,29 +19,7 @@ import (
 func benchCorpus(b testing.TB) ([]lexical.Doc, string) {
 	b.Helper()
 	if dir := os.Getenv("BOOLPOOL_SHARED_DATA"); dir != "" {
-		f, err := os.Open(filepath.Join(dir, "debquest", "documents.jsonl.gz"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		z, err := gzip.NewReader(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sc := bufio.NewScanner(z)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		var docs []lexical.Doc
-		for sc.Scan() {
-			var d struct{ Title, Text string }
-			if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-				b.Fatal(err)
-			}
-			docs = append(docs, lexical.Doc{ExtID: d.Title, Title: d.Title, Body: d.Text})
-		}
-		if err := sc.Err(); err != nil {
-			b.Fatal(err)
-		}
-		return docs, "DebQUEST documents"
+		return debquesttest.Documents(b, dir), "DebQUEST documents"
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	zipf := rand.NewZipf(rng, 1.1, 2, 70000)

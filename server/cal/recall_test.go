@@ -277,7 +277,7 @@ func fusedRuns(t *testing.T, ix *lexical.Index, text, original, template string)
 		t.Fatal(err)
 	}
 	q.Expr = e
-	score := map[string]float64{}
+	var lists [][]retrieval.Result
 	for _, name := range []string{"bm25", "bm25-strict-boolean", "pnorm", "sparse-disentangled-negation", "sparse-maxpool-union", "sparse-cpt"} {
 		m, err := retrieval.New(name, nil, retrieval.Deps{Lexical: ix})
 		if err != nil {
@@ -287,19 +287,11 @@ func fusedRuns(t *testing.T, ix *lexical.Index, text, original, template string)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for r, x := range res {
-			score[x.DocID] += 1 / (60 + float64(r+1))
-		}
+		lists = append(lists, res)
 	}
-	out := make([]string, 0, len(score))
-	for d := range score {
-		out = append(out, d)
+	var out []string
+	for _, x := range retrieval.RRF(lists, 60, 0) {
+		out = append(out, x.DocID)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if score[out[i]] != score[out[j]] {
-			return score[out[i]] > score[out[j]]
-		}
-		return out[i] < out[j]
-	})
 	return out
 }

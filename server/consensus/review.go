@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"boolpool/server/apperr"
-	"boolpool/server/judging"
 	"boolpool/server/store"
 	"boolpool/server/vocab"
 )
@@ -133,12 +132,7 @@ func (s *Service) Detail(ctx context.Context, itemID int64) (ItemDetail, error) 
 		if current[j.ID] || j.Relevance == nil {
 			continue
 		}
-		jv := JudgmentView{ID: j.ID, RaterID: j.UserID, Rater: names[j.UserID], Relevance: int(*j.Relevance),
-			Contradiction: j.Contradiction, Comment: j.Comment, TimeSpentMs: j.TimeSpentMs, Supersedes: j.Supersedes,
-			CreatedAt: j.CreatedAt, Attributions: []judging.Attribution{}}
-		if j.Evidence != nil {
-			jv.Evidence = *j.Evidence
-		}
+		jv := judgmentView(j, names)
 		out.Superseded = append(out.Superseded, jv)
 	}
 	rs, err := s.st.ReviewsOfItem(ctx, itemID)

@@ -437,12 +437,7 @@ func (s *Service) item(ctx context.Context, r store.ConsensusRow, names map[int6
 		if j.Relevance == nil {
 			continue
 		}
-		jv := JudgmentView{ID: j.ID, RaterID: j.UserID, Rater: names[j.UserID], Relevance: int(*j.Relevance),
-			Contradiction: j.Contradiction, Comment: j.Comment, TimeSpentMs: j.TimeSpentMs, Supersedes: j.Supersedes,
-			CreatedAt: j.CreatedAt, Attributions: []judging.Attribution{}}
-		if j.Evidence != nil {
-			jv.Evidence = *j.Evidence
-		}
+		jv := judgmentView(j, names)
 		if len(j.Attributions) > 0 {
 			if err := json.Unmarshal(j.Attributions, &jv.Attributions); err != nil {
 				return AdjudicationItem{}, fmt.Errorf("consensus: attributions of judgment %d: %w", j.ID, err)

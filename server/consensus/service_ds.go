@@ -39,6 +39,19 @@ func GoldGrade(raw json.RawMessage) int {
 	return -1
 }
 
+// CurrentVotes reads a project's current relevance votes by item id.
+func CurrentVotes(ctx context.Context, st *store.Store, projectID int64) (map[int64][]Vote, error) {
+	votes := map[int64][]Vote{}
+	err := st.EachCurrentVote(ctx, projectID, func(v store.CurrentVote) error {
+		votes[v.ItemID] = append(votes[v.ItemID], Vote{Rater: v.UserID, Label: v.Relevance, Contradiction: v.Contradiction})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return votes, nil
+}
+
 // DawidSkeneDecisions runs Dawid–Skene over a project's current relevance
 // votes (gold answers and adjudications as known labels, items by id,
 // votes by rater: the live dashboard's run) and returns the DecideDS
@@ -48,11 +61,7 @@ func DawidSkeneDecisions(ctx context.Context, st *store.Store, projectID int64) 
 	if err != nil {
 		return nil, DSResult{}, fmt.Errorf("consensus: dawid-skene: %w", err)
 	}
-	votes := map[int64][]Vote{}
-	err = st.EachCurrentVote(ctx, projectID, func(v store.CurrentVote) error {
-		votes[v.ItemID] = append(votes[v.ItemID], Vote{Rater: v.UserID, Label: v.Relevance, Contradiction: v.Contradiction})
-		return nil
-	})
+	votes, err := CurrentVotes(ctx, st, projectID)
 	if err != nil {
 		return nil, DSResult{}, fmt.Errorf("consensus: dawid-skene: %w", err)
 	}

@@ -1,8 +1,10 @@
 package consensus
 
 import (
-	"boolpool/server/judging"
 	"time"
+
+	"boolpool/server/judging"
+	"boolpool/server/store"
 )
 
 // The consensus service's own types: adjudication queues, reviews, an
@@ -57,6 +59,18 @@ type JudgmentView struct {
 	TimeSpentMs   int
 	Supersedes    *int64
 	CreatedAt     time.Time
+}
+
+// judgmentView is the view of j, a relevance judgment (Relevance set), its
+// rater named by names; Attributions are left empty for the caller.
+func judgmentView(j store.Judgment, names map[int64]string) JudgmentView {
+	jv := JudgmentView{ID: j.ID, RaterID: j.UserID, Rater: names[j.UserID], Relevance: int(*j.Relevance),
+		Contradiction: j.Contradiction, Comment: j.Comment, TimeSpentMs: j.TimeSpentMs, Supersedes: j.Supersedes,
+		CreatedAt: j.CreatedAt, Attributions: []judging.Attribution{}}
+	if j.Evidence != nil {
+		jv.Evidence = *j.Evidence
+	}
+	return jv
 }
 
 // ReviewRequest is the body of POST /api/judgments/:id/review.

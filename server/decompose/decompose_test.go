@@ -161,13 +161,7 @@ func TestAtomF1(t *testing.T) {
 }
 
 func TestEvaluate(t *testing.T) {
-	gold := func(q, orig, tmpl string) Gold {
-		qq, err := boolexpr.QueryFromQuest(orig, tmpl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return Gold{Query: q, Template: tmpl, Atoms: qq.Atoms, Expr: qq.Expr}
-	}
+	gold := func(q, orig, tmpl string) Gold { return questGold(t, q, orig, tmpl) }
 	items := []Gold{
 		gold("Fish of Bolivia but not of Brazil", "<mark>Fish of Bolivia</mark> that are not <mark>Fish of Brazil</mark>", boolexpr.TemplateNot),
 		gold("Trees of Guerrero", "<mark>Trees of Guerrero</mark> or <mark>Trees of the State of Mexico</mark>", boolexpr.TemplateOr2),

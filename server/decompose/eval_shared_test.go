@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"boolpool/server/boolexpr"
 )
 
 // Floors for the QUEST train scores: the levels reached when the rules were
@@ -20,10 +22,7 @@ const (
 // scores it against the template and marked atoms of its original_query.
 // Set DECOMPOSE_DUMP=1 to log every query's prediction.
 func TestQuestTrainAccuracy(t *testing.T) {
-	items, err := ReadQuest(shareddata.Open(t, "quest", "train.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	items := readSharedQuest(t, "quest", "train")
 	rep := EvaluateWith(items, Rules)
 	var b strings.Builder
 	if err := rep.Write(&b); err != nil {
@@ -56,10 +55,7 @@ func TestQuestTrainAccuracy(t *testing.T) {
 // atoms that contain "and" or lack a head noun.
 func TestDebquestAccuracy(t *testing.T) {
 	for _, split := range []string{"train", "val"} {
-		items, err := ReadQuest(shareddata.Open(t, "debquest", split+".jsonl"))
-		if err != nil {
-			t.Fatalf("%s: %v", split, err)
-		}
+		items := readSharedQuest(t, "debquest", split)
 		rep := Evaluate(items)
 		t.Logf("DebQUEST %s: n=%d template accuracy %.3f, exact atom F1 %.3f, token atom F1 %.3f",
 			split, rep.N, rep.TemplateAccuracy, rep.ExactF1, rep.TokenF1)
@@ -76,4 +72,26 @@ func TestDebquestAccuracy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// readSharedQuest reads BOOLPOOL_SHARED_DATA/dataset/split.jsonl (QUEST's
+// format), skipping the test when the shared data is not set.
+func readSharedQuest(t *testing.T, dataset, split string) []Gold {
+	t.Helper()
+	items, err := ReadQuest(shareddata.Open(t, dataset, split+".jsonl"))
+	if err != nil {
+		t.Fatalf("%s %s: %v", dataset, split, err)
+	}
+	return items
+}
+
+// questGold is the gold decomposition of query q from QUEST's marked
+// original query orig and its template.
+func questGold(t *testing.T, q, orig, tmpl string) Gold {
+	t.Helper()
+	qq, err := boolexpr.QueryFromQuest(orig, tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Gold{Query: q, Template: tmpl, Atoms: qq.Atoms, Expr: qq.Expr}
 }

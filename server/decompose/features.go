@@ -382,10 +382,7 @@ func eachBaseTokenKey(p *prepared, emit func(i int, key []byte)) {
 	var b []byte
 	for i := range p.tokens {
 		key := func(parts ...string) {
-			b = b[:0]
-			for _, x := range parts {
-				b = append(b, x...)
-			}
+			b = joinKey(b, parts...)
 			emit(i, b)
 		}
 		w, s := p.lower[i], p.shapes[i]
@@ -426,10 +423,7 @@ func eachTemplateTokenKey(p *prepared, template string, emit func(i int, key []b
 	var b []byte
 	for i := range p.tokens {
 		key := func(parts ...string) {
-			b = b[:0]
-			for _, x := range parts {
-				b = append(b, x...)
-			}
+			b = joinKey(b, parts...)
 			emit(i, b)
 		}
 		s, neg := p.shapes[i], "0"
@@ -486,4 +480,13 @@ func structureFeatures(p *prepared) []string {
 		fs = append(fs, "cb="+conns[i]+"_"+conns[i+1])
 	}
 	return fs
+}
+
+// joinKey is parts joined into b's storage, reused from key to key.
+func joinKey(b []byte, parts ...string) []byte {
+	b = b[:0]
+	for _, x := range parts {
+		b = append(b, x...)
+	}
+	return b
 }

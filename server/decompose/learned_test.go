@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"boolpool/internal/shareddata"
 	"boolpool/server/boolexpr"
 	"boolpool/server/decompose/learn"
 )
@@ -21,10 +20,7 @@ func TestDecomposeShippedModelHeldOut(t *testing.T) {
 	if err != nil {
 		t.Fatalf("embedded model: %v", err)
 	}
-	items, err := ReadQuest(shareddata.Open(t, "quest", "train.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	items := readSharedQuest(t, "quest", "train")
 	tr := m.Training
 	train, held := SplitHeldOut(items, tr.EvalPercent)
 	if len(train) != tr.QuestTrain || len(held) != tr.QuestHeldOut {
@@ -77,13 +73,7 @@ func TestDecomposeShippedModelHeldOut(t *testing.T) {
 // and decomposes as before; Decompose always returns a valid expression
 // whose template matches and a confidence in [0,1].
 func TestDecomposeModelRoundTrip(t *testing.T) {
-	gold := func(q, orig, tmpl string) Gold {
-		qq, err := boolexpr.QueryFromQuest(orig, tmpl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return Gold{Query: q, Template: tmpl, Atoms: qq.Atoms, Expr: qq.Expr}
-	}
+	gold := func(q, orig, tmpl string) Gold { return questGold(t, q, orig, tmpl) }
 	items := []Gold{
 		gold("Fish of Bolivia but not of Brazil", "<mark>Fish of Bolivia</mark> that are not <mark>Fish of Brazil</mark>", boolexpr.TemplateNot),
 		gold("Birds of Peru or Chile", "<mark>Birds of Peru</mark> or <mark>Birds of Chile</mark>", boolexpr.TemplateOr2),

@@ -62,24 +62,9 @@ func TestLongQueryNotDecomposed(t *testing.T) {
 		t.Fatalf("a query of %d words refused: %s", MaxQueryWords, reason)
 	}
 	ctx := context.Background()
-	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "long")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, p := storetest.NewProject(t, "long")
 	long := strings.Repeat("cats, dogs or birds but not fish ", 200000/7)
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
-		for i, q := range []store.QueryIn{{ExtID: "long", Text: long}, {ExtID: "words", Text: strings.Repeat("a ", 1001)}, {ExtID: "ok", Text: "cats or dogs"}} {
-			q.Seq = i
-			if _, err := im.Query(ctx, q); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	storetest.Queries(t, st, p.ID, []store.QueryIn{{ExtID: "long", Text: long}, {ExtID: "words", Text: strings.Repeat("a ", 1001)}, {ExtID: "ok", Text: "cats or dogs"}})
 	start := time.Now()
 	sum, err := StoreProjectExpressions(ctx, st, p.ID, StoreOptions{})
 	if err != nil {

@@ -18,31 +18,16 @@ import (
 // query that has an expression alone; a split limits the queries.
 func TestStoreProjectExpressions(t *testing.T) {
 	ctx := context.Background()
-	st := storetest.New(t)
-	p, err := st.EnsureProject(ctx, "dec")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, p := storetest.NewProject(t, "dec")
 	kept, _ := json.Marshal(boolexpr.Atom(0))
-	_, err = st.Import(ctx, p.ID, func(im *store.Importer) error {
-		for i, q := range []store.QueryIn{
-			{ExtID: "neg", Text: "birds of the Andes but not of Colombia", Split: "test"},
-			{ExtID: "or", Text: "Novels or short stories", Split: "test"},
-			{ExtID: "or2", Text: "cats or dogs", Split: "test"},
-			{ExtID: "blank", Text: "   ", Split: "test"},
-			{ExtID: "kept", Text: "hand made", Split: "test", Template: "_", Atoms: []store.Atom{{Text: "hand made", End: 9}}, Expression: kept},
-			{ExtID: "other", Text: "red or blue", Split: "train"},
-		} {
-			q.Seq = i
-			if _, err := im.Query(ctx, q); err != nil {
-				return err
-			}
-		}
-		return nil
+	storetest.Queries(t, st, p.ID, []store.QueryIn{
+		{ExtID: "neg", Text: "birds of the Andes but not of Colombia", Split: "test"},
+		{ExtID: "or", Text: "Novels or short stories", Split: "test"},
+		{ExtID: "or2", Text: "cats or dogs", Split: "test"},
+		{ExtID: "blank", Text: "   ", Split: "test"},
+		{ExtID: "kept", Text: "hand made", Split: "test", Template: "_", Atoms: []store.Atom{{Text: "hand made", End: 9}}, Expression: kept},
+		{ExtID: "other", Text: "red or blue", Split: "train"},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	opts := decompose.StoreOptions{Split: "test", OnlyMissing: true, DryRun: true}
 	dry, err := decompose.StoreProjectExpressions(ctx, st, p.ID, opts)
 	if err != nil {

@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -48,7 +50,7 @@ func Build(ctx context.Context, srcDir, outDir string, opt BuildOptions) (docs, 
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, a := range sortedKeys(atoms) {
+	for _, a := range slices.Sorted(maps.Keys(atoms)) {
 		m := members[a]
 		sort.Slice(m, func(i, j int) bool { return stableHash(m[i]) < stableHash(m[j]) })
 		for i := 0; i < len(m) && i < opt.MembersPerAtom; i++ {
@@ -200,13 +202,4 @@ func stableHash(s string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
 	return h.Sum64()
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -56,6 +56,16 @@ func projectDerived(ctx context.Context, st *store.Store, projectID int64, metho
 	return qs, labels, direct, nil
 }
 
+// deriveWithDirect derives q's qrels from the atom labels, with direct,
+// the query's consensus grades by document, as its direct labels.
+func deriveWithDirect(q atoms.Query, labels atoms.Labels, direct map[string]int) ([]atoms.Qrel, error) {
+	rel := map[string]bool{}
+	for d, g := range direct {
+		rel[d] = g >= consensus.RelevantThreshold
+	}
+	return atoms.DeriveQrels(q, labels, rel, false)
+}
+
 func derivedQrels(ctx context.Context, st *store.Store, projectID int64, method string, w *bufio.Writer) (Counts, error) {
 	var c Counts
 	qs, labels, direct, err := projectDerived(ctx, st, projectID, method)
@@ -67,11 +77,7 @@ func derivedQrels(ctx context.Context, st *store.Store, projectID int64, method 
 		return c, err
 	}
 	for _, q := range qs {
-		rel := map[string]bool{}
-		for d, g := range direct[q.ID] {
-			rel[d] = g >= consensus.RelevantThreshold
-		}
-		qr, err := atoms.DeriveQrels(q, labels, rel, false)
+		qr, err := deriveWithDirect(q, labels, direct[q.ID])
 		if err != nil {
 			return c, err
 		}

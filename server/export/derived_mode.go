@@ -51,11 +51,7 @@ func derivedSet(ctx context.Context, st *store.Store, projectID int64, method st
 	out := map[string][]atoms.Qrel{}
 	order := make([]string, 0, len(qs))
 	for _, q := range qs {
-		rel := map[string]bool{}
-		for d, g := range direct[q.ID] {
-			rel[d] = g >= consensus.RelevantThreshold
-		}
-		qr, err := atoms.DeriveQrels(q, labels, rel, false)
+		qr, err := deriveWithDirect(q, labels, direct[q.ID])
 		if err != nil {
 			return nil, nil, err
 		}

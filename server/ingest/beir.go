@@ -151,16 +151,12 @@ func beirQrels(ctx context.Context, im *store.Importer, in *input) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec, err := cr.Read()
-		rr.next()
+		rec, err := rr.csvRecord(cr, n)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		if le := (*LineError)(nil); errors.As(err, &le) {
-			return le
-		}
 		if err != nil {
-			return lineErr(in.name, n, "", "%v", err)
+			return err
 		}
 		if n == 1 && len(rec) > 0 && rec[0] == "query-id" {
 			continue

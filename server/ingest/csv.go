@@ -25,16 +25,12 @@ func importCSV(ctx context.Context, im *store.Importer, in *input, res *Result) 
 	rr.sep = ','
 	cr := csv.NewReader(rr)
 	cr.FieldsPerRecord = 0
-	header, err := cr.Read()
-	rr.next()
+	header, err := rr.csvRecord(cr, 1)
 	if errors.Is(err, io.EOF) {
 		return lineErr(in.name, 1, "", "empty file (want a header row)")
 	}
-	if le := (*LineError)(nil); errors.As(err, &le) {
-		return le
-	}
 	if err != nil {
-		return lineErr(in.name, 1, "", "%v", err)
+		return err
 	}
 	col := map[string]int{}
 	for i, h := range header {
@@ -68,20 +64,12 @@ func importCSV(ctx context.Context, im *store.Importer, in *input, res *Result) 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec, err := cr.Read()
-		rr.next()
+		rec, err := rr.csvRecord(cr, line)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		if le := (*LineError)(nil); errors.As(err, &le) {
-			return le
-		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return lineErr(in.name, pe.Line, "", "%v", pe.Err)
-			}
-			return lineErr(in.name, line, "", "%v", err)
+			return err
 		}
 		get := func(n string) string {
 			if i, ok := col[n]; ok {

@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -353,6 +354,24 @@ func (r *recordReader) Read(p []byte) (int, error) {
 
 // next starts counting a new record.
 func (r *recordReader) next() { r.n, r.seps = 0, 0 }
+
+// csvRecord reads cr's next record (cr reads from r; line is the record's
+// number, for errors) and starts counting the one after it: io.EOF at the
+// end, a *LineError from r as it is, a parse error on the line it names.
+func (r *recordReader) csvRecord(cr *csv.Reader, line int) ([]string, error) {
+	rec, err := cr.Read()
+	r.next()
+	if err == nil || errors.Is(err, io.EOF) {
+		return rec, err
+	}
+	if le := (*LineError)(nil); errors.As(err, &le) {
+		return nil, le
+	}
+	if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+		return nil, lineErr(r.in.name, pe.Line, "", "%v", pe.Err)
+	}
+	return nil, lineErr(r.in.name, line, "", "%v", err)
+}
 
 // textReader passes a file through and stops at the first line
 // PostgreSQL text could not hold (invalid UTF-8, a NUL byte) or longer

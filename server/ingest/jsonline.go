@@ -258,13 +258,7 @@ func nonFiniteToNull(raw []byte) []byte {
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		if inStr {
-			out = append(out, c)
-			if c == '\\' && i+1 < len(raw) {
-				i++
-				out = append(out, raw[i])
-			} else if c == '"' {
-				inStr = false
-			}
+			out, i, inStr = appendStringByte(out, raw, i)
 			continue
 		}
 		switch {
@@ -287,6 +281,18 @@ func nonFiniteToNull(raw []byte) []byte {
 	return out
 }
 
+// appendStringByte appends raw[i], a byte inside a JSON string, to out,
+// with the byte after it when it is a backslash; it returns the index of
+// the last byte taken and whether the string goes on.
+func appendStringByte(out, raw []byte, i int) ([]byte, int, bool) {
+	c := raw[i]
+	out = append(out, c)
+	if c == '\\' && i+1 < len(raw) {
+		return append(out, raw[i+1]), i + 1, true
+	}
+	return out, i, c != '"'
+}
+
 // oneLine puts a JSON value that spans lines (pretty-printed) on one
 // line, spaced as Python's json.dumps writes by default: a line break and
 // the indentation after it become one space after ',' or ':' and nothing
@@ -304,13 +310,7 @@ func oneLine(raw []byte) []byte {
 		c := raw[i]
 		switch {
 		case inStr:
-			out = append(out, c)
-			if c == '\\' && i+1 < len(raw) {
-				i++
-				out = append(out, raw[i])
-			} else if c == '"' {
-				inStr = false
-			}
+			out, i, inStr = appendStringByte(out, raw, i)
 		case c == '"':
 			inStr = true
 			out = append(out, c)

@@ -26,10 +26,7 @@ func TestCALBatchGrowsOnJudgments(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
 	log := quietLog()
-	fx := judgingtest.New(t, st, 1)
-	if err := judgingtest.AddRuns(ctx, st, fx); err != nil {
-		t.Fatal(err)
-	}
+	fx := judgingtest.NewWithRuns(t, st, 1)
 	_, err := st.Import(ctx, fx.Project.ID, func(im *store.Importer) error {
 		for i, text := range []string{"a bird of the Venezuelan Andes", "an Andean bird of Venezuela", "a comedy film set in Paris",
 			"Paris comedy films", "granite rock", "a railway", "copper metal", "a steam engine"} {

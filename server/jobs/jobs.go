@@ -42,6 +42,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -227,7 +229,7 @@ func New(st *store.Store, log *slog.Logger, kinds map[string]Kind, cfg Config) (
 		rc.Queues = map[string]river.QueueConfig{}
 		for _, q := range queues {
 			if !all[q] {
-				return nil, fmt.Errorf("jobs: no job kind uses queue %q (queues: %s)", q, strings.Join(sortedKeys(all), ", "))
+				return nil, fmt.Errorf("jobs: no job kind uses queue %q (queues: %s)", q, strings.Join(slices.Sorted(maps.Keys(all)), ", "))
 			}
 			rc.Queues[q] = river.QueueConfig{MaxWorkers: cfg.Concurrency}
 			c.queueNames = append(c.queueNames, q)
@@ -240,15 +242,6 @@ func New(st *store.Store, log *slog.Logger, kinds map[string]Kind, cfg Config) (
 	}
 	c.river = rcl
 	return c, nil
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Kinds lists the kind names, sorted. A nil client runs no jobs.

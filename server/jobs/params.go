@@ -6,6 +6,11 @@ package jobs
 // server still runs, and the HTTP edge converts between the two
 // (server/httpapi/convert_jobs.go).
 
+import (
+	"boolpool/server/estimate"
+	"boolpool/server/pooling"
+)
+
 // PoolRequest chooses a pool: runs, depth, strategy, logic probes, and (when
 // publishing) the raters per item, which is a project setting.
 type PoolRequest struct {
@@ -58,12 +63,9 @@ type SampleSpec struct {
 	Proxy  string          `json:"proxy,omitempty"` // "bm25" (the default with corpus strata)
 }
 
-// SampleStratum: documents of best rank From..To drawn at Rate in (0, 1].
-type SampleStratum struct {
-	From int     `json:"from"`
-	To   int     `json:"to"`
-	Rate float64 `json:"rate"`
-}
+// SampleStratum: documents of best rank From..To drawn at Rate in (0, 1];
+// the design's own type, whose JSON is the same.
+type SampleStratum = estimate.RankStratum
 
 // SampleCorpus: whole-corpus strata by proxy rank.
 type SampleCorpus struct {
@@ -98,24 +100,12 @@ type PoolPreview struct {
 }
 
 // PoolComposition summarises a pool; Overlap[i][j] counts entries found by
-// both Runs[i] and Runs[j] (the diagonal is Contributed).
-type PoolComposition struct {
-	Queries    int            `json:"queries"`
-	Items      int            `json:"items"`
-	ProbeItems int            `json:"probe_items"`
-	ProbeOnly  int            `json:"probe_only_items"`
-	Runs       []PoolRunStats `json:"runs"`
-	Overlap    [][]int        `json:"overlap"`
-	FromRuns   int            `json:"from_runs,omitempty"` // cal pools: items a chosen run has within the depth
-	FromCAL    int            `json:"from_cal,omitempty"`  // cal pools: items active learning alone found
-}
+// both Runs[i] and Runs[j] (the diagonal is Contributed). It is the
+// pool builder's own type, whose JSON is the same.
+type PoolComposition = pooling.Composition
 
 // PoolRunStats is one run's share of a pool.
-type PoolRunStats struct {
-	Run         string `json:"run"`
-	Contributed int    `json:"contributed"` // pool entries the run found within the depth
-	Unique      int    `json:"unique"`      // entries no other run nor probe found
-}
+type PoolRunStats = pooling.RunStats
 
 // SampleDrawn is what a sampled pool drew over all its queries.
 type SampleDrawn struct {

@@ -124,14 +124,11 @@ func Preview(ctx context.Context, st *store.Store, projectID int64, req PoolRequ
 // PreviewOf is the preview of a pool's report.
 func PreviewOf(rep pooling.Report) PoolPreview {
 	comp := rep.Composition
-	out := PoolPreview{Name: rep.Name, Strategy: rep.Strategy, Depth: rep.Depth, Items: comp.Items, JudgedAtK: rep.JudgedAtK,
-		Composition: PoolComposition{Queries: comp.Queries, Items: comp.Items, ProbeItems: comp.ProbeItems, ProbeOnly: comp.ProbeOnly,
-			Runs: make([]PoolRunStats, len(comp.Runs)), Overlap: comp.Overlap, FromRuns: comp.FromRuns, FromCAL: comp.FromCAL},
-		Sample: sampleDrawn(rep.Sample)}
-	for i, r := range comp.Runs {
-		out.Composition.Runs[i] = PoolRunStats{Run: r.Run, Contributed: r.Contributed, Unique: r.Unique}
+	if comp.Runs == nil {
+		comp.Runs = []PoolRunStats{} // the preview's runs are a JSON list, never null
 	}
-	return out
+	return PoolPreview{Name: rep.Name, Strategy: rep.Strategy, Depth: rep.Depth, Items: comp.Items, JudgedAtK: rep.JudgedAtK,
+		Composition: comp, Sample: sampleDrawn(rep.Sample)}
 }
 
 // PublishedOf is a published pool as the pool job's result.

@@ -11,9 +11,7 @@ func sampleParams(s *SampleSpec) *pooling.SampleParams {
 		return nil
 	}
 	p := &pooling.SampleParams{Budget: s.Budget, Seed: s.Seed, Proxy: s.Proxy}
-	for _, r := range s.Strata {
-		p.Strata = append(p.Strata, estimate.RankStratum{From: r.From, To: r.To, Rate: r.Rate})
-	}
+	p.Strata = append(p.Strata, s.Strata...)
 	if c := s.Corpus; c != nil {
 		p.Corpus = &estimate.CorpusStratum{Bounds: c.Bounds, Rates: c.Rates, Rest: c.Rest, RestRate: c.RestRate}
 	}
@@ -30,9 +28,7 @@ func sampleDrawn(r *pooling.SampleReport) *SampleDrawn {
 	for i, s := range r.Strata {
 		out.Strata[i] = SampleStratumSum{Name: s.Name, Population: s.Population, Sampled: s.Sampled}
 	}
-	for _, s := range r.Config.Strata {
-		out.Drawn.Strata = append(out.Drawn.Strata, SampleStratum{From: s.From, To: s.To, Rate: s.Rate})
-	}
+	out.Drawn.Strata = append(out.Drawn.Strata, r.Config.Strata...)
 	if c := r.Config.Corpus; c != nil {
 		out.Drawn.Corpus = &SampleCorpus{Bounds: c.Bounds, Rates: c.Rates, Rest: c.Rest, RestRate: c.RestRate}
 	}

@@ -2,7 +2,6 @@ package jobs_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
@@ -48,15 +47,7 @@ func TestPoolJobSample(t *testing.T) {
 	c := newClient(t, st, map[string]jobs.Kind{vocab.JobKindPool: jobs.Pool(st, atompool.NewPools(st, quietLog()), quietLog())}, 1)
 	spec := jobs.PoolRequest{Name: "sampled", Runs: []string{"bm25", "dense"}, Strategy: vocab.StrategySample,
 		Sample: &jobs.SampleSpec{Strata: []jobs.SampleStratum{{From: 1, To: 1, Rate: 1}, {From: 2, To: 3, Rate: 0.5}}}}
-	j, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, spec), fx.Users["researcher"].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := wait(t, st, j.ID)
-	var pub jobs.PoolPublished
-	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != vocab.JobDone {
-		t.Fatalf("pool job %+v result %s: %v", got, got.Result, err)
-	}
+	pub, _ := publishPool(t, c, st, pid, spec, fx.Users["researcher"].ID)
 	s := pub.Preview.Sample
 	// q1: rank 1 {d6} (d1 judged), ranks 2-3 {d5, d2} at 0.5, judged {d1};
 	// q2: rank 1 {d5, d6}, ranks 2-3 {d1, d3} at 0.5.

@@ -21,10 +21,7 @@ import (
 func poolFixture(t *testing.T) (*store.Store, *judgingtest.Fixture) {
 	t.Helper()
 	st := storetest.New(t)
-	fx := judgingtest.New(t, st, 1)
-	if err := judgingtest.AddRuns(context.Background(), st, fx); err != nil {
-		t.Fatal(err)
-	}
+	fx := judgingtest.NewWithRuns(t, st, 1)
 	return st, fx
 }
 
@@ -35,6 +32,22 @@ func poolParams(t *testing.T, spec jobs.PoolRequest) json.RawMessage {
 		t.Fatal(err)
 	}
 	return raw
+}
+
+// publishPool runs spec as a pool job submitted by userID and returns what
+// it published and the finished job, which must be done.
+func publishPool(t *testing.T, c *jobs.Client, st *store.Store, pid int64, spec jobs.PoolRequest, userID int64) (jobs.PoolPublished, store.Job) {
+	t.Helper()
+	j, err := c.Submit(context.Background(), pid, vocab.JobKindPool, poolParams(t, spec), userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := wait(t, st, j.ID)
+	var pub jobs.PoolPublished
+	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != vocab.JobDone {
+		t.Fatalf("pool job %+v result %s: %v", got, got.Result, err)
+	}
+	return pub, got
 }
 
 // counts are what publishing shows in the database: the project's
@@ -72,15 +85,7 @@ func TestPoolJobPublishes(t *testing.T) {
 	before := poolCounts(t, st, pid)
 
 	spec := jobs.PoolRequest{Name: "p1", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: vocab.StrategyDepth, RatersPerItem: 3}
-	j, err := c.Submit(ctx, pid, vocab.JobKindPool, poolParams(t, spec), fx.Users["researcher"].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := wait(t, st, j.ID)
-	var pub jobs.PoolPublished
-	if err := json.Unmarshal(got.Result, &pub); err != nil || got.State != vocab.JobDone {
-		t.Fatalf("pool job %+v result %s: %v", got, got.Result, err)
-	}
+	pub, got := publishPool(t, c, st, pid, spec, fx.Users["researcher"].ID)
 	if pub.PoolID == 0 || pub.ItemsCreated != 4 || pub.RatersPerItem != 3 || pub.Preview.Items != 7 || pub.Preview.Name != "p1" ||
 		len(pub.Preview.Composition.Runs) != 2 {
 		t.Fatalf("published = %+v", pub)
@@ -100,7 +105,7 @@ func TestPoolJobPublishes(t *testing.T) {
 		JobID int64 `json:"job_id"`
 		Depth int   `json:"depth"`
 	}
-	if err := json.Unmarshal(pool.Params, &params); err != nil || params.JobID != j.ID || params.Depth != 2 || pool.ID != pub.PoolID {
+	if err := json.Unmarshal(pool.Params, &params); err != nil || params.JobID != got.ID || params.Depth != 2 || pool.ID != pub.PoolID {
 		t.Fatalf("pool %+v params %s: %v", pool, pool.Params, err)
 	}
 	if p, err := st.ProjectByID(ctx, pid); err != nil || p.RatersPerItem != 3 {

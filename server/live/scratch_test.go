@@ -37,11 +37,7 @@ func Recompute(project string, d Data) Snapshot {
 	decisions := map[int64]consensus.Decision{}
 	qrels := metrics.Qrels{}
 	for _, it := range items {
-		var adj *int
-		if a, ok := d.Adjudicated[it.ID]; ok {
-			adj = &a
-		}
-		dec, ok := consensus.Decide(d.Votes[it.ID], adj)
+		dec, ok := d.decide(it.ID)
 		if !ok {
 			continue
 		}

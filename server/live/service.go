@@ -386,7 +386,7 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	if err != nil {
 		return Data{}, err
 	}
-	d := Data{RatersPerItem: proj.RatersPerItem, Votes: map[int64][]consensus.Vote{}, Quality: store.QualityOf(proj)}
+	d := Data{RatersPerItem: proj.RatersPerItem, Quality: store.QualityOf(proj)}
 	qs, err := st.ProjectQueries(ctx, projectID)
 	if err != nil {
 		return d, err
@@ -434,11 +434,7 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	for _, li := range items {
 		d.Items = append(d.Items, itemOf(li))
 	}
-	err = st.EachCurrentVote(ctx, projectID, func(v store.CurrentVote) error {
-		d.Votes[v.ItemID] = append(d.Votes[v.ItemID], consensus.Vote{Rater: v.UserID, Label: v.Relevance, Contradiction: v.Contradiction})
-		return nil
-	})
-	if err != nil {
+	if d.Votes, err = consensus.CurrentVotes(ctx, st, projectID); err != nil {
 		return d, err
 	}
 	if d.Adjudicated, err = st.LatestAdjudications(ctx, projectID); err != nil {
@@ -476,16 +472,22 @@ func itemOf(li store.RelevanceItem) Item {
 	return it
 }
 
+// decide is the consensus of item id under d's votes and adjudications
+// (ok false: none yet).
+func (d Data) decide(id int64) (dec consensus.Decision, ok bool) {
+	var adj *int
+	if a, ok := d.Adjudicated[id]; ok {
+		adj = &a
+	}
+	return consensus.Decide(d.Votes[id], adj)
+}
+
 // ConsensusRows computes the consensus rows of d (what the consensus table
 // holds after a sync of the same data).
 func ConsensusRows(d Data) []store.ConsensusRow {
 	var rows []store.ConsensusRow
 	for _, it := range d.Items {
-		var adj *int
-		if a, ok := d.Adjudicated[it.ID]; ok {
-			adj = &a
-		}
-		dec, ok := consensus.Decide(d.Votes[it.ID], adj)
+		dec, ok := d.decide(it.ID)
 		if !ok {
 			continue
 		}

@@ -640,21 +640,7 @@ func interval(s []float64, w []int32) (lo, hi float64, ok bool) {
 	}
 	sort.Float64s(means)
 	a := (1 - Level) / 2
-	return quantile7(means, a), quantile7(means, 1-a), true
-}
-
-// quantile7 is the type-7 (linear) quantile of sorted xs.
-func quantile7(xs []float64, p float64) float64 {
-	if len(xs) == 1 {
-		return xs[0]
-	}
-	h := p * float64(len(xs)-1)
-	lo := math.Floor(h)
-	i := int(lo)
-	if i >= len(xs)-1 {
-		return xs[len(xs)-1]
-	}
-	return xs[i] + (h-lo)*(xs[i+1]-xs[i])
+	return metrics.Quantile(means, a), metrics.Quantile(means, 1-a), true
 }
 
 // Breakdown label prefixes.

@@ -324,7 +324,7 @@ func TestBootstrap(t *testing.T) {
 	if c != (Interval{0.3, 0.3, 0.3}) {
 		t.Fatalf("constant values: %v", c)
 	}
-	if q := quantile([]float64{1, 2, 3, 4}, 0.5); q != 2.5 {
+	if q := Quantile([]float64{1, 2, 3, 4}, 0.5); q != 2.5 {
 		t.Fatalf("quantile = %v", q)
 	}
 }

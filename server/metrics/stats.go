@@ -81,12 +81,13 @@ func BootstrapSlice(xs []float64, resamples int, level float64, seed uint64) Int
 	}
 	sort.Float64s(means)
 	alpha := (1 - level) / 2
-	return Interval{Mean: mean, Low: quantile(means, alpha), High: quantile(means, 1-alpha)}
+	return Interval{Mean: mean, Low: Quantile(means, alpha), High: Quantile(means, 1-alpha)}
 }
 
-// quantile interpolates linearly between order statistics (Hyndman & Fan
-// type 7, the default of R and numpy).
-func quantile(sorted []float64, p float64) float64 {
+// Quantile is the p quantile of sorted (not empty), interpolated linearly
+// between order statistics (Hyndman & Fan type 7, the default of R and
+// numpy).
+func Quantile(sorted []float64, p float64) float64 {
 	if len(sorted) == 1 {
 		return sorted[0]
 	}

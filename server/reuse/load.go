@@ -103,7 +103,7 @@ func depthFor(specs []metrics.Spec) int {
 }
 
 func load(ctx context.Context, st *store.Store, projectID int64, split string, depth int) (project, error) {
-	p := project{queries: map[int64]string{}, votes: map[int64][]consensus.Vote{}}
+	p := project{queries: map[int64]string{}}
 	qs, err := st.ListQueries(ctx, projectID, split)
 	if err != nil {
 		return p, err
@@ -151,11 +151,7 @@ func load(ctx context.Context, st *store.Store, projectID int64, split string, d
 			p.items = append(p.items, it)
 		}
 	}
-	err = st.EachCurrentVote(ctx, projectID, func(v store.CurrentVote) error {
-		p.votes[v.ItemID] = append(p.votes[v.ItemID], consensus.Vote{Rater: v.UserID, Label: v.Relevance, Contradiction: v.Contradiction})
-		return nil
-	})
-	if err != nil {
+	if p.votes, err = consensus.CurrentVotes(ctx, st, projectID); err != nil {
 		return p, err
 	}
 	if p.adj, err = st.LatestAdjudications(ctx, projectID); err != nil {

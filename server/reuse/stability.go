@@ -1,7 +1,6 @@
 package reuse
 
 import (
-	"math"
 	"math/rand/v2"
 	"sort"
 
@@ -155,11 +154,5 @@ func quantile(xs []float64, p float64) *float64 {
 	}
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
-	h := p * float64(len(s)-1)
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= len(s) {
-		return finite(s[len(s)-1])
-	}
-	return finite(s[i] + (h-lo)*(s[i+1]-s[i]))
+	return finite(metrics.Quantile(s, p))
 }

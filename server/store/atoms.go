@@ -270,11 +270,5 @@ func (s *Store) InsertVariants(ctx context.Context, projectID int64, vs []Varian
 // VariantSources maps each variant query's id to its source query's id.
 func (s *Store) VariantSources(ctx context.Context, projectID int64) (map[int64]int64, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT id, variant_of FROM queries WHERE project_id = $1 AND variant_of IS NOT NULL`, projectID)
-	out := map[int64]int64{}
-	var id, src int64
-	err := forEach(rows, "variant sources", func() error {
-		out[id] = src
-		return nil
-	}, &id, &src)
-	return out, err
+	return collectMap[int64, int64](rows, "variant sources")
 }

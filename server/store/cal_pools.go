@@ -53,23 +53,10 @@ func saveCALQueries(ctx context.Context, tx pgx.Tx, poolID int64, qs []CALQueryI
 // consensus of each relevance item that has one (with one rater the single
 // label), document id → relevant (consensus relevance ≥ 1).
 func (s *Store) CALLabels(ctx context.Context, queryID int64) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, `SELECT d.ext_id, c.relevance >= 1
+	rows, _ := s.pool.Query(ctx, `SELECT d.ext_id, c.relevance >= 1
 		FROM consensus c JOIN items i ON i.id = c.item_id JOIN documents d ON d.id = i.document_id
 		WHERE i.query_id = $1 AND i.kind = 'relevance'`, queryID)
-	if err != nil {
-		return nil, fmt.Errorf("store: cal labels: %w", err)
-	}
-	out := map[string]bool{}
-	var doc string
-	var rel bool
-	_, err = pgx.ForEachRow(rows, []any{&doc, &rel}, func() error {
-		out[doc] = rel
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: cal labels: %w", err)
-	}
-	return out, nil
+	return collectMap[string, bool](rows, "cal labels")
 }
 
 // CALPoolLabels is CALLabels for every query of a cal pool at once
@@ -290,21 +277,8 @@ func (s *Store) PoolByID(ctx context.Context, projectID, poolID int64) (PoolInfo
 // query (run name → documents, best first; runs without the query are
 // absent).
 func (s *Store) QueryRunLists(ctx context.Context, projectID, queryID int64, runs []string, depth int) (map[string][]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT r.name, rr.doc_ext_ids[1:$4]
+	rows, _ := s.pool.Query(ctx, `SELECT r.name, rr.doc_ext_ids[1:$4]
 		FROM run_rankings rr JOIN runs r ON r.id = rr.run_id
 		WHERE r.project_id = $1 AND rr.query_id = $2 AND r.name = ANY($3)`, projectID, queryID, runs, depth)
-	if err != nil {
-		return nil, fmt.Errorf("store: query run lists: %w", err)
-	}
-	out := map[string][]string{}
-	var name string
-	var docs []string
-	_, err = pgx.ForEachRow(rows, []any{&name, &docs}, func() error {
-		out[name] = docs
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: query run lists: %w", err)
-	}
-	return out, nil
+	return collectMap[string, []string](rows, "query run lists")
 }

@@ -80,14 +80,7 @@ func (s *Store) LatestAdjudications(ctx context.Context, projectID int64) (map[i
 	rows, _ := s.pool.Query(ctx, `SELECT DISTINCT ON (a.item_id) a.item_id, a.relevance
 		FROM adjudications a JOIN items i ON i.id = a.item_id
 		WHERE i.project_id = $1 ORDER BY a.item_id, a.id DESC`, projectID)
-	out := map[int64]int{}
-	var id int64
-	var rel int
-	err := forEach(rows, "adjudications", func() error {
-		out[id] = rel
-		return nil
-	}, &id, &rel)
-	return out, err
+	return collectMap[int64, int](rows, "adjudications")
 }
 
 // ProjectQuery is what the in-memory state needs of a query.
@@ -148,14 +141,7 @@ func (s *Store) NegativeQrels(ctx context.Context, projectID int64) (map[int64][
 // Usernames maps user id → username for every user.
 func (s *Store) Usernames(ctx context.Context) (map[int64]string, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT id, username FROM users`)
-	out := map[int64]string{}
-	var id int64
-	var name string
-	err := forEach(rows, "usernames", func() error {
-		out[id] = name
-		return nil
-	}, &id, &name)
-	return out, err
+	return collectMap[int64, string](rows, "usernames")
 }
 
 // StateFingerprint summarises what a project's in-memory state is built from

@@ -36,6 +36,22 @@ func collectAll[T any](rows pgx.Rows, what string) ([]T, error) {
 	return out, nil
 }
 
+// collectMap reads rows of two columns, a key and its value, into a map;
+// a later row of the same key wins.
+func collectMap[K comparable, V any](rows pgx.Rows, what string) (map[K]V, error) {
+	out := map[K]V{}
+	var k K
+	var v V
+	err := forEach(rows, what, func() error {
+		out[k] = v
+		return nil
+	}, &k, &v)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // forEach scans each row into dest and then calls fn, which reads dest.
 // An error of fn stops the loop and is returned as it is. The same dest
 // takes every row (as with pgx.ForEachRow): fn copies what it keeps.

@@ -158,10 +158,7 @@ func TestStartRepairsStaleConsensus(t *testing.T) {
 func TestSweepQueuesLostAtomsBatch(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
-	fx := judgingtest.New(t, st, 1)
-	if err := judgingtest.AddRuns(ctx, st, fx); err != nil {
-		t.Fatal(err)
-	}
+	fx := judgingtest.NewWithRuns(t, st, 1)
 	p := fx.Project.ID
 	log := slog.New(slog.DiscardHandler)
 	rep, created, err := atompool.Publish(ctx, st, p, pooling.Spec{Name: "atoms", Runs: []string{"bm25", "dense"}, Depth: 3,
@@ -269,10 +266,7 @@ func TestSweepQueuesLostAtomsBatch(t *testing.T) {
 func TestSweepQueuesLostCALBatch(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
-	fx := judgingtest.New(t, st, 1)
-	if err := judgingtest.AddRuns(ctx, st, fx); err != nil {
-		t.Fatal(err)
-	}
+	fx := judgingtest.NewWithRuns(t, st, 1)
 	p := fx.Project.ID
 	rep, err := pooling.Create(ctx, st, p, pooling.Spec{Name: "cal", Runs: []string{"bm25", "dense"}, Depth: 2, Strategy: pooling.CAL,
 		CAL: pooling.CALParams{Batch: 2, Stop: pooling.CALStopNone, Max: 50}}, slog.New(slog.DiscardHandler))

@@ -101,13 +101,7 @@ func TrainClassifier(classes []string, data []Example, opt ClassifierOptions) (*
 	rng := uint64(0x9e3779b97f4a7c15)
 	probs := make([]float64, nc)
 	for ep := 0; ep < opt.Epochs; ep++ {
-		for i := len(order) - 1; i > 0; i-- { // Fisher-Yates with a fixed xorshift stream
-			rng ^= rng << 13
-			rng ^= rng >> 7
-			rng ^= rng << 17
-			j := int(rng % uint64(i+1))
-			order[i], order[j] = order[j], order[i]
-		}
+		shuffle(order, &rng)
 		for _, k := range order {
 			copy(probs, bias)
 			for _, j := range idx[k] {
@@ -258,4 +252,16 @@ func (m *Classifier) Prune(min float32) int {
 	m.Features, m.Weights = feats, weights
 	m.buildIndex()
 	return dropped
+}
+
+// shuffle permutes order in place (Fisher–Yates) with the xorshift stream
+// whose state is *rng, so that training is deterministic.
+func shuffle(order []int, rng *uint64) {
+	for i := len(order) - 1; i > 0; i-- {
+		*rng ^= *rng << 13
+		*rng ^= *rng >> 7
+		*rng ^= *rng << 17
+		j := int(*rng % uint64(i+1))
+		order[i], order[j] = order[j], order[i]
+	}
 }

@@ -105,13 +105,7 @@ func TrainTagger(classes []string, data []Sequence, epochs int) (*Tagger, error)
 	rng := uint64(0x2545f4914f6cdd1d)
 	step := 1.0
 	for ep := 0; ep < epochs; ep++ {
-		for i := len(order) - 1; i > 0; i-- {
-			rng ^= rng << 13
-			rng ^= rng >> 7
-			rng ^= rng << 17
-			j := int(rng % uint64(i+1))
-			order[i], order[j] = order[j], order[i]
-		}
+		shuffle(order, &rng)
 		for _, k := range order {
 			s := data[k]
 			if len(s.Labels) == 0 {
@@ -238,22 +232,9 @@ func (t *Tagger) Validate() error {
 	return nil
 }
 
-func emissions(index map[string]int, w [][]float64, tokens [][]string, nl int) [][]float64 {
-	em := make([][]float64, len(tokens))
-	for j, fs := range tokens {
-		em[j] = make([]float64, nl)
-		for _, f := range fs {
-			if fi, ok := index[f]; ok {
-				for l, v := range w[fi] {
-					em[j][l] += v
-				}
-			}
-		}
-	}
-	return em
-}
-
-func emissions32(index map[string]int, w [][]float32, tokens [][]string, nl int) [][]float64 {
+// emissions are each token's per-label sums of the weights of its
+// features (rows of w by index; unknown features add nothing).
+func emissions[W float32 | float64](index map[string]int, w [][]W, tokens [][]string, nl int) [][]float64 {
 	em := make([][]float64, len(tokens))
 	for j, fs := range tokens {
 		em[j] = make([]float64, nl)
@@ -292,7 +273,7 @@ func (t *Tagger) Emissions(tokens [][]string) [][]float64 {
 	if t.index == nil {
 		t.buildIndex()
 	}
-	return emissions32(t.index, t.Weights, tokens, t.NumLabels())
+	return emissions(t.index, t.Weights, tokens, t.NumLabels())
 }
 
 // NewEmissions returns zero emissions for n tokens (see AddFeature).

@@ -92,6 +92,15 @@ func (env *Env) serverBin() (string, error) {
 	return env.ServerBin, nil
 }
 
+// OpenEncoder opens the named encoder on env.Runtime; the caller closes it.
+func (env *Env) OpenEncoder(ctx context.Context, name string) (*encoders.ONNXEncoder, error) {
+	rt, err := env.Runtime()
+	if err != nil {
+		return nil, err
+	}
+	return rt.Open(ctx, name)
+}
+
 // SharedRuntime makes an Env.Runtime that calls open on first use and
 // hands the same runtime out after; release closes it if it was opened.
 func SharedRuntime(open func() (*encoders.Runtime, error)) (get func() (*encoders.Runtime, error), release func()) {

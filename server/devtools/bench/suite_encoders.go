@@ -87,15 +87,11 @@ func runEncoders(ctx context.Context, env *Env) ([]Row, error) {
 	//     Hugging Face tokenizers (node binding) + onnxruntime-node;
 	//   - our end-to-end figure against node's model-run-only figure, to show
 	//     what tokenization and batch building cost on top of the model.
-	open := map[string]*encoders.ONNXEncoder{}
-	for _, name := range encoders.Names() {
-		e, err := rt.Open(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		defer e.Close()
-		open[name] = e
+	open, closeAll, err := openEncoders(ctx, rt)
+	if err != nil {
+		return nil, err
 	}
+	defer closeAll()
 	node, err := startNodeORT(ctx, nodeModules)
 	if err != nil {
 		return nil, err
@@ -502,4 +498,24 @@ func pearson(x, y []float64) float64 {
 		syy += (y[i] - my) * (y[i] - my)
 	}
 	return sxy / math.Sqrt(sxx*syy)
+}
+
+// openEncoders opens every registered encoder of rt, by name; closeAll
+// closes them. On an error the ones opened are closed.
+func openEncoders(ctx context.Context, rt *encoders.Runtime) (open map[string]*encoders.ONNXEncoder, closeAll func(), err error) {
+	open = map[string]*encoders.ONNXEncoder{}
+	closeAll = func() {
+		for _, e := range open {
+			e.Close()
+		}
+	}
+	for _, name := range encoders.Names() {
+		e, err := rt.Open(ctx, name)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		open[name] = e
+	}
+	return open, closeAll, nil
 }

@@ -36,15 +36,11 @@ func runEncoderSpeed(ctx context.Context, env *Env) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	open := map[string]*encoders.ONNXEncoder{}
-	for _, name := range encoders.Names() {
-		e, err := rt.Open(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		defer e.Close()
-		open[name] = e
+	open, closeAll, err := openEncoders(ctx, rt)
+	if err != nil {
+		return nil, err
 	}
+	defer closeAll()
 	flags := cpuFlags()
 	bt := exactTexts(tok, sentences, 32, 128)
 	rounds := 11

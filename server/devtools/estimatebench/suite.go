@@ -259,11 +259,7 @@ func saveRuns(ctx context.Context, env *bench.Env, vp valproject.Project) ([]str
 // in-memory index (the transformer encoders cannot embed 60k documents on
 // two cores within a benchmark run).
 func memDense(ctx context.Context, env *bench.Env, projectID int64) (*retrieval.Dense, func(), error) {
-	rt, err := env.Runtime()
-	if err != nil {
-		return nil, nil, err
-	}
-	enc, err := rt.Open(ctx, encoders.MiniLMStatic)
+	enc, err := env.OpenEncoder(ctx, encoders.MiniLMStatic)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -260,11 +260,7 @@ func toRun(name string, res map[string][]retrieval.Result, depth int) pooling.Ru
 // reference, into an exact in-memory index. The transformer encoders cannot
 // embed 60k documents on a 2-core machine within a benchmark run.
 func pgDense(ctx context.Context, env *bench.Env, projectID int64) (pg, mem *retrieval.Dense, note string, closeFn func(), err error) {
-	rt, err := env.Runtime()
-	if err != nil {
-		return nil, nil, "", nil, err
-	}
-	enc, err := rt.Open(ctx, encoders.MiniLMStatic)
+	enc, err := env.OpenEncoder(ctx, encoders.MiniLMStatic)
 	if err != nil {
 		return nil, nil, "", nil, err
 	}

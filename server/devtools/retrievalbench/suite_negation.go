@@ -216,11 +216,7 @@ type denseOpener struct {
 }
 
 func denseFactory(ctx context.Context, env *bench.Env) (*denseOpener, func(), error) {
-	rt, err := env.Runtime()
-	if err != nil {
-		return nil, nil, err
-	}
-	enc, err := rt.Open(ctx, encoders.MiniLMStatic)
+	enc, err := env.OpenEncoder(ctx, encoders.MiniLMStatic)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -154,3 +154,26 @@ func Column[T any](t testing.TB, st *store.Store, sql string, args ...any) []T {
 	}
 	return out
 }
+
+// Queries imports qs into the project in order (Seq is each one's index)
+// and returns their ids by ExtID.
+func Queries(t testing.TB, s *store.Store, projectID int64, qs []store.QueryIn) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	ids := make(map[string]int64, len(qs))
+	_, err := s.Import(ctx, projectID, func(im *store.Importer) error {
+		for i, q := range qs {
+			q.Seq = i
+			id, err := im.Query(ctx, q)
+			if err != nil {
+				return err
+			}
+			ids[q.ExtID] = id
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("storetest: import queries: %v", err)
+	}
+	return ids
+}

@@ -133,7 +133,7 @@ func TestHNSWPerProject(t *testing.T) {
 		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
 			return err
 		}
-		rows, _ := tx.Query(ctx, `EXPLAIN `+store.NearestSQL(enc, p1), pgvector.NewVector([]float32{1, 0, 0}), 3)
+		rows, _ := tx.Query(ctx, `EXPLAIN `+store.NearestSQL(enc, p1), pgvector.NewVector([]float32{1, 0, 0}), 1000, 3)
 		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		if err != nil {
 			return err

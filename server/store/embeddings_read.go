@@ -77,8 +77,9 @@ func hnswIndexSQL(enc EncoderInfo, projectID int64) string {
 // dimension dim needs to keep its graph in memory (pgvector builds several
 // times slower once it no longer fits, and says so in a notice): measured
 // here, 64 MB held 36,873 single-precision 256-d vectors (≈ 1.8 kB each:
-// the 1 kB vector and ≈ 0.8 kB of element and neighbour lists); half
-// precision stores 2 bytes per dimension. A quarter more for margin.
+// the 1 kB vector and ≈ 0.8 kB of element and neighbour lists at m 16,
+// ≈ 1.2 kB at m 24); half precision stores 2 bytes per dimension. A
+// quarter more for margin.
 func HNSWMemory(n, dim int) int64 {
 	return int64(n) * int64(dim*2+1024) * 5 / 4
 }

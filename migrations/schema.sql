@@ -494,7 +494,8 @@ CREATE TABLE public.embeddings (
     encoder_id integer NOT NULL,
     document_id bigint NOT NULL,
     content_hash bytea NOT NULL,
-    embedding public.vector NOT NULL
+    embedding public.vector NOT NULL,
+    project_id bigint NOT NULL
 );
 
 -- Name: encoders; Type: TABLE; Schema: public; Owner: -

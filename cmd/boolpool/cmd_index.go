@@ -39,7 +39,7 @@ func runIndex(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		if err := st.EnsureHNSW(ctx, enc); err != nil {
+		if _, err := st.EnsureHNSW(ctx, p.ID, enc); err != nil {
 			return err
 		}
 		if err := st.AnalyzeEmbeddings(ctx); err != nil {

@@ -33,7 +33,7 @@ func PgvectorIndex(ctx context.Context, st *store.Store, p store.Project, encode
 	} else if n == 0 {
 		return nil, fmt.Errorf("project %s has no document vectors of encoder %q (or use --vectors memory)", p.Name, encoder)
 	}
-	if err := st.EnsureHNSW(ctx, info); err != nil {
+	if _, err := st.EnsureHNSW(ctx, p.ID, info); err != nil {
 		return nil, err
 	}
 	return &retrieval.PgVectors{Store: st, ProjectID: p.ID, Encoder: info}, nil

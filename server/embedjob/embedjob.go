@@ -25,13 +25,15 @@
 //     next batch read and encoded while the previous one is written. An
 //     interrupted run loses at most the batches in flight (three); running
 //     it again continues with the documents still missing.
-//   - Index. After the documents of a dense encoder are stored, its cosine
-//     HNSW index is created if missing (store.BuildHNSW: EnsureHNSW's index,
-//     built with enough maintenance_work_mem for the graph) and the table
-//     analysed. Building the index after a bulk load is several times faster
-//     than maintaining it row by row, so a run that loads at least 1000
-//     documents and at least half as many as the index holds drops the
-//     index first (kNN queries fall back to exact scans meanwhile); smaller
+//   - Index. After the documents of a dense encoder are stored, the
+//     project's cosine HNSW index of the encoder (one partial index per
+//     project, half precision; see store.EnsureHNSW) is built if missing,
+//     with enough maintenance_work_mem for the graph, and the table
+//     analysed. Other projects' indexes are not touched. Building the index
+//     after a bulk load is several times faster than maintaining it row by
+//     row, so a run that loads at least 1000 documents and at least half as
+//     many as the project's index holds drops that index first (kNN queries
+//     of the project fall back to exact scans meanwhile); smaller
 //     incremental runs update the existing index.
 //   - Queries (Options.Queries; `boolpool encode` sets it unless
 //     --queries=false). Each query's whole text (atom -1) and each atom
@@ -69,14 +71,6 @@ import (
 // index): inserting into an existing index costs a few times more per row
 // than building it (measured: ≈ 2.7 ms vs ≈ 0.8 ms per 256-d row here).
 const bulkLoadMin = 1000
-
-// hnswMemory is the maintenance_work_mem an HNSW build of n vectors of
-// dimension dim needs: pgvector reported running out of 64 MB after ≈ 37k
-// 256-d vectors (≈ 1.8 kB each), so the vector plus 1 kB of graph, with a
-// quarter more for margin.
-func hnswMemory(n, dim int) int64 {
-	return int64(n) * int64(dim*4+1024) * 5 / 4
-}
 
 // DefaultBatch is the number of documents encoded and committed together.
 const DefaultBatch = 64
@@ -316,13 +310,13 @@ func run(ctx context.Context, st *store.Store, src source, opt Options) (rep Rep
 	stale := len(staleIDs)
 	rep.Documents, rep.Unchanged, rep.ToEncode = total, total-stale, stale
 	if enc.Kind == store.EncoderDense && stale >= bulkLoadMin {
-		indexed, err := st.CountEncoderVectors(ctx, enc)
+		indexed, err := st.CountEmbeddings(ctx, opt.ProjectID, enc.ID)
 		if err != nil {
 			return rep, err
 		}
 		if 2*stale >= indexed {
-			log.Info("bulk load: dropping the HNSW index, rebuilt after the load", "encoder", enc.Name, "to_encode", stale, "indexed", indexed)
-			if err := st.DropHNSW(ctx, enc); err != nil {
+			log.Info("bulk load: dropping the project's HNSW index, rebuilt after the load", "encoder", enc.Name, "to_encode", stale, "indexed", indexed)
+			if err := st.DropHNSW(ctx, opt.ProjectID, enc); err != nil {
 				return rep, err
 			}
 		}
@@ -333,11 +327,7 @@ func run(ctx context.Context, st *store.Store, src source, opt Options) (rep Rep
 
 	if enc.Kind == store.EncoderDense {
 		t := time.Now()
-		n, err := st.CountEncoderVectors(ctx, enc)
-		if err != nil {
-			return rep, err
-		}
-		if err := st.BuildHNSW(ctx, enc, hnswMemory(n, enc.Dim)); err != nil {
+		if _, err := st.EnsureHNSW(ctx, opt.ProjectID, enc); err != nil {
 			return rep, err
 		}
 		rep.IndexBuilt = true
@@ -454,7 +444,7 @@ func readBatches(ctx context.Context, st *store.Store, src source, enc store.Enc
 		}
 		rows := make([]store.DocumentVector, len(docs))
 		for i, d := range docs {
-			rows[i] = store.DocumentVector{DocumentID: d.ID, ContentHash: d.ContentHash, Dense: vecs[i].dense, Sparse: vecs[i].sparse, New: !d.Stored}
+			rows[i] = store.DocumentVector{DocumentID: d.ID, ProjectID: d.ProjectID, ContentHash: d.ContentHash, Dense: vecs[i].dense, Sparse: vecs[i].sparse, New: !d.Stored}
 		}
 		select {
 		case out <- encodedBatch{rows: rows}:

@@ -186,7 +186,7 @@ func TestEncodeStoresIncrementallyAndRetrievesOwnText(t *testing.T) {
 	if n, err := f.st.CountEmbeddings(ctx, f.project.ID, row.ID); err != nil || n != len(corpus) {
 		t.Fatalf("stored %d embeddings (%v), want %d", n, err, len(corpus))
 	}
-	if n := f.count(t, `SELECT count(*) FROM pg_indexes WHERE tablename = 'embeddings' AND indexname = $1`, fmt.Sprintf("embeddings_hnsw_e%d", row.ID)); n != 1 {
+	if n := f.count(t, `SELECT count(*) FROM pg_indexes WHERE tablename = 'embeddings' AND indexname = $1`, fmt.Sprintf("embeddings_hnsw_e%d_p%d", row.ID, f.project.ID)); n != 1 {
 		t.Fatalf("HNSW index missing after the load")
 	}
 	if n := f.count(t, `SELECT count(*) FROM query_embeddings WHERE encoder_id = $1 AND embedding IS NOT NULL AND text_hash IS NOT NULL`, row.ID); n != 6 {

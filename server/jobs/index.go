@@ -54,7 +54,7 @@ func Index(st *store.Store, log *slog.Logger) Kind {
 				return nil, err
 			}
 			a.Report("building the HNSW index of "+enc.Name, 0, 0)
-			if err := st.EnsureHNSW(ctx, enc); err != nil {
+			if _, err := st.EnsureHNSW(ctx, a.Job.ProjectID, enc); err != nil {
 				return nil, err
 			}
 			if err := st.AnalyzeEmbeddings(ctx); err != nil {

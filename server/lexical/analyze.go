@@ -37,14 +37,16 @@ func (a *Analyzer) Analyze(text string) []string {
 
 // Each calls fn with every term of text in order.
 func (a *Analyzer) Each(text string, fn func(term string)) {
-	start := -1
-	emit := func(end int) {
-		w := text[start:end]
-		start = -1
+	eachWord(text, func(w string) {
 		if t, ok := a.term(w); ok {
 			fn(t)
 		}
-	}
+	})
+}
+
+// eachWord calls fn with every maximal run of letters and digits of text.
+func eachWord(text string, fn func(word string)) {
+	start := -1
 	for i, r := range text {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if start < 0 {
@@ -53,25 +55,34 @@ func (a *Analyzer) Each(text string, fn func(term string)) {
 			continue
 		}
 		if start >= 0 {
-			emit(i)
+			fn(text[start:i])
+			start = -1
 		}
 	}
 	if start >= 0 {
-		emit(len(text))
+		fn(text[start:])
 	}
 }
+
+// stemCacheMax bounds a stem cache (surface words kept per analyzer).
+const stemCacheMax = 1 << 20
 
 func (a *Analyzer) term(word string) (string, bool) {
 	if t, ok := a.cache[word]; ok {
 		return t, t != ""
 	}
-	lower := strings.ToLower(word)
-	t := ""
-	if !english.IsStopWord(lower) {
-		t = english.Stem(lower, false)
-	}
-	if len(a.cache) < 1<<20 {
+	t := stem(word)
+	if len(a.cache) < stemCacheMax {
 		a.cache[word] = t
 	}
 	return t, t != ""
+}
+
+// stem is the index term of a surface word: "" for a stop word.
+func stem(word string) string {
+	lower := strings.ToLower(word)
+	if english.IsStopWord(lower) {
+		return ""
+	}
+	return english.Stem(lower, false)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -155,6 +156,75 @@ func TestCodecRoundTrip(t *testing.T) {
 	for _, bad := range [][]byte{nil, []byte("nope"), data[:len(data)-3], append(append([]byte{}, data...), 7)} {
 		if _, err := Decode(bad); err == nil {
 			t.Errorf("Decode(%d bytes) accepted a broken index", len(bad))
+		}
+	}
+}
+
+// TestBuildMatchesAnalyzer: whatever the number of workers, the index
+// holds exactly the postings the Analyzer gives document by document
+// (each term's documents ascending, with their frequencies and lengths),
+// its terms are numbered in lexicographic order, and the encoded bytes do
+// not depend on the number of workers.
+func TestBuildMatchesAnalyzer(t *testing.T) {
+	words := []string{"apple", "Apples", "the", "banana", "cherry", "cherries", "running", "runs", "x1", "ZEBRA", "zebras", "and", "dog"}
+	docs := make([]Doc, 40)
+	for i := range docs {
+		var body []string
+		for j := range i%7 + 1 {
+			body = append(body, words[(i*5+j*3)%len(words)])
+		}
+		docs[i] = Doc{ExtID: fmt.Sprintf("d%02d", i), Title: words[i%len(words)], Body: strings.Join(body, ", ")}
+	}
+	docs[3].Title, docs[3].Body = "", "the and" // only stop words: an empty document
+	type posting struct{ doc, tf uint32 }
+	want := map[string][]posting{}
+	a := NewAnalyzer()
+	for d, doc := range docs {
+		counts := map[string]uint32{}
+		for _, term := range append(a.Analyze(doc.Title), a.Analyze(doc.Body)...) {
+			counts[term]++
+		}
+		for term, n := range counts {
+			want[term] = append(want[term], posting{uint32(d), n})
+		}
+	}
+	var encoded [][]byte
+	for _, workers := range []int{1, 3, 8} {
+		ix, err := Build(context.Background(), docs, DefaultParams(), workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ix.NumTerms() != len(want) {
+			t.Fatalf("%d workers: %d terms, want %d", workers, ix.NumTerms(), len(want))
+		}
+		for id := range TermID(ix.NumTerms()) {
+			term := ix.TermString(id)
+			if id > 0 && ix.TermString(id-1) >= term {
+				t.Fatalf("%d workers: terms not in lexicographic order: %q before %q", workers, ix.TermString(id-1), term)
+			}
+			ds, tfs := ix.Postings(id)
+			var got []posting
+			for i := range ds {
+				got = append(got, posting{ds[i], tfs[i]})
+			}
+			if !reflect.DeepEqual(got, want[term]) {
+				t.Errorf("%d workers: postings of %q = %v, want %v", workers, term, got, want[term])
+			}
+		}
+		for d, doc := range docs {
+			if n := len(a.Analyze(doc.Title)) + len(a.Analyze(doc.Body)); ix.DocLen(uint32(d)) != n {
+				t.Errorf("%d workers: length of %s = %d, want %d", workers, doc.ExtID, ix.DocLen(uint32(d)), n)
+			}
+		}
+		b, err := ix.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		encoded = append(encoded, b)
+	}
+	for i := 1; i < len(encoded); i++ {
+		if !reflect.DeepEqual(encoded[0], encoded[i]) {
+			t.Fatal("the encoded index depends on the number of workers")
 		}
 	}
 }

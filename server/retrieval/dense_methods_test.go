@@ -86,8 +86,8 @@ func denseFixture(t *testing.T) *Dense {
 	}
 	for id, text := range denseDocs {
 		v, _ := toyEncoder.Encode(ctx, []string{text})
-		if _, err := st.Pool().Exec(ctx, `INSERT INTO embeddings (encoder_id, document_id, content_hash, embedding)
-			SELECT $1, d.id, d.content_hash, $2 FROM documents d WHERE d.project_id = $3 AND d.ext_id = $4`,
+		if _, err := st.Pool().Exec(ctx, `INSERT INTO embeddings (encoder_id, document_id, content_hash, embedding, project_id)
+			SELECT $1, d.id, d.content_hash, $2, d.project_id FROM documents d WHERE d.project_id = $3 AND d.ext_id = $4`,
 			encID, pgvector.NewVector(v[0]), p.ID, id); err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func denseFixture(t *testing.T) *Dense {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.EnsureHNSW(ctx, enc); err != nil {
+	if _, err := st.EnsureHNSW(ctx, p.ID, enc); err != nil {
 		t.Fatal(err)
 	}
 	return &Dense{Encoder: toyEncoder, Vectors: &PgVectors{Store: st, ProjectID: p.ID, Encoder: enc}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
@@ -37,30 +38,138 @@ func (s *Store) EncoderByName(ctx context.Context, name string) (EncoderInfo, er
 // encoder.
 func (s *Store) CountEmbeddings(ctx context.Context, projectID int64, encoderID int) (int, error) {
 	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM embeddings e JOIN documents d ON d.id = e.document_id
-		WHERE e.encoder_id = $1 AND d.project_id = $2`, encoderID, projectID).Scan(&n)
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM embeddings WHERE encoder_id = $1 AND project_id = $2`, encoderID, projectID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("store: count embeddings: %w", err)
 	}
 	return n, nil
 }
 
-// hnswIndexName names the partial HNSW index of one dense encoder. The
-// embeddings column has no fixed dimension, so each encoder gets an
-// expression index over embedding::vector(dim).
-func hnswIndexName(encoderID int) string { return fmt.Sprintf("embeddings_hnsw_e%d", encoderID) }
+// The HNSW indexes (issue 27). Each dense encoder has one partial HNSW
+// index per project (WHERE encoder_id = E AND project_id = P), so a
+// project's bulk load builds a graph of that project's vectors alone and
+// leaves every other project's index untouched, and a kNN query needs no
+// filter. The index holds the vectors in half precision
+// (embedding::halfvec(dim)): half the graph memory and index size, and the
+// F16C distance kernels; the table keeps the full vectors, and
+// NearestDocuments re-ranks the candidates by them. The embeddings column
+// has no fixed dimension, hence the expression index.
+const (
+	hnswM              = 24 // pgvector: 16; 24 keeps recall ≥ 0.95 on the scale suite (see docs/scaling.md)
+	hnswEfConstruction = 64 // pgvector's default
+)
 
-// EnsureHNSW creates the cosine HNSW index of a dense encoder if missing
-// (m = 16, ef_construction = 64, pgvector's defaults).
-func (s *Store) EnsureHNSW(ctx context.Context, enc EncoderInfo) error {
-	if enc.Kind != "dense" {
-		return fmt.Errorf("store: encoder %q is %s, not dense", enc.Name, enc.Kind)
+// hnswIndexName names the partial HNSW index of one dense encoder in one
+// project.
+func hnswIndexName(encoderID int, projectID int64) string {
+	return fmt.Sprintf("embeddings_hnsw_e%d_p%d", encoderID, projectID)
+}
+
+// hnswIndexSQL is the statement creating that index if missing (the
+// identifiers and the dimension are integers formatted here; the planner
+// matches NearestDocuments' query against this definition).
+func hnswIndexSQL(enc EncoderInfo, projectID int64) string {
+	return fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON embeddings USING hnsw ((embedding::halfvec(%d)) halfvec_cosine_ops) WITH (m = %d, ef_construction = %d) WHERE encoder_id = %d AND project_id = %d`,
+		hnswIndexName(enc.ID, projectID), enc.Dim, hnswM, hnswEfConstruction, enc.ID, projectID)
+}
+
+// HNSWMemory is the maintenance_work_mem an HNSW build of n vectors of
+// dimension dim needs to keep its graph in memory (pgvector builds several
+// times slower once it no longer fits, and says so in a notice): measured
+// here, 64 MB held 36,873 single-precision 256-d vectors (≈ 1.8 kB each:
+// the 1 kB vector and ≈ 0.8 kB of element and neighbour lists at m 16,
+// ≈ 1.2 kB at m 24); half precision stores 2 bytes per dimension. A
+// quarter more for margin.
+func HNSWMemory(n, dim int) int64 {
+	return int64(n) * int64(dim*2+1024) * 5 / 4
+}
+
+// hnswMemoryMaxMB caps the memory of one build (a parallel build reserves
+// all of it in dynamic shared memory when it starts).
+const hnswMemoryMaxMB = 4096
+
+// EnsureHNSW builds the project's HNSW index of a dense encoder if it is
+// missing, with maintenance_work_mem sized to the graph (HNSWMemory of the
+// project's vectors, clamped to [64 MB, 4 GB]). An index that exists is
+// left alone (pgvector maintains it on insert). It also drops the indexes
+// of projects that no longer exist. It reports whether it built one.
+func (s *Store) EnsureHNSW(ctx context.Context, projectID int64, enc EncoderInfo) (built bool, err error) {
+	if enc.Kind != EncoderDense {
+		return false, fmt.Errorf("store: encoder %q is %s, not dense", enc.Name, enc.Kind)
 	}
-	// Identifiers and the dimension are integers we format ourselves.
-	sql := fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON embeddings USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE encoder_id = %d`,
-		hnswIndexName(enc.ID), enc.Dim, enc.ID)
-	if _, err := s.pool.Exec(ctx, sql); err != nil {
-		return fmt.Errorf("store: create hnsw index for %q: %w", enc.Name, err)
+	name := hnswIndexName(enc.ID, projectID)
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil {
+		return false, fmt.Errorf("store: hnsw index of %q: %w", enc.Name, err)
+	}
+	if exists {
+		return false, nil
+	}
+	if err := s.dropOrphanHNSW(ctx); err != nil {
+		return false, err
+	}
+	n, err := s.CountEmbeddings(ctx, projectID, enc.ID)
+	if err != nil {
+		return false, err
+	}
+	mb := min(max(HNSWMemory(n, enc.Dim)>>20, 64), hnswMemoryMaxMB)
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL maintenance_work_mem = '%dMB'`, mb)); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, hnswIndexSQL(enc, projectID))
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: build hnsw index of %q for project %d: %w", enc.Name, projectID, err)
+	}
+	return true, nil
+}
+
+// DropHNSW drops the project's HNSW index of a dense encoder, if any
+// (before a bulk load; EnsureHNSW builds it again).
+func (s *Store) DropHNSW(ctx context.Context, projectID int64, enc EncoderInfo) error {
+	if _, err := s.pool.Exec(ctx, `DROP INDEX IF EXISTS `+hnswIndexName(enc.ID, projectID)); err != nil {
+		return fmt.Errorf("store: drop hnsw index of %q: %w", enc.Name, err)
+	}
+	return nil
+}
+
+// hnswIndexNames lists the HNSW indexes of an encoder (every project's),
+// or of every encoder when encoderID is 0.
+func hnswIndexNames(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, encoderID int) ([]string, error) {
+	pattern := `^embeddings_hnsw_e[0-9]+_p[0-9]+$`
+	if encoderID != 0 {
+		pattern = fmt.Sprintf(`^embeddings_hnsw_e%d_p[0-9]+$`, encoderID)
+	}
+	rows, _ := q.Query(ctx, `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'embeddings' AND indexname ~ $1 ORDER BY indexname`, pattern)
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// dropOrphanHNSW drops the HNSW indexes of deleted projects (deleting a
+// project deletes its vectors, not its partial index).
+func (s *Store) dropOrphanHNSW(ctx context.Context) error {
+	names, err := hnswIndexNames(ctx, s.pool, 0)
+	if err != nil {
+		return fmt.Errorf("store: list hnsw indexes: %w", err)
+	}
+	for _, name := range names {
+		var project int64
+		if _, err := fmt.Sscanf(name[strings.LastIndex(name, "_p")+2:], "%d", &project); err != nil {
+			continue
+		}
+		var alive bool
+		if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM projects WHERE id = $1)`, project).Scan(&alive); err != nil {
+			return fmt.Errorf("store: drop orphan hnsw indexes: %w", err)
+		}
+		if alive {
+			continue
+		}
+		if _, err := s.pool.Exec(ctx, `DROP INDEX IF EXISTS `+pgx.Identifier{name}.Sanitize()); err != nil {
+			return fmt.Errorf("store: drop orphan hnsw index %s: %w", name, err)
+		}
 	}
 	return nil
 }
@@ -81,34 +190,37 @@ type ScoredDoc struct {
 	Score float64
 }
 
+// nearestMinCandidates is the least number of candidates NearestDocuments
+// takes from the HNSW index before re-ranking them by the full vectors:
+// measured on the scale suite's corpora (short queries against documents,
+// static encoder), the index's own top 10 at ef_search 40 held 0.55 of the
+// exact top 10, and its top 1000 at ef_search 1000, re-ranked, 0.96.
+const nearestMinCandidates = 1000
+
 // NearestDocuments returns the k documents of a project whose vectors are
-// most cosine-similar to vec (Score = 1 − cosine distance), using the
-// encoder's HNSW index (iterative scan, so k may exceed ef_search).
+// most cosine-similar to vec (Score = 1 − cosine distance of the full
+// vectors), using the project's HNSW index of the encoder (half precision,
+// iterative scan, so k may exceed ef_search): the index proposes
+// max(k, nearestMinCandidates) candidates in half precision, and they are
+// re-ranked by the stored vectors. Without the index the query scans the
+// project's vectors exactly.
 func (s *Store) NearestDocuments(ctx context.Context, projectID int64, enc EncoderInfo, vec []float32, k int) ([]ScoredDoc, error) {
 	if len(vec) != enc.Dim {
 		return nil, fmt.Errorf("store: nearest documents: vector has %d dimensions, encoder %q has %d", len(vec), enc.Name, enc.Dim)
 	}
 	var out []ScoredDoc
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL hnsw.ef_search = %d`, min(max(k, 40), 1000))); err != nil {
+		candidates := max(k, nearestMinCandidates)
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL hnsw.ef_search = %d`, min(candidates, 1000))); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SET LOCAL hnsw.iterative_scan = relaxed_order`); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL hnsw.max_scan_tuples = %d`, max(20000, 20*k))); err != nil {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL hnsw.max_scan_tuples = %d`, max(20000, 20*candidates))); err != nil {
 			return err
 		}
-		// The encoder id and dimension are inlined so that the planner can
-		// match the partial expression index.
-		sql := fmt.Sprintf(`SELECT ext_id, 1 - dist FROM (
-				SELECT d.ext_id, e.embedding::vector(%[1]d) <=> $1::vector(%[1]d) AS dist
-				FROM embeddings e JOIN documents d ON d.id = e.document_id
-				WHERE e.encoder_id = %[2]d AND d.project_id = $2
-				ORDER BY e.embedding::vector(%[1]d) <=> $1::vector(%[1]d)
-				LIMIT $3) t
-			ORDER BY dist, ext_id`, enc.Dim, enc.ID)
-		rows, err := tx.Query(ctx, sql, pgvector.NewVector(vec), projectID, k)
+		rows, err := tx.Query(ctx, nearestSQL(enc, projectID), pgvector.NewVector(vec), candidates, k)
 		if err != nil {
 			return err
 		}
@@ -125,6 +237,22 @@ func (s *Store) NearestDocuments(ctx context.Context, projectID int64, enc Encod
 	return out, nil
 }
 
+// nearestSQL is NearestDocuments' query ($1 the vector, $2 the number of
+// candidates taken from the index, $3 the number returned): the
+// encoder id, project id and dimension are inlined so that the planner can
+// match the project's partial expression index (hnswIndexSQL).
+func nearestSQL(enc EncoderInfo, projectID int64) string {
+	return fmt.Sprintf(`SELECT d.ext_id, 1 - t.dist FROM (
+			SELECT c.document_id, c.dist FROM (
+				SELECT e.document_id, e.embedding::vector(%[1]d) <=> $1::vector(%[1]d) AS dist
+				FROM embeddings e
+				WHERE e.encoder_id = %[2]d AND e.project_id = %[3]d
+				ORDER BY e.embedding::halfvec(%[1]d) <=> $1::vector(%[1]d)::halfvec(%[1]d)
+				LIMIT $2) c
+			ORDER BY c.dist LIMIT $3) t JOIN documents d ON d.id = t.document_id
+		ORDER BY t.dist, d.ext_id`, enc.Dim, enc.ID, projectID)
+}
+
 // DocumentSimilarities returns the cosine similarity of vec to each listed
 // document that has a vector.
 func (s *Store) DocumentSimilarities(ctx context.Context, projectID int64, enc EncoderInfo, vec []float32, extIDs []string) (map[string]float64, error) {
@@ -134,7 +262,7 @@ func (s *Store) DocumentSimilarities(ctx context.Context, projectID int64, enc E
 	}
 	rows, err := s.pool.Query(ctx, `SELECT d.ext_id, 1 - (e.embedding <=> $1)
 		FROM embeddings e JOIN documents d ON d.id = e.document_id
-		WHERE e.encoder_id = $2 AND d.project_id = $3 AND d.ext_id = ANY($4)`,
+		WHERE e.encoder_id = $2 AND e.project_id = $3 AND d.project_id = $3 AND d.ext_id = ANY($4)`,
 		pgvector.NewVector(vec), enc.ID, projectID, extIDs)
 	if err != nil {
 		return nil, fmt.Errorf("store: document similarities: %w", err)

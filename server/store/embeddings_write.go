@@ -34,7 +34,8 @@ type EncoderSpec struct {
 // another model and are not comparable with new ones, so the row is replaced
 // by a new one (a new id) in one transaction: every vector of the old one
 // (document, sparse and query vectors of every project) goes with it, and
-// its HNSW index is dropped; the encoding run then embeds everything again.
+// its HNSW indexes (one per project) are dropped; the encoding run then
+// embeds everything again.
 // reset reports that case.
 func (s *Store) RegisterEncoder(ctx context.Context, spec EncoderSpec) (enc EncoderInfo, reset bool, err error) {
 	if spec.Kind != EncoderDense && spec.Kind != EncoderSparse {
@@ -76,8 +77,14 @@ func (s *Store) RegisterEncoder(ctx context.Context, spec EncoderSpec) (enc Enco
 		// index, whose predicate is on encoder_id: an index build also
 		// reads recently deleted rows, and a cast of an old vector to a new
 		// dimension would fail.
-		if _, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+hnswIndexName(cur.ID)); err != nil {
+		names, err := hnswIndexNames(ctx, tx, cur.ID)
+		if err != nil {
 			return err
+		}
+		for _, name := range names {
+			if _, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+pgx.Identifier{name}.Sanitize()); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM encoders WHERE id = $1`, cur.ID); err != nil {
 			return err
@@ -130,6 +137,7 @@ func (s *Store) StaleDocumentIDs(ctx context.Context, projectID int64, enc Encod
 // DocumentToEmbed is a document whose vector is missing or stale.
 type DocumentToEmbed struct {
 	ID          int64
+	ProjectID   int64
 	ExtID       string
 	Title       string
 	Body        string
@@ -147,7 +155,7 @@ func (s *Store) DocumentsToEmbed(ctx context.Context, enc EncoderInfo, ids []int
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT d.id, d.ext_id, d.title, d.body, d.content_hash, e.document_id IS NOT NULL
+	rows, err := s.pool.Query(ctx, `SELECT d.id, d.project_id, d.ext_id, d.title, d.body, d.content_hash, e.document_id IS NOT NULL
 		FROM documents d LEFT JOIN `+table+` e ON e.encoder_id = $1 AND e.document_id = d.id
 		WHERE d.id = ANY($2) AND e.content_hash IS DISTINCT FROM d.content_hash
 		ORDER BY d.id`, enc.ID, ids)
@@ -156,7 +164,7 @@ func (s *Store) DocumentsToEmbed(ctx context.Context, enc EncoderInfo, ids []int
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DocumentToEmbed, error) {
 		var d DocumentToEmbed
-		err := r.Scan(&d.ID, &d.ExtID, &d.Title, &d.Body, &d.ContentHash, &d.Stored)
+		err := r.Scan(&d.ID, &d.ProjectID, &d.ExtID, &d.Title, &d.Body, &d.ContentHash, &d.Stored)
 		return d, err
 	})
 	if err != nil {
@@ -188,9 +196,12 @@ func (v SparseVector) pg(dim int) (pgvector.SparseVector, error) {
 
 // DocumentVector is one document's vector to store: Dense for a dense
 // encoder, Sparse for a sparse one. ContentHash is the document's hash when
-// its text was read for encoding.
+// its text was read for encoding. ProjectID is the document's project
+// (DocumentToEmbed's), which a dense vector is stored with; when it is 0
+// the store looks it up.
 type DocumentVector struct {
 	DocumentID  int64
+	ProjectID   int64
 	ContentHash []byte
 	Dense       []float32
 	Sparse      SparseVector
@@ -209,11 +220,12 @@ func vectorValue(enc EncoderInfo, dense []float32, sparse SparseVector) (any, er
 }
 
 // WriteEmbeddings stores document vectors of enc in one transaction. A
-// batch of documents without stored vectors is copied (COPY) straight into
-// the table; otherwise, or when that meets a concurrent writer or a deleted
+// batch of documents without stored vectors, each with its ProjectID, is
+// copied (COPY) straight into the table; otherwise, or when that meets a concurrent writer or a deleted
 // document, the batch is copied into a temporary staging table and merged
 // with INSERT … ON CONFLICT (encoder_id, document_id) DO UPDATE (documents
-// deleted meanwhile are skipped). It returns the number of rows written.
+// deleted meanwhile are skipped; a dense vector's project is taken from its
+// document). It returns the number of rows written.
 func (s *Store) WriteEmbeddings(ctx context.Context, enc EncoderInfo, vecs []DocumentVector) (int, error) {
 	table, err := documentVectorTable(enc)
 	if err != nil {
@@ -222,6 +234,7 @@ func (s *Store) WriteEmbeddings(ctx context.Context, enc EncoderInfo, vecs []Doc
 	if len(vecs) == 0 {
 		return 0, nil
 	}
+	dense := enc.Kind == EncoderDense
 	rows := make([][]any, len(vecs))
 	allNew := true
 	for i, v := range vecs {
@@ -230,9 +243,17 @@ func (s *Store) WriteEmbeddings(ctx context.Context, enc EncoderInfo, vecs []Doc
 			return 0, fmt.Errorf("store: write embeddings: document %d: %w", v.DocumentID, err)
 		}
 		rows[i] = []any{enc.ID, v.DocumentID, v.ContentHash, val}
-		allNew = allNew && v.New
+		if dense {
+			rows[i] = append(rows[i], v.ProjectID)
+		}
+		allNew = allNew && v.New && (!dense || v.ProjectID != 0)
 	}
 	cols := []string{"encoder_id", "document_id", "content_hash", "embedding"}
+	stageProject, selectProject, insertProject := "", "", ""
+	if dense {
+		cols = append(cols, "project_id")
+		stageProject, selectProject, insertProject = ", project_id bigint", ", d.project_id", ", project_id"
+	}
 	var written int
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if allNew {
@@ -246,14 +267,14 @@ func (s *Store) WriteEmbeddings(ctx context.Context, enc EncoderInfo, vecs []Doc
 		if enc.Kind == EncoderSparse {
 			vecType = "sparsevec"
 		}
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE embed_stage (encoder_id int, document_id bigint, content_hash bytea, embedding `+vecType+`) ON COMMIT DROP`); err != nil {
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE embed_stage (encoder_id int, document_id bigint, content_hash bytea, embedding `+vecType+stageProject+`) ON COMMIT DROP`); err != nil {
 			return err
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"embed_stage"}, cols, pgx.CopyFromRows(rows)); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO `+table+` (encoder_id, document_id, content_hash, embedding)
-			SELECT s.encoder_id, s.document_id, s.content_hash, s.embedding FROM embed_stage s JOIN documents d ON d.id = s.document_id
+		tag, err := tx.Exec(ctx, `INSERT INTO `+table+` (encoder_id, document_id, content_hash, embedding`+insertProject+`)
+			SELECT s.encoder_id, s.document_id, s.content_hash, s.embedding`+selectProject+` FROM embed_stage s JOIN documents d ON d.id = s.document_id
 			ON CONFLICT (encoder_id, document_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, embedding = EXCLUDED.embedding`)
 		written = int(tag.RowsAffected())
 		return err
@@ -410,8 +431,12 @@ func (s *Store) DeleteProjectVectors(ctx context.Context, projectID int64, enc E
 	}
 	var n int
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM `+table+` e USING documents d
-			WHERE e.encoder_id = $1 AND d.id = e.document_id AND d.project_id = $2`, enc.ID, projectID)
+		del := `DELETE FROM ` + table + ` e USING documents d
+			WHERE e.encoder_id = $1 AND d.id = e.document_id AND d.project_id = $2`
+		if enc.Kind == EncoderDense {
+			del = `DELETE FROM embeddings WHERE encoder_id = $1 AND project_id = $2`
+		}
+		tag, err := tx.Exec(ctx, del, enc.ID, projectID)
 		if err != nil {
 			return err
 		}
@@ -427,7 +452,7 @@ func (s *Store) DeleteProjectVectors(ctx context.Context, projectID int64, enc E
 }
 
 // CountEncoderVectors is the number of document vectors of enc over all
-// projects (the size of its HNSW index).
+// projects.
 func (s *Store) CountEncoderVectors(ctx context.Context, enc EncoderInfo) (int, error) {
 	table, err := documentVectorTable(enc)
 	if err != nil {
@@ -438,42 +463,4 @@ func (s *Store) CountEncoderVectors(ctx context.Context, enc EncoderInfo) (int, 
 		return 0, fmt.Errorf("store: count encoder vectors: %w", err)
 	}
 	return n, nil
-}
-
-// DropHNSW drops the HNSW index of a dense encoder, if any (before a bulk
-// load; EnsureHNSW builds it again).
-func (s *Store) DropHNSW(ctx context.Context, enc EncoderInfo) error {
-	// The index name is built from an integer id.
-	if _, err := s.pool.Exec(ctx, `DROP INDEX IF EXISTS `+hnswIndexName(enc.ID)); err != nil {
-		return fmt.Errorf("store: drop hnsw index of %q: %w", enc.Name, err)
-	}
-	return nil
-}
-
-// BuildHNSW creates the HNSW index of a dense encoder if missing, like
-// EnsureHNSW, with maintenance_work_mem raised to memBytes (clamped to
-// [64 MB, 4 GB]) for the build: pgvector builds the graph in that memory
-// and slows down several fold once it no longer fits (measured here:
-// 67k × 256-d vectors took 80 s at the default 64 MB, 39 s at 512 MB; a
-// million 256-d vectors need ≈ 2.5 GB). A parallel build reserves the
-// whole amount in dynamic shared memory (/dev/shm) when it starts. The
-// index definition is EnsureHNSW's (TestBuildHNSWMatchesEnsureHNSW).
-func (s *Store) BuildHNSW(ctx context.Context, enc EncoderInfo, memBytes int64) error {
-	if enc.Kind != EncoderDense {
-		return fmt.Errorf("store: encoder %q is %s, not dense", enc.Name, enc.Kind)
-	}
-	mb := min(max(memBytes>>20, 64), 4096)
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL maintenance_work_mem = '%dMB'`, mb)); err != nil {
-			return err
-		}
-		// Identifiers and the dimension are integers we format ourselves.
-		_, err := tx.Exec(ctx, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON embeddings USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE encoder_id = %d`,
-			hnswIndexName(enc.ID), enc.Dim, enc.ID))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("store: build hnsw index for %q: %w", enc.Name, err)
-	}
-	return nil
 }

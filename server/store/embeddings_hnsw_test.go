@@ -1,0 +1,208 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"boolpool/server/store"
+	"boolpool/server/store/storetest"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+)
+
+// hnswFixture is two projects with four documents each and a 3-d dense
+// encoder's vectors of all of them.
+type hnswFixture struct {
+	st       *store.Store
+	enc      store.EncoderInfo
+	projects []int64
+	vecs     map[string][]float32 // "p<i>/<ext>" → vector
+}
+
+func newHNSWFixture(t *testing.T) *hnswFixture {
+	t.Helper()
+	ctx := context.Background()
+	f := &hnswFixture{st: storetest.New(t), vecs: map[string][]float32{}}
+	enc, _, err := f.st.RegisterEncoder(ctx, store.EncoderSpec{Name: "e", Kind: store.EncoderDense, ModelHash: "h", Dim: 3, Pooling: "mean", Normalized: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.enc = enc
+	base := map[string][]float32{"a": {1, 0, 0}, "b": {0.8, 0.6, 0}, "c": {0, 1, 0}, "d": {0, 0.6, 0.8}}
+	for i := range 2 {
+		p, err := f.st.EnsureProject(ctx, fmt.Sprintf("p%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.projects = append(f.projects, p.ID)
+		_, err = f.st.Import(ctx, p.ID, func(im *store.Importer) error {
+			for _, ext := range []string{"a", "b", "c", "d"} {
+				if err := im.Document(ctx, store.DocumentIn{ExtID: ext, Title: ext, Body: "text of " + ext}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vecs []store.DocumentVector
+		rows, _ := f.st.Pool().Query(ctx, `SELECT id, ext_id FROM documents WHERE project_id = $1 ORDER BY id`, p.ID)
+		docs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct {
+			ID  int64
+			Ext string
+		}])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			v := append([]float32(nil), base[d.Ext]...)
+			v[2] += float32(i) * 0.1 // the projects' vectors differ
+			f.vecs[fmt.Sprintf("p%d/%s", i, d.Ext)] = v
+			// Project 0 passes its project (the direct COPY), project 1
+			// leaves it to the store (the staging path).
+			dv := store.DocumentVector{DocumentID: d.ID, ContentHash: []byte{1}, Dense: v, New: true}
+			if i == 0 {
+				dv.ProjectID = p.ID
+			}
+			vecs = append(vecs, dv)
+		}
+		if _, err := f.st.WriteEmbeddings(ctx, enc, vecs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func (f *hnswFixture) indexOID(t *testing.T, project int64) uint32 {
+	t.Helper()
+	var oid *uint32
+	if err := f.st.Pool().QueryRow(context.Background(), `SELECT to_regclass($1)::oid`, fmt.Sprintf("embeddings_hnsw_e%d_p%d", f.enc.ID, project)).Scan(&oid); err != nil {
+		t.Fatal(err)
+	}
+	if oid == nil {
+		return 0
+	}
+	return *oid
+}
+
+// TestHNSWPerProject: every dense vector is stored with its document's
+// project (whichever write path), each project gets an HNSW index of its
+// own, building one project's index leaves another's untouched, the
+// planner uses the project's index for NearestDocuments' query, and the
+// kNN results are the project's documents ranked by the exact cosine of
+// the full vectors.
+func TestHNSWPerProject(t *testing.T) {
+	ctx := context.Background()
+	f := newHNSWFixture(t)
+	st, enc, p0, p1 := f.st, f.enc, f.projects[0], f.projects[1]
+	var wrong int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM embeddings e JOIN documents d ON d.id = e.document_id WHERE e.project_id <> d.project_id`).Scan(&wrong); err != nil || wrong != 0 {
+		t.Fatalf("%d vectors stored with another project than their document's (%v)", wrong, err)
+	}
+	for _, p := range f.projects {
+		if n, err := st.CountEmbeddings(ctx, p, enc.ID); err != nil || n != 4 {
+			t.Fatalf("project %d: %d vectors (%v), want 4", p, n, err)
+		}
+	}
+
+	if built, err := st.EnsureHNSW(ctx, p0, enc); err != nil || !built {
+		t.Fatalf("first EnsureHNSW: built %v, %v", built, err)
+	}
+	oid0 := f.indexOID(t, p0)
+	if oid0 == 0 || f.indexOID(t, p1) != 0 {
+		t.Fatalf("after building project 0's index: oids %d, %d", oid0, f.indexOID(t, p1))
+	}
+	if built, err := st.EnsureHNSW(ctx, p0, enc); err != nil || built {
+		t.Fatalf("second EnsureHNSW: built %v, %v (want the existing index kept)", built, err)
+	}
+	if _, err := st.EnsureHNSW(ctx, p1, enc); err != nil {
+		t.Fatal(err)
+	}
+	if f.indexOID(t, p1) == 0 || f.indexOID(t, p0) != oid0 {
+		t.Fatalf("building project 1's index touched project 0's (oid %d → %d)", oid0, f.indexOID(t, p0))
+	}
+
+	// The planner matches the partial expression index (with sequential
+	// scans off, so that four rows do not make a scan cheaper).
+	err := pgx.BeginFunc(ctx, st.Pool(), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+			return err
+		}
+		rows, _ := tx.Query(ctx, `EXPLAIN `+store.NearestSQL(enc, p1), pgvector.NewVector([]float32{1, 0, 0}), 1000, 3)
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		plan := strings.Join(lines, "\n")
+		if want := fmt.Sprintf("embeddings_hnsw_e%d_p%d", enc.ID, p1); !strings.Contains(plan, want) {
+			t.Errorf("the plan does not use %s:\n%s", want, plan)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	q := []float32{0.9, 0.4, 0.1}
+	got, err := st.NearestDocuments(ctx, p1, enc, q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].ExtID != "b" || got[1].ExtID != "a" || got[2].ExtID != "c" {
+		t.Fatalf("kNN in project 1: %+v, want b, a, c", got)
+	}
+	for _, d := range got {
+		if want := cosine(q, f.vecs["p1/"+d.ExtID]); math.Abs(d.Score-want) > 1e-6 {
+			t.Errorf("%s: score %.7f, want the full-precision cosine %.7f", d.ExtID, d.Score, want)
+		}
+	}
+}
+
+// TestHNSWIndexesDropped: replacing an encoder's model drops every
+// project's index of it, and a build drops the indexes of deleted projects.
+func TestHNSWIndexesDropped(t *testing.T) {
+	ctx := context.Background()
+	f := newHNSWFixture(t)
+	for _, p := range f.projects {
+		if _, err := f.st.EnsureHNSW(ctx, p, f.enc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.st.Pool().Exec(ctx, `DELETE FROM projects WHERE id = $1`, f.projects[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.DropHNSW(ctx, f.projects[0], f.enc); err != nil {
+		t.Fatal(err)
+	}
+	if f.indexOID(t, f.projects[0]) != 0 || f.indexOID(t, f.projects[1]) == 0 {
+		t.Fatal("DropHNSW dropped the wrong index")
+	}
+	if _, err := f.st.EnsureHNSW(ctx, f.projects[0], f.enc); err != nil {
+		t.Fatal(err)
+	}
+	if f.indexOID(t, f.projects[1]) != 0 {
+		t.Fatal("the deleted project's index was not dropped")
+	}
+	enc, reset, err := f.st.RegisterEncoder(ctx, store.EncoderSpec{Name: "e", Kind: store.EncoderDense, ModelHash: "other", Dim: 3, Pooling: "mean", Normalized: true})
+	if err != nil || !reset {
+		t.Fatalf("re-register: reset %v, %v", reset, err)
+	}
+	if f.indexOID(t, f.projects[0]) != 0 {
+		t.Fatalf("the old model's index survived its replacement (new encoder %d)", enc.ID)
+	}
+}
+
+func cosine(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	return ab / math.Sqrt(aa*bb)
+}

@@ -1,0 +1,4 @@
+package store
+
+// NearestSQL exposes NearestDocuments' query to the tests (its plan).
+var NearestSQL = nearestSQL

@@ -157,7 +157,9 @@ func TestWorkerKilledMidEncode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const docs = 600
+	// Enough that the job runs for seconds at ~1,300 documents a second
+	// (600 finished before the first progress report on a quiet box).
+	const docs = 6000
 	importFillerDocs(t, st, p.ID, "", docs)
 	j, err := webClient(t, st, cache).Submit(ctx, p.ID, api.JobKindEncode,
 		json.RawMessage(`{"encoder": "lexical", "batch": 1, "skip_queries": true}`), 0)

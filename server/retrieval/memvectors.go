@@ -23,13 +23,15 @@ func NewMemoryVectors(ids []string, vecs [][]float32) (*MemoryVectors, error) {
 	}
 	m := &MemoryVectors{ids: ids, vecs: make([][]float32, len(vecs)), at: make(map[string]int, len(ids))}
 	for i, v := range vecs {
-		m.vecs[i] = normalized(v)
+		m.vecs[i] = Normalized(v)
 		m.at[ids[i]] = i
 	}
 	return m, nil
 }
 
-func normalized(v []float32) []float32 {
+// Normalized returns v scaled to unit length (a zero vector stays zero),
+// as every cosine search here compares vectors.
+func Normalized(v []float32) []float32 {
 	var n float64
 	for _, x := range v {
 		n += float64(x) * float64(x)
@@ -55,7 +57,7 @@ func dot32(a, b []float32) float64 {
 
 // Search implements VectorIndex (exact cosine top k).
 func (m *MemoryVectors) Search(_ context.Context, vec []float32, k int) ([]Result, error) {
-	q := normalized(vec)
+	q := Normalized(vec)
 	if k <= 0 || k > len(m.ids) {
 		k = len(m.ids)
 	}
@@ -94,7 +96,7 @@ func (h *resultHeap) Pop() any {
 
 // Similarities implements VectorIndex.
 func (m *MemoryVectors) Similarities(_ context.Context, vec []float32, docIDs []string) (map[string]float64, error) {
-	q := normalized(vec)
+	q := Normalized(vec)
 	out := make(map[string]float64, len(docIDs))
 	for _, id := range docIDs {
 		if i, ok := m.at[id]; ok {

@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 
@@ -83,7 +82,7 @@ func (h *topHeap) Pop() any {
 func exactTop(ctx context.Context, st *store.Store, pv *retrieval.PgVectors, queries [][]float32, k int) ([][]scored, error) {
 	unit := make([][]float32, len(queries))
 	for i, q := range queries {
-		unit[i] = normalised(q)
+		unit[i] = retrieval.Normalized(q)
 	}
 	heaps := make([]topHeap, len(queries))
 	workers := runtime.GOMAXPROCS(0)
@@ -116,7 +115,7 @@ func exactTop(ctx context.Context, st *store.Store, pv *retrieval.PgVectors, que
 		chunk = chunk[:0]
 	}
 	err := st.EachDocumentVector(ctx, pv.ProjectID, pv.Encoder, func(id string, v []float32) error {
-		chunk = append(chunk, doc{id, normalised(v)})
+		chunk = append(chunk, doc{id, retrieval.Normalized(v)})
 		if len(chunk) == 4096 {
 			flush()
 		}
@@ -135,22 +134,6 @@ func exactTop(ctx context.Context, st *store.Store, pv *retrieval.PgVectors, que
 		}
 	}
 	return out, nil
-}
-
-func normalised(v []float32) []float32 {
-	var n float64
-	for _, x := range v {
-		n += float64(x) * float64(x)
-	}
-	out := make([]float32, len(v))
-	if n == 0 {
-		return out
-	}
-	f := 1 / math.Sqrt(n)
-	for i, x := range v {
-		out[i] = float32(float64(x) * f)
-	}
-	return out
 }
 
 func dot(a, b []float32) float64 {

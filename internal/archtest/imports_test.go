@@ -47,10 +47,10 @@ var allowedImports = map[string][]string{
 	// Pools, retrieval, constraints, evaluation.
 	"server/pooling": {"server/apperr", "server/boolexpr", "server/cal", "server/estimate", "server/lexical",
 		"server/retrieval", "server/store", "server/vocab"},
-	"server/cal":   {"server/lexical"},
+	"server/cal":   {"server/lexical", "server/topk"},
 	"server/atoms": {"server/apperr", "server/boolexpr", "server/store", "server/vocab"},
 	"server/atompool": {"server/agreement", "server/apperr", "server/atoms", "server/boolexpr", "server/cal",
-		"server/consensus", "server/pooling", "server/retrieval", "server/store", "server/strictjson", "server/vocab"},
+		"server/consensus", "server/pooling", "server/retrieval", "server/store", "server/strictjson", "server/topk", "server/vocab"},
 	"server/atomsim": {"server/atompool", "server/atoms", "server/boolexpr", "server/cal", "server/pooling",
 		"server/retrieval", "server/store", "server/vocab"},
 	"server/poolestimate": {"server/apperr", "server/consensus", "server/estimate", "server/metrics", "server/pooling", "server/store"},
@@ -84,10 +84,11 @@ var allowedImports = map[string][]string{
 	"server/backup":     {},
 	"server/boolexpr":   {},
 	"server/config":     {},
-	"server/lexical":    {},
+	"server/lexical":    {"server/topk"},
 	"server/metrics":    {},
 	"server/progress":   {},
 	"server/textseg":    {},
+	"server/topk":       {},
 	"server/trecfmt":    {"server/apperr"},
 
 	// The encoders (cgo, ONNX Runtime): none of server/.

@@ -64,7 +64,7 @@ var allowedImports = map[string][]string{
 
 	// Input, jobs, the demo.
 	"server/ingest":          {"server/apperr", "server/boolexpr", "server/decompose", "server/store", "server/textseg", "server/trecfmt"},
-	"server/decompose":       {"server/apperr", "server/boolexpr", "server/decompose/learn", "server/store"},
+	"server/decompose":       {"server/apperr", "server/boolexpr", "server/decompose/learn", "server/store", "server/textseg"},
 	"server/decompose/learn": {},
 	"server/jobs": {"server/apperr", "server/estimate", "server/lexical", "server/pooling",
 		"server/retrieval", "server/store", "server/strictjson", "server/vocab"},
@@ -89,7 +89,7 @@ var allowedImports = map[string][]string{
 	"server/progress":   {},
 	"server/textseg":    {},
 	"server/topk":       {},
-	"server/trecfmt":    {"server/apperr"},
+	"server/trecfmt":    {"server/apperr", "server/textseg"},
 
 	// The encoders (cgo, ONNX Runtime): none of server/.
 	"encoders":           {"encoders/onnxgen", "encoders/tokenizer"},

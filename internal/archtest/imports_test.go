@@ -28,6 +28,8 @@ var allowedImports = map[string][]string{
 	"server/app": {"encoders", "server/apperr", "server/atompool", "server/auth", "server/config", "server/consensus",
 		"server/embedjob", "server/httpapi", "server/jobs", "server/judging", "server/live", "server/pooling",
 		"server/retrieval", "server/store", "server/strictjson", "server/sweep", "server/vocab"},
+	// A test fixture: the composition root built for a test and closed at its end.
+	"server/app/apptest": {"server/app", "server/config", "server/store"},
 	"server/httpapi": {"server/apperr", "server/atompool", "server/atoms", "server/auth", "server/boolexpr", "server/config",
 		"server/consensus", "server/decompose", "server/export", "server/ingest", "server/jobs", "server/judging",
 		"server/live", "server/poolestimate", "server/pooling", "server/retrieval", "server/reuse", "server/store",

@@ -70,6 +70,25 @@ func forEachStruct[T any](rows pgx.Rows, what string, fn func(T) error) error {
 	return loop(rows, what, read, func() error { return fn(v) })
 }
 
+// collectSets reads rows of (id, external id, bool) into id → external id
+// → bool: a label, or true for a set member.
+func collectSets(rows pgx.Rows, what string) (map[int64]map[string]bool, error) {
+	out := map[int64]map[string]bool{}
+	var (
+		id  int64
+		ext string
+		v   bool
+	)
+	err := forEach(rows, what, func() error {
+		if out[id] == nil {
+			out[id] = map[string]bool{}
+		}
+		out[id][ext] = v
+		return nil
+	}, &id, &ext, &v)
+	return out, err
+}
+
 func loop(rows pgx.Rows, what string, read, fn func() error) error {
 	defer rows.Close()
 	for rows.Next() {

@@ -70,6 +70,18 @@ func forEachStruct[T any](rows pgx.Rows, what string, fn func(T) error) error {
 	return loop(rows, what, read, func() error { return fn(v) })
 }
 
+// scanAll reads each row into a T through the fields of it that fields
+// names (in the row's column order): one element a row, nil for none.
+func scanAll[T any](rows pgx.Rows, what string, fields func(*T) []any) ([]T, error) {
+	var out []T
+	var v T
+	err := forEach(rows, what, func() error {
+		out = append(out, v)
+		return nil
+	}, fields(&v)...)
+	return out, err
+}
+
 // collectSets reads rows of (id, external id, bool) into id → external id
 // → bool: a label, or true for a set member.
 func collectSets(rows pgx.Rows, what string) (map[int64]map[string]bool, error) {

@@ -30,26 +30,34 @@ func (f *derivedFeed) start(ctx app.Context, project, what string, apply func(ap
 	stop := make(chan struct{})
 	f.stop = stop
 	cl := NewClient()
+	reloadEvery(ctx, stop, func(c context.Context) (api.DerivedQrels, error) { return cl.Derived(c, project) },
+		func(d api.DerivedQrels, err error) {
+			if err != nil {
+				f.errMsg = what + " could not be loaded: " + err.Error()
+				return
+			}
+			f.errMsg = ""
+			apply(d)
+		})
+}
+
+// reloadEvery fetches (20 s at most each time) at once and then every
+// derivedRefresh until stop is closed; apply runs on the UI goroutine with
+// each answer that came before stop.
+func reloadEvery[T any](ctx app.Context, stop <-chan struct{}, fetch func(context.Context) (T, error), apply func(T, error)) {
 	ctx.Async(func() {
 		t := time.NewTicker(derivedRefresh)
 		defer t.Stop()
 		for {
 			c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			d, err := cl.Derived(c, project)
+			v, err := fetch(c)
 			cancel()
 			select {
 			case <-stop:
 				return
 			default:
 			}
-			ctx.Dispatch(func(app.Context) {
-				if err != nil {
-					f.errMsg = what + " could not be loaded: " + err.Error()
-					return
-				}
-				f.errMsg = ""
-				apply(d)
-			})
+			ctx.Dispatch(func(app.Context) { apply(v, err) })
 			select {
 			case <-stop:
 				return

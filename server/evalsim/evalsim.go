@@ -34,13 +34,8 @@ func Strategies() []string { return vocab.Strategies(vocab.Estimate) }
 
 // CheckStrategies reports the first name Simulate does not know.
 func CheckStrategies(names []string) error {
-	if len(names) == 0 {
-		return fmt.Errorf("evalsim: no strategy given")
-	}
-	for _, n := range names {
-		if !slices.Contains(Strategies(), n) {
-			return fmt.Errorf("evalsim: unknown strategy %q (want one of %v)", n, Strategies())
-		}
+	if err := vocab.CheckStrategies(vocab.Estimate, names); err != nil {
+		return fmt.Errorf("evalsim: %w", err)
 	}
 	return nil
 }

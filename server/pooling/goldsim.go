@@ -20,14 +20,6 @@ const CAL = vocab.StrategyCAL
 // GoldStrategies lists the strategies SimulateGold knows, in report order.
 func GoldStrategies() []string { return vocab.Strategies(vocab.Gold) }
 
-// CheckStrategies reports the first name SimulateGold does not know.
-func CheckStrategies(names []string) error {
-	if err := vocab.CheckStrategies(vocab.Gold, names); err != nil {
-		return fmt.Errorf("pooling: %w", err)
-	}
-	return nil
-}
-
 // GoldQuery is one query of a simulation against all of its gold.
 type GoldQuery struct {
 	ID    string

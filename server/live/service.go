@@ -434,16 +434,9 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	for _, li := range items {
 		d.Items = append(d.Items, itemOf(li))
 	}
-	if d.Votes, err = consensus.CurrentVotes(ctx, st, projectID); err != nil {
-		return d, err
-	}
-	if d.Adjudicated, err = st.LatestAdjudications(ctx, projectID); err != nil {
-		return d, err
-	}
-	if d.Users, err = st.Usernames(ctx); err != nil {
-		return d, err
-	}
-	return d, nil
+	pv, err := consensus.LoadProjectVotes(ctx, st, projectID)
+	d.Votes, d.Adjudicated, d.Users = pv.Votes, pv.Adjudicated, pv.Users
+	return d, err
 }
 
 // itemOf converts a stored item: the gold answer is a grade (2) or an
@@ -475,11 +468,7 @@ func itemOf(li store.RelevanceItem) Item {
 // decide is the consensus of item id under d's votes and adjudications
 // (ok false: none yet).
 func (d Data) decide(id int64) (dec consensus.Decision, ok bool) {
-	var adj *int
-	if a, ok := d.Adjudicated[id]; ok {
-		adj = &a
-	}
-	return consensus.Decide(d.Votes[id], adj)
+	return consensus.ProjectVotes{Votes: d.Votes, Adjudicated: d.Adjudicated}.Decide(id)
 }
 
 // ConsensusRows computes the consensus rows of d (what the consensus table

@@ -404,25 +404,19 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 		return d, err
 	}
 	runIndex := map[int64]int{}
-	scored := make([]map[int64][]metrics.Scored, len(runs))
 	for i, r := range runs {
 		runIndex[r.ID] = i
-		scored[i] = map[int64][]metrics.Scored{}
-		d.Runs = append(d.Runs, Run{Name: r.Name, Ranked: map[int64][]string{}})
 	}
+	rankings := metrics.NewRankings[int64](len(runs))
 	err = st.EachRunTop(ctx, projectID, RankDepth, func(r store.RunResultTop) error {
-		i := runIndex[r.RunID]
-		scored[i][r.QueryID] = append(scored[i][r.QueryID], metrics.Scored{DocID: r.DocExtID, Score: r.Score})
+		rankings.Add(runIndex[r.RunID], r.QueryID, r.DocExtID, r.Score)
 		return nil
 	})
 	if err != nil {
 		return d, err
 	}
-	for i, byQuery := range scored {
-		for q, docs := range byQuery {
-			ranked, _ := metrics.Rank(docs)
-			d.Runs[i].Ranked[q] = ranked
-		}
+	for i, r := range runs {
+		d.Runs = append(d.Runs, Run{Name: r.Name, Ranked: rankings.Ranked(i)})
 	}
 	if d.Negatives, err = st.NegativeQrels(ctx, projectID); err != nil {
 		return d, err

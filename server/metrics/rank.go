@@ -62,3 +62,31 @@ func RankRun(r Run) (Ranked, int) {
 	}
 	return out, total
 }
+
+// Rankings gathers the scored results of several runs (by index) per
+// query, in any order, and ranks each run's lists as Rank does.
+type Rankings[Q comparable] []map[Q][]Scored
+
+// NewRankings returns empty Rankings of n runs.
+func NewRankings[Q comparable](n int) Rankings[Q] {
+	r := make(Rankings[Q], n)
+	for i := range r {
+		r[i] = map[Q][]Scored{}
+	}
+	return r
+}
+
+// Add records doc with score in run's list for query q.
+func (r Rankings[Q]) Add(run int, q Q, doc string, score float64) {
+	r[run][q] = append(r[run][q], Scored{DocID: doc, Score: score})
+}
+
+// Ranked returns run's lists ranked (query → document ids, best first;
+// an empty map for a run without results).
+func (r Rankings[Q]) Ranked(run int) map[Q][]string {
+	out := make(map[Q][]string, len(r[run]))
+	for q, docs := range r[run] {
+		out[q], _ = Rank(docs)
+	}
+	return out
+}

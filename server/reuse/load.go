@@ -117,28 +117,21 @@ func load(ctx context.Context, st *store.Store, projectID int64, split string, d
 		return p, err
 	}
 	index := map[int64]int{}
-	scored := make([]map[string][]metrics.Scored, len(infos))
 	for i, r := range infos {
 		index[r.ID] = i
-		scored[i] = map[string][]metrics.Scored{}
-		p.runs = append(p.runs, Run{Name: r.Name, Family: Family(r.Method, r.Name), Ranked: map[string][]string{}})
 	}
+	rankings := metrics.NewRankings[string](len(infos))
 	err = st.EachRunTop(ctx, projectID, depth, func(r store.RunResultTop) error {
-		q, ok := p.queries[r.QueryID]
-		if !ok {
-			return nil
+		if q, ok := p.queries[r.QueryID]; ok {
+			rankings.Add(index[r.RunID], q, r.DocExtID, r.Score)
 		}
-		i := index[r.RunID]
-		scored[i][q] = append(scored[i][q], metrics.Scored{DocID: r.DocExtID, Score: r.Score})
 		return nil
 	})
 	if err != nil {
 		return p, err
 	}
-	for i, byQuery := range scored {
-		for q, docs := range byQuery {
-			p.runs[i].Ranked[q], _ = metrics.Rank(docs)
-		}
+	for i, r := range infos {
+		p.runs = append(p.runs, Run{Name: r.Name, Family: Family(r.Method, r.Name), Ranked: rankings.Ranked(i)})
 	}
 	all, err := st.RelevanceItems(ctx, projectID)
 	if err != nil {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -80,6 +81,24 @@ func scanAll[T any](rows pgx.Rows, what string, fields func(*T) []any) ([]T, err
 		return nil
 	}, fields(&v)...)
 	return out, err
+}
+
+// objectOrEmpty is v, or the empty JSON object for nil: what a NOT NULL
+// jsonb column gets instead of NULL.
+func objectOrEmpty(v json.RawMessage) json.RawMessage {
+	if v == nil {
+		return json.RawMessage(`{}`)
+	}
+	return v
+}
+
+// nonNil is v, or an empty slice for nil: what a NOT NULL array column
+// gets instead of NULL.
+func nonNil[S ~[]E, E any](v S) S {
+	if v == nil {
+		return S{}
+	}
+	return v
 }
 
 // collectSets reads rows of (id, external id, bool) into id → external id

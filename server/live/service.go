@@ -403,20 +403,16 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	if err != nil {
 		return d, err
 	}
-	runIndex := map[int64]int{}
-	for i, r := range runs {
-		runIndex[r.ID] = i
-	}
-	rankings := metrics.NewRankings[int64](len(runs))
+	rankings := metrics.Rankings[int64]{}
 	err = st.EachRunTop(ctx, projectID, RankDepth, func(r store.RunResultTop) error {
-		rankings.Add(runIndex[r.RunID], r.QueryID, r.DocExtID, r.Score)
+		rankings.Add(r.RunID, r.QueryID, r.DocExtID, r.Score)
 		return nil
 	})
 	if err != nil {
 		return d, err
 	}
-	for i, r := range runs {
-		d.Runs = append(d.Runs, Run{Name: r.Name, Ranked: rankings.Ranked(i)})
+	for _, r := range runs {
+		d.Runs = append(d.Runs, Run{Name: r.Name, Ranked: rankings.Ranked(r.ID)})
 	}
 	if d.Negatives, err = st.NegativeQrels(ctx, projectID); err != nil {
 		return d, err

@@ -489,20 +489,20 @@ func TestEvaluateRun(t *testing.T) {
 // ranked as Rank ranks them (ties: docid descending; a repeated docid
 // dropped); a run without results has an empty, non-nil map.
 func TestRankings(t *testing.T) {
-	r := NewRankings[string](3)
-	r.Add(0, "q1", "a", 1)
-	r.Add(1, "q1", "x", 5)
-	r.Add(0, "q2", "c", 2)
-	r.Add(0, "q1", "b", 3)
-	r.Add(0, "q1", "c", 1)
-	r.Add(0, "q1", "b", 0.5)
-	if got, want := r.Ranked(0), map[string][]string{"q1": {"b", "c", "a"}, "q2": {"c"}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("run 0: %v, want %v", got, want)
+	r := Rankings[string]{}
+	r.Add(7, "q1", "a", 1)
+	r.Add(9, "q1", "x", 5)
+	r.Add(7, "q2", "c", 2)
+	r.Add(7, "q1", "b", 3)
+	r.Add(7, "q1", "c", 1)
+	r.Add(7, "q1", "b", 0.5)
+	if got, want := r.Ranked(7), map[string][]string{"q1": {"b", "c", "a"}, "q2": {"c"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("run 7: %v, want %v", got, want)
 	}
-	if got, want := r.Ranked(1), map[string][]string{"q1": {"x"}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("run 1: %v, want %v", got, want)
+	if got, want := r.Ranked(9), map[string][]string{"q1": {"x"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("run 9: %v, want %v", got, want)
 	}
-	if got := r.Ranked(2); got == nil || len(got) != 0 {
-		t.Errorf("run 2: %#v, want an empty map", got)
+	if got := r.Ranked(8); got == nil || len(got) != 0 {
+		t.Errorf("run 8: %#v, want an empty map", got)
 	}
 }

@@ -116,22 +116,18 @@ func load(ctx context.Context, st *store.Store, projectID int64, split string, d
 	if err != nil {
 		return p, err
 	}
-	index := map[int64]int{}
-	for i, r := range infos {
-		index[r.ID] = i
-	}
-	rankings := metrics.NewRankings[string](len(infos))
+	rankings := metrics.Rankings[string]{}
 	err = st.EachRunTop(ctx, projectID, depth, func(r store.RunResultTop) error {
 		if q, ok := p.queries[r.QueryID]; ok {
-			rankings.Add(index[r.RunID], q, r.DocExtID, r.Score)
+			rankings.Add(r.RunID, q, r.DocExtID, r.Score)
 		}
 		return nil
 	})
 	if err != nil {
 		return p, err
 	}
-	for i, r := range infos {
-		p.runs = append(p.runs, Run{Name: r.Name, Family: Family(r.Method, r.Name), Ranked: rankings.Ranked(i)})
+	for _, r := range infos {
+		p.runs = append(p.runs, Run{Name: r.Name, Family: Family(r.Method, r.Name), Ranked: rankings.Ranked(r.ID)})
 	}
 	all, err := st.RelevanceItems(ctx, projectID)
 	if err != nil {

@@ -333,18 +333,13 @@ func (p *AdjudicationPage) renderEntry(it api.AdjudicationItem) app.UI {
 
 func (p *AdjudicationPage) renderItem(it api.AdjudicationItem) app.UI {
 	atoms := it.Query.Atoms
-	marks := sentenceMarks(it.Judgments)
 	return app.Section().ID("adjudication-item").Class("adjudication-item").Aria("label", "Item to decide").Body(
 		app.H2().Body(app.Text("Query "), app.Small().Class("hint").Text(it.QueryExtID)),
 		app.P().Class("query").Body(queryText(it.Query)...),
 		app.If(it.Document != nil, func() app.UI {
 			d := it.Document
 			return app.Div().Class("document").Body(
-				app.H3().Textf("%s — %s", d.ExtID, d.Title),
-				app.Ol().Class("sentences").Body(app.Range(d.Sentences).Slice(func(i int) app.UI {
-					return renderMarkedSentence(i, d.Sentences[i], marks[i], atoms)
-				})),
-			)
+				app.H3().Textf("%s — %s", d.ExtID, d.Title), markedSentences(d, it.Judgments, atoms))
 		}),
 		app.Table().ID("judgments").Class("side-by-side").Body(
 			app.Caption().Textf("Consensus: %s, relevance %s (%d of %d votes relevant)", it.Consensus.Status,
@@ -453,6 +448,15 @@ func sentenceMarks(js []api.JudgmentView) map[int][]sentenceMark {
 		}
 	}
 	return out
+}
+
+// markedSentences is d's sentence list, each drawn by renderMarkedSentence
+// with the raters' marks of js (the adjudication and item pages).
+func markedSentences(d *api.DocumentView, js []api.JudgmentView, atoms []api.AtomView) app.UI {
+	marks := sentenceMarks(js)
+	return app.Ol().Class("sentences").Body(app.Range(d.Sentences).Slice(func(i int) app.UI {
+		return renderMarkedSentence(i, d.Sentences[i], marks[i], atoms)
+	}))
 }
 
 // renderMarkedSentence draws a document sentence; one that raters marked

@@ -38,32 +38,17 @@ func NewCALPanel(project string, version uint64) *CALPanel {
 	return &CALPanel{Project: project, Version: version}
 }
 
-func (c *CALPanel) key() string { return fmt.Sprintf("%s@%d", c.Project, c.Version) }
-
 // OnMount loads the project's cal pools.
-func (c *CALPanel) OnMount(ctx app.Context) {
-	if !app.IsClient {
-		return
-	}
-	c.mountLoader(ctx)
-	c.load(ctx)
-}
-
-// OnDismount ends the polling.
-func (c *CALPanel) OnDismount() { c.mounted = false }
+func (c *CALPanel) OnMount(ctx app.Context) { c.mount(ctx, c.load) }
 
 // OnUpdate reloads after a new snapshot (or for another project).
-func (c *CALPanel) OnUpdate(ctx app.Context) {
-	if c.stale(c.key()) {
-		c.load(ctx)
-	}
-}
+func (c *CALPanel) OnUpdate(ctx app.Context) { c.update(ctx, panelKey(c.Project, c.Version), c.load) }
 
 // load fetches the pools; one request at a time (a burst of snapshots
 // costs at most one more).
 func (c *CALPanel) load(ctx app.Context) {
 	project := c.Project
-	panelLoad(&c.panelLoader, c.key(), c.load,
+	panelLoad(&c.panelLoader, panelKey(c.Project, c.Version), c.load,
 		func(ctx context.Context, cl *Client) ([]api.CALPool, error) { return cl.CALPools(ctx, project) },
 		func(ctx app.Context, pools []api.CALPool, err error) {
 			if err != nil {

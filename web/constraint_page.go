@@ -143,10 +143,8 @@ func (p *ConstraintPage) renderTask(t api.Task) app.UI {
 			app.P().ID("constraint-text").Class("query", "constraint-text").Body(app.Mark().Class("atom", "atom-0").Text(text)),
 			app.P().Class("hint").Text("Your answer counts for every query with this constraint. Mark the sentences that show it (click, or j/k and space), then press y, n or u."),
 		),
-		app.Section().Class("doc-panel").Aria("label", "Document").Body(
-			app.If(t.Document != nil, func() app.UI { return p.renderDocument(t) }).
-				Else(func() app.UI { return app.P().Class("notice").Text("This item has no document.") }),
-		),
+		documentPanel(t, "Sentences; j and k move, space marks as evidence", p.cursor,
+			func(i int) bool { return p.marked[i] }, nil, p.clickSentence),
 		app.Section().Class("labels-panel").Aria("label", "Your answer").Body(
 			app.FieldSet().Class("constraint-answer").Body(
 				app.Legend().Text("Answer (y / n / u)"),
@@ -177,26 +175,4 @@ func (p *ConstraintPage) markedCount() int {
 		}
 	}
 	return n
-}
-
-func (p *ConstraintPage) renderDocument(t api.Task) app.UI {
-	d := t.Document
-	return app.Div().Body(
-		app.H2().ID("doc-title").Text(d.Title),
-		app.Ol().ID("sentences").Class("sentences").Aria("label", "Sentences; j and k move, space marks as evidence").Body(
-			app.Range(d.Sentences).Slice(func(i int) app.UI {
-				cls := []string{"sentence"}
-				if i == p.cursor {
-					cls = append(cls, "cursor")
-				}
-				if p.marked[i] {
-					cls = append(cls, "marked")
-				}
-				return app.Li().ID("s-%d", i).Class(cls...).DataSet("sentence", i).Aria("selected", p.marked[i]).
-					OnClick(p.clickSentence).Body(
-					app.Span().Class("sentence-text").Text(d.Sentences[i]),
-				)
-			}),
-		),
-	)
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -41,35 +40,17 @@ func (p *DashboardPage) setQrels(ctx app.Context, e app.Event) {
 	stop := make(chan struct{})
 	p.qrels.stop = stop
 	cl, project := NewClient(), p.project
-	ctx.Async(func() {
-		t := time.NewTicker(derivedRefresh)
-		defer t.Stop()
-		for {
-			c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			lb, err := cl.Leaderboard(c, project, mode)
-			cancel()
-			select {
-			case <-stop:
-				return
-			default:
+	reloadEvery(ctx, stop, func(c context.Context) (api.QrelsLeaderboard, error) { return cl.Leaderboard(c, project, mode) },
+		func(lb api.QrelsLeaderboard, err error) {
+			if p.qrels.stop != stop {
+				return // switched meanwhile
 			}
-			ctx.Dispatch(func(app.Context) {
-				if p.qrels.stop != stop {
-					return // switched meanwhile
-				}
-				if err != nil {
-					p.qrels.errMsg = "The leaderboard could not be loaded: " + err.Error()
-					return
-				}
-				p.qrels.data, p.qrels.loaded, p.qrels.errMsg = lb, true, ""
-			})
-			select {
-			case <-stop:
+			if err != nil {
+				p.qrels.errMsg = "The leaderboard could not be loaded: " + err.Error()
 				return
-			case <-t.C:
 			}
-		}
-	})
+			p.qrels.data, p.qrels.loaded, p.qrels.errMsg = lb, true, ""
+		})
 }
 
 // stopQrels ends the reloads of a derived or both leaderboard.

@@ -14,32 +14,50 @@ import (
 const derivedRefresh = 2 * time.Second
 
 // derivedFeed loads a project's derived qrels every derivedRefresh until
-// stopped (its owner's OnDismount).
+// stopped; embedded in a panel, it is the panel's OnDismount.
 type derivedFeed struct {
-	stop chan struct{}
+	stop   chan struct{}
+	errMsg string // why the last load failed ("" after a success)
 }
 
-// start begins the reloads; apply runs on the UI goroutine with each answer.
-func (f *derivedFeed) start(ctx app.Context, project string, apply func(api.DerivedQrels, error)) {
+// start begins the reloads (the panel's OnMount); apply runs on the UI
+// goroutine with each answer, a failure sets errMsg ("<what> could not be
+// loaded: …").
+func (f *derivedFeed) start(ctx app.Context, project, what string, apply func(api.DerivedQrels)) {
 	if !app.IsClient || f.stop != nil || project == "" {
 		return
 	}
 	stop := make(chan struct{})
 	f.stop = stop
 	cl := NewClient()
+	reloadEvery(ctx, stop, func(c context.Context) (api.DerivedQrels, error) { return cl.Derived(c, project) },
+		func(d api.DerivedQrels, err error) {
+			if err != nil {
+				f.errMsg = what + " could not be loaded: " + err.Error()
+				return
+			}
+			f.errMsg = ""
+			apply(d)
+		})
+}
+
+// reloadEvery fetches (20 s at most each time) at once and then every
+// derivedRefresh until stop is closed; apply runs on the UI goroutine with
+// each answer that came before stop.
+func reloadEvery[T any](ctx app.Context, stop <-chan struct{}, fetch func(context.Context) (T, error), apply func(T, error)) {
 	ctx.Async(func() {
 		t := time.NewTicker(derivedRefresh)
 		defer t.Stop()
 		for {
 			c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			d, err := cl.Derived(c, project)
+			v, err := fetch(c)
 			cancel()
 			select {
 			case <-stop:
 				return
 			default:
 			}
-			ctx.Dispatch(func(app.Context) { apply(d, err) })
+			ctx.Dispatch(func(app.Context) { apply(v, err) })
 			select {
 			case <-stop:
 				return
@@ -49,8 +67,8 @@ func (f *derivedFeed) start(ctx app.Context, project string, apply func(api.Deri
 	})
 }
 
-// close stops the reloads.
-func (f *derivedFeed) close() {
+// OnDismount stops the reloads.
+func (f *derivedFeed) OnDismount() {
 	if f.stop != nil {
 		close(f.stop)
 		f.stop = nil
@@ -67,10 +85,9 @@ type DerivedPanel struct {
 	app.Compo
 	Iproject string
 
-	feed    derivedFeed
+	derivedFeed
 	data    api.DerivedQrels
 	loaded  bool
-	errMsg  string
 	pooling bool
 	poolMsg string
 }
@@ -83,17 +100,8 @@ func (d *DerivedPanel) Project(v string) *DerivedPanel { d.Iproject = v; return 
 
 // OnMount starts the reloads.
 func (d *DerivedPanel) OnMount(ctx app.Context) {
-	d.feed.start(ctx, d.Iproject, func(v api.DerivedQrels, err error) {
-		if err != nil {
-			d.errMsg = "Derived qrels could not be loaded: " + err.Error()
-			return
-		}
-		d.data, d.loaded, d.errMsg = v, true, ""
-	})
+	d.start(ctx, d.Iproject, "Derived qrels", func(v api.DerivedQrels) { d.data, d.loaded = v, true })
 }
-
-// OnDismount stops them.
-func (d *DerivedPanel) OnDismount() { d.feed.close() }
 
 func (d *DerivedPanel) pool(ctx app.Context, e app.Event) {
 	if d.pooling {
@@ -210,9 +218,8 @@ type ConsistencyPanel struct {
 	app.Compo
 	Iproject string
 
-	feed   derivedFeed
-	flags  []api.ConsistencyFlag
-	errMsg string
+	derivedFeed
+	flags []api.ConsistencyFlag
 }
 
 // NewConsistencyPanel returns the panel.
@@ -223,17 +230,8 @@ func (c *ConsistencyPanel) Project(v string) *ConsistencyPanel { c.Iproject = v;
 
 // OnMount starts the reloads.
 func (c *ConsistencyPanel) OnMount(ctx app.Context) {
-	c.feed.start(ctx, c.Iproject, func(v api.DerivedQrels, err error) {
-		if err != nil {
-			c.errMsg = "Consistency flags could not be loaded: " + err.Error()
-			return
-		}
-		c.flags, c.errMsg = v.Flags, ""
-	})
+	c.start(ctx, c.Iproject, "Consistency flags", func(v api.DerivedQrels) { c.flags = v.Flags })
 }
-
-// OnDismount stops them.
-func (c *ConsistencyPanel) OnDismount() { c.feed.close() }
 
 // Render draws the panel.
 func (c *ConsistencyPanel) Render() app.UI {

@@ -34,30 +34,17 @@ func NewEstimatesPanel(project string, version uint64) *EstimatesPanel {
 	return &EstimatesPanel{Project: project, Version: version}
 }
 
-func (e *EstimatesPanel) key() string { return fmt.Sprintf("%s@%d", e.Project, e.Version) }
-
 // OnMount loads the estimates.
-func (e *EstimatesPanel) OnMount(ctx app.Context) {
-	if !app.IsClient {
-		return
-	}
-	e.mountLoader(ctx)
-	e.load(ctx)
-}
-
-// OnDismount stops reloading.
-func (e *EstimatesPanel) OnDismount() { e.mounted = false }
+func (e *EstimatesPanel) OnMount(ctx app.Context) { e.mount(ctx, e.load) }
 
 // OnUpdate reloads after a new snapshot.
 func (e *EstimatesPanel) OnUpdate(ctx app.Context) {
-	if e.stale(e.key()) {
-		e.load(ctx)
-	}
+	e.update(ctx, panelKey(e.Project, e.Version), e.load)
 }
 
 func (e *EstimatesPanel) load(ctx app.Context) {
 	project := e.Project
-	panelLoad(&e.panelLoader, e.key(), e.load,
+	panelLoad(&e.panelLoader, panelKey(e.Project, e.Version), e.load,
 		func(ctx context.Context, cl *Client) (api.EstimateReport, error) {
 			return cl.Estimates(ctx, project, "")
 		},

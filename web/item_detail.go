@@ -29,7 +29,6 @@ func NewItemDetailPanel(d api.ItemDetail, project string, me int64) *ItemDetailP
 func (p *ItemDetailPanel) Render() app.UI {
 	it := p.Iitem
 	atoms := it.Query.Atoms
-	marks := sentenceMarks(it.Judgments)
 	reviews := map[int64][]api.Review{}
 	for _, r := range it.Reviews {
 		reviews[r.JudgmentID] = append(reviews[r.JudgmentID], r)
@@ -48,11 +47,7 @@ func (p *ItemDetailPanel) Render() app.UI {
 		app.If(it.Document != nil, func() app.UI {
 			d := it.Document
 			return app.Details().Class("document").Body(
-				app.Summary().Textf("Document %s — %s", d.ExtID, d.Title),
-				app.Ol().Class("sentences").Body(app.Range(d.Sentences).Slice(func(i int) app.UI {
-					return renderMarkedSentence(i, d.Sentences[i], marks[i], atoms)
-				})),
-			)
+				app.Summary().Textf("Document %s — %s", d.ExtID, d.Title), markedSentences(d, it.Judgments, atoms))
 		}),
 		app.P().ID("item-consensus").Body(
 			app.Strong().Text("Consensus: "), app.Text(consensus),

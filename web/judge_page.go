@@ -606,10 +606,8 @@ func (p *JudgePage) renderTask(t api.Task) app.UI {
 			),
 			NewHistoryPanel().Entries(p.history).Revisiting(p.revisiting).Feedback(p.feedback, p.feedbackTotal, p.project),
 		),
-		app.Section().Class("doc-panel").Aria("label", "Document").Body(
-			app.If(t.Document != nil, func() app.UI { return p.renderDocument(t) }).
-				Else(func() app.UI { return app.P().Class("notice").Text("This item has no document.") }),
-		),
+		documentPanel(t, "Sentences; j and k move, space marks", p.cursor,
+			func(i int) bool { return p.attributions[p.activeAtom][i] }, func(i int) []app.UI { return p.atomDots(t, i) }, p.clickSentence),
 		app.Section().Class("labels-panel").Aria("label", "Your judgment").Body(
 			app.FieldSet().Class("relevance").Body(
 				app.Legend().Text("Relevance (0–3)"),
@@ -727,35 +725,17 @@ func (p *JudgePage) renderAtom(t api.Task, i int) app.UI {
 	)
 }
 
-func (p *JudgePage) renderDocument(t api.Task) app.UI {
-	d := t.Document
-	return app.Div().Body(
-		app.H2().ID("doc-title").Text(d.Title),
-		app.Ol().ID("sentences").Class("sentences").Aria("label", "Sentences; j and k move, space marks").Body(
-			app.Range(d.Sentences).Slice(func(i int) app.UI {
-				var marks []app.UI
-				for a := range t.Query.Atoms {
-					if p.attributions[a][i] {
-						marks = append(marks, app.Span().Class("dot", fmt.Sprintf("atom-%d", a%6)).
-							Title("%s%s", notPrefix(t.Query.Atoms[a].Negated), t.Query.Atoms[a].Text).Text(string(atomKeys[a%len(atomKeys)])))
-					}
-				}
-				cls := []string{"sentence"}
-				if i == p.cursor {
-					cls = append(cls, "cursor")
-				}
-				if p.attributions[p.activeAtom][i] {
-					cls = append(cls, "marked")
-				}
-				return app.Li().ID("s-%d", i).Class(cls...).DataSet("sentence", i).
-					Aria("selected", p.attributions[p.activeAtom][i]).
-					OnClick(p.clickSentence).Body(
-					app.Span().Class("marks").Body(marks...),
-					app.Span().Class("sentence-text").Text(d.Sentences[i]),
-				)
-			}),
-		),
-	)
+// atomDots are the dots before sentence i: one per atom it is marked as
+// evidence of.
+func (p *JudgePage) atomDots(t api.Task, i int) []app.UI {
+	var marks []app.UI
+	for a := range t.Query.Atoms {
+		if p.attributions[a][i] {
+			marks = append(marks, app.Span().Class("dot", fmt.Sprintf("atom-%d", a%6)).
+				Title("%s%s", notPrefix(t.Query.Atoms[a].Negated), t.Query.Atoms[a].Text).Text(string(atomKeys[a%len(atomKeys)])))
+		}
+	}
+	return marks
 }
 
 func notPrefix(neg bool) string {

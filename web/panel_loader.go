@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -22,15 +23,28 @@ type panelLoader struct {
 	self    app.Context
 }
 
-// mountLoader readies the loader (the panel's OnMount).
-func (l *panelLoader) mountLoader(ctx app.Context) {
+// panelKey is what a panel loads for: a project at a snapshot version.
+func panelKey(project string, version uint64) string { return fmt.Sprintf("%s@%d", project, version) }
+
+// mount readies the loader and loads (the panel's OnMount); on the server
+// it does nothing.
+func (l *panelLoader) mount(ctx app.Context, load func(app.Context)) {
+	if !app.IsClient {
+		return
+	}
 	l.client, l.mounted, l.self = NewClient(), true, ctx
+	load(ctx)
 }
 
-// stale reports whether key (project@version) is not the one asked for
-// last (the panel's OnUpdate).
-func (l *panelLoader) stale(key string) bool {
-	return app.IsClient && l.client != nil && l.loaded != key
+// OnDismount stops the reloads (and a panel's polling).
+func (l *panelLoader) OnDismount() { l.mounted = false }
+
+// update loads again when key (project@version) is not the one asked for
+// last (the panel's OnUpdate: a new snapshot, or another project).
+func (l *panelLoader) update(ctx app.Context, key string, load func(app.Context)) {
+	if app.IsClient && l.client != nil && l.loaded != key {
+		load(ctx)
+	}
 }
 
 // panelLoad asks fetch for key through l and hands the answer to done;

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"boolpool/server/atompool"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"boolpool/encoders"
+	"boolpool/server/atompool"
 	"boolpool/server/atomsim"
 	"boolpool/server/boolexpr"
 	"boolpool/server/cal"
@@ -24,6 +24,7 @@ import (
 	"boolpool/server/pooling"
 	"boolpool/server/store"
 	"boolpool/server/trecfmt"
+	"boolpool/server/vocab"
 )
 
 // runPool builds a judging pool from stored runs, in this process, through
@@ -223,7 +224,7 @@ func runPoolSimulate(ctx context.Context, args []string, stdout, stderr io.Write
 			cal:    pooling.CALSim{Knee: cal.KneeOptions{MinRank: *kneeMin, Rho: *kneeRho, Adjust: *kneeAdjust, EffortPerRel: *effortPerRel, EffortBase: *effortBase}, MaxPerQuery: *calMax, SeedRuns: *calSeedRuns}},
 			stdout, stderr)
 	}
-	if err := pooling.CheckStrategies(names); err != nil {
+	if err := vocab.CheckStrategies(vocab.Gold, names); err != nil {
 		return fmt.Errorf("%w: --strategies: %v", errUsage, err)
 	}
 	if *calFeatures != pooling.CALFeaturesLexical && *calFeatures != pooling.CALFeaturesDense {

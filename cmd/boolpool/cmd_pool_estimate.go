@@ -14,6 +14,7 @@ import (
 	"boolpool/server/evalsim"
 	"boolpool/server/export"
 	"boolpool/server/pooling"
+	"boolpool/server/vocab"
 )
 
 // simConfig is the design `pool simulate --strategies sample` draws: the
@@ -78,7 +79,7 @@ func runPoolSimulateEstimate(ctx context.Context, r estimateRequest, stdout, std
 	if len(r.runs) < 2 {
 		return fmt.Errorf("%w: --runs: give at least two runs to rank", errUsage)
 	}
-	if err := evalsim.CheckStrategies(r.strategies); err != nil {
+	if err := vocab.CheckStrategies(vocab.Estimate, r.strategies); err != nil {
 		return fmt.Errorf("%w: --strategies: %v", errUsage, err)
 	}
 	if _, err := evalsim.ParseMeasures(r.measures); err != nil {

@@ -18,6 +18,7 @@ import (
 	"boolpool/api"
 	"boolpool/encoders"
 	"boolpool/server/app"
+	"boolpool/server/app/apptest"
 	"boolpool/server/config"
 	"boolpool/server/embedjob"
 	"boolpool/server/jobs"
@@ -45,17 +46,7 @@ func migratedDB(t *testing.T) (string, *store.Store) {
 // --workers 0, built by server/app): it only queues and cancels jobs.
 func webClient(t *testing.T, st *store.Store, cache string) *jobs.Client {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := app.New(context.Background(), config.Config{}, st, log, app.Options{CacheDir: cache, NoRelay: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := a.Close(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	return a.Jobs
+	return apptest.New(t, config.Config{}, st, slog.New(slog.DiscardHandler), app.Options{CacheDir: cache, NoRelay: true}).Jobs
 }
 
 // TestWorkerRunsQueuedJobs: a job queued by a server without a worker is

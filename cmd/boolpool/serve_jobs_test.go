@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"boolpool/api"
 	"boolpool/server/app"
+	"boolpool/server/app/apptest"
 	"boolpool/server/config"
 	"boolpool/server/embedjob"
 	"boolpool/server/ingest"
@@ -26,16 +26,7 @@ import (
 func runJob(t *testing.T, st *store.Store, cache string, projectID int64, kind, params string) store.Job {
 	t.Helper()
 	ctx := context.Background()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := app.New(ctx, config.Config{}, st, log, app.Options{JobsOnly: true, CacheDir: cache, Jobs: jobs.Config{Concurrency: 1, Test: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := a.Close(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
+	a := apptest.New(t, config.Config{}, st, slog.New(slog.DiscardHandler), app.Options{JobsOnly: true, CacheDir: cache, Jobs: jobs.Config{Concurrency: 1, Test: true}})
 	j, err := a.Jobs.Submit(ctx, projectID, kind, json.RawMessage(params), 0)
 	if err != nil {
 		t.Fatal(err)

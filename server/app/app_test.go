@@ -11,6 +11,7 @@ import (
 
 	"boolpool/internal/judgingtest"
 	"boolpool/server/app"
+	"boolpool/server/app/apptest"
 	"boolpool/server/config"
 	"boolpool/server/jobs"
 	"boolpool/server/judging"
@@ -25,18 +26,7 @@ import (
 var productionKinds = []string{vocab.JobKindRetrieve, vocab.JobKindEncode, vocab.JobKindIndex, vocab.JobKindPool, pooling.CALJobKind, pooling.AtomsJobKind}
 
 func newApp(t *testing.T, st *store.Store, opts app.Options) *app.App {
-	t.Helper()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := app.New(context.Background(), config.Config{SessionTTL: time.Hour}, st, log, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := a.Close(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	return a
+	return apptest.New(t, config.Config{SessionTTL: time.Hour}, st, slog.New(slog.DiscardHandler), opts)
 }
 
 // TestNewRegistersEveryJobKind: every composition — serve's (with a

@@ -92,52 +92,41 @@ func denseOpener(st *store.Store, opts Options) jobs.DenseOpener {
 // vectors (as a second `boolpool encode` does), and a reset is done only by
 // the attempt that starts the job.
 func encodeKind(st *store.Store, log *slog.Logger, opts Options) jobs.Kind {
-	return jobs.Kind{
-		Queue: jobs.QueueEncode,
-		Check: func(ctx context.Context, projectID int64, raw json.RawMessage) error {
-			_, err := encodeParams(raw)
-			return err
-		},
-		Run: func(ctx context.Context, a jobs.Attempt) (any, error) {
-			job, report := a.Job, a.Report
-			p, err := encodeParams(job.Params)
-			if err != nil {
-				return nil, err
-			}
-			opt := embedjob.Options{
-				ProjectID: job.ProjectID, Batch: p.Batch, Queries: !p.SkipQueries, Reset: p.Reset && !a.Resumed, Log: log,
-				AfterBatch:      func(done, total int) { report("encoding documents", done, total) },
-				AfterQueryBatch: func(done, total int) { report("encoding query texts", done, total) },
-			}
-			report("loading the encoder", 0, 0)
-			var rep embedjob.Report
-			if p.Encoder == encoders.LexicalName {
-				tok, err := encoders.LoadTokenizer(opts.CacheDir)
-				if err != nil {
-					return nil, jobs.Permanent(notPrepared(err))
-				}
-				rep, err = embedjob.Lexical(ctx, st, tok, opt)
-				if err != nil {
-					return nil, err
-				}
-				return rep, nil
-			}
-			rt, err := opts.openRuntime(opts.runtimeConfig())
+	return jobs.ParamsKind(jobs.QueueEncode, encodeParams, func(ctx context.Context, a jobs.Attempt, p EncodeParams) (any, error) {
+		job, report := a.Job, a.Report
+		opt := embedjob.Options{
+			ProjectID: job.ProjectID, Batch: p.Batch, Queries: !p.SkipQueries, Reset: p.Reset && !a.Resumed, Log: log,
+			AfterBatch:      func(done, total int) { report("encoding documents", done, total) },
+			AfterQueryBatch: func(done, total int) { report("encoding query texts", done, total) },
+		}
+		report("loading the encoder", 0, 0)
+		var rep embedjob.Report
+		if p.Encoder == encoders.LexicalName {
+			tok, err := encoders.LoadTokenizer(opts.CacheDir)
 			if err != nil {
 				return nil, jobs.Permanent(notPrepared(err))
 			}
-			defer rt.Close()
-			enc, err := rt.Open(ctx, p.Encoder)
+			rep, err = embedjob.Lexical(ctx, st, tok, opt)
 			if err != nil {
-				return nil, jobs.Permanent(notPrepared(err))
-			}
-			defer enc.Close()
-			if rep, err = embedjob.Dense(ctx, st, enc, opt); err != nil {
 				return nil, err
 			}
 			return rep, nil
-		},
-	}
+		}
+		rt, err := opts.openRuntime(opts.runtimeConfig())
+		if err != nil {
+			return nil, jobs.Permanent(notPrepared(err))
+		}
+		defer rt.Close()
+		enc, err := rt.Open(ctx, p.Encoder)
+		if err != nil {
+			return nil, jobs.Permanent(notPrepared(err))
+		}
+		defer enc.Close()
+		if rep, err = embedjob.Dense(ctx, st, enc, opt); err != nil {
+			return nil, err
+		}
+		return rep, nil
+	})
 }
 
 func encodeParams(raw json.RawMessage) (EncodeParams, error) {

@@ -200,19 +200,7 @@ func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool)
 			return out, err
 		}
 	}
-	qs, err := atoms.LoadQueries(ctx, st, projectID)
-	if err != nil {
-		return out, err
-	}
-	labels, err := atoms.LoadLabels(ctx, st, projectID)
-	if err != nil {
-		return out, err
-	}
-	direct, err := DirectLabels(ctx, st, projectID)
-	if err != nil {
-		return out, err
-	}
-	all, err := st.ListQueries(ctx, projectID, "")
+	pa, err := loadProjectAtoms(ctx, st, projectID)
 	if err != nil {
 		return out, err
 	}
@@ -220,29 +208,20 @@ func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool)
 	if err != nil {
 		return out, err
 	}
-	texts, variant := map[string]string{}, map[string]bool{}
-	for _, q := range all {
-		texts[q.ExtID] = q.Text
+	variant := map[string]bool{}
+	for _, q := range pa.all {
 		_, variant[q.ExtID] = sources[q.ID]
 	}
-	links, err := st.AtomLinks(ctx, projectID)
-	if err != nil {
-		return out, err
-	}
-	atomTexts := map[string]string{}
-	for _, l := range links {
-		atomTexts[l.Key] = l.AtomText
-	}
-	out.Atoms = len(atomTexts)
-	for _, docs := range labels {
+	out.Atoms = len(pa.atomTexts)
+	for _, docs := range pa.labels {
 		out.AtomLabels += len(docs)
 	}
-	for _, q := range qs {
-		qr, err := atoms.DeriveQrels(q, labels, direct[q.ID], false)
+	for _, q := range pa.queries {
+		qr, err := atoms.DeriveQrels(q, pa.labels, pa.direct[q.ID], false)
 		if err != nil {
 			return out, err
 		}
-		dq := DerivedQuery{QueryExtID: q.ID, Text: texts[q.ID], Expression: exprText(q, atomTexts), Variant: variant[q.ID]}
+		dq := DerivedQuery{QueryExtID: q.ID, Text: pa.texts[q.ID], Expression: exprText(q, pa.atomTexts), Variant: variant[q.ID]}
 		for _, r := range qr {
 			switch r.Derived {
 			case boolexpr.True:
@@ -264,7 +243,7 @@ func Summary(ctx context.Context, st *store.Store, projectID int64, repair bool)
 		out.Unknown += dq.Unknown
 		out.Queries = append(out.Queries, dq)
 	}
-	flags, err := atoms.Inconsistencies(qs, texts, atomTexts, labels, direct)
+	flags, err := pa.inconsistencies()
 	if err != nil {
 		return out, err
 	}

@@ -1,7 +1,6 @@
 package atompool
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
 	"boolpool/server/cal"
+	"boolpool/server/topk"
 )
 
 // Learners are the atoms' active learners over one corpus (the cal
@@ -106,28 +106,28 @@ func (l *Learners) Rank(ctx context.Context, q atoms.Query, labels atoms.Labels,
 		ls[i], vers[i] = a, a.Version
 	}
 	ps := make([]float64, len(ls))
-	h := &candHeap{}
+	h := topk.New(window, func(a, b cand) bool {
+		if a.s != b.s {
+			return a.s > b.s
+		}
+		return a.d < b.d
+	})
 	for d := range l.IDs {
 		for i, a := range ls {
 			ps[i] = a.P(d)
 		}
 		s := fuzzy(q.Expr, ps)
-		if s <= 0 || (h.Len() == window && s <= h.scores[0]) {
+		if s <= 0 || !h.Wants(cand{d, s}) {
 			continue
 		}
 		if atoms.Derive(q, labels, l.IDs[d], false) != boolexpr.Unknown {
 			continue
 		}
-		if h.Len() < window {
-			heap.Push(h, cand{d, s})
-		} else {
-			h.docs[0], h.scores[0] = d, s
-			heap.Fix(h, 0)
-		}
+		h.Offer(cand{d, s})
 	}
-	r := &QueryRank{Versions: vers, Cands: make([]int, h.Len()), Scores: make([]float64, h.Len())}
-	for i := h.Len() - 1; i >= 0; i-- {
-		c := heap.Pop(h).(cand)
+	best := h.Best()
+	r := &QueryRank{Versions: vers, Cands: make([]int, len(best)), Scores: make([]float64, len(best))}
+	for i, c := range best {
 		r.Cands[i], r.Scores[i] = c.d, c.s
 	}
 	return r, nil
@@ -234,38 +234,11 @@ func fuzzy(e *boolexpr.Expr, ps []float64) float64 {
 	return 0
 }
 
+// cand is a candidate document (its number) with its score; the best
+// rank first by score, ties by the lower document number.
 type cand struct {
 	d int
 	s float64
-}
-
-// candHeap is a min-heap of candidates by score (ties: the higher
-// document number is the smaller, so the lower one is kept).
-type candHeap struct {
-	docs   []int
-	scores []float64
-}
-
-func (h *candHeap) Len() int { return len(h.docs) }
-func (h *candHeap) Less(i, j int) bool {
-	if h.scores[i] != h.scores[j] {
-		return h.scores[i] < h.scores[j]
-	}
-	return h.docs[i] > h.docs[j]
-}
-func (h *candHeap) Swap(i, j int) {
-	h.docs[i], h.docs[j] = h.docs[j], h.docs[i]
-	h.scores[i], h.scores[j] = h.scores[j], h.scores[i]
-}
-func (h *candHeap) Push(x any) {
-	c := x.(cand)
-	h.docs, h.scores = append(h.docs, c.d), append(h.scores, c.s)
-}
-func (h *candHeap) Pop() any {
-	i := len(h.docs) - 1
-	c := cand{h.docs[i], h.scores[i]}
-	h.docs, h.scores = h.docs[:i], h.scores[:i]
-	return c
 }
 
 // Queued is a query (its index) in a QueryHeap with its score.

@@ -1,12 +1,13 @@
 package cal
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"boolpool/server/topk"
 )
 
 // Options configure the active learner.
@@ -368,27 +369,18 @@ func (e *Engine) fromPrior(judged map[uint32]bool, prior []string, size, round i
 // topUnjudged returns the k best-scoring documents not in judged, best
 // first (ties: lower document number first).
 func topUnjudged(scores []float64, judged map[uint32]bool, k int) []uint32 {
-	h := &minHeap{scores: scores}
+	h := topk.New(k, func(a, b uint32) bool { return better(scores, a, b) })
 	for d := range scores {
 		u := uint32(d)
-		if len(h.docs) == k && !better(scores, u, h.docs[0]) {
+		if !h.Wants(u) {
 			continue
 		}
 		if _, j := judged[u]; j {
 			continue
 		}
-		if len(h.docs) < k {
-			heap.Push(h, u)
-		} else {
-			h.docs[0] = u
-			heap.Fix(h, 0)
-		}
+		h.Offer(u)
 	}
-	out := make([]uint32, len(h.docs))
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(h).(uint32)
-	}
-	return out
+	return h.Best()
 }
 
 func better(s []float64, a, b uint32) bool {
@@ -396,22 +388,6 @@ func better(s []float64, a, b uint32) bool {
 		return s[a] > s[b]
 	}
 	return a < b
-}
-
-// minHeap keeps the worst of the best k on top.
-type minHeap struct {
-	scores []float64
-	docs   []uint32
-}
-
-func (h *minHeap) Len() int           { return len(h.docs) }
-func (h *minHeap) Less(i, j int) bool { return better(h.scores, h.docs[j], h.docs[i]) }
-func (h *minHeap) Swap(i, j int)      { h.docs[i], h.docs[j] = h.docs[j], h.docs[i] }
-func (h *minHeap) Push(x any)         { h.docs = append(h.docs, x.(uint32)) }
-func (h *minHeap) Pop() any {
-	x := h.docs[len(h.docs)-1]
-	h.docs = h.docs[:len(h.docs)-1]
-	return x
 }
 
 // NextBatchSize is AutoTAR's batch growth: 1 first, then B + ceil(B/10).

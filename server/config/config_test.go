@@ -7,6 +7,19 @@ import (
 	"time"
 )
 
+// parsed is a Config with its flags registered on a new flag set (also
+// returned) and args parsed.
+func parsed(t *testing.T, args ...string) (*Config, *flag.FlagSet) {
+	t.Helper()
+	c := new(Config)
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.Register(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return c, fs
+}
+
 func TestValidate(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -32,12 +45,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var c Config
-			fs := flag.NewFlagSet("t", flag.ContinueOnError)
-			c.Register(fs)
-			if err := fs.Parse(tt.args); err != nil {
-				t.Fatal(err)
-			}
+			c, _ := parsed(t, tt.args...)
 			err := c.Validate()
 			if tt.wantErr == "" {
 				if err != nil {
@@ -58,12 +66,7 @@ func TestLimitDefaults(t *testing.T) {
 	t.Setenv("BOOLPOOL_MAX_LINE", "2048")
 	t.Setenv("BOOLPOOL_BODY_TIMEOUT", "5s")
 	t.Setenv("BOOLPOOL_MAX_IMPORT_BYTES", "1048576")
-	var c Config
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	c.Register(fs)
-	if err := fs.Parse(nil); err != nil {
-		t.Fatal(err)
-	}
+	c, _ := parsed(t)
 	if c.MaxLineBytes != 2048 || c.MaxImportBytes != 1<<20 || c.MaxImportsPerUser != DefaultMaxImportsPerUser || c.BodyTimeout != 5*time.Second || c.BodyMinRate != DefaultBodyMinRate ||
 		c.WriteTimeout != DefaultWriteTimeout || c.UploadDir != DefaultUploadDir() {
 		t.Fatalf("config %+v", c)
@@ -81,12 +84,7 @@ func TestLimitDefaults(t *testing.T) {
 func TestBoundsFlags(t *testing.T) {
 	t.Setenv("BOOLPOOL_ALLOWED_HOSTS", "Judge.Example.org, 10.0.0.5:8080")
 	t.Setenv("BOOLPOOL_MAX_QUEUED_JOBS", "7")
-	var c Config
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	c.Register(fs)
-	if err := fs.Parse(nil); err != nil {
-		t.Fatal(err)
-	}
+	c, fs := parsed(t)
 	if strings.Join(c.AllowedHosts, "|") != "judge.example.org|10.0.0.5:8080" || c.QueuedJobsPerProject() != 7 ||
 		c.StreamsPerUser() != DefaultMaxStreamsPerUser {
 		t.Fatalf("from the environment: hosts %q, queued %d, streams %d", c.AllowedHosts, c.QueuedJobsPerProject(), c.StreamsPerUser())

@@ -52,6 +52,39 @@ func CurrentVotes(ctx context.Context, st *store.Store, projectID int64) (map[in
 	return votes, nil
 }
 
+// ProjectVotes are what the majority consensus of a project's items is
+// decided from, read at once: the current relevance votes and the latest
+// adjudication by item id, and the raters' names by user id.
+type ProjectVotes struct {
+	Votes       map[int64][]Vote
+	Adjudicated map[int64]int
+	Users       map[int64]string
+}
+
+// LoadProjectVotes reads a project's ProjectVotes.
+func LoadProjectVotes(ctx context.Context, st *store.Store, projectID int64) (ProjectVotes, error) {
+	var pv ProjectVotes
+	var err error
+	if pv.Votes, err = CurrentVotes(ctx, st, projectID); err != nil {
+		return pv, err
+	}
+	if pv.Adjudicated, err = st.LatestAdjudications(ctx, projectID); err != nil {
+		return pv, err
+	}
+	pv.Users, err = st.Usernames(ctx)
+	return pv, err
+}
+
+// Decide is the consensus of item id (Decide over its votes and
+// adjudication; ok false: none yet).
+func (pv ProjectVotes) Decide(id int64) (Decision, bool) {
+	var adj *int
+	if a, ok := pv.Adjudicated[id]; ok {
+		adj = &a
+	}
+	return Decide(pv.Votes[id], adj)
+}
+
 // DawidSkeneDecisions runs Dawid–Skene over a project's current relevance
 // votes (gold answers and adjudications as known labels, items by id,
 // votes by rater: the live dashboard's run) and returns the DecideDS

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
 
 	"boolpool/server/apperr"
 	"boolpool/server/boolexpr"
 	"boolpool/server/store"
+	"boolpool/server/textseg"
 )
 
 // StoreOptions select the queries StoreProjectExpressions decomposes.
@@ -230,21 +230,8 @@ func CheckQuery(text string) string {
 	if len(text) > MaxQueryBytes {
 		return fmt.Sprintf("query text of %d bytes: over the %d bytes a query may have", len(text), MaxQueryBytes)
 	}
-	if n := countWords(text); n > MaxQueryWords {
+	if n := textseg.CountWords(text); n > MaxQueryWords {
 		return fmt.Sprintf("query text of %d words: over the %d words a query may have", n, MaxQueryWords)
 	}
 	return ""
-}
-
-// countWords counts runs of non-space characters.
-func countWords(s string) int {
-	n, in := 0, false
-	for _, r := range s {
-		sp := unicode.IsSpace(r)
-		if !sp && !in {
-			n++
-		}
-		in = !sp
-	}
-	return n
 }

@@ -32,19 +32,6 @@ const Sample = vocab.StrategySample
 // plus the sampled pool.
 func Strategies() []string { return vocab.Strategies(vocab.Estimate) }
 
-// CheckStrategies reports the first name Simulate does not know.
-func CheckStrategies(names []string) error {
-	if len(names) == 0 {
-		return fmt.Errorf("evalsim: no strategy given")
-	}
-	for _, n := range names {
-		if !slices.Contains(Strategies(), n) {
-			return fmt.Errorf("evalsim: unknown strategy %q (want one of %v)", n, Strategies())
-		}
-	}
-	return nil
-}
-
 // Query is one query of the simulation with its gold.
 type Query struct {
 	ID   string
@@ -133,8 +120,8 @@ type Summary struct {
 // each strategy capped at in.Budget judgments) and compares the runs'
 // measures under each strategy's judgments with the full gold.
 func Simulate(ctx context.Context, in Input) (Summary, error) {
-	if err := CheckStrategies(in.Strategies); err != nil {
-		return Summary{}, err
+	if err := vocab.CheckStrategies(vocab.Estimate, in.Strategies); err != nil {
+		return Summary{}, fmt.Errorf("evalsim: %w", err)
 	}
 	if in.Budget < 1 {
 		return Summary{}, fmt.Errorf("evalsim: a budget is required")

@@ -53,28 +53,14 @@ func LoadInput(ctx context.Context, st *store.Store, projectID int64, spec Proje
 	if err := spec.Sample.Check(); err != nil && slices.Contains(spec.Strategies, Sample) {
 		return Input{}, fmt.Errorf("evalsim: sample design: %w", err)
 	}
-	runs, err := pooling.LoadRuns(ctx, st, projectID, spec.Runs)
+	runs, withGold, rel, err := pooling.LoadGold(ctx, st, projectID, spec.Runs, spec.Split, spec.Qrels)
 	if err != nil {
 		return Input{}, err
-	}
-	queries, err := retrieval.LoadQueries(ctx, st, projectID, spec.Split)
-	if err != nil {
-		return Input{}, err
-	}
-	rel := spec.Qrels
-	if rel == nil {
-		if rel, err = pooling.StoredRelevant(ctx, st, projectID); err != nil {
-			return Input{}, err
-		}
 	}
 	in := Input{Runs: runs, Strategies: spec.Strategies, Depth: spec.Depth, Budget: spec.Budget, Measures: measures,
 		Sample: spec.Sample, Bandit: spec.Bandit, Levels: spec.Levels}
-	var withGold []retrieval.Query
-	for _, q := range queries {
-		if len(rel[q.ID]) > 0 {
-			in.Queries = append(in.Queries, Query{ID: q.ID, Text: q.Text, Rel: rel[q.ID]})
-			withGold = append(withGold, q)
-		}
+	for _, q := range withGold {
+		in.Queries = append(in.Queries, Query{ID: q.ID, Text: q.Text, Rel: rel[q.ID]})
 	}
 	needIndex := slices.Contains(spec.Strategies, pooling.CAL) && spec.CAL.Engine == nil ||
 		slices.Contains(spec.Strategies, Sample) && spec.Sample.Corpus != nil

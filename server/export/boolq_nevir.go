@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -103,10 +105,7 @@ func nevirPairs(ctx context.Context, st *store.Store, projectID int64, w *bufio.
 	if err != nil {
 		return c, err
 	}
-	ids := make([]string, 0, len(pairs))
-	for id := range pairs {
-		ids = append(ids, id)
-	}
+	ids := slices.Collect(maps.Keys(pairs))
 	sort.Slice(ids, func(i, j int) bool { return pairs[ids[i]].seq < pairs[ids[j]].seq })
 	for _, id := range ids {
 		var docs [2]string

@@ -42,14 +42,7 @@ func projectDerived(ctx context.Context, st *store.Store, projectID int64, metho
 	if err := consensus.Current(ctx, st, projectID); err != nil {
 		return nil, nil, nil, err
 	}
-	direct := map[string]map[string]int{}
-	err = eachConsensusQrel(ctx, st, projectID, method, func(r store.ConsensusQrel) error {
-		if direct[r.QueryExtID] == nil {
-			direct[r.QueryExtID] = map[string]int{}
-		}
-		direct[r.QueryExtID][r.DocExtID] = r.Relevance
-		return nil
-	})
+	direct, err := consensusGrades(ctx, st, projectID, method)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -112,6 +112,20 @@ func Write(ctx context.Context, st *store.Store, projectID int64, format string,
 	return c, nil
 }
 
+// consensusGrades are the consensus labels by method (eachConsensusQrel)
+// as query ext id → document ext id → grade.
+func consensusGrades(ctx context.Context, st *store.Store, projectID int64, method string) (map[string]map[string]int, error) {
+	out := map[string]map[string]int{}
+	err := eachConsensusQrel(ctx, st, projectID, method, func(r store.ConsensusQrel) error {
+		if out[r.QueryExtID] == nil {
+			out[r.QueryExtID] = map[string]int{}
+		}
+		out[r.QueryExtID][r.DocExtID] = r.Relevance
+		return nil
+	})
+	return out, err
+}
+
 // eachConsensusQrel streams the consensus labels by method: the stored
 // (majority) consensus, or with method dawid-skene the same items in the
 // same order, each labelled by consensus.DawidSkeneDecisions.

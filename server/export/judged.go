@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -123,21 +124,11 @@ func questJudged(ctx context.Context, st *store.Store, projectID int64, method, 
 	if err != nil {
 		return c, err
 	}
-	verdict := map[string]map[string]int{} // query ext id → doc → consensus grade
-	err = eachConsensusQrel(ctx, st, projectID, method, func(r store.ConsensusQrel) error {
-		if verdict[r.QueryExtID] == nil {
-			verdict[r.QueryExtID] = map[string]int{}
-		}
-		verdict[r.QueryExtID][r.DocExtID] = r.Relevance
-		return nil
-	})
+	verdict, err := consensusGrades(ctx, st, projectID, method) // query ext id → doc → consensus grade
 	if err != nil {
 		return c, err
 	}
-	ids := make([]int64, 0, len(needText))
-	for id := range needText {
-		ids = append(ids, id)
-	}
+	ids := slices.Collect(maps.Keys(needText))
 	texts, err := st.DocumentsByIDs(ctx, ids)
 	if err != nil {
 		return c, err

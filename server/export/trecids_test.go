@@ -200,24 +200,33 @@ func TestTRECExportsEvaluateAndReimport(t *testing.T) {
 	qrelsFile, runFile := write("trec-qrels", export.Options{}), write("trec-run", export.Options{Run: "bm25 test"})
 
 	// In the project: the stored ids.
-	var projQrels []trecfmt.Qrel
-	if err := st.EachMergedQrel(ctx, p.ID, "positive", func(r store.Qrel) error {
-		projQrels = append(projQrels, trecfmt.Qrel{QueryID: r.QueryExtID, DocID: r.DocExtID, Rel: r.Relevance})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
+	storedQrels := func() []trecfmt.Qrel {
+		t.Helper()
+		var out []trecfmt.Qrel
+		if err := st.EachMergedQrel(ctx, p.ID, "positive", func(r store.Qrel) error {
+			out = append(out, trecfmt.Qrel{QueryID: r.QueryExtID, DocID: r.DocExtID, Rel: r.Relevance})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
 	runID, err := st.RunIDByName(ctx, p.ID, "bm25 test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var projRun []trecfmt.RunLine
-	if err := st.EachRunRow(ctx, runID, func(r store.RunRow) error {
-		projRun = append(projRun, trecfmt.RunLine{QueryID: r.QueryExtID, DocID: r.DocExtID, Rank: r.Rank, Score: r.Score})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
+	storedRun := func() []trecfmt.RunLine {
+		t.Helper()
+		var out []trecfmt.RunLine
+		if err := st.EachRunRow(ctx, runID, func(r store.RunRow) error {
+			out = append(out, trecfmt.RunLine{QueryID: r.QueryExtID, DocID: r.DocExtID, Rank: r.Rank, Score: r.Score})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
+	projQrels, projRun := storedQrels(), storedRun()
 	specs, err := metrics.ParseSpecs("ndcg@10,recall@100,mrr@10,P@2")
 	if err != nil {
 		t.Fatal(err)
@@ -271,24 +280,10 @@ func TestTRECExportsEvaluateAndReimport(t *testing.T) {
 	if _, err := ingest.Files(ctx, st, p.ID, "trec-run", []string{runFile}, ingest.Options{RunName: "bm25 test"}); err != nil {
 		t.Fatal(err)
 	}
-	var again []trecfmt.Qrel
-	if err := st.EachMergedQrel(ctx, p.ID, "positive", func(r store.Qrel) error {
-		again = append(again, trecfmt.Qrel{QueryID: r.QueryExtID, DocID: r.DocExtID, Rel: r.Relevance})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(again, projQrels) {
+	if again := storedQrels(); !reflect.DeepEqual(again, projQrels) {
 		t.Errorf("qrels after re-import:\n%v\nbefore:\n%v", again, projQrels)
 	}
-	var runAgain []trecfmt.RunLine
-	if err := st.EachRunRow(ctx, runID, func(r store.RunRow) error {
-		runAgain = append(runAgain, trecfmt.RunLine{QueryID: r.QueryExtID, DocID: r.DocExtID, Rank: r.Rank, Score: r.Score})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(runAgain, projRun) {
+	if runAgain := storedRun(); !reflect.DeepEqual(runAgain, projRun) {
 		t.Errorf("run after re-import:\n%v\nbefore:\n%v", runAgain, projRun)
 	}
 
@@ -303,13 +298,10 @@ func TestTRECExportsEvaluateAndReimport(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]int{}
-	if err := st.EachMergedQrel(ctx, p.ID, "positive", func(r store.Qrel) error {
-		if r.QueryExtID == "q2" {
-			got[r.DocExtID] = r.Relevance
+	for _, q := range storedQrels() {
+		if q.QueryID == "q2" {
+			got[q.DocID] = q.Rel
 		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
 	}
 	if want := map[string]int{"Merida wren": 1, "A_b": 1, "100% pure\tx": 2}; !reflect.DeepEqual(got, want) {
 		t.Errorf("q2 qrels after the other tool's file: %v, want %v", got, want)

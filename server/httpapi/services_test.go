@@ -1,12 +1,11 @@
 package httpapi_test
 
 import (
-	"context"
 	"log/slog"
 	"testing"
-	"time"
 
 	"boolpool/server/app"
+	"boolpool/server/app/apptest"
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
@@ -19,16 +18,5 @@ import (
 // ends (after the servers registered later are closed).
 func newServices(t testing.TB, cfg config.Config, st *store.Store, log *slog.Logger, workers int) httpapi.Services {
 	t.Helper()
-	a, err := app.New(context.Background(), cfg, st, log, app.Options{Jobs: jobs.Config{Concurrency: workers, Test: true}, CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := a.Close(ctx); err != nil {
-			t.Error(err)
-		}
-	})
-	return a.Services
+	return apptest.New(t, cfg, st, log, app.Options{Jobs: jobs.Config{Concurrency: workers, Test: true}, CacheDir: t.TempDir()}).Services
 }

@@ -160,9 +160,7 @@ func readPassage(in *input, field, group string, raw []byte, res *Result) (passa
 			if err != nil {
 				return p, err
 			}
-			if p.id == "" {
-				p.id = id
-			} else if id != "" {
+			if !keepFirst(&p.id, id) {
 				res.ignore(subField(group+"[]", k))
 			}
 		case k == "title":
@@ -174,9 +172,7 @@ func readPassage(in *input, field, group string, raw []byte, res *Result) (passa
 			if err != nil {
 				return p, err
 			}
-			if p.text == "" {
-				p.text = s
-			} else if s != "" {
+			if !keepFirst(&p.text, s) {
 				res.ignore(subField(group+"[]", k))
 			}
 		default:
@@ -325,9 +321,7 @@ func boolqQuestion(ctx context.Context, im *store.Importer, in *input, obj *rawO
 			if err != nil {
 				return err
 			}
-			if id == "" {
-				id = s
-			} else if s != "" {
+			if !keepFirst(&id, s) {
 				res.ignore(k)
 			}
 		case contains(boolqTextFields, k):
@@ -335,9 +329,7 @@ func boolqQuestion(ctx context.Context, im *store.Importer, in *input, obj *rawO
 			if err != nil {
 				return err
 			}
-			if text == "" {
-				text = s
-			} else if s != "" {
+			if !keepFirst(&text, s) {
 				res.ignore(k)
 			}
 		case k == boolqTypeField:

@@ -347,6 +347,17 @@ func (r *Result) ignore(field string) {
 	r.Ignored[field]++
 }
 
+// keepFirst sets *dst to v unless an earlier alias of the same field set
+// it already; false when it drops v, a later non-empty alias (which the
+// caller records as ignored).
+func keepFirst(dst *string, v string) bool {
+	if *dst == "" {
+		*dst = v
+		return true
+	}
+	return v == ""
+}
+
 // IgnoredSummary describes Ignored in one line, fields in name order,
 // e.g. `"score" (12 records), "version" (3 records)`; "" when nothing was
 // ignored.

@@ -15,25 +15,15 @@ import (
 // early job does nothing, and a retry is harmless (the round is added in
 // one transaction, once).
 func CALBatch(g *pooling.CALGrower) Kind {
-	return Kind{
-		Check: func(ctx context.Context, projectID int64, raw json.RawMessage) error {
-			_, err := calParams(raw)
-			return err
-		},
-		Run: func(ctx context.Context, a Attempt) (any, error) {
-			p, err := calParams(a.Job.Params)
-			if err != nil {
-				return nil, err
-			}
-			a.Report("computing the next batch", 0, 1)
-			res, err := g.Grow(ctx, a.Job.ProjectID, p)
-			if err != nil {
-				return nil, err
-			}
-			a.Report("done", 1, 1)
-			return res, nil
-		},
-	}
+	return ParamsKind(QueueDefault, calParams, func(ctx context.Context, a Attempt, p pooling.CALJobParams) (any, error) {
+		a.Report("computing the next batch", 0, 1)
+		res, err := g.Grow(ctx, a.Job.ProjectID, p)
+		if err != nil {
+			return nil, err
+		}
+		a.Report("done", 1, 1)
+		return res, nil
+	})
 }
 
 func calParams(raw json.RawMessage) (pooling.CALJobParams, error) {

@@ -26,49 +26,39 @@ type IndexResult struct {
 // index, and with an encoder its pgvector HNSW index. Building again is
 // harmless, so a retry simply starts over.
 func Index(st *store.Store, log *slog.Logger) Kind {
-	return Kind{
-		Check: func(ctx context.Context, projectID int64, raw json.RawMessage) error {
-			_, err := indexParams(raw)
-			return err
-		},
-		Run: func(ctx context.Context, a Attempt) (any, error) {
-			p, err := indexParams(a.Job.Params)
-			if err != nil {
-				return nil, err
-			}
-			a.Report("building the lexical index", 0, 0)
-			ix, err := retrieval.BuildLexical(ctx, st, a.Job.ProjectID, lexical.Params{K1: p.K1, B: p.B}, log)
-			if err != nil {
-				return nil, err
-			}
-			res := IndexResult{Documents: ix.NumDocs(), Terms: ix.NumTerms(), AvgDocLen: ix.AvgDocLen()}
-			a.Report("lexical index built", res.Documents, res.Documents)
-			if p.Encoder == "" {
-				return res, nil
-			}
-			enc, err := st.EncoderByName(ctx, p.Encoder)
-			if errors.Is(err, store.ErrNotFound) {
-				return nil, Permanent(fmt.Errorf("encoder %q has no embeddings yet (run an encode job first): %w", p.Encoder, err))
-			}
-			if err != nil {
-				return nil, err
-			}
-			a.Report("building the HNSW index of "+enc.Name, 0, 0)
-			if _, err := st.EnsureHNSW(ctx, a.Job.ProjectID, enc); err != nil {
-				return nil, err
-			}
-			if err := st.AnalyzeEmbeddings(ctx); err != nil {
-				return nil, err
-			}
-			n, err := st.CountEmbeddings(ctx, a.Job.ProjectID, enc.ID)
-			if err != nil {
-				return nil, err
-			}
-			res.Encoder, res.Vectors = enc.Name, n
-			a.Report("HNSW index built", n, n)
+	return ParamsKind(QueueDefault, indexParams, func(ctx context.Context, a Attempt, p IndexParams) (any, error) {
+		a.Report("building the lexical index", 0, 0)
+		ix, err := retrieval.BuildLexical(ctx, st, a.Job.ProjectID, lexical.Params{K1: p.K1, B: p.B}, log)
+		if err != nil {
+			return nil, err
+		}
+		res := IndexResult{Documents: ix.NumDocs(), Terms: ix.NumTerms(), AvgDocLen: ix.AvgDocLen()}
+		a.Report("lexical index built", res.Documents, res.Documents)
+		if p.Encoder == "" {
 			return res, nil
-		},
-	}
+		}
+		enc, err := st.EncoderByName(ctx, p.Encoder)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, Permanent(fmt.Errorf("encoder %q has no embeddings yet (run an encode job first): %w", p.Encoder, err))
+		}
+		if err != nil {
+			return nil, err
+		}
+		a.Report("building the HNSW index of "+enc.Name, 0, 0)
+		if _, err := st.EnsureHNSW(ctx, a.Job.ProjectID, enc); err != nil {
+			return nil, err
+		}
+		if err := st.AnalyzeEmbeddings(ctx); err != nil {
+			return nil, err
+		}
+		n, err := st.CountEmbeddings(ctx, a.Job.ProjectID, enc.ID)
+		if err != nil {
+			return nil, err
+		}
+		res.Encoder, res.Vectors = enc.Name, n
+		a.Report("HNSW index built", n, n)
+		return res, nil
+	})
 }
 
 // indexParams decodes and checks an index job's parameters, filling the

@@ -92,6 +92,26 @@ type Kind struct {
 	Run func(ctx context.Context, a Attempt) (any, error)
 }
 
+// ParamsKind is a Kind on queue whose
+// parameters parse decodes and checks, both when a job is submitted
+// (Check) and when it runs: run gets them.
+func ParamsKind[P any](queue string, parse func(json.RawMessage) (P, error), run func(ctx context.Context, a Attempt, p P) (any, error)) Kind {
+	return Kind{
+		Queue: queue,
+		Check: func(_ context.Context, _ int64, raw json.RawMessage) error {
+			_, err := parse(raw)
+			return err
+		},
+		Run: func(ctx context.Context, a Attempt) (any, error) {
+			p, err := parse(a.Job.Params)
+			if err != nil {
+				return nil, err
+			}
+			return run(ctx, a, p)
+		},
+	}
+}
+
 func (k Kind) queue() string {
 	if k.Queue == "" {
 		return QueueDefault

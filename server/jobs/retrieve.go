@@ -27,56 +27,47 @@ type DenseOpener func(ctx context.Context, projectID int64, encoder string) (den
 // the project's queries. openDense may be nil: dense methods are then
 // refused when the job is submitted.
 func Retrieve(st *store.Store, log *slog.Logger, openDense DenseOpener) Kind {
-	return Kind{
-		Check: func(ctx context.Context, projectID int64, raw json.RawMessage) error {
-			_, err := retrieveParams(raw, openDense != nil)
-			return err
-		},
-		Run: func(ctx context.Context, a Attempt) (any, error) {
-			job, report := a.Job, a.Report
-			p, err := retrieveParams(job.Params, openDense != nil)
-			if err != nil {
-				return nil, err
+	parse := func(raw json.RawMessage) (RetrieveParams, error) { return retrieveParams(raw, openDense != nil) }
+	return ParamsKind(QueueDefault, parse, func(ctx context.Context, a Attempt, p RetrieveParams) (any, error) {
+		job, report := a.Job, a.Report
+		res := &retrieval.Resources{Store: st, ProjectID: job.ProjectID, Log: log}
+		if proj, err := st.ProjectByID(ctx, job.ProjectID); err == nil {
+			res.ProjectName = proj.Name
+		}
+		var closers []func()
+		defer func() {
+			for _, c := range closers {
+				c()
 			}
-			res := &retrieval.Resources{Store: st, ProjectID: job.ProjectID, Log: log}
-			if proj, err := st.ProjectByID(ctx, job.ProjectID); err == nil {
-				res.ProjectName = proj.Name
-			}
-			var closers []func()
-			defer func() {
-				for _, c := range closers {
-					c()
+		}()
+		spec, _ := retrieval.SpecByName(p.Method)
+		var record map[string]string
+		if spec.Needs == retrieval.NeedsDense {
+			record = map[string]string{"encoder": p.Encoder, "vectors": "pgvector"}
+			res.OpenDense = func(ctx context.Context) (*retrieval.Dense, error) {
+				d, c, err := openDense(ctx, job.ProjectID, p.Encoder)
+				if c != nil {
+					closers = append(closers, c)
 				}
-			}()
-			spec, _ := retrieval.SpecByName(p.Method)
-			var record map[string]string
-			if spec.Needs == retrieval.NeedsDense {
-				record = map[string]string{"encoder": p.Encoder, "vectors": "pgvector"}
-				res.OpenDense = func(ctx context.Context) (*retrieval.Dense, error) {
-					d, c, err := openDense(ctx, job.ProjectID, p.Encoder)
-					if c != nil {
-						closers = append(closers, c)
-					}
-					return d, err
-				}
+				return d, err
 			}
-			report("loading "+string(spec.Needs)+" resources", 0, 0)
-			sum, _, _, err := retrieval.RunProject(ctx, res, retrieval.RunRequest{
-				Method: p.Method, Params: p.Params, Split: p.Split, Depth: p.Depth, Name: p.Name,
-				Workers: runtime.GOMAXPROCS(0), Record: record,
-				Progress: func(done, total int) { report("retrieving", done, total) },
-			}, nil)
-			if err != nil {
-				return nil, err
-			}
-			if len(sum.Warnings) > 0 {
-				// The job's last phase carries the warnings too, so a status
-				// poll shows them next to the result.
-				report("done with warnings: "+strings.Join(sum.Warnings, "; "), sum.Queries, sum.Queries)
-			}
-			return sum, nil
-		},
-	}
+		}
+		report("loading "+string(spec.Needs)+" resources", 0, 0)
+		sum, _, _, err := retrieval.RunProject(ctx, res, retrieval.RunRequest{
+			Method: p.Method, Params: p.Params, Split: p.Split, Depth: p.Depth, Name: p.Name,
+			Workers: runtime.GOMAXPROCS(0), Record: record,
+			Progress: func(done, total int) { report("retrieving", done, total) },
+		}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if len(sum.Warnings) > 0 {
+			// The job's last phase carries the warnings too, so a status
+			// poll shows them next to the result.
+			report("done with warnings: "+strings.Join(sum.Warnings, "; "), sum.Queries, sum.Queries)
+		}
+		return sum, nil
+	})
 }
 
 // retrieveParams decodes and checks a retrieve job's parameters, filling

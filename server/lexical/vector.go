@@ -1,8 +1,9 @@
 package lexical
 
 import (
-	"container/heap"
 	"sort"
+
+	"boolpool/server/topk"
 )
 
 // TermWeight is one coordinate of a sparse vector.
@@ -231,34 +232,11 @@ func (ix *Index) TopK(hits []Hit, k int) []Hit {
 		sort.Slice(out, func(i, j int) bool { return ix.Better(out[i], out[j]) })
 		return out
 	}
-	h := &hitHeap{ix: ix}
+	h := topk.New(k, ix.Better)
 	for _, x := range hits {
-		if h.Len() < k {
-			heap.Push(h, x)
-		} else if ix.Better(x, h.hits[0]) {
-			h.hits[0] = x
-			heap.Fix(h, 0)
-		}
+		h.Offer(x)
 	}
-	out := h.hits
-	sort.Slice(out, func(i, j int) bool { return ix.Better(out[i], out[j]) })
-	return out
-}
-
-// hitHeap is a min-heap: the worst hit on top.
-type hitHeap struct {
-	ix   *Index
-	hits []Hit
-}
-
-func (h *hitHeap) Len() int           { return len(h.hits) }
-func (h *hitHeap) Less(i, j int) bool { return h.ix.Better(h.hits[j], h.hits[i]) }
-func (h *hitHeap) Swap(i, j int)      { h.hits[i], h.hits[j] = h.hits[j], h.hits[i] }
-func (h *hitHeap) Push(x any)         { h.hits = append(h.hits, x.(Hit)) }
-func (h *hitHeap) Pop() any {
-	x := h.hits[len(h.hits)-1]
-	h.hits = h.hits[:len(h.hits)-1]
-	return x
+	return h.Best()
 }
 
 // DocsWithAll returns the documents containing every term (ascending);

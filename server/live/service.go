@@ -403,26 +403,16 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	if err != nil {
 		return d, err
 	}
-	runIndex := map[int64]int{}
-	scored := make([]map[int64][]metrics.Scored, len(runs))
-	for i, r := range runs {
-		runIndex[r.ID] = i
-		scored[i] = map[int64][]metrics.Scored{}
-		d.Runs = append(d.Runs, Run{Name: r.Name, Ranked: map[int64][]string{}})
-	}
+	rankings := metrics.Rankings[int64]{}
 	err = st.EachRunTop(ctx, projectID, RankDepth, func(r store.RunResultTop) error {
-		i := runIndex[r.RunID]
-		scored[i][r.QueryID] = append(scored[i][r.QueryID], metrics.Scored{DocID: r.DocExtID, Score: r.Score})
+		rankings.Add(r.RunID, r.QueryID, r.DocExtID, r.Score)
 		return nil
 	})
 	if err != nil {
 		return d, err
 	}
-	for i, byQuery := range scored {
-		for q, docs := range byQuery {
-			ranked, _ := metrics.Rank(docs)
-			d.Runs[i].Ranked[q] = ranked
-		}
+	for _, r := range runs {
+		d.Runs = append(d.Runs, Run{Name: r.Name, Ranked: rankings.Ranked(r.ID)})
 	}
 	if d.Negatives, err = st.NegativeQrels(ctx, projectID); err != nil {
 		return d, err
@@ -434,16 +424,9 @@ func LoadData(ctx context.Context, st *store.Store, projectID int64) (Data, erro
 	for _, li := range items {
 		d.Items = append(d.Items, itemOf(li))
 	}
-	if d.Votes, err = consensus.CurrentVotes(ctx, st, projectID); err != nil {
-		return d, err
-	}
-	if d.Adjudicated, err = st.LatestAdjudications(ctx, projectID); err != nil {
-		return d, err
-	}
-	if d.Users, err = st.Usernames(ctx); err != nil {
-		return d, err
-	}
-	return d, nil
+	pv, err := consensus.LoadProjectVotes(ctx, st, projectID)
+	d.Votes, d.Adjudicated, d.Users = pv.Votes, pv.Adjudicated, pv.Users
+	return d, err
 }
 
 // itemOf converts a stored item: the gold answer is a grade (2) or an
@@ -475,11 +458,7 @@ func itemOf(li store.RelevanceItem) Item {
 // decide is the consensus of item id under d's votes and adjudications
 // (ok false: none yet).
 func (d Data) decide(id int64) (dec consensus.Decision, ok bool) {
-	var adj *int
-	if a, ok := d.Adjudicated[id]; ok {
-		adj = &a
-	}
-	return consensus.Decide(d.Votes[id], adj)
+	return consensus.ProjectVotes{Votes: d.Votes, Adjudicated: d.Adjudicated}.Decide(id)
 }
 
 // ConsensusRows computes the consensus rows of d (what the consensus table

@@ -484,3 +484,25 @@ func TestEvaluateRun(t *testing.T) {
 		t.Errorf("Evaluate: %v", r.Mean)
 	}
 }
+
+// TestRankings: results added in any order come back per run and query
+// ranked as Rank ranks them (ties: docid descending; a repeated docid
+// dropped); a run without results has an empty, non-nil map.
+func TestRankings(t *testing.T) {
+	r := Rankings[string]{}
+	r.Add(7, "q1", "a", 1)
+	r.Add(9, "q1", "x", 5)
+	r.Add(7, "q2", "c", 2)
+	r.Add(7, "q1", "b", 3)
+	r.Add(7, "q1", "c", 1)
+	r.Add(7, "q1", "b", 0.5)
+	if got, want := r.Ranked(7), map[string][]string{"q1": {"b", "c", "a"}, "q2": {"c"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("run 7: %v, want %v", got, want)
+	}
+	if got, want := r.Ranked(9), map[string][]string{"q1": {"x"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("run 9: %v, want %v", got, want)
+	}
+	if got := r.Ranked(8); got == nil || len(got) != 0 {
+		t.Errorf("run 8: %#v, want an empty map", got)
+	}
+}

@@ -62,3 +62,26 @@ func RankRun(r Run) (Ranked, int) {
 	}
 	return out, total
 }
+
+// Rankings gathers the scored results of several runs (by run id) per
+// query, in any order, and ranks each run's lists as Rank does. The zero
+// value is not usable: make it with Rankings[Q]{}.
+type Rankings[Q comparable] map[int64]map[Q][]Scored
+
+// Add records doc with score in run's list for query q.
+func (r Rankings[Q]) Add(run int64, q Q, doc string, score float64) {
+	if r[run] == nil {
+		r[run] = map[Q][]Scored{}
+	}
+	r[run][q] = append(r[run][q], Scored{DocID: doc, Score: score})
+}
+
+// Ranked returns run's lists ranked (query → document ids, best first;
+// an empty map for a run without results).
+func (r Rankings[Q]) Ranked(run int64) map[Q][]string {
+	out := make(map[Q][]string, len(r[run]))
+	for q, docs := range r[run] {
+		out[q], _ = Rank(docs)
+	}
+	return out
+}

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"boolpool/server/cal"
@@ -21,19 +19,6 @@ const CAL = vocab.StrategyCAL
 
 // GoldStrategies lists the strategies SimulateGold knows, in report order.
 func GoldStrategies() []string { return vocab.Strategies(vocab.Gold) }
-
-// CheckStrategies reports the first name SimulateGold does not know.
-func CheckStrategies(names []string) error {
-	if len(names) == 0 {
-		return fmt.Errorf("pooling: no strategy given")
-	}
-	for _, n := range names {
-		if !slices.Contains(GoldStrategies(), n) {
-			return fmt.Errorf("pooling: unknown strategy %q (want one of %s)", n, strings.Join(GoldStrategies(), ", "))
-		}
-	}
-	return nil
-}
 
 // GoldQuery is one query of a simulation against all of its gold.
 type GoldQuery struct {

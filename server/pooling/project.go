@@ -333,25 +333,12 @@ func SimulateGoldProject(ctx context.Context, st *store.Store, projectID int64, 
 	if spec.Depth < 1 {
 		return GoldSummary{}, fmt.Errorf("pooling: depth must be positive, got %d", spec.Depth)
 	}
-	runs, err := LoadRuns(ctx, st, projectID, spec.Runs)
+	runs, queries, rel, err := LoadGold(ctx, st, projectID, spec.Runs, spec.Split, spec.Qrels)
 	if err != nil {
 		return GoldSummary{}, err
-	}
-	queries, err := retrieval.LoadQueries(ctx, st, projectID, spec.Split)
-	if err != nil {
-		return GoldSummary{}, err
-	}
-	rel := spec.Qrels
-	if rel == nil {
-		if rel, err = storedRelevant(ctx, st, projectID); err != nil {
-			return GoldSummary{}, err
-		}
 	}
 	var gqs []GoldQuery
 	for _, q := range queries {
-		if len(rel[q.ID]) == 0 {
-			continue
-		}
 		gqs = append(gqs, GoldQuery{ID: q.ID, Text: q.Text, Lists: topLists(q.ID, runs, spec.Depth), Rel: rel[q.ID]})
 	}
 	calSim := spec.CAL
@@ -369,6 +356,34 @@ func SimulateGoldProject(ctx context.Context, st *store.Store, projectID int64, 
 		return GoldSummary{}, err
 	}
 	return SimulateGold(ctx, gqs, spec.Strategies, seqs, spec.Levels, spec.Budget)
+}
+
+// LoadGold reads what a simulation against gold needs: the named runs,
+// the split's queries that have a relevant document in the oracle, and
+// the oracle (query id → relevant documents): qrels, or when nil the
+// project's stored positive qrels (StoredRelevant).
+func LoadGold(ctx context.Context, st *store.Store, projectID int64, runNames []string, split string, qrels map[string]map[string]bool) ([]Run, []retrieval.Query, map[string]map[string]bool, error) {
+	runs, err := LoadRuns(ctx, st, projectID, runNames)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	all, err := retrieval.LoadQueries(ctx, st, projectID, split)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rel := qrels
+	if rel == nil {
+		if rel, err = storedRelevant(ctx, st, projectID); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	var queries []retrieval.Query
+	for _, q := range all {
+		if len(rel[q.ID]) > 0 {
+			queries = append(queries, q)
+		}
+	}
+	return runs, queries, rel, nil
 }
 
 // StoredRelevant is the project's positive qrels with relevance >= 1 (the

@@ -84,9 +84,7 @@ type project struct {
 	queries map[int64]string // query row id → ext id (of the split)
 	runs    []Run
 	items   []store.RelevanceItem
-	votes   map[int64][]consensus.Vote
-	adj     map[int64]int
-	users   map[int64]string
+	votes   consensus.ProjectVotes
 }
 
 // depthFor is how many results per run and query the specs need: their
@@ -118,29 +116,18 @@ func load(ctx context.Context, st *store.Store, projectID int64, split string, d
 	if err != nil {
 		return p, err
 	}
-	index := map[int64]int{}
-	scored := make([]map[string][]metrics.Scored, len(infos))
-	for i, r := range infos {
-		index[r.ID] = i
-		scored[i] = map[string][]metrics.Scored{}
-		p.runs = append(p.runs, Run{Name: r.Name, Family: Family(r.Method, r.Name), Ranked: map[string][]string{}})
-	}
+	rankings := metrics.Rankings[string]{}
 	err = st.EachRunTop(ctx, projectID, depth, func(r store.RunResultTop) error {
-		q, ok := p.queries[r.QueryID]
-		if !ok {
-			return nil
+		if q, ok := p.queries[r.QueryID]; ok {
+			rankings.Add(r.RunID, q, r.DocExtID, r.Score)
 		}
-		i := index[r.RunID]
-		scored[i][q] = append(scored[i][q], metrics.Scored{DocID: r.DocExtID, Score: r.Score})
 		return nil
 	})
 	if err != nil {
 		return p, err
 	}
-	for i, byQuery := range scored {
-		for q, docs := range byQuery {
-			p.runs[i].Ranked[q], _ = metrics.Rank(docs)
-		}
+	for _, r := range infos {
+		p.runs = append(p.runs, Run{Name: r.Name, Family: Family(r.Method, r.Name), Ranked: rankings.Ranked(r.ID)})
 	}
 	all, err := st.RelevanceItems(ctx, projectID)
 	if err != nil {
@@ -151,26 +138,14 @@ func load(ctx context.Context, st *store.Store, projectID int64, split string, d
 			p.items = append(p.items, it)
 		}
 	}
-	if p.votes, err = consensus.CurrentVotes(ctx, st, projectID); err != nil {
-		return p, err
-	}
-	if p.adj, err = st.LatestAdjudications(ctx, projectID); err != nil {
-		return p, err
-	}
-	if p.users, err = st.Usernames(ctx); err != nil {
-		return p, err
-	}
-	return p, nil
+	p.votes, err = consensus.LoadProjectVotes(ctx, st, projectID)
+	return p, err
 }
 
 // majority is an item's consensus label (consensus.Decide, what the
 // stored consensus holds once consensus.Current has run), -1 for none.
 func (p project) majority(itemID int64) int {
-	var adj *int
-	if a, ok := p.adj[itemID]; ok {
-		adj = &a
-	}
-	d, ok := consensus.Decide(p.votes[itemID], adj)
+	d, ok := p.votes.Decide(itemID)
 	if !ok {
 		return -1
 	}
@@ -278,8 +253,8 @@ func LoadStability(ctx context.Context, st *store.Store, projectID int64, opt Op
 		if d, ok := ds[it.ID]; ok {
 			ji.DawidSkene = d.Relevance
 		}
-		for _, v := range p.votes[it.ID] {
-			name := p.users[v.Rater]
+		for _, v := range p.votes.Votes[it.ID] {
+			name := p.votes.Users[v.Rater]
 			if name == "" {
 				name = fmt.Sprintf("user %d", v.Rater)
 			}

@@ -62,28 +62,11 @@ func (s *Store) CALLabels(ctx context.Context, queryID int64) (map[string]bool, 
 // CALPoolLabels is CALLabels for every query of a cal pool at once
 // (query id → document id → relevant).
 func (s *Store) CALPoolLabels(ctx context.Context, poolID int64) (map[int64]map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, `SELECT i.query_id, d.ext_id, c.relevance >= 1
+	rows, _ := s.pool.Query(ctx, `SELECT i.query_id, d.ext_id, c.relevance >= 1
 		FROM cal_queries cq JOIN items i ON i.query_id = cq.query_id AND i.kind = 'relevance'
 		JOIN consensus c ON c.item_id = i.id JOIN documents d ON d.id = i.document_id
 		WHERE cq.pool_id = $1`, poolID)
-	if err != nil {
-		return nil, fmt.Errorf("store: cal pool labels: %w", err)
-	}
-	out := map[int64]map[string]bool{}
-	var q int64
-	var doc string
-	var rel bool
-	_, err = pgx.ForEachRow(rows, []any{&q, &doc, &rel}, func() error {
-		if out[q] == nil {
-			out[q] = map[string]bool{}
-		}
-		out[q][doc] = rel
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: cal pool labels: %w", err)
-	}
-	return out, nil
+	return collectSets(rows, "cal pool labels")
 }
 
 // CALQuery is the state of one query of a cal pool.

@@ -171,19 +171,9 @@ func (s *Store) ConstraintPairsFromItems(ctx context.Context, projectID int64) (
 // ConstraintItemPairs returns the (atom id, document ext id) pairs that
 // already have a constraint item.
 func (s *Store) ConstraintItemPairs(ctx context.Context, projectID int64) (map[int64]map[string]bool, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT i.atom_id, d.ext_id FROM items i JOIN documents d ON d.id = i.document_id
+	rows, _ := s.pool.Query(ctx, `SELECT i.atom_id, d.ext_id, true FROM items i JOIN documents d ON d.id = i.document_id
 		WHERE i.project_id = $1 AND i.kind = 'constraint' AND i.atom_id IS NOT NULL`, projectID)
-	out := map[int64]map[string]bool{}
-	var a int64
-	var d string
-	err := forEach(rows, "constraint items", func() error {
-		if out[a] == nil {
-			out[a] = map[string]bool{}
-		}
-		out[a][d] = true
-		return nil
-	}, &a, &d)
-	return out, err
+	return collectSets(rows, "constraint items")
 }
 
 // ConstraintCounts counts a project's constraint items, those with a

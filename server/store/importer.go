@@ -247,14 +247,8 @@ func (im *Importer) flushDocuments(ctx context.Context) error {
 			d := docs[k]
 			k++
 			im.seq++
-			md := d.Metadata
-			if md == nil {
-				md = json.RawMessage(`{}`)
-			}
-			starts := d.SentenceStarts
-			if starts == nil {
-				starts = []int32{}
-			}
+			md := objectOrEmpty(d.Metadata)
+			starts := nonNil(d.SentenceStarts)
 			return []any{d.ExtID, d.Title, d.Body, starts, md, ContentHash(d.Title, d.Body), int32(lines[k-1]), im.seq}, nil
 		}))
 	if err != nil {
@@ -352,22 +346,10 @@ func (im *Importer) finishQueries(ctx context.Context) error {
 }
 
 func (im *Importer) writeQuery(ctx context.Context, q QueryIn) (int64, error) {
-	md := q.Metadata
-	if md == nil {
-		md = json.RawMessage(`{}`)
-	}
-	extra := q.Extra
-	if extra == nil {
-		extra = json.RawMessage(`{}`)
-	}
-	atoms := q.Atoms
-	if atoms == nil {
-		atoms = []Atom{}
-	}
-	answers := q.AnswerDocs
-	if answers == nil {
-		answers = []string{}
-	}
+	md := objectOrEmpty(q.Metadata)
+	extra := objectOrEmpty(q.Extra)
+	atoms := nonNil(q.Atoms)
+	answers := nonNil(q.AnswerDocs)
 	var expr any
 	if q.Expression != nil {
 		expr = q.Expression
@@ -487,9 +469,7 @@ func (im *Importer) Run(ctx context.Context, name, method string, params json.Ra
 	if err := im.flush(ctx); err != nil {
 		return 0, err
 	}
-	if params == nil {
-		params = json.RawMessage(`{}`)
-	}
+	params = objectOrEmpty(params)
 	var id int64
 	err := im.tx.QueryRow(ctx, `INSERT INTO runs (project_id, name, method, params) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (project_id, name) DO UPDATE SET method = EXCLUDED.method, params = EXCLUDED.params, created_at = now()

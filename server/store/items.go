@@ -53,10 +53,7 @@ type querier interface {
 }
 
 func createItem(ctx context.Context, q querier, n NewItem) (Item, error) {
-	payload := n.Payload
-	if payload == nil {
-		payload = json.RawMessage(`{}`)
-	}
+	payload := objectOrEmpty(n.Payload)
 	var gold any
 	if n.GoldAnswer != nil {
 		gold = n.GoldAnswer

@@ -37,10 +37,7 @@ func (s *Store) CorpusFingerprint(ctx context.Context, projectID int64) (string,
 
 // SaveLexicalIndex stores (replaces) a project's lexical index.
 func (s *Store) SaveLexicalIndex(ctx context.Context, info LexicalIndexInfo, data []byte) error {
-	params := info.Params
-	if params == nil {
-		params = json.RawMessage(`{}`)
-	}
+	params := objectOrEmpty(info.Params)
 	_, err := s.pool.Exec(ctx, `INSERT INTO lexical_indexes (project_id, fingerprint, n_docs, n_terms, params, data)
 		VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (project_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, n_docs = EXCLUDED.n_docs,

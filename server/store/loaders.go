@@ -30,13 +30,9 @@ func (s *Store) RelevanceItems(ctx context.Context, projectID int64) ([]Relevanc
 		LEFT JOIN pool_items pi ON pi.pool_id = i.pool_id AND pi.query_id = i.query_id AND pi.doc_ext_id = d.ext_id
 		WHERE i.project_id = $1 AND i.kind = 'relevance'
 		ORDER BY i.id`, projectID)
-	var out []RelevanceItem
-	var it RelevanceItem
-	err := forEach(rows, "relevance items", func() error {
-		out = append(out, it)
-		return nil
-	}, &it.ID, &it.QueryID, &it.DocExtID, &it.IsGold, &it.GoldAnswer, &it.Sources)
-	return out, err
+	return scanAll(rows, "relevance items", func(it *RelevanceItem) []any {
+		return []any{&it.ID, &it.QueryID, &it.DocExtID, &it.IsGold, &it.GoldAnswer, &it.Sources}
+	})
 }
 
 // RelevanceItem returns one relevance item as RelevanceItems would.
@@ -96,13 +92,9 @@ type ProjectQuery struct {
 func (s *Store) ProjectQueries(ctx context.Context, projectID int64) ([]ProjectQuery, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT id, ext_id, template, expression, coalesce(metadata->>'nevir_pair', '')
 		FROM queries WHERE project_id = $1 ORDER BY seq, id`, projectID)
-	var out []ProjectQuery
-	var q ProjectQuery
-	err := forEach(rows, "project queries", func() error {
-		out = append(out, q)
-		return nil
-	}, &q.ID, &q.ExtID, &q.Template, &q.Expression, &q.NevIRPair)
-	return out, err
+	return scanAll(rows, "project queries", func(q *ProjectQuery) []any {
+		return []any{&q.ID, &q.ExtID, &q.Template, &q.Expression, &q.NevIRPair}
+	})
 }
 
 // RunResultTop is one of a run's top results for a query.

@@ -122,26 +122,8 @@ func (s *Store) SampledPools(ctx context.Context, projectID int64) ([]PoolInfo, 
 // documents (external ids) that have at least one current relevance
 // judgment by any rater: what a sampled pool counts as judged before.
 func (s *Store) JudgedDocuments(ctx context.Context, projectID int64) (map[int64]map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT c.query_id, d.ext_id
+	rows, _ := s.pool.Query(ctx, `SELECT DISTINCT c.query_id, d.ext_id, true
 		FROM current_judgments c JOIN documents d ON d.id = c.document_id
 		WHERE c.project_id = $1 AND c.item_kind = 'relevance' AND c.relevance IS NOT NULL`, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("store: judged documents: %w", err)
-	}
-	out := map[int64]map[string]bool{}
-	var (
-		q   int64
-		doc string
-	)
-	_, err = pgx.ForEachRow(rows, []any{&q, &doc}, func() error {
-		if out[q] == nil {
-			out[q] = map[string]bool{}
-		}
-		out[q][doc] = true
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: judged documents: %w", err)
-	}
-	return out, nil
+	return collectSets(rows, "judged documents")
 }

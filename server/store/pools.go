@@ -56,9 +56,7 @@ func (s *Store) SavePool(ctx context.Context, projectID int64, name, strategy st
 
 // savePool is SavePool in the caller's transaction.
 func savePool(ctx context.Context, tx pgx.Tx, projectID int64, name, strategy string, depth int, params json.RawMessage, items []PoolItemIn) (int64, error) {
-	if params == nil {
-		params = json.RawMessage(`{}`)
-	}
+	params = objectOrEmpty(params)
 	var id int64
 	var status string
 	err := tx.QueryRow(ctx, `SELECT id, status FROM pools WHERE project_id = $1 AND name = $2 FOR UPDATE`, projectID, name).Scan(&id, &status)

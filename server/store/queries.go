@@ -103,10 +103,7 @@ func (s *Store) SetQueryExpressions(ctx context.Context, userID int64, source st
 }
 
 func setQueryExpression(ctx context.Context, tx pgx.Tx, userID int64, u ExpressionUpdate, source string) error {
-	atoms := u.Atoms
-	if atoms == nil {
-		atoms = []Atom{}
-	}
+	atoms := nonNil(u.Atoms)
 	var projectID int64
 	err := tx.QueryRow(ctx, `UPDATE queries SET template = $2, atoms = $3, expression = $4, updated_at = now()
 		WHERE id = $1 RETURNING project_id`, u.QueryID, u.Template, atoms, u.Expression).Scan(&projectID)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -68,6 +69,55 @@ func forEachStruct[T any](rows pgx.Rows, what string, fn func(T) error) error {
 		return err
 	}
 	return loop(rows, what, read, func() error { return fn(v) })
+}
+
+// scanAll reads each row into a T through the fields of it that fields
+// names (in the row's column order): one element a row, nil for none.
+func scanAll[T any](rows pgx.Rows, what string, fields func(*T) []any) ([]T, error) {
+	var out []T
+	var v T
+	err := forEach(rows, what, func() error {
+		out = append(out, v)
+		return nil
+	}, fields(&v)...)
+	return out, err
+}
+
+// objectOrEmpty is v, or the empty JSON object for nil: what a NOT NULL
+// jsonb column gets instead of NULL.
+func objectOrEmpty(v json.RawMessage) json.RawMessage {
+	if v == nil {
+		return json.RawMessage(`{}`)
+	}
+	return v
+}
+
+// nonNil is v, or an empty slice for nil: what a NOT NULL array column
+// gets instead of NULL.
+func nonNil[S ~[]E, E any](v S) S {
+	if v == nil {
+		return S{}
+	}
+	return v
+}
+
+// collectSets reads rows of (id, external id, bool) into id → external id
+// → bool: a label, or true for a set member.
+func collectSets(rows pgx.Rows, what string) (map[int64]map[string]bool, error) {
+	out := map[int64]map[string]bool{}
+	var (
+		id  int64
+		ext string
+		v   bool
+	)
+	err := forEach(rows, what, func() error {
+		if out[id] == nil {
+			out[id] = map[string]bool{}
+		}
+		out[id][ext] = v
+		return nil
+	}, &id, &ext, &v)
+	return out, err
 }
 
 func loop(rows pgx.Rows, what string, read, fn func() error) error {

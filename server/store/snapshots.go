@@ -77,11 +77,7 @@ func (s *Store) RecordExportFailure(ctx context.Context, id string, projectID in
 func (s *Store) ExportFailures(ctx context.Context, projectID int64) ([]ExportFailure, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT entity_id, coalesce(detail->>'format', ''), coalesce(detail->>'reason', ''), user_id, at
 		FROM audit_log WHERE project_id = $1 AND action = 'export.failed' ORDER BY at DESC, id DESC LIMIT $2`, projectID, MaxExportFailures)
-	var out []ExportFailure
-	var f ExportFailure
-	err := forEach(rows, "export failures", func() error {
-		out = append(out, f)
-		return nil
-	}, &f.ID, &f.Format, &f.Reason, &f.CreatedBy, &f.At)
-	return out, err
+	return scanAll(rows, "export failures", func(f *ExportFailure) []any {
+		return []any{&f.ID, &f.Format, &f.Reason, &f.CreatedBy, &f.At}
+	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"boolpool/internal/judgingtest"
 	"boolpool/server/app"
+	"boolpool/server/app/apptest"
 	"boolpool/server/atompool"
 	"boolpool/server/config"
 	"boolpool/server/consensus"
@@ -24,17 +25,7 @@ import (
 // newApp builds and starts a server or worker over st, as the processes
 // do (server/app starts its sweeper), and closes it at the test's end.
 func newApp(t *testing.T, st *store.Store, opts app.Options) *app.App {
-	t.Helper()
-	a, err := app.New(context.Background(), config.Config{SessionTTL: time.Hour}, st, slog.New(slog.DiscardHandler), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := a.Close(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	return a
+	return apptest.New(t, config.Config{SessionTTL: time.Hour}, st, slog.New(slog.DiscardHandler), opts)
 }
 
 // crashedJudge judges the way a process killed right after each commit

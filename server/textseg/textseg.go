@@ -102,3 +102,18 @@ func isAbbreviation(before string) bool {
 	}
 	return abbreviations[word]
 }
+
+// CountWords is len(strings.Fields(s)): the runs of non-space characters,
+// counted without building them, so a long text of many short tokens
+// costs no allocation (issue 29: a qrels or run line; a query's length).
+func CountWords(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		sp := unicode.IsSpace(r)
+		if !sp && !in {
+			n++
+		}
+		in = !sp
+	}
+	return n
+}

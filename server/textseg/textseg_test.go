@@ -2,6 +2,7 @@ package textseg
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -50,4 +51,22 @@ func FuzzStarts(f *testing.F) {
 			prev = st
 		}
 	})
+}
+
+// TestCountWords: CountWords agrees with strings.Fields (Unicode spaces
+// too) and allocates nothing on a line of a million tokens.
+func TestCountWords(t *testing.T) {
+	for _, s := range []string{"", "  ", "a", " a  b\tc\u00a0d\u2003e ", "q1 Q0 d1 1 2.5 tag extra words"} {
+		if got, want := CountWords(s), len(strings.Fields(s)); got != want {
+			t.Errorf("CountWords(%q) = %d, want %d", s, got, want)
+		}
+	}
+	long := strings.Repeat(" x", 1_000_000)
+	if allocs := testing.AllocsPerRun(3, func() {
+		if n := CountWords(long); n != 1_000_000 {
+			t.Fatalf("%d words, want 1000000", n)
+		}
+	}); allocs != 0 {
+		t.Fatalf("%v allocations", allocs)
+	}
 }

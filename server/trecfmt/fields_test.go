@@ -6,15 +6,12 @@ import (
 	"testing"
 )
 
-// TestFieldsWithoutBuildingThem: countFields and firstFields agree with
-// strings.Fields; a qrels or run line of a million tokens is refused or
-// read without a million strings (issue 29).
+// TestFieldsWithoutBuildingThem: firstFields agrees with strings.Fields
+// (the count is textseg.CountWords, tested there); a qrels or run line of
+// a million tokens is refused or read without a million strings (issue 29).
 func TestFieldsWithoutBuildingThem(t *testing.T) {
 	for _, s := range []string{"", "  ", "a", " a  b\tc\u00a0d\u2003e ", "q1 Q0 d1 1 2.5 tag extra words"} {
 		all := strings.Fields(s)
-		if got := countFields(s); got != len(all) {
-			t.Errorf("countFields(%q) = %d, want %d", s, got, len(all))
-		}
 		want := all[:min(len(all), 3)]
 		if got := firstFields(s, 3); !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
 			t.Errorf("firstFields(%q, 3) = %q, want %q", s, got, want)

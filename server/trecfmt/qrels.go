@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"boolpool/server/textseg"
 )
 
 // Qrel is one judgment line: "qid iter docid rel".
@@ -29,7 +31,7 @@ func NewQrelsReader(r io.Reader, file string) *QrelsReader {
 }
 
 func parseQrel(text, file string, line int) (Qrel, error) {
-	if n := countFields(text); n != 4 {
+	if n := textseg.CountWords(text); n != 4 {
 		return Qrel{}, &LineError{File: file, Line: line,
 			Reason: fmt.Sprintf("want 4 fields (qid iter docid rel), got %d", n)}
 	}
@@ -39,21 +41,6 @@ func parseQrel(text, file string, line int) (Qrel, error) {
 		return Qrel{}, &LineError{File: file, Line: line, Field: "rel", Reason: err.Error()}
 	}
 	return Qrel{QueryID: f[0], Iter: f[1], DocID: f[2], Rel: rel}, nil
-}
-
-// countFields is len(strings.Fields(s)), counted without building the
-// fields: a long line of many short tokens must not allocate one string
-// each (issue 29).
-func countFields(s string) int {
-	n, in := 0, false
-	for _, r := range s {
-		sp := unicode.IsSpace(r)
-		if !sp && !in {
-			n++
-		}
-		in = !sp
-	}
-	return n
 }
 
 // firstFields returns the first n fields of s, split as strings.Fields

@@ -1,5 +1,12 @@
 package vocab
 
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
 // Pooling strategies: the judging orders of a pool and the simulations'
 // strategies. Which strategy serves which purpose is the registry below.
 const (
@@ -44,6 +51,21 @@ var registry = []struct {
 	{StrategyCALFull, AtomSim},
 	{StrategyCALBound, AtomSim},
 	{StrategyFeedback, 0},
+}
+
+// CheckStrategies reports the first of names that does not serve use
+// ("unknown strategy …", naming those that do), or that there is none.
+func CheckStrategies(use Use, names []string) error {
+	if len(names) == 0 {
+		return errors.New("no strategy given")
+	}
+	known := Strategies(use)
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			return fmt.Errorf("unknown strategy %q (want one of %s)", n, strings.Join(known, ", "))
+		}
+	}
+	return nil
 }
 
 // Strategies lists the strategies that serve use, in report order.

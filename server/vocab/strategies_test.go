@@ -52,3 +52,18 @@ func TestJobFinished(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckStrategies: names all of the use pass; an empty list, or a name
+// of another use, is refused naming it and the use's strategies.
+func TestCheckStrategies(t *testing.T) {
+	if err := CheckStrategies(Estimate, []string{StrategyDepth, StrategySample}); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckStrategies(Gold, nil); err == nil || err.Error() != "no strategy given" {
+		t.Fatalf("no names: %v", err)
+	}
+	err := CheckStrategies(Gold, []string{StrategyCAL, StrategySample})
+	if want := `unknown strategy "sample" (want one of docid, depth, mtf, bandit, cal)`; err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}

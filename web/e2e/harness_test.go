@@ -28,6 +28,7 @@ import (
 
 	"boolpool/internal/judgingtest"
 	"boolpool/server/app"
+	"boolpool/server/app/apptest"
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
 	"boolpool/server/jobs"
@@ -154,20 +155,11 @@ func newEnv(t testing.TB, ratersPerItem int) *env {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// The server `boolpool serve` runs (server/app: every service and job
 	// kind, the relay and the live pools' triggers), with a worker.
-	a, err := app.New(context.Background(), cfg, st, log, app.Options{Jobs: jobs.Config{Concurrency: 1, Test: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The server closes first, then the App (cleanups run last first).
+	a := apptest.New(t, cfg, st, log, app.Options{Jobs: jobs.Config{Concurrency: 1, Test: true}})
 	wasmBytes, wasmRequests := new(atomic.Int64), new(atomic.Int64)
 	srv := httptest.NewServer(countWasm(httpapi.New(cfg, a.Services, log).Handler(), wasmBytes, wasmRequests))
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := a.Close(ctx); err != nil {
-			t.Error(err)
-		}
-	})
+	t.Cleanup(srv.Close)
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium),

@@ -85,7 +85,7 @@ CREATE TABLE public.assignments (
 -- Name: lease_items(bigint, bigint, text, integer, integer, double precision, double precision); Type: FUNCTION; Schema: public; Owner: -
 
 CREATE FUNCTION public.lease_items(p_project bigint, p_user bigint, p_kind text, p_n integer, p_raters integer, p_gold_rate double precision, p_secs double precision) RETURNS SETOF public.assignments
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql ROWS 10
     AS $$
 DECLARE
     v_live    int;
@@ -93,6 +93,7 @@ DECLARE
     v_gold    int;
     v_want    boolean;
     v_id      bigint;
+    v_ids     bigint[];
     -- items.open is exact for the item's own rater count: it says
     -- nothing when the caller asks for more raters than that.
     v_hint    boolean := p_raters <= item_raters(p_project, p_kind);
@@ -118,18 +119,45 @@ BEGIN
       AND a.status = 'leased' AND a.lease_expires_at > now();
     GET DIAGNOSTICS v_live = ROW_COUNT;
 
-    IF v_live < p_n THEN
-        -- The gold share needs the rater's counts; without gold nothing does.
-        v_total := 0;
-        v_gold := 0;
-        IF p_gold_rate > 0 THEN
-            SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
-            FROM assignments a JOIN items i ON i.id = a.item_id
-            WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status <> 'expired';
+    IF v_live < p_n AND NOT p_gold_rate > 0 THEN
+        -- The whole batch from one scan (the row locks re-check taken on
+        -- the newest row versions, as in 0095).
+        IF v_hint THEN
+            v_ids := ARRAY(
+                SELECT i.id FROM items i
+                WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
+                  AND i.taken < p_raters
+                  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                  AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                ORDER BY i.priority, i.id LIMIT p_n - v_live
+                FOR UPDATE OF i SKIP LOCKED);
+        ELSE
+            v_ids := ARRAY(
+                SELECT i.id FROM items i
+                WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
+                  AND i.taken < p_raters
+                  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                  AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                ORDER BY i.priority, i.id LIMIT p_n - v_live
+                FOR UPDATE OF i SKIP LOCKED);
         END IF;
+        -- In the scan's order, so the assignment ids (the order a fetch
+        -- returns leases taken at one instant) follow the priority order.
+        INSERT INTO assignments (item_id, user_id, lease_expires_at)
+        SELECT t.id, p_user, now() + make_interval(secs => p_secs)
+        FROM unnest(v_ids) WITH ORDINALITY AS t(id, ord)
+        ORDER BY t.ord
+        ON CONFLICT (item_id, user_id) DO UPDATE SET status = 'leased', leased_at = now(),
+            lease_expires_at = EXCLUDED.lease_expires_at, done_at = NULL
+        WHERE assignments.status = 'expired';
+    ELSIF v_live < p_n THEN
+        -- The gold share needs the rater's counts.
+        SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
+        FROM assignments a JOIN items i ON i.id = a.item_id
+        WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status <> 'expired';
 
         WHILE v_live < p_n LOOP
-            v_want := p_gold_rate > 0 AND v_gold < p_gold_rate * (v_total + 1);
+            v_want := v_gold < p_gold_rate * (v_total + 1);
             v_id := NULL;
             IF v_want THEN
                 -- Gold items are for everyone: no rater limit.
@@ -144,9 +172,6 @@ BEGIN
                 END IF;
             END IF;
             IF v_id IS NULL THEN
-                -- The row lock re-checks taken on the newest row (and taken
-                -- changes only under that lock), so the item is ours to
-                -- lease: no count again, as 0050 needed.
                 IF v_hint THEN
                     SELECT i.id INTO v_id FROM items i
                     WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open

@@ -25,6 +25,60 @@ CREATE TYPE public.river_job_state AS ENUM (
     'scheduled'
 );
 
+-- Name: assignments_progress(); Type: FUNCTION; Schema: public; Owner: -
+
+CREATE FUNCTION public.assignments_progress() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    d_done    int := 0;
+    d_skipped int := 0;
+    v_user    bigint;
+    v_item    bigint;
+    v_project bigint;
+    v_kind    text;
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        v_user := OLD.user_id;
+        v_item := OLD.item_id;
+        IF OLD.status = 'done' THEN
+            d_done := d_done - 1;
+        ELSIF OLD.status = 'skipped' THEN
+            d_skipped := d_skipped - 1;
+        END IF;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        v_user := NEW.user_id;
+        v_item := NEW.item_id;
+        IF NEW.status = 'done' THEN
+            d_done := d_done + 1;
+        ELSIF NEW.status = 'skipped' THEN
+            d_skipped := d_skipped + 1;
+        END IF;
+    END IF;
+    IF d_done = 0 AND d_skipped = 0 THEN
+        RETURN NULL;
+    END IF;
+    SELECT project_id, kind INTO v_project, v_kind FROM items WHERE id = v_item;
+    IF NOT FOUND THEN
+        -- The item is being deleted (with its project): so is the counter.
+        RETURN NULL;
+    END IF;
+    IF d_done > 0 OR d_skipped > 0 THEN
+        INSERT INTO rater_progress AS rp (user_id, project_id, kind, done, skipped)
+        VALUES (v_user, v_project, v_kind, greatest(d_done, 0), greatest(d_skipped, 0))
+        ON CONFLICT (user_id, project_id, kind) DO UPDATE
+            SET done = rp.done + d_done, skipped = rp.skipped + d_skipped;
+    ELSE
+        -- Only decrements (a deletion, a done row expired): never insert,
+        -- so a cascade from a deleted project adds nothing.
+        UPDATE rater_progress SET done = done + d_done, skipped = skipped + d_skipped
+        WHERE user_id = v_user AND project_id = v_project AND kind = v_kind;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+
 -- Name: assignments_taken(); Type: FUNCTION; Schema: public; Owner: -
 
 CREATE FUNCTION public.assignments_taken() RETURNS trigger
@@ -130,7 +184,7 @@ BEGIN
                   AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
                   AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                 ORDER BY i.priority, i.id LIMIT p_n - v_live
-                FOR UPDATE OF i SKIP LOCKED);
+                FOR NO KEY UPDATE OF i SKIP LOCKED);
         ELSE
             v_ids := ARRAY(
                 SELECT i.id FROM items i
@@ -139,7 +193,7 @@ BEGIN
                   AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
                   AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                 ORDER BY i.priority, i.id LIMIT p_n - v_live
-                FOR UPDATE OF i SKIP LOCKED);
+                FOR NO KEY UPDATE OF i SKIP LOCKED);
         END IF;
         -- In the scan's order, so the assignment ids (the order a fetch
         -- returns leases taken at one instant) follow the priority order.
@@ -166,7 +220,7 @@ BEGIN
                   AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
                   AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                 ORDER BY i.priority, i.id LIMIT 1
-                FOR UPDATE OF i SKIP LOCKED;
+                FOR NO KEY UPDATE OF i SKIP LOCKED;
                 IF v_id IS NULL THEN
                     v_want := false;
                 END IF;
@@ -179,7 +233,7 @@ BEGIN
                       AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
                       AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                     ORDER BY i.priority, i.id LIMIT 1
-                    FOR UPDATE OF i SKIP LOCKED;
+                    FOR NO KEY UPDATE OF i SKIP LOCKED;
                 ELSE
                     SELECT i.id INTO v_id FROM items i
                     WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
@@ -187,7 +241,7 @@ BEGIN
                       AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
                       AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                     ORDER BY i.priority, i.id LIMIT 1
-                    FOR UPDATE OF i SKIP LOCKED;
+                    FOR NO KEY UPDATE OF i SKIP LOCKED;
                 END IF;
             END IF;
             EXIT WHEN v_id IS NULL;
@@ -864,6 +918,16 @@ CREATE TABLE public.rate_limits (
     tat timestamp with time zone NOT NULL
 );
 
+-- Name: rater_progress; Type: TABLE; Schema: public; Owner: -
+
+CREATE TABLE public.rater_progress (
+    user_id bigint NOT NULL,
+    project_id bigint NOT NULL,
+    kind text NOT NULL,
+    done integer DEFAULT 0 NOT NULL,
+    skipped integer DEFAULT 0 NOT NULL
+);
+
 -- Name: rater_totals; Type: TABLE; Schema: public; Owner: -
 
 CREATE TABLE public.rater_totals (
@@ -1341,6 +1405,11 @@ ALTER TABLE ONLY public.query_embeddings
 ALTER TABLE ONLY public.rate_limits
     ADD CONSTRAINT rate_limits_pkey PRIMARY KEY (scope, key);
 
+-- Name: rater_progress rater_progress_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.rater_progress
+    ADD CONSTRAINT rater_progress_pkey PRIMARY KEY (user_id, project_id, kind);
+
 -- Name: rater_totals rater_totals_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 
 ALTER TABLE ONLY public.rater_totals
@@ -1577,6 +1646,18 @@ CREATE INDEX sessions_user ON public.sessions USING btree (user_id);
 -- Name: users_crowd_project; Type: INDEX; Schema: public; Owner: -
 
 CREATE INDEX users_crowd_project ON public.users USING btree (crowd_project_id) WHERE (crowd_project_id IS NOT NULL);
+
+-- Name: assignments assignments_progress_delete; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_progress_delete AFTER DELETE ON public.assignments FOR EACH ROW WHEN ((old.status = ANY (ARRAY['done'::text, 'skipped'::text]))) EXECUTE FUNCTION public.assignments_progress();
+
+-- Name: assignments assignments_progress_insert; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_progress_insert AFTER INSERT ON public.assignments FOR EACH ROW WHEN ((new.status = ANY (ARRAY['done'::text, 'skipped'::text]))) EXECUTE FUNCTION public.assignments_progress();
+
+-- Name: assignments assignments_progress_update; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_progress_update AFTER UPDATE OF status ON public.assignments FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND ((old.status = ANY (ARRAY['done'::text, 'skipped'::text])) OR (new.status = ANY (ARRAY['done'::text, 'skipped'::text]))))) EXECUTE FUNCTION public.assignments_progress();
 
 -- Name: assignments assignments_taken_delete; Type: TRIGGER; Schema: public; Owner: -
 
@@ -1853,6 +1934,16 @@ ALTER TABLE ONLY public.query_embeddings
 
 ALTER TABLE ONLY public.query_embeddings
     ADD CONSTRAINT query_embeddings_query_id_fkey FOREIGN KEY (query_id) REFERENCES public.queries(id) ON DELETE CASCADE;
+
+-- Name: rater_progress rater_progress_project_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.rater_progress
+    ADD CONSTRAINT rater_progress_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+
+-- Name: rater_progress rater_progress_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.rater_progress
+    ADD CONSTRAINT rater_progress_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 -- Name: rater_totals rater_totals_project_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 

@@ -117,3 +117,71 @@ func TestAssignedTaskInOneStatement(t *testing.T) {
 		t.Errorf("missing item: %v, want ErrNotFound", err)
 	}
 }
+
+// TestProgressCounterFollowsAssignments: the rater's done and skipped
+// counts (a counter kept by a trigger, migration 0099) equal a count over
+// their assignments after judgments, a skip, a correction of a judgment
+// into a skip, and a deleted assignment; other raters, kinds and leases do
+// not move them.
+func TestProgressCounterFollowsAssignments(t *testing.T) {
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 2)
+	ctx := context.Background()
+	u, other := fx.Users["annotator1"].ID, fx.Users["annotator2"].ID
+	p := store.LeaseParams{ProjectID: fx.Project.ID, UserID: u, Kind: "relevance", N: 4, Raters: 2, Lease: time.Minute}
+	as, err := st.Lease(ctx, p)
+	if err != nil || len(as) != 4 {
+		t.Fatalf("lease: %v %v", as, err)
+	}
+	if _, err := st.Lease(ctx, store.LeaseParams{ProjectID: fx.Project.ID, UserID: other, Kind: "relevance", N: 2, Raters: 2, Lease: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	rel := int16(1)
+	judge := func(who, item int64, client, skip string) {
+		t.Helper()
+		n := store.NewJudgment{ClientID: client, ItemID: item, UserID: who, ProjectID: fx.Project.ID, Kind: "relevance", TimeSpentMs: 10, SkipReason: skip}
+		if skip == "" {
+			n.Relevance = &rel
+		}
+		if _, _, err := st.SaveJudgment(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(step string, wantDone, wantSkipped, wantLeased int) {
+		t.Helper()
+		pr, err := st.ProgressOf(ctx, u, fx.Project.ID, "relevance")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var done, skipped int
+		if err := st.Pool().QueryRow(ctx, `SELECT count(*) FILTER (WHERE a.status = 'done'), count(*) FILTER (WHERE a.status = 'skipped')
+			FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.user_id = $1 AND i.project_id = $2 AND i.kind = 'relevance'`,
+			u, fx.Project.ID).Scan(&done, &skipped); err != nil {
+			t.Fatal(err)
+		}
+		if pr.Done != done || pr.Skipped != skipped || pr.Done != wantDone || pr.Skipped != wantSkipped || pr.Leased != wantLeased {
+			t.Errorf("%s: progress done %d skipped %d leased %d; assignments say done %d skipped %d; want %d, %d, %d",
+				step, pr.Done, pr.Skipped, pr.Leased, done, skipped, wantDone, wantSkipped, wantLeased)
+		}
+	}
+	check("leased only", 0, 0, 4)
+	judge(u, as[0].ItemID, "00000000-0000-4000-8000-000000000001", "")
+	judge(u, as[1].ItemID, "00000000-0000-4000-8000-000000000002", "")
+	judge(u, as[2].ItemID, "00000000-0000-4000-8000-000000000003", "cannot read it")
+	judge(other, as[0].ItemID, "00000000-0000-4000-8000-000000000004", "")
+	check("two judged, one skipped", 2, 1, 1)
+	// A correction that keeps the item done changes nothing; one that
+	// skips it moves it from done to skipped.
+	judge(u, as[0].ItemID, "00000000-0000-4000-8000-000000000005", "")
+	check("corrected", 2, 1, 1)
+	judge(u, as[1].ItemID, "00000000-0000-4000-8000-000000000006", "changed my mind")
+	check("corrected into a skip", 1, 2, 1)
+	if _, err := st.Pool().Exec(ctx, `DELETE FROM assignments WHERE id = $1`, as[2].ID); err != nil {
+		t.Fatal(err)
+	}
+	check("skipped assignment deleted", 1, 1, 1)
+	// Another kind of the same project has its own counter.
+	if pr, err := st.ProgressOf(ctx, u, fx.Project.ID, "paraphrase"); err != nil || pr.Done != 0 || pr.Skipped != 0 {
+		t.Errorf("paraphrase progress %+v, %v; want nothing done", pr, err)
+	}
+}

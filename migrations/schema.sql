@@ -468,7 +468,8 @@ CREATE TABLE public.items (
     open boolean DEFAULT true NOT NULL,
     CONSTRAINT items_constraint_atom CHECK (((kind <> 'constraint'::text) OR (document_id IS NOT NULL))),
     CONSTRAINT items_kind_check CHECK ((kind = ANY (ARRAY['relevance'::text, 'paraphrase'::text, 'validation'::text, 'constraint'::text])))
-);
+)
+WITH (fillfactor='80');
 
 -- Name: judgments; Type: TABLE; Schema: public; Owner: -
 

@@ -1536,6 +1536,10 @@ CREATE INDEX crowd_entry_forms_used_at ON public.crowd_entry_forms USING btree (
 
 CREATE INDEX export_snapshots_project ON public.export_snapshots USING btree (project_id, created_at DESC);
 
+-- Name: items_author; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX items_author ON public.items USING btree ((((payload ->> 'author_id'::text))::bigint)) WHERE (payload ? 'author_id'::text);
+
 -- Name: items_constraint_unique; Type: INDEX; Schema: public; Owner: -
 
 CREATE UNIQUE INDEX items_constraint_unique ON public.items USING btree (project_id, atom_id, document_id) WHERE (kind = 'constraint'::text);

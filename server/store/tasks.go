@@ -156,9 +156,9 @@ func scanTasks(rows pgx.Rows, err error) ([]Assignment, []TaskData, error) {
 		var a Assignment
 		var td TaskData
 		var d Document
-		targets := append(colTargets(&a, assignmentCols), colTargets(&td.Item, itemCols)...)
-		targets = append(targets, colTargets(&td.Query, queryCols)...)
-		dt, present := nullableTargets(&d, documentCols)
+		targets := append(assignmentFields.targets(&a), itemFields.targets(&td.Item)...)
+		targets = append(targets, queryFields.targets(&td.Query)...)
+		dt, present := documentFields.nullableTargets(&d)
 		if err := rows.Scan(append(targets, dt...)...); err != nil {
 			return nil, nil, err
 		}
@@ -173,6 +173,14 @@ func scanTasks(rows pgx.Rows, err error) ([]Assignment, []TaskData, error) {
 	return as, tds, rows.Err()
 }
 
+var assignedTaskSQL = `SELECT ` + prefixCols("i.", itemCols) + `, ` + prefixCols("q.", queryCols) + `, ` +
+	prefixCols("d.", documentCols) + `, ` + prefixCols("a.", assignmentCols) + `,
+	EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = i.project_id AND pm.user_id = $2)
+	FROM items i JOIN queries q ON q.id = i.query_id
+	LEFT JOIN documents d ON d.id = i.document_id
+	LEFT JOIN assignments a ON a.item_id = i.id AND a.user_id = $2
+	WHERE i.id = $1`
+
 // AssignedTask loads an item with its query and document, the user's
 // assignment of it (nil when the item was never assigned to them) and
 // whether they are a member of its project, in one statement. A missing
@@ -180,18 +188,12 @@ func scanTasks(rows pgx.Rows, err error) ([]Assignment, []TaskData, error) {
 func (s *Store) AssignedTask(ctx context.Context, itemID, userID int64) (TaskData, *Assignment, error) {
 	var td TaskData
 	var a Assignment
-	targets := append(colTargets(&td.Item, itemCols), colTargets(&td.Query, queryCols)...)
+	targets := append(itemFields.targets(&td.Item), queryFields.targets(&td.Query)...)
 	var d Document
-	dt, docPresent := nullableTargets(&d, documentCols)
-	at, assigned := nullableTargets(&a, assignmentCols)
+	dt, docPresent := documentFields.nullableTargets(&d)
+	at, assigned := assignmentFields.nullableTargets(&a)
 	targets = append(append(append(targets, dt...), at...), &td.Member)
-	err := s.pool.QueryRow(ctx, `SELECT `+prefixCols("i.", itemCols)+`, `+prefixCols("q.", queryCols)+`, `+
-		prefixCols("d.", documentCols)+`, `+prefixCols("a.", assignmentCols)+`,
-		EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = i.project_id AND pm.user_id = $2)
-		FROM items i JOIN queries q ON q.id = i.query_id
-		LEFT JOIN documents d ON d.id = i.document_id
-		LEFT JOIN assignments a ON a.item_id = i.id AND a.user_id = $2
-		WHERE i.id = $1`, itemID, userID).Scan(targets...)
+	err := s.pool.QueryRow(ctx, assignedTaskSQL, itemID, userID).Scan(targets...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return TaskData{}, nil, fmt.Errorf("store: item %d: %w", itemID, ErrNotFound)
 	}
@@ -219,53 +221,76 @@ func prefixCols(alias, cols string) string {
 	return strings.Join(names, ", ")
 }
 
-// colTargets returns pointers to the fields of the struct dst points to
-// whose db tags are the columns of cols, in the order of cols (the scan
-// targets of a joined row, whose column names repeat across tables). A
-// column without a field panics: the lists are constants next to their
-// structs.
-func colTargets(dst any, cols string) []any {
-	v := reflect.ValueOf(dst).Elem()
-	var out []any
+// colFields maps a column list (plain names, as the *Cols constants) to
+// the fields of a struct with those db tags, worked out once per list: the
+// scan targets of a joined row, whose column names repeat across tables.
+type colFields struct {
+	index []int          // field index of each column, in the order of the list
+	ptrs  []reflect.Type // pointer to each field's type (nullableTargets)
+}
+
+// Per table, for the joined task rows (scanTasks, AssignedTask).
+var (
+	assignmentFields = newColFields(reflect.TypeFor[Assignment](), assignmentCols)
+	itemFields       = newColFields(reflect.TypeFor[Item](), itemCols)
+	queryFields      = newColFields(reflect.TypeFor[Query](), queryCols)
+	documentFields   = newColFields(reflect.TypeFor[Document](), documentCols)
+)
+
+// newColFields panics on a column without a field: the lists are constants
+// next to their structs, and this runs at start-up.
+func newColFields(t reflect.Type, cols string) colFields {
+	var cf colFields
 	for _, c := range strings.Split(cols, ",") {
-		out = append(out, fieldByTag(v, strings.TrimSpace(c)).Addr().Interface())
+		c = strings.TrimSpace(c)
+		i := -1
+		for j := 0; j < t.NumField(); j++ {
+			if name, _, _ := strings.Cut(t.Field(j).Tag.Get("db"), ","); name == c {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			panic(fmt.Sprintf("store: %s has no field for column %q", t, c))
+		}
+		cf.index = append(cf.index, i)
+		cf.ptrs = append(cf.ptrs, reflect.PointerTo(t.Field(i).Type))
+	}
+	return cf
+}
+
+// targets returns pointers to the fields of the struct dst points to, in
+// the order of the columns.
+func (cf colFields) targets(dst any) []any {
+	v := reflect.ValueOf(dst).Elem()
+	out := make([]any, len(cf.index))
+	for k, i := range cf.index {
+		out[k] = v.Field(i).Addr().Interface()
 	}
 	return out
 }
 
-// nullableTargets is colTargets for the columns of a LEFT JOINed table,
-// which are all NULL when it has no row: the targets are pointers to
-// pointers, copied into dst by present, which reports whether the row was
-// there (its first column, the key, is not NULL).
-func nullableTargets(dst any, cols string) (targets []any, present func() bool) {
+// nullableTargets is targets for the columns of a LEFT JOINed table, which
+// are all NULL when it has no row: the targets are pointers to pointers,
+// copied into dst by present, which reports whether the row was there (its
+// first column, the key, is not NULL).
+func (cf colFields) nullableTargets(dst any) (targets []any, present func() bool) {
 	v := reflect.ValueOf(dst).Elem()
-	var fields []reflect.Value
-	var ptrs []reflect.Value
-	for _, c := range strings.Split(cols, ",") {
-		f := fieldByTag(v, strings.TrimSpace(c))
-		p := reflect.New(reflect.PointerTo(f.Type()))
-		fields, ptrs = append(fields, f), append(ptrs, p)
-		targets = append(targets, p.Interface())
+	ptrs := make([]reflect.Value, len(cf.index))
+	targets = make([]any, len(cf.index))
+	for k, pt := range cf.ptrs {
+		ptrs[k] = reflect.New(pt)
+		targets[k] = ptrs[k].Interface()
 	}
 	return targets, func() bool {
 		if ptrs[0].Elem().IsNil() {
 			return false
 		}
-		for i, p := range ptrs {
+		for k, p := range ptrs {
 			if !p.Elem().IsNil() {
-				fields[i].Set(p.Elem().Elem())
+				v.Field(cf.index[k]).Set(p.Elem().Elem())
 			}
 		}
 		return true
 	}
-}
-
-func fieldByTag(v reflect.Value, tag string) reflect.Value {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("db"), ","); name == tag {
-			return v.Field(i)
-		}
-	}
-	panic(fmt.Sprintf("store: %s has no field for column %q", t, tag))
 }

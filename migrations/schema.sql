@@ -25,6 +25,60 @@ CREATE TYPE public.river_job_state AS ENUM (
     'scheduled'
 );
 
+-- Name: assignments_progress(); Type: FUNCTION; Schema: public; Owner: -
+
+CREATE FUNCTION public.assignments_progress() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    d_done    int := 0;
+    d_skipped int := 0;
+    v_user    bigint;
+    v_item    bigint;
+    v_project bigint;
+    v_kind    text;
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        v_user := OLD.user_id;
+        v_item := OLD.item_id;
+        IF OLD.status = 'done' THEN
+            d_done := d_done - 1;
+        ELSIF OLD.status = 'skipped' THEN
+            d_skipped := d_skipped - 1;
+        END IF;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        v_user := NEW.user_id;
+        v_item := NEW.item_id;
+        IF NEW.status = 'done' THEN
+            d_done := d_done + 1;
+        ELSIF NEW.status = 'skipped' THEN
+            d_skipped := d_skipped + 1;
+        END IF;
+    END IF;
+    IF d_done = 0 AND d_skipped = 0 THEN
+        RETURN NULL;
+    END IF;
+    SELECT project_id, kind INTO v_project, v_kind FROM items WHERE id = v_item;
+    IF NOT FOUND THEN
+        -- The item is being deleted (with its project): so is the counter.
+        RETURN NULL;
+    END IF;
+    IF d_done > 0 OR d_skipped > 0 THEN
+        INSERT INTO rater_progress AS rp (user_id, project_id, kind, done, skipped)
+        VALUES (v_user, v_project, v_kind, greatest(d_done, 0), greatest(d_skipped, 0))
+        ON CONFLICT (user_id, project_id, kind) DO UPDATE
+            SET done = rp.done + d_done, skipped = rp.skipped + d_skipped;
+    ELSE
+        -- Only decrements (a deletion, a done row expired): never insert,
+        -- so a cascade from a deleted project adds nothing.
+        UPDATE rater_progress SET done = done + d_done, skipped = skipped + d_skipped
+        WHERE user_id = v_user AND project_id = v_project AND kind = v_kind;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+
 -- Name: assignments_taken(); Type: FUNCTION; Schema: public; Owner: -
 
 CREATE FUNCTION public.assignments_taken() RETURNS trigger
@@ -85,7 +139,7 @@ CREATE TABLE public.assignments (
 -- Name: lease_items(bigint, bigint, text, integer, integer, double precision, double precision); Type: FUNCTION; Schema: public; Owner: -
 
 CREATE FUNCTION public.lease_items(p_project bigint, p_user bigint, p_kind text, p_n integer, p_raters integer, p_gold_rate double precision, p_secs double precision) RETURNS SETOF public.assignments
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql ROWS 10
     AS $$
 DECLARE
     v_live    int;
@@ -93,6 +147,7 @@ DECLARE
     v_gold    int;
     v_want    boolean;
     v_id      bigint;
+    v_ids     bigint[];
     -- items.open is exact for the item's own rater count: it says
     -- nothing when the caller asks for more raters than that.
     v_hint    boolean := p_raters <= item_raters(p_project, p_kind);
@@ -118,18 +173,45 @@ BEGIN
       AND a.status = 'leased' AND a.lease_expires_at > now();
     GET DIAGNOSTICS v_live = ROW_COUNT;
 
-    IF v_live < p_n THEN
-        -- The gold share needs the rater's counts; without gold nothing does.
-        v_total := 0;
-        v_gold := 0;
-        IF p_gold_rate > 0 THEN
-            SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
-            FROM assignments a JOIN items i ON i.id = a.item_id
-            WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status <> 'expired';
+    IF v_live < p_n AND NOT p_gold_rate > 0 THEN
+        -- The whole batch from one scan (the row locks re-check taken on
+        -- the newest row versions, as in 0095).
+        IF v_hint THEN
+            v_ids := ARRAY(
+                SELECT i.id FROM items i
+                WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
+                  AND i.taken < p_raters
+                  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                  AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                ORDER BY i.priority, i.id LIMIT p_n - v_live
+                FOR NO KEY UPDATE OF i SKIP LOCKED);
+        ELSE
+            v_ids := ARRAY(
+                SELECT i.id FROM items i
+                WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
+                  AND i.taken < p_raters
+                  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                  AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
+                ORDER BY i.priority, i.id LIMIT p_n - v_live
+                FOR NO KEY UPDATE OF i SKIP LOCKED);
         END IF;
+        -- In the scan's order, so the assignment ids (the order a fetch
+        -- returns leases taken at one instant) follow the priority order.
+        INSERT INTO assignments (item_id, user_id, lease_expires_at)
+        SELECT t.id, p_user, now() + make_interval(secs => p_secs)
+        FROM unnest(v_ids) WITH ORDINALITY AS t(id, ord)
+        ORDER BY t.ord
+        ON CONFLICT (item_id, user_id) DO UPDATE SET status = 'leased', leased_at = now(),
+            lease_expires_at = EXCLUDED.lease_expires_at, done_at = NULL
+        WHERE assignments.status = 'expired';
+    ELSIF v_live < p_n THEN
+        -- The gold share needs the rater's counts.
+        SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
+        FROM assignments a JOIN items i ON i.id = a.item_id
+        WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind AND a.status <> 'expired';
 
         WHILE v_live < p_n LOOP
-            v_want := p_gold_rate > 0 AND v_gold < p_gold_rate * (v_total + 1);
+            v_want := v_gold < p_gold_rate * (v_total + 1);
             v_id := NULL;
             IF v_want THEN
                 -- Gold items are for everyone: no rater limit.
@@ -138,15 +220,12 @@ BEGIN
                   AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
                   AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                 ORDER BY i.priority, i.id LIMIT 1
-                FOR UPDATE OF i SKIP LOCKED;
+                FOR NO KEY UPDATE OF i SKIP LOCKED;
                 IF v_id IS NULL THEN
                     v_want := false;
                 END IF;
             END IF;
             IF v_id IS NULL THEN
-                -- The row lock re-checks taken on the newest row (and taken
-                -- changes only under that lock), so the item is ours to
-                -- lease: no count again, as 0050 needed.
                 IF v_hint THEN
                     SELECT i.id INTO v_id FROM items i
                     WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
@@ -154,7 +233,7 @@ BEGIN
                       AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
                       AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                     ORDER BY i.priority, i.id LIMIT 1
-                    FOR UPDATE OF i SKIP LOCKED;
+                    FOR NO KEY UPDATE OF i SKIP LOCKED;
                 ELSE
                     SELECT i.id INTO v_id FROM items i
                     WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
@@ -162,7 +241,7 @@ BEGIN
                       AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
                       AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                     ORDER BY i.priority, i.id LIMIT 1
-                    FOR UPDATE OF i SKIP LOCKED;
+                    FOR NO KEY UPDATE OF i SKIP LOCKED;
                 END IF;
             END IF;
             EXIT WHEN v_id IS NULL;
@@ -389,7 +468,8 @@ CREATE TABLE public.items (
     open boolean DEFAULT true NOT NULL,
     CONSTRAINT items_constraint_atom CHECK (((kind <> 'constraint'::text) OR (document_id IS NOT NULL))),
     CONSTRAINT items_kind_check CHECK ((kind = ANY (ARRAY['relevance'::text, 'paraphrase'::text, 'validation'::text, 'constraint'::text])))
-);
+)
+WITH (fillfactor='80');
 
 -- Name: judgments; Type: TABLE; Schema: public; Owner: -
 
@@ -837,6 +917,16 @@ CREATE TABLE public.rate_limits (
     scope text NOT NULL,
     key text NOT NULL,
     tat timestamp with time zone NOT NULL
+);
+
+-- Name: rater_progress; Type: TABLE; Schema: public; Owner: -
+
+CREATE TABLE public.rater_progress (
+    user_id bigint NOT NULL,
+    project_id bigint NOT NULL,
+    kind text NOT NULL,
+    done integer DEFAULT 0 NOT NULL,
+    skipped integer DEFAULT 0 NOT NULL
 );
 
 -- Name: rater_totals; Type: TABLE; Schema: public; Owner: -
@@ -1316,6 +1406,11 @@ ALTER TABLE ONLY public.query_embeddings
 ALTER TABLE ONLY public.rate_limits
     ADD CONSTRAINT rate_limits_pkey PRIMARY KEY (scope, key);
 
+-- Name: rater_progress rater_progress_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.rater_progress
+    ADD CONSTRAINT rater_progress_pkey PRIMARY KEY (user_id, project_id, kind);
+
 -- Name: rater_totals rater_totals_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 
 ALTER TABLE ONLY public.rater_totals
@@ -1441,6 +1536,10 @@ CREATE INDEX crowd_entry_forms_used_at ON public.crowd_entry_forms USING btree (
 
 CREATE INDEX export_snapshots_project ON public.export_snapshots USING btree (project_id, created_at DESC);
 
+-- Name: items_author; Type: INDEX; Schema: public; Owner: -
+
+CREATE INDEX items_author ON public.items USING btree ((((payload ->> 'author_id'::text))::bigint)) WHERE (payload ? 'author_id'::text);
+
 -- Name: items_constraint_unique; Type: INDEX; Schema: public; Owner: -
 
 CREATE UNIQUE INDEX items_constraint_unique ON public.items USING btree (project_id, atom_id, document_id) WHERE (kind = 'constraint'::text);
@@ -1552,6 +1651,18 @@ CREATE INDEX sessions_user ON public.sessions USING btree (user_id);
 -- Name: users_crowd_project; Type: INDEX; Schema: public; Owner: -
 
 CREATE INDEX users_crowd_project ON public.users USING btree (crowd_project_id) WHERE (crowd_project_id IS NOT NULL);
+
+-- Name: assignments assignments_progress_delete; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_progress_delete AFTER DELETE ON public.assignments FOR EACH ROW WHEN ((old.status = ANY (ARRAY['done'::text, 'skipped'::text]))) EXECUTE FUNCTION public.assignments_progress();
+
+-- Name: assignments assignments_progress_insert; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_progress_insert AFTER INSERT ON public.assignments FOR EACH ROW WHEN ((new.status = ANY (ARRAY['done'::text, 'skipped'::text]))) EXECUTE FUNCTION public.assignments_progress();
+
+-- Name: assignments assignments_progress_update; Type: TRIGGER; Schema: public; Owner: -
+
+CREATE TRIGGER assignments_progress_update AFTER UPDATE OF status ON public.assignments FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND ((old.status = ANY (ARRAY['done'::text, 'skipped'::text])) OR (new.status = ANY (ARRAY['done'::text, 'skipped'::text]))))) EXECUTE FUNCTION public.assignments_progress();
 
 -- Name: assignments assignments_taken_delete; Type: TRIGGER; Schema: public; Owner: -
 
@@ -1828,6 +1939,16 @@ ALTER TABLE ONLY public.query_embeddings
 
 ALTER TABLE ONLY public.query_embeddings
     ADD CONSTRAINT query_embeddings_query_id_fkey FOREIGN KEY (query_id) REFERENCES public.queries(id) ON DELETE CASCADE;
+
+-- Name: rater_progress rater_progress_project_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.rater_progress
+    ADD CONSTRAINT rater_progress_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.projects(id) ON DELETE CASCADE;
+
+-- Name: rater_progress rater_progress_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.rater_progress
+    ADD CONSTRAINT rater_progress_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 -- Name: rater_totals rater_totals_project_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 

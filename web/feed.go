@@ -27,13 +27,6 @@ const (
 	stateCompleted = "completed"
 )
 
-// preload is how many tasks a page keeps leased: the current one and the
-// next ones, so "submit and next" never waits for the network.
-const preload = 3
-
-// maxQueue is the server's limit on one queue request (judging.MaxQueue).
-const maxQueue = 10
-
 // taskFeed is what every judging page shares: the signed-in user, the leased
 // tasks (current first), progress, and the outbox with its sync loop. It is
 // not a component; pages embed it and call it from their lifecycle hooks.
@@ -106,6 +99,12 @@ type taskFeed struct {
 	// sync loop tries again.
 	retryLoad bool
 	loadTries int
+	// refilling is set while a refill's queue request is out; refillAgain
+	// when another was asked for meanwhile (a submit and the send of its
+	// judgment both reach the low-water mark): it runs once that answer
+	// is in, if still below the mark, so one batch is not fetched twice.
+	refilling   bool
+	refillAgain bool
 }
 
 func (f *taskFeed) changed(ctx app.Context) {
@@ -376,11 +375,7 @@ func (f *taskFeed) load(ctx app.Context) {
 			t, err = cl.Item(c, itemID)
 			tasks = []api.Task{t}
 		} else {
-			n := preload + f.outbox.Pending()
-			if n > maxQueue {
-				n = maxQueue
-			}
-			q, err = cl.Queue(c, project, kind, n)
+			q, err = cl.Queue(c, project, kind, api.QueueAsk(f.outbox.Pending()))
 			tasks, prog, code = q.Tasks, q.Progress, q.CompletionCode
 			paused = q.PauseReason
 		}
@@ -555,19 +550,33 @@ func (f *taskFeed) leaveRevisit() {
 	}
 }
 
-// refill leases more tasks in the background.
+// refill leases a batch of tasks in the background (api.QueueAsk: the
+// callers refill at the low-water mark, api.QueueRefill).
 func (f *taskFeed) refill(ctx app.Context) {
 	if f.itemID > 0 {
 		return
 	}
-	cl, project, kind := f.client, f.project, f.kind
-	n := preload + f.outbox.Pending()
-	if n > maxQueue {
-		n = maxQueue
+	if f.refilling {
+		f.refillAgain = true
+		return
 	}
+	f.refilling = true
+	cl, project, kind := f.client, f.project, f.kind
+	n := api.QueueAsk(f.outbox.Pending())
 	ctx.Async(func() {
 		q, err := cl.Queue(context.Background(), project, kind, n)
 		ctx.Dispatch(func(ctx app.Context) {
+			f.refilling = false
+			if f.refillAgain {
+				// After this answer is applied: the one asked for while it
+				// was out, if the page is still at the low-water mark.
+				f.refillAgain = false
+				defer func() {
+					if !f.completed && api.QueueRefill(len(f.tasks)) {
+						f.refill(ctx)
+					}
+				}()
+			}
 			if f.completed && (err != nil || !q.Completed) {
 				// Completion is final on this page: a failed refill or an
 				// answer computed before the one that said the participant

@@ -50,7 +50,8 @@ type Storage interface {
 
 // submit queues a judgment durably, moves to the next task at once
 // (taskFeed.next), and once that task is on screen lets the sync loop send
-// the judgment and leases more tasks when few are left.
+// the judgment and leases a batch of tasks at the low-water mark
+// (api.QueueRefill).
 func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	req.ClientID = api.NewUUID()
 	req.TimeSpentMs = f.clock.take(time.Now()).Milliseconds()
@@ -70,11 +71,11 @@ func (f *taskFeed) submit(ctx app.Context, req api.JudgmentRequest) error {
 	f.showingNext.Store(time.Now().UnixNano())
 	f.next(ctx, req, item)
 	// One update once the next task is shown: wake the sync loop and lease
-	// more when few are left.
+	// a batch when few are left.
 	f.afterPaint(ctx, func(ctx app.Context) {
 		f.showingNext.Store(0)
 		f.poke()
-		if len(f.tasks) < preload {
+		if api.QueueRefill(len(f.tasks)) {
 			f.refill(ctx)
 		}
 	})
@@ -150,7 +151,7 @@ func (f *taskFeed) syncLoop(loopCtx context.Context, ctx app.Context) {
 			case f.retryLoad && res.Sent > 0:
 				f.retryLoad = false
 				f.load(ctx)
-			case (wasOffline || res.Sent > 0) && len(f.tasks) < preload && f.itemID == 0:
+			case (wasOffline || res.Sent > 0) && api.QueueRefill(len(f.tasks)) && f.itemID == 0:
 				f.refill(ctx)
 			}
 		})

@@ -89,8 +89,9 @@ func New(st Store, obs Observer, log *slog.Logger) *Service {
 func (s *Service) ObserveConstraints(co ConstraintObserver) { s.cobs = co }
 
 // MaxQueue is the most tasks one queue request leases: the current task, a
-// few preloaded ones, and room for those judged offline but not yet sent.
-const MaxQueue = 10
+// batch of preloaded ones (api.QueueAsk), and room for those judged
+// offline but not yet sent.
+const MaxQueue = vocab.MaxQueue
 
 // Limits on free text, in bytes.
 const (

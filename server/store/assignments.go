@@ -80,22 +80,21 @@ type RaterProgress struct {
 }
 
 // progressSQL counts the rater's done, skipped and live-leased items of a
-// project and kind ($1 user, $2 project, $3 kind) and today's active time
-// (cheap: the rater's own rows). The item test is a scalar subquery, not a
-// join, so that its one plan (the rater's rows, each item by its key) is
-// also the generic plan, which LeaseTasks forces: left to choose,
-// Postgres planned the statement afresh on nearly every fetch (custom
-// plans look a little cheaper for a rater with few rows), as long on
-// planning as on running it, and the join's generic plan drove from the
-// project's items (584 buffers instead of 85).
-const progressSQL = `SELECT
-	count(*) FILTER (WHERE a.status = 'done'),
-	count(*) FILTER (WHERE a.status = 'skipped'),
-	count(*) FILTER (WHERE a.status = 'leased' AND a.lease_expires_at > now()),
+// project and kind ($1 user, $2 project, $3 kind) and today's active time.
+// Done and skipped come from the rater's counter (rater_progress, kept by
+// a trigger on assignments, migration 0099), not from a count over all
+// their assignments (which grew with their work); the live leases are
+// counted, through the rater's leased rows only. The item test is a scalar
+// subquery, not a join, so that its one plan (the rater's rows, each item
+// by its key) is also the generic plan, which LeaseTasks forces: left to
+// choose, Postgres planned the count afresh on nearly every fetch, and the
+// join's generic plan drove from the project's items.
+const progressSQL = `SELECT coalesce(rp.done, 0), coalesce(rp.skipped, 0),
+	(SELECT count(*) FROM assignments a
+	 WHERE a.user_id = $1 AND a.status = 'leased' AND a.lease_expires_at > now()
+	   AND (SELECT i.project_id = $2 AND i.kind = $3 FROM items i WHERE i.id = a.item_id)),
 	(SELECT coalesce(sum(active_ms), 0) FROM activity WHERE user_id = $1 AND project_id = $2 AND day = current_date)
-	FROM assignments a
-	WHERE a.user_id = $1
-	  AND (SELECT i.project_id = $2 AND i.kind = $3 FROM items i WHERE i.id = a.item_id)`
+	FROM (SELECT 1) one LEFT JOIN rater_progress rp ON rp.user_id = $1 AND rp.project_id = $2 AND rp.kind = $3`
 
 // openItem is the condition on items i of a (non-gold) item of project $1
 // and kind $2 that still needs raters ($3 = r).

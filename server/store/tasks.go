@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -46,15 +49,15 @@ func (s *Store) ProjectForUser(ctx context.Context, name string, userID int64) (
 // LeaseTasks returns the rater's live leases of the kind (renewed), leasing
 // new items until there are p.N of them or nothing is left, with the
 // leased items' queries and documents (in lease order) and the rater's
-// progress (with their held total when p.HoldIdle is set). Concurrent raters never take the same slot: the lease_items
-// function (migration 0050) locks candidate items with SKIP LOCKED. All of
-// it is one pipelined batch: one round trip, one implicit transaction, so
-// the reads see the leases just taken and row locks are held only that
-// long.
+// progress (with their held total when p.HoldIdle is set). Concurrent
+// raters never take the same slot: the lease_items function (migrations
+// 0050, 0095, 0099) locks candidate items with SKIP LOCKED. The leases
+// come back joined with their items, queries and documents in one
+// statement. All of it is one pipelined batch: one round trip, one
+// implicit transaction, so the reads see the leases just taken and row
+// locks are held only that long.
 func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []TaskData, RaterProgress, error) {
 	var pr RaterProgress
-	leased := `SELECT a.item_id FROM assignments a JOIN items i ON i.id = a.item_id
-		WHERE a.user_id = $1 AND i.project_id = $2 AND i.kind = $3 AND a.status = 'leased'`
 	b := &pgx.Batch{}
 	// n is the number of live leases of the kind wanted: p.N, lowered
 	// under a cap across kinds by the rater's live leases of other kinds
@@ -84,19 +87,18 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 				FROM items i
 				WHERE i.id = a.item_id AND a.user_id = $1 AND i.project_id = $2 AND i.kind = $3
 				  AND a.status = 'leased' AND a.lease_expires_at > now()
-				RETURNING a.*)
-			SELECT `+assignmentCols+` FROM renewed ORDER BY leased_at, id LIMIT $5`,
+				RETURNING a.*
+			), a AS (SELECT * FROM renewed ORDER BY leased_at, id LIMIT $5)
+			SELECT `+taskJoinCols+` FROM a `+taskJoin+` ORDER BY a.leased_at, a.id`,
 			p.UserID, p.ProjectID, p.Kind, p.Lease.Seconds(), p.N)
 	} else {
 		args := []any{p.ProjectID, p.UserID, p.Kind, p.Raters, p.N, p.GoldRate, p.Lease.Seconds()}
 		if p.TotalCap > 0 {
 			args = append(args, p.TotalCap)
 		}
-		b.Queue(`SELECT `+assignmentCols+` FROM lease_items($1, $2, $3, `+n+`, $4, $6, $7)`, args...)
+		b.Queue(`SELECT `+taskJoinCols+` FROM lease_items($1, $2, $3, `+n+`, $4, $6, $7) a `+taskJoin+`
+			ORDER BY a.leased_at, a.id`, args...)
 	}
-	b.Queue(`SELECT `+itemCols+` FROM items WHERE id IN (`+leased+`)`, p.UserID, p.ProjectID, p.Kind)
-	b.Queue(`SELECT `+queryCols+` FROM queries WHERE id IN (SELECT query_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)
-	b.Queue(`SELECT `+documentCols+` FROM documents WHERE id IN (SELECT document_id FROM items WHERE id IN (`+leased+`))`, p.UserID, p.ProjectID, p.Kind)
 	// The progress count has one sensible plan (progressSQL); without
 	// this, Postgres planned it afresh on nearly every fetch. Local: for
 	// the rest of this batch's transaction only.
@@ -107,19 +109,13 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 	}
 	br := s.pool.SendBatch(ctx, b)
 	var as []Assignment
+	var tds []TaskData
 	var err error
 	for i := 0; i < prelude && err == nil; i++ {
 		_, err = br.Exec()
 	}
 	if err == nil {
-		rows, _ := br.Query()
-		as, err = pgx.CollectRows(rows, pgx.RowToStructByName[Assignment])
-	}
-	var its []Item
-	var qs []Query
-	var ds []Document
-	if err == nil {
-		its, qs, ds, err = readTaskBatch(br)
+		as, tds, err = scanTasks(br.Query())
 	}
 	if err == nil {
 		_, err = br.Exec()
@@ -136,109 +132,165 @@ func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []
 	if err != nil {
 		return nil, nil, pr, fmt.Errorf("store: lease: %w", err)
 	}
-	byID := make(map[int64]Item, len(its))
-	for _, it := range its {
-		byID[it.ID] = it
-	}
-	tds := make([]TaskData, 0, len(as))
-	for _, a := range as {
-		it, ok := byID[a.ItemID]
-		if !ok {
-			return nil, nil, pr, fmt.Errorf("store: leased item %d not found: %w", a.ItemID, ErrNotFound)
-		}
-		td, err := joinTask(it, qs, ds)
-		if err != nil {
-			return nil, nil, pr, err
-		}
-		tds = append(tds, td)
-	}
 	return as, tds, pr, nil
 }
 
-// AssignedTask loads an item with its query and document and the user's
-// assignment of it (nil when the item was never assigned to them), in one
-// round trip. A missing item is ErrNotFound.
-func (s *Store) AssignedTask(ctx context.Context, itemID, userID int64) (TaskData, *Assignment, error) {
-	b := &pgx.Batch{}
-	b.Queue(`SELECT `+itemCols+` FROM items WHERE id = $1`, itemID)
-	b.Queue(`SELECT `+queryCols+` FROM queries WHERE id = (SELECT query_id FROM items WHERE id = $1)`, itemID)
-	b.Queue(`SELECT `+documentCols+` FROM documents WHERE id = (SELECT document_id FROM items WHERE id = $1)`, itemID)
-	b.Queue(`SELECT `+assignmentCols+` FROM assignments WHERE item_id = $1 AND user_id = $2`, itemID, userID)
-	b.Queue(`SELECT EXISTS (SELECT 1 FROM project_members pm JOIN items i ON i.project_id = pm.project_id
-			WHERE i.id = $1 AND pm.user_id = $2)`, itemID, userID)
-	br := s.pool.SendBatch(ctx, b)
-	its, qs, ds, err := readTaskBatch(br)
+// taskJoin joins the assignments a (a lease_items call or a CTE) with their
+// items, queries and documents; taskJoinCols are the columns scanTasks
+// reads.
+const taskJoin = `JOIN items i ON i.id = a.item_id JOIN queries q ON q.id = i.query_id
+	LEFT JOIN documents d ON d.id = i.document_id`
+
+var taskJoinCols = prefixCols("a.", assignmentCols) + ", " + prefixCols("i.", itemCols) + ", " +
+	prefixCols("q.", queryCols) + ", " + prefixCols("d.", documentCols)
+
+// scanTasks reads the rows of a taskJoin statement.
+func scanTasks(rows pgx.Rows, err error) ([]Assignment, []TaskData, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
 	var as []Assignment
-	var member bool
-	if err == nil {
-		rows, _ := br.Query()
-		as, err = pgx.CollectRows(rows, pgx.RowToStructByName[Assignment])
+	var tds []TaskData
+	for rows.Next() {
+		var a Assignment
+		var td TaskData
+		var d Document
+		targets := append(assignmentFields.targets(&a), itemFields.targets(&td.Item)...)
+		targets = append(targets, queryFields.targets(&td.Query)...)
+		dt, present := documentFields.nullableTargets(&d)
+		if err := rows.Scan(append(targets, dt...)...); err != nil {
+			return nil, nil, err
+		}
+		if present() {
+			td.Document = &d
+		} else if td.Item.DocumentID != nil {
+			return nil, nil, fmt.Errorf("store: document %d of item %d: %w", *td.Item.DocumentID, td.Item.ID, ErrNotFound)
+		}
+		as = append(as, a)
+		tds = append(tds, td)
 	}
-	if err == nil {
-		err = br.QueryRow().Scan(&member)
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
+	return as, tds, rows.Err()
+}
+
+var assignedTaskSQL = `SELECT ` + prefixCols("i.", itemCols) + `, ` + prefixCols("q.", queryCols) + `, ` +
+	prefixCols("d.", documentCols) + `, ` + prefixCols("a.", assignmentCols) + `,
+	EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = i.project_id AND pm.user_id = $2)
+	FROM items i JOIN queries q ON q.id = i.query_id
+	LEFT JOIN documents d ON d.id = i.document_id
+	LEFT JOIN assignments a ON a.item_id = i.id AND a.user_id = $2
+	WHERE i.id = $1`
+
+// AssignedTask loads an item with its query and document, the user's
+// assignment of it (nil when the item was never assigned to them) and
+// whether they are a member of its project, in one statement. A missing
+// item is ErrNotFound.
+func (s *Store) AssignedTask(ctx context.Context, itemID, userID int64) (TaskData, *Assignment, error) {
+	var td TaskData
+	var a Assignment
+	targets := append(itemFields.targets(&td.Item), queryFields.targets(&td.Query)...)
+	var d Document
+	dt, docPresent := documentFields.nullableTargets(&d)
+	at, assigned := assignmentFields.nullableTargets(&a)
+	targets = append(append(append(targets, dt...), at...), &td.Member)
+	err := s.pool.QueryRow(ctx, assignedTaskSQL, itemID, userID).Scan(targets...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return TaskData{}, nil, fmt.Errorf("store: item %d: %w", itemID, ErrNotFound)
 	}
 	if err != nil {
 		return TaskData{}, nil, fmt.Errorf("store: item %d: %w", itemID, err)
 	}
-	if len(its) == 0 {
-		return TaskData{}, nil, fmt.Errorf("store: item %d: %w", itemID, ErrNotFound)
+	if docPresent() {
+		td.Document = &d
+	} else if td.Item.DocumentID != nil {
+		return TaskData{}, nil, fmt.Errorf("store: document %d of item %d: %w", *td.Item.DocumentID, itemID, ErrNotFound)
 	}
-	td, err := joinTask(its[0], qs, ds)
-	if err != nil {
-		return TaskData{}, nil, err
-	}
-	td.Member = member
-	if len(as) == 0 {
+	if !assigned() {
 		return td, nil, nil
 	}
-	return td, &as[0], nil
+	return td, &a, nil
 }
 
-// readTaskBatch reads the items, queries and documents results at the head
-// of a batch; the caller reads the rest and closes it.
-func readTaskBatch(br pgx.BatchResults) ([]Item, []Query, []Document, error) {
-	rows, _ := br.Query()
-	its, err := pgx.CollectRows(rows, pgx.RowToStructByName[Item])
-	if err != nil {
-		return nil, nil, nil, err
+// prefixCols qualifies each column of a column list (plain names, as the
+// *Cols constants) with a table alias: "a.", "id, status" → "a.id, a.status".
+func prefixCols(alias, cols string) string {
+	names := strings.Split(cols, ",")
+	for i, c := range names {
+		names[i] = alias + strings.TrimSpace(c)
 	}
-	rows, _ = br.Query()
-	qs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Query])
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	rows, _ = br.Query()
-	ds, err := pgx.CollectRows(rows, pgx.RowToStructByName[Document])
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return its, qs, ds, nil
+	return strings.Join(names, ", ")
 }
 
-func joinTask(it Item, qs []Query, ds []Document) (TaskData, error) {
-	td := TaskData{Item: it}
-	found := false
-	for _, q := range qs {
-		if q.ID == it.QueryID {
-			td.Query, found = q, true
-			break
+// colFields maps a column list (plain names, as the *Cols constants) to
+// the fields of a struct with those db tags, worked out once per list: the
+// scan targets of a joined row, whose column names repeat across tables.
+type colFields struct {
+	index []int          // field index of each column, in the order of the list
+	ptrs  []reflect.Type // pointer to each field's type (nullableTargets)
+}
+
+// Per table, for the joined task rows (scanTasks, AssignedTask).
+var (
+	assignmentFields = newColFields(reflect.TypeFor[Assignment](), assignmentCols)
+	itemFields       = newColFields(reflect.TypeFor[Item](), itemCols)
+	queryFields      = newColFields(reflect.TypeFor[Query](), queryCols)
+	documentFields   = newColFields(reflect.TypeFor[Document](), documentCols)
+)
+
+// newColFields panics on a column without a field: the lists are constants
+// next to their structs, and this runs at start-up.
+func newColFields(t reflect.Type, cols string) colFields {
+	var cf colFields
+	for _, c := range strings.Split(cols, ",") {
+		c = strings.TrimSpace(c)
+		i := -1
+		for j := 0; j < t.NumField(); j++ {
+			if name, _, _ := strings.Cut(t.Field(j).Tag.Get("db"), ","); name == c {
+				i = j
+				break
+			}
 		}
-	}
-	if !found {
-		return td, fmt.Errorf("store: query %d of item %d: %w", it.QueryID, it.ID, ErrNotFound)
-	}
-	if it.DocumentID == nil {
-		return td, nil
-	}
-	for i := range ds {
-		if ds[i].ID == *it.DocumentID {
-			d := ds[i]
-			td.Document = &d
-			return td, nil
+		if i < 0 {
+			panic(fmt.Sprintf("store: %s has no field for column %q", t, c))
 		}
+		cf.index = append(cf.index, i)
+		cf.ptrs = append(cf.ptrs, reflect.PointerTo(t.Field(i).Type))
 	}
-	return td, fmt.Errorf("store: document %d of item %d: %w", *it.DocumentID, it.ID, ErrNotFound)
+	return cf
+}
+
+// targets returns pointers to the fields of the struct dst points to, in
+// the order of the columns.
+func (cf colFields) targets(dst any) []any {
+	v := reflect.ValueOf(dst).Elem()
+	out := make([]any, len(cf.index))
+	for k, i := range cf.index {
+		out[k] = v.Field(i).Addr().Interface()
+	}
+	return out
+}
+
+// nullableTargets is targets for the columns of a LEFT JOINed table, which
+// are all NULL when it has no row: the targets are pointers to pointers,
+// copied into dst by present, which reports whether the row was there (its
+// first column, the key, is not NULL).
+func (cf colFields) nullableTargets(dst any) (targets []any, present func() bool) {
+	v := reflect.ValueOf(dst).Elem()
+	ptrs := make([]reflect.Value, len(cf.index))
+	targets = make([]any, len(cf.index))
+	for k, pt := range cf.ptrs {
+		ptrs[k] = reflect.New(pt)
+		targets[k] = ptrs[k].Interface()
+	}
+	return targets, func() bool {
+		if ptrs[0].Elem().IsNil() {
+			return false
+		}
+		for k, p := range ptrs {
+			if !p.Elem().IsNil() {
+				v.Field(cf.index[k]).Set(p.Elem().Elem())
+			}
+		}
+		return true
+	}
 }

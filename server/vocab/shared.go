@@ -18,6 +18,10 @@ const (
 // once, so anonymous identities cannot starve a project's members.
 const CrowdLeaseCap = 3
 
+// MaxQueue is the most tasks one queue request may ask for (the server's
+// limit on QueueRequest.N; the browser's batches stay within it).
+const MaxQueue = 10
+
 // Review verdicts.
 const (
 	ReviewAccept  = "accept"

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"boolpool/api"
 	"boolpool/server/devtools/loadgen"
 )
 
@@ -109,8 +110,8 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 		}
 		p50, p99 := Percentile(res.SubmitLat, 50)*1000, Percentile(res.SubmitLat, 99)*1000
 		r := Row{Suite: "load", Name: fmt.Sprintf("%d annotators, no pauses: judgments written", n), Value: res.Rate(), Unit: "judgments/s", HigherIsBetter: true,
-			Note: fmt.Sprintf("each after its own task fetch (fetch p50 %.1f ms, p99 %.1f ms); %s measured after a %s warm-up",
-				Percentile(res.QueueLat, 50)*1000, Percentile(res.QueueLat, 99)*1000, res.Window.Round(time.Second), warm)}.
+			Note: fmt.Sprintf("tasks leased as the web judge page leases them: a batch up to %d when %d or fewer are left (api.QueueRefill/QueueAsk), %d task fetches for %d judgments (fetch p50 %.1f ms, p99 %.1f ms); %s measured after a %s warm-up",
+				api.QueueHighWater, api.QueueLowWater, len(res.QueueLat), res.Measured, Percentile(res.QueueLat, 50)*1000, Percentile(res.QueueLat, 99)*1000, res.Window.Round(time.Second), warm)}.
 			WithRef(fmt.Sprintf("pgbench single-row INSERT, %d clients", n), pg.tps)
 		rows = append(rows, r.WithTarget(">= 0.25x", r.Ratio >= 0.25))
 		sp99 := Row{Suite: "load", Name: fmt.Sprintf("%d annotators, no pauses: submit latency p99", n), Value: p99, Unit: "ms",
@@ -131,7 +132,7 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 				Row{Suite: "load", Name: fmt.Sprintf("%d annotators, ~%s per judgment: submit latency p99", pacedN, think), Value: pp99, Unit: "ms"}.
 					WithTarget("< 50 ms", pp99 < 50),
 				Row{Suite: "load", Name: fmt.Sprintf("%d annotators, ~%s per judgment: task fetch latency p99", pacedN, think), Value: fp99, Unit: "ms",
-					Note: fmt.Sprintf("fetch p50 %.1f ms", Percentile(paced.QueueLat, 50)*1000)}.
+					Note: fmt.Sprintf("fetch p50 %.1f ms; %d fetches for %d judgments (batches as the web client)", Percentile(paced.QueueLat, 50)*1000, len(paced.QueueLat), paced.Measured)}.
 					WithTarget("< 100 ms", fp99 < 100))
 		}
 	}

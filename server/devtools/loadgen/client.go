@@ -139,10 +139,16 @@ func login(ctx context.Context, cfg Config, u Creds, res *Result) *annotator {
 	return a
 }
 
-// annotate fetches a task and judges it, until the deadline or the pool
-// runs dry.
+// annotate judges tasks until the deadline or the pool runs dry. It leases
+// them as the web judge page does (api.QueueRefill, api.QueueAsk): a batch
+// up to the high-water mark whenever it holds the low-water mark or fewer,
+// so the bench measures the real client's mix of fetches and submits. Its
+// judgments are acknowledged one by one before the next (nothing pending
+// when it refills).
 func (a *annotator) annotate(ctx context.Context, deadline time.Time) {
 	cfg, res := a.cfg, a.res
+	var tasks []api.Task
+	judged := map[int64]bool{} // items whose judgment was acknowledged
 	for n := 0; cfg.MaxPerUser == 0 || n < cfg.MaxPerUser; n++ {
 		if n > 0 && cfg.Think > 0 {
 			pause := cfg.Think/2 + time.Duration(randInt(int(cfg.Think/time.Millisecond)+1))*time.Millisecond
@@ -154,24 +160,35 @@ func (a *annotator) annotate(ctx context.Context, deadline time.Time) {
 		if time.Now().After(deadline) || ctx.Err() != nil || stopped(cfg.Stop) {
 			return
 		}
-		var q api.Queue
-		t0 := time.Now()
-		if _, err := a.do(ctx, "POST", "/api/projects/"+cfg.Project+"/queue", api.QueueRequest{Kind: api.KindRelevance, N: 1}, &q, deadline); err != nil {
-			if stopped(cfg.Stop) {
-				return // the server went away as the run ended
+		if api.QueueRefill(len(tasks)) {
+			var q api.Queue
+			t0 := time.Now()
+			if _, err := a.do(ctx, "POST", "/api/projects/"+cfg.Project+"/queue", api.QueueRequest{Kind: api.KindRelevance, N: api.QueueAsk(0)}, &q, deadline); err != nil {
+				if stopped(cfg.Stop) {
+					return // the server went away as the run ended
+				}
+				res.fail("queue: " + err.Error())
+				return
 			}
-			res.fail("queue: " + err.Error())
-			return
+			if t0.After(a.measureFrom) {
+				res.mu.Lock()
+				res.QueueLat = append(res.QueueLat, time.Since(t0).Seconds())
+				res.mu.Unlock()
+			}
+			// The answer holds the tasks in hand first (renewed), then
+			// the new ones.
+			tasks = tasks[:0]
+			for _, t := range q.Tasks {
+				if !judged[t.ItemID] {
+					tasks = append(tasks, t)
+				}
+			}
 		}
-		if t0.After(a.measureFrom) {
-			res.mu.Lock()
-			res.QueueLat = append(res.QueueLat, time.Since(t0).Seconds())
-			res.mu.Unlock()
-		}
-		if len(q.Tasks) == 0 {
+		if len(tasks) == 0 {
 			return // nothing left for this annotator
 		}
-		t := q.Tasks[0]
+		t := tasks[0]
+		tasks = tasks[1:]
 		rel := randInt(4)
 		req := api.JudgmentRequest{ClientID: api.NewUUID(), AuthorID: a.userID, ItemID: t.ItemID, Kind: api.KindRelevance, Relevance: &rel,
 			Evidence: api.EvidencePartial, TimeSpentMs: 1000 + int64(randInt(5000))}
@@ -190,6 +207,7 @@ func (a *annotator) annotate(ctx context.Context, deadline time.Time) {
 			res.fail("judgment: " + err.Error())
 			continue
 		}
+		judged[t.ItemID] = true
 		res.mu.Lock()
 		if t1.After(a.measureFrom) {
 			res.SubmitLat = append(res.SubmitLat, time.Since(t1).Seconds())

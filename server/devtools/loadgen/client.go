@@ -37,6 +37,12 @@ type Config struct {
 	// fetch of an annotator (uniform in [0.5, 1.5] x Think); 0 = none, the
 	// annotators work as fast as the server answers.
 	Think time.Duration
+	// RampUp spreads the annotators' starts evenly over this long
+	// (annotator i of n starts at i/n × RampUp), as the people of a running
+	// campaign are at every point of their cycle rather than all asking for
+	// their first batch in the same millisecond; 0 = all at once. Keep
+	// Warmup ≥ RampUp to measure the steady state.
+	RampUp time.Duration
 }
 
 // Result summarises a run.
@@ -91,14 +97,22 @@ func Run(ctx context.Context, cfg Config) *Result {
 	if cfg.Duration == 0 {
 		deadline = start.Add(24 * time.Hour)
 	}
-	for _, a := range annotators {
+	for i, a := range annotators {
 		if a == nil {
 			continue
 		}
 		a.measureFrom = start.Add(cfg.Warmup)
+		delay := cfg.RampUp * time.Duration(i) / time.Duration(len(annotators))
 		wg.Add(1)
 		go func(a *annotator) {
 			defer wg.Done()
+			if delay > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(delay):
+				}
+			}
 			a.annotate(ctx, deadline)
 		}(a)
 	}

@@ -117,6 +117,14 @@ func TestHNSWPerProject(t *testing.T) {
 	if oid0 == 0 || f.indexOID(t, p1) != 0 {
 		t.Fatalf("after building project 0's index: oids %d, %d", oid0, f.indexOID(t, p1))
 	}
+	var opts []string
+	var def string
+	if err := st.Pool().QueryRow(ctx, `SELECT reloptions, pg_get_indexdef(oid) FROM pg_class WHERE oid = $1`, oid0).Scan(&opts, &def); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(opts, ","); got != "m=16,ef_construction=32" || !strings.Contains(def, "halfvec_cosine_ops") {
+		t.Errorf("index options %q, definition %s: want the design of docs/scaling.md (halfvec, m 16, ef_construction 32)", got, def)
+	}
 	if built, err := st.EnsureHNSW(ctx, p0, enc); err != nil || built {
 		t.Fatalf("second EnsureHNSW: built %v, %v (want the existing index kept)", built, err)
 	}

@@ -81,7 +81,7 @@ var metrics = []metric{
 	{"import", "import (upsert + sentences)", "s", true},
 	{"lexical", "lexical index build (stored)", "s", true},
 	{"encode", "static encode (minilm-static, batch 512)", "s", true},
-	{"hnsw", "HNSW build (pgvector, the project's own index, halfvec, m 24, ef_construction 64)", "s", true},
+	{"hnsw", "HNSW build (pgvector, the project's own index, " + store.HNSWDesign() + ")", "s", true},
 	{"e2e", "import → index → encode → HNSW", "s", true},
 	{"pool", "pool build (bm25 + dense-vanilla, depth 100, 200 queries) + publish", "s", true},
 	{"live", "live dashboard load (live.LoadData)", "ms", true},

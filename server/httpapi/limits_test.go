@@ -225,15 +225,18 @@ func TestUploadBadLineAnswerIsBounded(t *testing.T) {
 	}
 }
 
-// TestLiveStreamOutlivesWriteTimeout: the server's write timeout (300 ms
-// here) does not end the dashboard's event stream: a snapshot sent a
-// second after the stream opened still arrives.
+// TestLiveStreamOutlivesWriteTimeout: the server's write timeout (1 s
+// here) does not end the dashboard's event stream: a snapshot sent well
+// after it still arrives. The timeout also bounds the test's own queue and
+// judgment requests, so it is not shorter: at 300 ms a task fetch on a CI
+// box at load average 21 was cut (EOF).
 func TestLiveStreamOutlivesWriteTimeout(t *testing.T) {
-	e, _ := newLimitsEnv(t, func(c *config.Config) { c.WriteTimeout = 300 * time.Millisecond })
+	const writeTimeout = time.Second
+	e, _ := newLimitsEnv(t, func(c *config.Config) { c.WriteTimeout = writeTimeout })
 	researcher := e.login("researcher")
 	live := researcher.subscribe("/api/projects/fixture/live")
 	first := live.until(t, "the first snapshot", func(api.LiveSnapshot) bool { return true })
-	time.Sleep(time.Second)
+	time.Sleep(writeTimeout + writeTimeout/2)
 	u := e.login("annotator1")
 	q := u.queue(api.KindRelevance, 1)
 	if len(q.Tasks) == 0 {
@@ -247,7 +250,7 @@ func TestLiveStreamOutlivesWriteTimeout(t *testing.T) {
 	live.until(t, "a snapshot after the judgment", func(s api.LiveSnapshot) bool { return s.Version > first.Version })
 
 	// Other answers do have the write timeout.
-	if d := e.srv.Config.WriteTimeout; d != 300*time.Millisecond {
+	if d := e.srv.Config.WriteTimeout; d != writeTimeout {
 		t.Fatalf("server write timeout %s", d)
 	}
 }

@@ -150,7 +150,8 @@ DECLARE
     v_ids     bigint[];
     -- items.open is exact for the item's own rater count: it says
     -- nothing when the caller asks for more raters than that.
-    v_hint    boolean := p_raters <= item_raters(p_project, p_kind);
+    v_raters  int := item_raters(p_project, p_kind);
+    v_hint    boolean := p_raters <= v_raters;
 BEGIN
     SET LOCAL synchronous_commit = off;
 
@@ -197,13 +198,25 @@ BEGIN
         END IF;
         -- In the scan's order, so the assignment ids (the order a fetch
         -- returns leases taken at one instant) follow the priority order.
-        INSERT INTO assignments (item_id, user_id, lease_expires_at)
-        SELECT t.id, p_user, now() + make_interval(secs => p_secs)
-        FROM unnest(v_ids) WITH ORDINALITY AS t(id, ord)
-        ORDER BY t.ord
-        ON CONFLICT (item_id, user_id) DO UPDATE SET status = 'leased', leased_at = now(),
-            lease_expires_at = EXCLUDED.lease_expires_at, done_at = NULL
-        WHERE assignments.status = 'expired';
+        -- Every row this INSERT writes (a new lease, or the rater's own
+        -- expired one leased again) joins leased: its item gains one slot.
+        -- The items are distinct and already locked by the scan above, so
+        -- one UPDATE of them counts the batch; the row triggers leave these
+        -- rows to it (boolpool.lease_counts_taken, on for this statement
+        -- only).
+        PERFORM set_config('boolpool.lease_counts_taken', 'on', true);
+        WITH leased AS (
+            INSERT INTO assignments (item_id, user_id, lease_expires_at)
+            SELECT t.id, p_user, now() + make_interval(secs => p_secs)
+            FROM unnest(v_ids) WITH ORDINALITY AS t(id, ord)
+            ORDER BY t.ord
+            ON CONFLICT (item_id, user_id) DO UPDATE SET status = 'leased', leased_at = now(),
+                lease_expires_at = EXCLUDED.lease_expires_at, done_at = NULL
+            WHERE assignments.status = 'expired'
+            RETURNING item_id)
+        UPDATE items i SET taken = i.taken + 1, open = i.taken + 1 < v_raters
+        FROM leased l WHERE i.id = l.item_id;
+        PERFORM set_config('boolpool.lease_counts_taken', 'off', true);
     ELSIF v_live < p_n THEN
         -- The gold share needs the rater's counts.
         SELECT count(*), count(*) FILTER (WHERE i.is_gold) INTO v_total, v_gold
@@ -1670,11 +1683,11 @@ CREATE TRIGGER assignments_taken_delete AFTER DELETE ON public.assignments FOR E
 
 -- Name: assignments assignments_taken_insert; Type: TRIGGER; Schema: public; Owner: -
 
-CREATE TRIGGER assignments_taken_insert AFTER INSERT ON public.assignments FOR EACH ROW WHEN ((new.status = ANY (ARRAY['leased'::text, 'done'::text]))) EXECUTE FUNCTION public.assignments_taken();
+CREATE TRIGGER assignments_taken_insert AFTER INSERT ON public.assignments FOR EACH ROW WHEN (((new.status = ANY (ARRAY['leased'::text, 'done'::text])) AND (current_setting('boolpool.lease_counts_taken'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION public.assignments_taken();
 
 -- Name: assignments assignments_taken_update; Type: TRIGGER; Schema: public; Owner: -
 
-CREATE TRIGGER assignments_taken_update AFTER UPDATE OF status ON public.assignments FOR EACH ROW WHEN (((old.status = ANY (ARRAY['leased'::text, 'done'::text])) <> (new.status = ANY (ARRAY['leased'::text, 'done'::text])))) EXECUTE FUNCTION public.assignments_taken();
+CREATE TRIGGER assignments_taken_update AFTER UPDATE OF status ON public.assignments FOR EACH ROW WHEN ((((old.status = ANY (ARRAY['leased'::text, 'done'::text])) <> (new.status = ANY (ARRAY['leased'::text, 'done'::text]))) AND (current_setting('boolpool.lease_counts_taken'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION public.assignments_taken();
 
 -- Name: projects projects_reopen; Type: TRIGGER; Schema: public; Owner: -
 

@@ -108,3 +108,94 @@ func TestItemSlotsFollowAssignments(t *testing.T) {
 		t.Errorf("%d items whose taken/open disagree with their assignments (%v)", wrong, err)
 	}
 }
+
+// TestBatchLeaseCountsTakenOnce: a lease batch counts its items' slots
+// with one UPDATE and the row triggers skip its rows (migration 0100). The
+// counts stay exact for a batch of new leases, for a batch that takes the
+// rater's own expired leases again (the INSERT's ON CONFLICT path), and
+// for any write to assignments after a lease in the same transaction (the
+// flag that makes the triggers skip is off again once the lease has run).
+func TestBatchLeaseCountsTakenOnce(t *testing.T) {
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 2)
+	ctx := context.Background()
+	users := judgingtest.Annotators(t, st, "batchtaken", 2)
+	if len(fx.Relevance) < 4 {
+		t.Fatalf("fixture has %d relevance items, want at least 4", len(fx.Relevance))
+	}
+	p := store.LeaseParams{ProjectID: fx.Project.ID, UserID: users[0], Kind: "relevance", N: 3, Raters: 2, Lease: time.Minute}
+	taken := func(item int64) (n int, open bool) {
+		t.Helper()
+		if err := st.Pool().QueryRow(ctx, `SELECT taken, open FROM items WHERE id = $1`, item).Scan(&n, &open); err != nil {
+			t.Fatal(err)
+		}
+		return n, open
+	}
+	agree := func(step string) {
+		t.Helper()
+		var wrong int
+		if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM items i
+			WHERE i.taken <> (SELECT count(*) FROM assignments a WHERE a.item_id = i.id AND a.status IN ('leased', 'done'))
+			   OR i.open <> (i.taken < item_raters(i.project_id, i.kind))`).Scan(&wrong); err != nil || wrong != 0 {
+			t.Errorf("%s: %d items whose taken/open disagree with their assignments (%v)", step, wrong, err)
+		}
+	}
+	as, err := st.Lease(ctx, p)
+	if err != nil || len(as) != 3 {
+		t.Fatalf("first batch: %v %v", as, err)
+	}
+	for _, a := range as {
+		if n, open := taken(a.ItemID); n != 1 || !open {
+			t.Errorf("item %d after one batch: taken %d open %v, want 1 true", a.ItemID, n, open)
+		}
+	}
+	agree("a batch of new leases")
+
+	// The rater's leases run out; their next batch takes the same items
+	// again through the INSERT's ON CONFLICT update (expired -> leased).
+	if _, err := st.Pool().Exec(ctx, `UPDATE assignments SET lease_expires_at = now() - interval '1 second' WHERE user_id = $1`, users[0]); err != nil {
+		t.Fatal(err)
+	}
+	again, err := st.Lease(ctx, p)
+	if err != nil || len(again) != 3 {
+		t.Fatalf("second batch: %v %v", again, err)
+	}
+	for i, a := range again {
+		if a.ItemID != as[i].ItemID || a.ID != as[i].ID {
+			t.Errorf("second batch lease %d: item %d (assignment %d), want the expired lease of item %d (assignment %d) again",
+				i, a.ItemID, a.ID, as[i].ItemID, as[i].ID)
+		}
+		if n, open := taken(a.ItemID); n != 1 || !open {
+			t.Errorf("item %d after its expired lease was taken again: taken %d open %v, want 1 true", a.ItemID, n, open)
+		}
+	}
+	agree("expired leases taken again")
+
+	// A lease and then another write in one transaction: the triggers count
+	// the later write.
+	tx, err := st.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT count(*) FROM lease_items($1, $2, 'relevance', 3, 2, 0, 60)`, fx.Project.ID, users[1]); err != nil {
+		t.Fatal(err)
+	}
+	last := fx.Relevance[3]
+	if _, err := tx.Exec(ctx, `INSERT INTO assignments (item_id, user_id, lease_expires_at) VALUES ($1, $2, now() + interval '1 minute')`, last, users[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE assignments SET status = 'skipped' WHERE user_id = $1 AND item_id = $2`, users[1], as[0].ItemID); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := taken(last); n != 1 {
+		t.Errorf("item %d leased by a plain INSERT after a lease batch in the same transaction: taken %d, want 1", last, n)
+	}
+	if n, open := taken(as[0].ItemID); n != 1 || !open {
+		t.Errorf("item %d: two leases, one skipped in the lease's transaction: taken %d open %v, want 1 true", as[0].ItemID, n, open)
+	}
+	agree("writes after a lease in its transaction")
+}

@@ -138,15 +138,20 @@ func (s *Store) SaveJudgment(ctx context.Context, n NewJudgment) (j Judgment, in
 		}
 		return nil
 	}
-	if n.FollowUp == nil {
-		return j, inserted, save(s.pool)
-	}
-	err = s.InTx(ctx, func(tx pgx.Tx) error {
-		if err := save(tx); err != nil || !inserted {
-			return err
+	// A deadlock victim or serialization failure was rolled back whole:
+	// saved again (retryAborted).
+	err = retryAborted(ctx, func() error {
+		j, inserted = Judgment{}, false
+		if n.FollowUp == nil {
+			return save(s.pool)
 		}
-		_, err := createItem(ctx, tx, *n.FollowUp)
-		return err
+		return s.InTx(ctx, func(tx pgx.Tx) error {
+			if err := save(tx); err != nil || !inserted {
+				return err
+			}
+			_, err := createItem(ctx, tx, *n.FollowUp)
+			return err
+		})
 	})
 	return j, inserted, err
 }

@@ -76,6 +76,31 @@ func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.pool, fn)
 }
 
+// maxTxAttempts bounds how often retryAborted runs a transaction.
+const maxTxAttempts = 3
+
+// retryAborted runs fn, one whole transaction (or one statement or
+// pipelined batch, an implicit one), again while Postgres aborts it as a
+// deadlock victim (40P01) or a serialization failure (40001), at most
+// maxTxAttempts times in all: Postgres rolled it back, so nothing of it
+// was kept and running it again is safe. Concurrent task fetches lock
+// items through the taken trigger in no fixed order (their expiry of
+// other raters' run-out leases), so two of them can meet in a deadlock;
+// the victim is fetched again instead of answered with a 500.
+func retryAborted(ctx context.Context, fn func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := fn()
+		if err == nil || !isAbortedTx(err) || attempt == maxTxAttempts || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+func isAbortedTx(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+}
+
 func isUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"

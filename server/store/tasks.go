@@ -55,8 +55,18 @@ func (s *Store) ProjectForUser(ctx context.Context, name string, userID int64) (
 // come back joined with their items, queries and documents in one
 // statement. All of it is one pipelined batch: one round trip, one
 // implicit transaction, so the reads see the leases just taken and row
-// locks are held only that long.
-func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) ([]Assignment, []TaskData, RaterProgress, error) {
+// locks are held only that long. A deadlock victim is fetched again
+// (retryAborted).
+func (s *Store) LeaseTasks(ctx context.Context, p LeaseParams) (as []Assignment, tds []TaskData, pr RaterProgress, err error) {
+	err = retryAborted(ctx, func() error {
+		as, tds, pr, err = s.leaseTasksOnce(ctx, p)
+		return err
+	})
+	return as, tds, pr, err
+}
+
+// leaseTasksOnce is one attempt of LeaseTasks: one pipelined batch.
+func (s *Store) leaseTasksOnce(ctx context.Context, p LeaseParams) ([]Assignment, []TaskData, RaterProgress, error) {
 	var pr RaterProgress
 	b := &pgx.Batch{}
 	// n is the number of live leases of the kind wanted: p.N, lowered

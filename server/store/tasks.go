@@ -51,7 +51,7 @@ func (s *Store) ProjectForUser(ctx context.Context, name string, userID int64) (
 // leased items' queries and documents (in lease order) and the rater's
 // progress (with their held total when p.HoldIdle is set). Concurrent
 // raters never take the same slot: the lease_items function (migrations
-// 0050, 0095, 0099) locks candidate items with SKIP LOCKED. The leases
+// 0050, 0095, 0099, 0100) locks candidate items with SKIP LOCKED. The leases
 // come back joined with their items, queries and documents in one
 // statement. All of it is one pipelined batch: one round trip, one
 // implicit transaction, so the reads see the leases just taken and row

@@ -108,6 +108,20 @@ synchronous_commit = on
 CONF
 fi
 
+# One HNSW build may use up to half of this machine's memory (and 80 % of
+# /dev/shm, where a parallel build keeps its graph) instead of the 4 GB the
+# store assumes of a database it knows nothing about (docs/scaling.md).
+mem_mb=$(awk '/^MemTotal:/ {print int($2/1024)}' /proc/meminfo)
+shm_mb=$(df -Pm /dev/shm 2>/dev/null | awk 'NR==2 {print $2}')
+hnsw_mb=$(( mem_mb / 2 ))
+if [ -n "$shm_mb" ] && [ $(( shm_mb * 4 / 5 )) -lt "$hnsw_mb" ]; then hnsw_mb=$(( shm_mb * 4 / 5 )); fi
+if [ "$hnsw_mb" -lt 4096 ]; then hnsw_mb=4096; fi
+if ! grep -q "^boolpool.hnsw_build_memory_mb = $hnsw_mb\$" "$PGDATA/postgresql.conf"; then
+  sed -i '/^boolpool.hnsw_build_memory_mb/d' "$PGDATA/postgresql.conf"
+  echo "boolpool.hnsw_build_memory_mb = $hnsw_mb" >> "$PGDATA/postgresql.conf"
+  if pg_running; then as_owner "$PGBIN/pg_ctl" -D "$PGDATA" reload >/dev/null; fi
+fi
+
 if ! pg_running; then
   log "starting PostgreSQL on 127.0.0.1:$PORT"
   as_owner "$PGBIN/pg_ctl" -D "$PGDATA" -l "$BASE/postgres.log" -w -t 60 start >/dev/null

@@ -214,3 +214,37 @@ func cosine(a, b []float32) float64 {
 	}
 	return ab / math.Sqrt(aa*bb)
 }
+
+// TestHNSWMemoryCapSetting: the cap on one HNSW build's memory is 4 GB
+// unless the database sets boolpool.hnsw_build_memory_mb (scripts/db.sh
+// does, to half of the machine's memory); a value that is not a number of
+// megabytes is an error naming the setting, not a silent default.
+func TestHNSWMemoryCapSetting(t *testing.T) {
+	ctx := context.Background()
+	st, url := storetest.NewWithURL(t)
+	var db string
+	if err := st.Pool().QueryRow(ctx, `SELECT current_database()`).Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	capOf := func(value string) (int64, error) {
+		t.Helper()
+		if _, err := st.Pool().Exec(ctx, fmt.Sprintf(`ALTER DATABASE %s SET boolpool.hnsw_build_memory_mb = '%s'`, pgx.Identifier{db}.Sanitize(), value)); err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := store.Open(ctx, url, 1) // the setting applies to new sessions
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fresh.Close()
+		return fresh.HNSWMemoryCapMB(ctx)
+	}
+	if mb, err := capOf(""); err != nil || mb != 4096 {
+		t.Fatalf("cap with an empty setting: %d, %v (want the default 4096)", mb, err)
+	}
+	if mb, err := capOf("12288"); err != nil || mb != 12288 {
+		t.Fatalf("cap with the setting 12288: %d, %v", mb, err)
+	}
+	if _, err := capOf("lots"); err == nil || !strings.Contains(err.Error(), "boolpool.hnsw_build_memory_mb") {
+		t.Fatalf("a setting that is not a number: %v, want an error naming it", err)
+	}
+}

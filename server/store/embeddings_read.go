@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -102,12 +103,37 @@ func HNSWMemory(n, dim int) int64 {
 }
 
 // hnswMemoryMaxMB caps the memory of one build (a parallel build reserves
-// all of it in dynamic shared memory when it starts).
+// all of it in dynamic shared memory when it starts) unless the database
+// says otherwise with the setting hnswMemorySetting.
 const hnswMemoryMaxMB = 4096
+
+// hnswMemorySetting is the Postgres setting (a custom one, in the
+// cluster's postgresql.conf or ALTER DATABASE … SET) that raises or lowers
+// hnswMemoryMaxMB for the database it is set on: the cap belongs to the
+// database host, which knows its memory and its /dev/shm; scripts/db.sh
+// sets it to half of the machine's memory for the cluster it manages.
+const hnswMemorySetting = "boolpool.hnsw_build_memory_mb"
+
+// hnswMemoryCapMB is the database's cap on one HNSW build's memory.
+func (s *Store) hnswMemoryCapMB(ctx context.Context) (int64, error) {
+	var v *string
+	if err := s.pool.QueryRow(ctx, `SELECT current_setting($1, true)`, hnswMemorySetting).Scan(&v); err != nil {
+		return 0, fmt.Errorf("store: read %s: %w", hnswMemorySetting, err)
+	}
+	if v == nil || *v == "" {
+		return hnswMemoryMaxMB, nil
+	}
+	mb, err := strconv.ParseInt(*v, 10, 64)
+	if err != nil || mb < 64 {
+		return 0, fmt.Errorf("store: %s = %q: want a whole number of megabytes, at least 64", hnswMemorySetting, *v)
+	}
+	return mb, nil
+}
 
 // EnsureHNSW builds the project's HNSW index of a dense encoder if it is
 // missing, with maintenance_work_mem sized to the graph (HNSWMemory of the
-// project's vectors, clamped to [64 MB, 4 GB]). An index that exists is
+// project's vectors, clamped to [64 MB, the database's cap: 4 GB unless
+// boolpool.hnsw_build_memory_mb says otherwise]). An index that exists is
 // left alone (pgvector maintains it on insert). It also drops the indexes
 // of projects that no longer exist. It reports whether it built one.
 func (s *Store) EnsureHNSW(ctx context.Context, projectID int64, enc EncoderInfo) (built bool, err error) {
@@ -129,7 +155,11 @@ func (s *Store) EnsureHNSW(ctx context.Context, projectID int64, enc EncoderInfo
 	if err != nil {
 		return false, err
 	}
-	mb := min(max(HNSWMemory(n, enc.Dim)>>20, 64), hnswMemoryMaxMB)
+	capMB, err := s.hnswMemoryCapMB(ctx)
+	if err != nil {
+		return false, err
+	}
+	mb := min(max(HNSWMemory(n, enc.Dim)>>20, 64), capMB)
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL maintenance_work_mem = '%dMB'`, mb)); err != nil {
 			return err

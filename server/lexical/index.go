@@ -45,6 +45,7 @@ type Index struct {
 	norm    []float64  // per document: k1 * (1 - b + b*dl/avgdl)
 	byExtID map[string]uint32
 	accs    sync.Pool
+	slots   sync.Pool // of *Slots (slots.go)
 }
 
 // Build analyses docs with `workers` goroutines and returns the index.

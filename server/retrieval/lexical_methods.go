@@ -231,36 +231,39 @@ func (m *pnormMethod) Name() string { return "pnorm" }
 func (m *pnormMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, error) {
 	expr, atoms := q.Expression()
 	vecs := atomVectors(m.ix, atoms, m.unique)
-	// Normalised per-atom scores, dense over the collection (atoms such as
-	// "software" match tens of thousands of documents).
-	n := m.ix.NumDocs()
-	norm := make([][]float64, len(vecs))
-	isCand := make([]bool, n)
-	var docs []uint32
+	// The candidates are the documents matching a non-negated atom; each
+	// atom's normalised scores are kept for them alone, in one flat array
+	// (candidate × atom), so a query costs its matches, not the collection.
+	matches := make([][]lexical.Hit, len(vecs))
+	cands := m.ix.Slots()
+	defer cands.Release()
 	for i, v := range vecs {
-		hits := m.ix.Match(v)
+		matches[i] = m.ix.Match(v)
+		if !expr.Negated(i) {
+			for _, h := range matches[i] {
+				cands.Add(h.Doc)
+			}
+		}
+	}
+	na := len(vecs)
+	x := make([]float64, cands.Len()*na)
+	for i, hits := range matches {
 		best := 0.0
 		for _, h := range hits {
 			best = math.Max(best, h.Score)
 		}
-		norm[i] = make([]float64, n)
+		if best <= 0 {
+			continue
+		}
 		for _, h := range hits {
-			if best > 0 {
-				norm[i][h.Doc] = h.Score / best
-			}
-			if !expr.Negated(i) && !isCand[h.Doc] {
-				isCand[h.Doc] = true
-				docs = append(docs, h.Doc)
+			if c := cands.Of(h.Doc); c >= 0 {
+				x[c*na+i] = h.Score / best
 			}
 		}
 	}
-	x := make([]float64, len(vecs))
-	hits := make([]lexical.Hit, len(docs))
-	for j, d := range docs {
-		for i := range x {
-			x[i] = norm[i][d]
-		}
-		hits[j] = lexical.Hit{Doc: d, Score: PNorm(expr, x, m.p)}
+	hits := make([]lexical.Hit, cands.Len())
+	for c, d := range cands.Docs {
+		hits[c] = lexical.Hit{Doc: d, Score: PNorm(expr, x[c*na:(c+1)*na], m.p)}
 	}
 	return hitsToResults(m.ix, m.ix.TopK(hits, k)), nil
 }

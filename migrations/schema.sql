@@ -148,6 +148,8 @@ DECLARE
     v_want    boolean;
     v_id      bigint;
     v_ids     bigint[];
+    v_exp     bigint[];
+    v_items   bigint[];
     -- items.open is exact for the item's own rater count: it says
     -- nothing when the caller asks for more raters than that.
     v_raters  int := item_raters(p_project, p_kind);
@@ -155,17 +157,35 @@ DECLARE
 BEGIN
     SET LOCAL synchronous_commit = off;
 
-    -- Every expired lease (not only this rater's) gives its slot back.
-    -- Rows another fetch is expiring right now are left to it. (= ANY of
-    -- an array: a join with the subquery was planned as a scan of every
-    -- assignment.)
+    -- Every expired lease (not only this rater's) gives its slot back,
+    -- without waiting for any lock: the run-out leases another transaction
+    -- holds, and those whose item another transaction holds, are left to a
+    -- later fetch. The items are locked in id order and their counts taken
+    -- with one UPDATE (the row trigger skips these rows, as in the lease
+    -- batch below). Before, each expired row's trigger locked its item in
+    -- the order the rows came, so two fetches expiring leases of the same
+    -- items in different orders could deadlock (one answered by Postgres'
+    -- deadlock detector after deadlock_timeout, i.e. a 1 s stall of both).
     IF EXISTS (SELECT 1 FROM assignments
                WHERE (CASE WHEN status = 'leased' THEN lease_expires_at END) <= now()) THEN
-        UPDATE assignments SET status = 'expired'
-        WHERE id = ANY (ARRAY(SELECT id FROM assignments
-                              WHERE (CASE WHEN status = 'leased' THEN lease_expires_at END) <= now()
-                              FOR UPDATE SKIP LOCKED))
-          AND status = 'leased';
+        v_exp := ARRAY(SELECT id FROM assignments
+                       WHERE (CASE WHEN status = 'leased' THEN lease_expires_at END) <= now()
+                       FOR UPDATE SKIP LOCKED);
+        IF cardinality(v_exp) > 0 THEN
+            v_items := ARRAY(SELECT i.id FROM items i
+                             WHERE i.id IN (SELECT a.item_id FROM assignments a WHERE a.id = ANY (v_exp))
+                             ORDER BY i.id
+                             FOR NO KEY UPDATE OF i SKIP LOCKED);
+            PERFORM set_config('boolpool.lease_counts_taken', 'on', true);
+            WITH gone AS (
+                UPDATE assignments SET status = 'expired'
+                WHERE id = ANY (v_exp) AND item_id = ANY (v_items) AND status = 'leased'
+                RETURNING item_id),
+            per_item AS (SELECT item_id, count(*)::int AS n FROM gone GROUP BY item_id)
+            UPDATE items i SET taken = i.taken - p.n, open = i.taken - p.n < item_raters(i.project_id, i.kind)
+            FROM per_item p WHERE i.id = p.item_id;
+            PERFORM set_config('boolpool.lease_counts_taken', 'off', true);
+        END IF;
     END IF;
 
     UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => p_secs)

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
-	"strings"
 	"sync"
 )
 
@@ -48,169 +46,17 @@ type Index struct {
 	slots   sync.Pool // of *Slots (slots.go)
 }
 
-// Build analyses docs with `workers` goroutines and returns the index.
-//
-// Its cost is linear in the number of (document, term) pairs plus
-// V log V for the vocabulary of V terms: each worker analyses a contiguous
-// range of documents into flat arrays of worker-local term numbers (one
-// hash lookup per token, in a map of the worker's surface words), the
-// vocabularies are then merged with one lookup per distinct local term,
-// sorted, and the postings laid out by counting sort into one array, in
-// document order. Terms are numbered in lexicographic order, whatever the
-// number of workers.
+// Build analyses docs with `workers` goroutines and returns the index. It
+// is a Builder fed with docs in order; see Builder for the cost.
 func Build(ctx context.Context, docs []Doc, p Params, workers int) (*Index, error) {
-	if workers < 1 {
-		workers = 1
-	}
-	// Analysis is the expensive part: do it in parallel, one range of
-	// documents per worker.
-	chunk := (len(docs) + workers - 1) / workers
-	var parts []*part
-	for lo := 0; lo < len(docs); lo += chunk {
-		parts = append(parts, &part{lo: lo, hi: min(lo+chunk, len(docs))})
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(parts))
-	for i, pt := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = pt.analyse(ctx, docs)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("lexical: build: %w", err)
+	b := NewBuilder(ctx, p, workers)
+	defer b.Close()
+	for _, d := range docs {
+		if err := b.Add(d); err != nil {
+			return nil, err
 		}
 	}
-
-	// The vocabulary: every worker's terms, numbered in lexicographic order.
-	ix := &Index{params: p, terms: map[string]TermID{}}
-	for _, pt := range parts {
-		for _, t := range pt.strs {
-			if _, ok := ix.terms[t]; !ok {
-				ix.terms[t] = 0
-				ix.strs = append(ix.strs, t)
-			}
-		}
-	}
-	slices.Sort(ix.strs)
-	for i, t := range ix.strs {
-		ix.terms[t] = TermID(i)
-	}
-	df := make([]int, len(ix.strs)+1)
-	for _, pt := range parts {
-		pt.global = make([]TermID, len(pt.strs))
-		for l, t := range pt.strs {
-			pt.global[l] = ix.terms[t]
-		}
-		pt.strs = nil
-		for _, l := range pt.ids {
-			df[pt.global[l]+1]++
-		}
-	}
-	// Counting sort of the (term, document) pairs: start[t] is where term
-	// t's postings begin; documents arrive in ascending order.
-	for t := 1; t < len(df); t++ {
-		df[t] += df[t-1]
-	}
-	start := df
-	flatDocs := make([]uint32, start[len(start)-1])
-	flatTfs := make([]uint32, len(flatDocs))
-	next := slices.Clone(start[:len(start)-1])
-	ix.docIDs = make([]string, len(docs))
-	ix.docLen = make([]uint32, len(docs))
-	for _, pt := range parts {
-		for d := pt.lo; d < pt.hi; d++ {
-			k := d - pt.lo
-			ix.docIDs[d] = docs[d].ExtID
-			ix.docLen[d] = pt.lens[k]
-			for j := pt.off[k]; j < pt.off[k+1]; j++ {
-				g := pt.global[pt.ids[j]]
-				flatDocs[next[g]] = uint32(d)
-				flatTfs[next[g]] = pt.tfs[j]
-				next[g]++
-			}
-		}
-		*pt = part{} // let the worker's arrays go
-	}
-	ix.docs = make([][]uint32, len(ix.strs))
-	ix.tfs = make([][]uint32, len(ix.strs))
-	for t := range ix.strs {
-		a, b := start[t], start[t+1]
-		ix.docs[t], ix.tfs[t] = flatDocs[a:b:b], flatTfs[a:b:b]
-	}
-	if err := ix.finish(); err != nil {
-		return nil, err
-	}
-	return ix, nil
-}
-
-// part is one worker's share of a build: documents lo..hi-1 as
-// worker-local term numbers.
-type part struct {
-	lo, hi int
-	strs   []string // local term number → term
-	off    []int    // per document: its pairs are ids[off[k]:off[k+1]]
-	ids    []uint32 // local term numbers, per document
-	tfs    []uint32 // their frequencies, parallel to ids
-	lens   []uint32 // per document: length in terms
-	global []TermID // local term number → index term (filled by Build)
-}
-
-// analyse fills the part from its documents.
-func (pt *part) analyse(ctx context.Context, docs []Doc) error {
-	words := map[string]int32{} // surface word → local term number, -1 for none (bounded)
-	local := map[string]int32{} // term → local term number
-	var tf []uint32             // per local term: frequency in the current document
-	var touched []int32         // local terms of the current document, in order of appearance
-	var n uint32
-	add := func(w string) {
-		l, ok := words[w]
-		if !ok {
-			l = -1
-			if t := stem(w); t != "" {
-				if l, ok = local[t]; !ok {
-					t = strings.Clone(t) // not a view of the document's text
-					l = int32(len(pt.strs))
-					local[t] = l
-					pt.strs = append(pt.strs, t)
-					tf = append(tf, 0)
-				}
-			}
-			if len(words) < stemCacheMax {
-				words[w] = l
-			}
-		}
-		if l < 0 {
-			return
-		}
-		n++
-		if tf[l] == 0 {
-			touched = append(touched, l)
-		}
-		tf[l]++
-	}
-	pt.off = make([]int, 1, pt.hi-pt.lo+1)
-	pt.lens = make([]uint32, 0, pt.hi-pt.lo)
-	for i := pt.lo; i < pt.hi; i++ {
-		if (i-pt.lo)%1024 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		n = 0
-		eachWord(docs[i].Title, add)
-		eachWord(docs[i].Body, add)
-		for _, l := range touched {
-			pt.ids = append(pt.ids, uint32(l))
-			pt.tfs = append(pt.tfs, tf[l])
-			tf[l] = 0
-		}
-		touched = touched[:0]
-		pt.off = append(pt.off, len(pt.ids))
-		pt.lens = append(pt.lens, n)
-	}
-	return nil
+	return b.Finish()
 }
 
 // finish derives the lookup tables every constructor needs.

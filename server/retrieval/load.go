@@ -22,15 +22,15 @@ func BuildLexical(ctx context.Context, st *store.Store, projectID int64, p lexic
 	if err != nil {
 		return nil, err
 	}
-	var docs []lexical.Doc
+	b := lexical.NewBuilder(ctx, p, runtime.GOMAXPROCS(0)) // streamed: no document's text is held past its batch
+	defer b.Close()
 	err = st.EachDocument(ctx, projectID, func(d store.Document) error {
-		docs = append(docs, lexical.Doc{ExtID: d.ExtID, Title: d.Title, Body: d.Body})
-		return nil
+		return b.Add(lexical.Doc{ExtID: d.ExtID, Title: d.Title, Body: d.Body})
 	})
 	if err != nil {
 		return nil, err
 	}
-	ix, err := lexical.Build(ctx, docs, p, runtime.GOMAXPROCS(0))
+	ix, err := b.Finish()
 	if err != nil {
 		return nil, err
 	}

@@ -34,18 +34,16 @@ func BuildLexical(ctx context.Context, st *store.Store, projectID int64, p lexic
 	if err != nil {
 		return nil, err
 	}
-	data, err := ix.Bytes()
-	if err != nil {
-		return nil, err
-	}
 	params, _ := json.Marshal(p)
-	err = st.SaveLexicalIndex(ctx, store.LexicalIndexInfo{ProjectID: projectID, Fingerprint: fp,
-		NumDocs: ix.NumDocs(), NumTerms: ix.NumTerms(), Params: params}, data)
+	// Encoded straight into the store's chunks: no second copy of the
+	// whole index in memory.
+	n, err := st.SaveLexicalIndex(ctx, store.LexicalIndexInfo{ProjectID: projectID, Fingerprint: fp,
+		NumDocs: ix.NumDocs(), NumTerms: ix.NumTerms(), Params: params}, ix.Encode)
 	if err != nil {
 		return nil, err
 	}
 	log.Info("lexical index built", "project", projectID, "docs", ix.NumDocs(), "terms", ix.NumTerms(),
-		"bytes", len(data), "took", time.Since(start).Round(time.Millisecond))
+		"bytes", n, "took", time.Since(start).Round(time.Millisecond))
 	return ix, nil
 }
 
@@ -56,16 +54,26 @@ func LoadLexical(ctx context.Context, st *store.Store, projectID int64, log *slo
 	if err != nil {
 		return nil, err
 	}
-	data, stored, err := st.LexicalIndexData(ctx, projectID)
+	// The description first: a stale index's data is not read at all.
+	info, err := st.LexicalIndexInfo(ctx, projectID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		log.Info("no lexical index yet: building it")
 	case err != nil:
 		return nil, err
-	case stored != fp:
+	case info.Fingerprint != fp:
 		log.Info("lexical index is stale (documents changed): rebuilding it")
 	default:
-		return lexical.Decode(data)
+		data, stored, err := st.LexicalIndexData(ctx, projectID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if err == nil && stored == fp {
+			return lexical.Decode(data)
+		}
+		// Deleted or replaced (by an index of another corpus) between the
+		// two reads.
+		log.Info("lexical index changed while it was read: rebuilding it")
 	}
 	return BuildLexical(ctx, st, projectID, lexical.DefaultParams(), log)
 }

@@ -56,7 +56,54 @@ func (ix *Index) Bytes() ([]byte, error) {
 
 // Decode reads an index written by Encode.
 func Decode(data []byte) (*Index, error) {
-	r := bytes.NewReader(data)
+	return DecodeFrom(bytes.NewReader(data), int64(len(data)))
+}
+
+// sizedReader reads the next left bytes of r: the decoder bounds what
+// it allocates by what is left, and finds trailing or missing bytes.
+type sizedReader struct {
+	r    *bufio.Reader
+	left int64
+}
+
+// Len is the number of bytes not yet read.
+func (s *sizedReader) Len() int64 { return s.left }
+
+func (s *sizedReader) ReadByte() (byte, error) {
+	if s.left <= 0 {
+		return 0, io.EOF
+	}
+	b, err := s.r.ReadByte()
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	if err == nil {
+		s.left--
+	}
+	return b, err
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	if s.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > s.left {
+		p = p[:s.left]
+	}
+	n, err := s.r.Read(p)
+	s.left -= int64(n)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// DecodeFrom reads an index written by Encode from r, which holds size
+// bytes (the stored index is read chunk by chunk: no buffer of the whole
+// encoding). r holding fewer bytes is an error; bytes after the first
+// size are ignored (though they may be read into a buffer).
+func DecodeFrom(in io.Reader, size int64) (*Index, error) {
+	r := &sizedReader{r: bufio.NewReaderSize(in, 1<<16), left: size}
 	head := make([]byte, len(magic))
 	if _, err := io.ReadFull(r, head); err != nil || string(head) != magic {
 		return nil, errors.New("lexical: decode: not a boolpool lexical index (bad header)")

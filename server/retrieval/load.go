@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime"
 	"time"
@@ -54,26 +55,26 @@ func LoadLexical(ctx context.Context, st *store.Store, projectID int64, log *slo
 	if err != nil {
 		return nil, err
 	}
-	// The description first: a stale index's data is not read at all.
-	info, err := st.LexicalIndexInfo(ctx, projectID)
+	// Decoded as its chunks stream in (no buffer of the whole encoding);
+	// a stale index's chunks are not read at all.
+	var ix *lexical.Index
+	err = st.ReadLexicalIndex(ctx, projectID, func(r io.Reader, size int64, stored string) error {
+		if stored != fp {
+			return nil
+		}
+		var err error
+		ix, err = lexical.DecodeFrom(r, size)
+		return err
+	})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		log.Info("no lexical index yet: building it")
 	case err != nil:
 		return nil, err
-	case info.Fingerprint != fp:
+	case ix == nil:
 		log.Info("lexical index is stale (documents changed): rebuilding it")
 	default:
-		data, stored, err := st.LexicalIndexData(ctx, projectID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, err
-		}
-		if err == nil && stored == fp {
-			return lexical.Decode(data)
-		}
-		// Deleted or replaced (by an index of another corpus) between the
-		// two reads.
-		log.Info("lexical index changed while it was read: rebuilding it")
+		return ix, nil
 	}
 	return BuildLexical(ctx, st, projectID, lexical.DefaultParams(), log)
 }

@@ -159,13 +159,16 @@ func (s *Store) LexicalIndexInfo(ctx context.Context, projectID int64) (LexicalI
 	return info, nil
 }
 
-// LexicalIndexData returns a project's stored index (its chunks joined in
-// seq order, into one buffer of the index's size) and the fingerprint it was
-// built for, both read from one snapshot: never half of one save and half
-// of another.
-func (s *Store) LexicalIndexData(ctx context.Context, projectID int64) (data []byte, fingerprint string, err error) {
+// ReadLexicalIndex calls fn with a reader over a project's stored index
+// (its chunks in seq order, one chunk in memory at a time), the index's size
+// and the fingerprint it was built for, all read from one snapshot: never
+// half of one save and half of another. The reader fails when the chunks
+// do not hold exactly size bytes; fn need not read it (a stale index). It
+// is ErrNotFound when the project has no index.
+func (s *Store) ReadLexicalIndex(ctx context.Context, projectID int64, fn func(r io.Reader, size int64, fingerprint string) error) error {
 	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	err = pgx.BeginTxFunc(ctx, s.pool, opts, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, opts, func(tx pgx.Tx) error {
+		var fingerprint string
 		var size int64
 		err := tx.QueryRow(ctx, `SELECT fingerprint, n_bytes FROM lexical_indexes WHERE project_id = $1`, projectID).
 			Scan(&fingerprint, &size)
@@ -175,44 +178,109 @@ func (s *Store) LexicalIndexData(ctx context.Context, projectID int64) (data []b
 		if err != nil {
 			return err
 		}
-		if size < 0 || size > math.MaxInt {
-			return fmt.Errorf("stored size %d bytes is out of range", size)
+		// The chunks are queried at the first read: not at all when fn
+		// does not read (a stale index).
+		cr := &chunkReader{ctx: ctx, tx: tx, projectID: projectID, size: size}
+		defer cr.close()
+		return fn(cr, size, fingerprint)
+	})
+	if errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("store: lexical index of project %d: %w", projectID, err)
+	}
+	return nil
+}
+
+// chunkReader reads the rows of lexical_index_chunks (seq, data) in order
+// as one stream of size bytes.
+type chunkReader struct {
+	ctx       context.Context
+	tx        pgx.Tx
+	projectID int64
+	rows      pgx.Rows // nil before the first read
+	size      int64
+	chunk     pgtype.DriverBytes // the driver's buffer: valid until the next row
+	next      int                // the seq of the next row
+	total     int64              // bytes of the rows read so far
+	err       error
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	for len(c.chunk) == 0 {
+		if c.err != nil {
+			return 0, c.err
 		}
-		data = make([]byte, 0, size)
-		rows, err := tx.Query(ctx, `SELECT seq, data FROM lexical_index_chunks WHERE project_id = $1 ORDER BY seq`, projectID)
+		if c.err = c.nextChunk(); c.err != nil {
+			c.chunk = nil // a chunk past the size is not read
+		}
+	}
+	n := copy(p, c.chunk)
+	c.chunk = c.chunk[n:]
+	return n, nil
+}
+
+// nextChunk moves to the next row, checking that none is missing and that
+// the rows hold exactly size bytes; io.EOF after the last.
+func (c *chunkReader) nextChunk() error {
+	if c.rows == nil {
+		rows, err := c.tx.Query(c.ctx, `SELECT seq, data FROM lexical_index_chunks WHERE project_id = $1 ORDER BY seq`, c.projectID)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		next := 0
-		for rows.Next() {
-			var seq int
-			var chunk pgtype.DriverBytes // the driver's buffer, valid until the next row
-			if err := rows.Scan(&seq, &chunk); err != nil {
-				return err
-			}
-			if seq != next {
-				return fmt.Errorf("chunk %d is missing (next stored: %d)", next, seq)
-			}
-			if int64(len(data))+int64(len(chunk)) > size {
-				return fmt.Errorf("chunks hold more than the stored size %d bytes", size)
-			}
-			data = append(data, chunk...)
-			next++
-		}
-		if err := rows.Err(); err != nil {
+		c.rows = rows
+	}
+	if !c.rows.Next() {
+		if err := c.rows.Err(); err != nil {
 			return err
 		}
-		if int64(len(data)) != size {
-			return fmt.Errorf("chunks hold %d bytes, the stored size is %d", len(data), size)
+		if c.total != c.size {
+			return fmt.Errorf("chunks hold %d bytes, the stored size is %d: %w", c.total, c.size, io.ErrUnexpectedEOF)
+		}
+		return io.EOF
+	}
+	var seq int
+	if err := c.rows.Scan(&seq, &c.chunk); err != nil {
+		return err
+	}
+	if seq != c.next {
+		return fmt.Errorf("chunk %d is missing (next stored: %d)", c.next, seq)
+	}
+	c.next++
+	c.total += int64(len(c.chunk))
+	if c.total > c.size {
+		return fmt.Errorf("chunks hold more than the stored size %d bytes", c.size)
+	}
+	return nil
+}
+
+func (c *chunkReader) close() {
+	if c.rows != nil {
+		c.rows.Close()
+	}
+}
+
+// LexicalIndexData returns a project's stored index (its chunks joined in
+// one buffer of the index's size) and the fingerprint it was built for,
+// read as ReadLexicalIndex does.
+func (s *Store) LexicalIndexData(ctx context.Context, projectID int64) (data []byte, fingerprint string, err error) {
+	err = s.ReadLexicalIndex(ctx, projectID, func(r io.Reader, size int64, fp string) error {
+		if size < 0 || size > math.MaxInt {
+			return fmt.Errorf("stored size %d bytes is out of range", size)
+		}
+		data, fingerprint = make([]byte, size), fp
+		if _, err := io.ReadFull(r, data); err != nil {
+			return err
+		}
+		// The end of the chunks (which checks their total) must come next.
+		if n, err := r.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+			return fmt.Errorf("after %d bytes: %d more, %v", size, n, err)
 		}
 		return nil
 	})
-	if errors.Is(err, ErrNotFound) {
-		return nil, "", err
-	}
 	if err != nil {
-		return nil, "", fmt.Errorf("store: lexical index of project %d: %w", projectID, err)
+		return nil, "", err
 	}
 	return data, fingerprint, nil
 }

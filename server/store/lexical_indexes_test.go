@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -350,5 +352,66 @@ func TestLexicalIndexMigrationKeepsData(t *testing.T) {
 	checkLexData(t, s, p.ID, data, "fp-old")
 	if sizes := lexChunks(t, s, p.ID); len(sizes) != 1 {
 		t.Fatalf("chunks %v, want one", sizes)
+	}
+}
+
+// TestLexicalIndexReadStreams: ReadLexicalIndex streams the chunks in seq
+// order as one reader of the stored size, whatever the reads' sizes; a
+// caller that finds the fingerprint stale need not read.
+func TestLexicalIndexReadStreams(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	p := lexProject(t, st)
+	data := lexBytes(10*1000+7, 13)
+	if _, err := st.SaveLexicalIndexChunks(ctx, store.LexicalIndexInfo{ProjectID: p.ID, Fingerprint: "fp"}, writeInPieces(data), 1000); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	err := st.ReadLexicalIndex(ctx, p.ID, func(r io.Reader, size int64, fp string) error {
+		if size != int64(len(data)) || fp != "fp" {
+			return fmt.Errorf("size %d for %q, want %d for fp", size, fp, len(data))
+		}
+		buf := make([]byte, 777)
+		for {
+			n, err := r.Read(buf)
+			got = append(got, buf[:n]...)
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	})
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("streamed %d bytes (%v), want the %d stored", len(got), err, len(data))
+	}
+	if err := st.ReadLexicalIndex(ctx, p.ID, func(io.Reader, int64, string) error { return nil }); err != nil {
+		t.Fatalf("a reader that reads nothing: %v", err)
+	}
+}
+
+// TestLexicalIndexReadChecksChunks: a missing chunk, or chunks that do not
+// add up to the stored size, is an error, not a silently shorter index.
+func TestLexicalIndexReadChecksChunks(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	p := lexProject(t, st)
+	data := lexBytes(5000, 14)
+	for _, c := range []struct{ name, sql, want string }{
+		{"missing chunk", `DELETE FROM lexical_index_chunks WHERE project_id = $1 AND seq = 2`, "chunk 2 is missing"},
+		{"missing last chunk", `DELETE FROM lexical_index_chunks WHERE project_id = $1 AND seq = 4`, "chunks hold 4000 bytes, the stored size is 5000"},
+		{"size too large", `UPDATE lexical_indexes SET n_bytes = 5001 WHERE project_id = $1`, "chunks hold 5000 bytes, the stored size is 5001"},
+		{"size too small", `UPDATE lexical_indexes SET n_bytes = 4999 WHERE project_id = $1`, "more than the stored size 4999"},
+	} {
+		if _, err := st.SaveLexicalIndexChunks(ctx, store.LexicalIndexInfo{ProjectID: p.ID, Fingerprint: "fp"}, writeInPieces(data), 1000); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Pool().Exec(ctx, c.sql, p.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.LexicalIndexData(ctx, p.ID); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
 	}
 }

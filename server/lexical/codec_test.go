@@ -11,7 +11,7 @@ import (
 // TestDecodeFrom: an index read from a stream (one byte per Read, as
 // chunk boundaries may fall anywhere) is the one Encode wrote; a stream
 // shorter than its stated size, or a size that leaves bytes unread, is an
-// error; bytes after the stated size are ignored.
+// error; bytes after the stated size are not read.
 func TestDecodeFrom(t *testing.T) {
 	ix := toy(t)
 	data, err := ix.Bytes()
@@ -35,5 +35,8 @@ func TestDecodeFrom(t *testing.T) {
 	tail := bytes.NewReader(append(append([]byte{}, data...), "after"...))
 	if back, err := DecodeFrom(tail, int64(len(data))); err != nil || back.NumDocs() != ix.NumDocs() {
 		t.Fatalf("an index followed by other bytes: %v", err)
+	}
+	if rest, _ := io.ReadAll(tail); string(rest) != "after" {
+		t.Errorf("DecodeFrom left %q of the stream, want the bytes after the index", rest)
 	}
 }

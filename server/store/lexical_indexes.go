@@ -80,7 +80,7 @@ func (s *Store) saveLexicalIndex(ctx context.Context, info LexicalIndexInfo, enc
 		if _, err := tx.Exec(ctx, `DELETE FROM lexical_index_chunks WHERE project_id = $1`, info.ProjectID); err != nil {
 			return err
 		}
-		cw := &chunkWriter{ctx: ctx, tx: tx, projectID: info.ProjectID, buf: make([]byte, 0, chunkSize)}
+		cw := &chunkWriter{ctx: ctx, tx: tx, projectID: info.ProjectID, chunkSize: chunkSize}
 		if err := encode(cw); err != nil {
 			return fmt.Errorf("encode: %w", err)
 		}
@@ -99,12 +99,13 @@ func (s *Store) saveLexicalIndex(ctx context.Context, info LexicalIndexInfo, enc
 }
 
 // chunkWriter stores what is written to it as lexical_index_chunks rows of
-// one project, in seq order, each of cap(buf) bytes but the last.
+// one project, in seq order, each of chunkSize bytes but the last.
 type chunkWriter struct {
 	ctx       context.Context
 	tx        pgx.Tx
 	projectID int64
-	buf       []byte
+	chunkSize int
+	buf       []byte // grows to chunkSize (a small index needs no 32 MiB)
 	seq       int
 	total     int64
 	err       error // the first failed insert: every later write returns it
@@ -116,11 +117,11 @@ func (w *chunkWriter) Write(p []byte) (int, error) {
 		if w.err != nil {
 			return written, w.err
 		}
-		k := min(len(p), cap(w.buf)-len(w.buf))
+		k := min(len(p), w.chunkSize-len(w.buf))
 		w.buf = append(w.buf, p[:k]...)
 		p = p[k:]
 		written += k
-		if len(w.buf) == cap(w.buf) {
+		if len(w.buf) == w.chunkSize {
 			w.flush()
 		}
 	}

@@ -744,6 +744,16 @@ CREATE SEQUENCE public.judgments_id_seq
 
 ALTER SEQUENCE public.judgments_id_seq OWNED BY public.judgments.id;
 
+-- Name: lexical_index_chunks; Type: TABLE; Schema: public; Owner: -
+
+CREATE TABLE public.lexical_index_chunks (
+    project_id bigint NOT NULL,
+    seq integer NOT NULL,
+    data bytea NOT NULL,
+    CONSTRAINT lexical_index_chunks_seq_check CHECK ((seq >= 0))
+);
+ALTER TABLE ONLY public.lexical_index_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
+
 -- Name: lexical_indexes; Type: TABLE; Schema: public; Owner: -
 
 CREATE TABLE public.lexical_indexes (
@@ -752,10 +762,9 @@ CREATE TABLE public.lexical_indexes (
     n_docs integer NOT NULL,
     n_terms integer NOT NULL,
     params jsonb DEFAULT '{}'::jsonb NOT NULL,
-    data bytea NOT NULL,
-    built_at timestamp with time zone DEFAULT now() NOT NULL
+    built_at timestamp with time zone DEFAULT now() NOT NULL,
+    n_bytes bigint NOT NULL
 );
-ALTER TABLE ONLY public.lexical_indexes ALTER COLUMN data SET STORAGE EXTERNAL;
 
 -- Name: pool_items; Type: TABLE; Schema: public; Owner: -
 
@@ -1369,6 +1378,11 @@ ALTER TABLE ONLY public.judgments
 ALTER TABLE ONLY public.judgments
     ADD CONSTRAINT judgments_pkey PRIMARY KEY (id);
 
+-- Name: lexical_index_chunks lexical_index_chunks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.lexical_index_chunks
+    ADD CONSTRAINT lexical_index_chunks_pkey PRIMARY KEY (project_id, seq);
+
 -- Name: lexical_indexes lexical_indexes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 
 ALTER TABLE ONLY public.lexical_indexes
@@ -1892,6 +1906,11 @@ ALTER TABLE ONLY public.judgments
 
 ALTER TABLE ONLY public.judgments
     ADD CONSTRAINT judgments_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+-- Name: lexical_index_chunks lexical_index_chunks_project_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+
+ALTER TABLE ONLY public.lexical_index_chunks
+    ADD CONSTRAINT lexical_index_chunks_project_id_fkey FOREIGN KEY (project_id) REFERENCES public.lexical_indexes(project_id) ON DELETE CASCADE;
 
 -- Name: lexical_indexes lexical_indexes_project_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 

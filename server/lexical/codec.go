@@ -56,7 +56,74 @@ func (ix *Index) Bytes() ([]byte, error) {
 
 // Decode reads an index written by Encode.
 func Decode(data []byte) (*Index, error) {
-	r := bytes.NewReader(data)
+	return decode(&sizedReader{buf: data})
+}
+
+// DecodeFrom reads an index written by Encode from r, which holds size
+// bytes (the stored index is read chunk by chunk: no buffer of the whole
+// encoding). r holding fewer bytes is an error; bytes after the first
+// size are not read.
+func DecodeFrom(r io.Reader, size int64) (*Index, error) {
+	return decode(&sizedReader{r: r, buf: make([]byte, 0, 1<<16), left: size})
+}
+
+// sizedReader reads an encoded index of a known size, from buf and then
+// (when r is not nil) from the next left bytes of r: the decoder bounds
+// what it allocates by what is left, and finds trailing or missing bytes.
+type sizedReader struct {
+	r    io.Reader
+	buf  []byte // buffered bytes; buf[pos:] are not read yet
+	pos  int
+	left int64 // bytes of the index not yet taken from r
+}
+
+// Len is the number of bytes of the index not yet read.
+func (s *sizedReader) Len() int64 { return s.left + int64(len(s.buf)-s.pos) }
+
+// fill refills buf from r, never past the index's size.
+func (s *sizedReader) fill() error {
+	if s.left == 0 || s.r == nil {
+		return io.EOF
+	}
+	buf := s.buf[:min(int64(cap(s.buf)), s.left)]
+	for {
+		n, err := s.r.Read(buf)
+		if n > 0 {
+			s.buf, s.pos, s.left = buf[:n], 0, s.left-int64(n)
+			return nil
+		}
+		if err == io.EOF {
+			return io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (s *sizedReader) ReadByte() (byte, error) {
+	if s.pos == len(s.buf) {
+		if err := s.fill(); err != nil {
+			return 0, err
+		}
+	}
+	b := s.buf[s.pos]
+	s.pos++
+	return b, nil
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	if s.pos == len(s.buf) {
+		if err := s.fill(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, s.buf[s.pos:])
+	s.pos += n
+	return n, nil
+}
+
+func decode(r *sizedReader) (*Index, error) {
 	head := make([]byte, len(magic))
 	if _, err := io.ReadFull(r, head); err != nil || string(head) != magic {
 		return nil, errors.New("lexical: decode: not a boolpool lexical index (bad header)")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime"
 	"time"
@@ -34,18 +35,16 @@ func BuildLexical(ctx context.Context, st *store.Store, projectID int64, p lexic
 	if err != nil {
 		return nil, err
 	}
-	data, err := ix.Bytes()
-	if err != nil {
-		return nil, err
-	}
 	params, _ := json.Marshal(p)
-	err = st.SaveLexicalIndex(ctx, store.LexicalIndexInfo{ProjectID: projectID, Fingerprint: fp,
-		NumDocs: ix.NumDocs(), NumTerms: ix.NumTerms(), Params: params}, data)
+	// Encoded straight into the store's chunks: no second copy of the
+	// whole index in memory.
+	n, err := st.SaveLexicalIndex(ctx, store.LexicalIndexInfo{ProjectID: projectID, Fingerprint: fp,
+		NumDocs: ix.NumDocs(), NumTerms: ix.NumTerms(), Params: params}, ix.Encode)
 	if err != nil {
 		return nil, err
 	}
 	log.Info("lexical index built", "project", projectID, "docs", ix.NumDocs(), "terms", ix.NumTerms(),
-		"bytes", len(data), "took", time.Since(start).Round(time.Millisecond))
+		"bytes", n, "took", time.Since(start).Round(time.Millisecond))
 	return ix, nil
 }
 
@@ -56,16 +55,26 @@ func LoadLexical(ctx context.Context, st *store.Store, projectID int64, log *slo
 	if err != nil {
 		return nil, err
 	}
-	data, stored, err := st.LexicalIndexData(ctx, projectID)
+	// Decoded as its chunks stream in (no buffer of the whole encoding);
+	// a stale index's chunks are not read at all.
+	var ix *lexical.Index
+	err = st.ReadLexicalIndex(ctx, projectID, func(r io.Reader, size int64, stored string) error {
+		if stored != fp {
+			return nil
+		}
+		var err error
+		ix, err = lexical.DecodeFrom(r, size)
+		return err
+	})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		log.Info("no lexical index yet: building it")
 	case err != nil:
 		return nil, err
-	case stored != fp:
+	case ix == nil:
 		log.Info("lexical index is stale (documents changed): rebuilding it")
 	default:
-		return lexical.Decode(data)
+		return ix, nil
 	}
 	return BuildLexical(ctx, st, projectID, lexical.DefaultParams(), log)
 }

@@ -306,9 +306,9 @@ func PNorm(e *boolexpr.Expr, x []float64, p float64) float64 {
 		if m > 0 {
 			var sum float64
 			for _, v := range vs {
-				sum += math.Pow(v/m, p)
+				sum += pow(v/m, p)
 			}
-			r = m * math.Pow(sum/float64(len(vs)), 1/p)
+			r = m * root(sum/float64(len(vs)), p)
 		}
 		if and {
 			return 1 - r
@@ -316,6 +316,30 @@ func PNorm(e *boolexpr.Expr, x []float64, p float64) float64 {
 		return r
 	}
 	return 0
+}
+
+// pow is math.Pow(x, p) with p = 1 and p = 2 (the default) done directly:
+// for those, math.Pow computes the same product, at many times the cost.
+func pow(x, p float64) float64 {
+	switch p {
+	case 1:
+		return x
+	case 2:
+		return x * x
+	}
+	return math.Pow(x, p)
+}
+
+// root is math.Pow(x, 1/p), with p = 1 and p = 2 done directly (math.Pow
+// of 0.5 is math.Sqrt).
+func root(x, p float64) float64 {
+	switch p {
+	case 1:
+		return x
+	case 2:
+		return math.Sqrt(x)
+	}
+	return math.Pow(x, 1/p)
 }
 
 // Probe is a pool-only ranked list: the top documents of one atom.

@@ -3,6 +3,7 @@ package retrieval
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -432,5 +433,26 @@ func TestQueryTermWeighting(t *testing.T) {
 	}
 	if _, err := New("bm25", map[string]string{"qtf": "twice"}, d); err == nil || !strings.Contains(err.Error(), `qtf="twice" must be one of count, unique`) {
 		t.Errorf("bad qtf: %v", err)
+	}
+}
+
+// TestPNormFastPowersAreExact: p = 1 and p = 2 (the default) skip
+// math.Pow; the scores must be the very same float64s math.Pow gives, so
+// rankings and ties do not move.
+func TestPNormFastPowersAreExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 1))
+	for range 100_000 {
+		x := rng.Float64()
+		if rng.IntN(10) == 0 {
+			x = math.Ldexp(x, -rng.IntN(60)) // small values too
+		}
+		for _, p := range []float64{1, 2} {
+			if got, want := pow(x, p), math.Pow(x, p); got != want {
+				t.Fatalf("pow(%v, %v) = %v, math.Pow gives %v", x, p, got, want)
+			}
+			if got, want := root(x, p), math.Pow(x, 1/p); got != want {
+				t.Fatalf("root(%v, %v) = %v, math.Pow gives %v", x, p, got, want)
+			}
+		}
 	}
 }

@@ -359,6 +359,8 @@ func short(n int) string {
 	switch {
 	case n >= 1_000_000 && n%1_000_000 == 0:
 		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1_000_000 && n%100_000 == 0:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
 	case n >= 1000 && n%1000 == 0:
 		return fmt.Sprintf("%dk", n/1000)
 	}

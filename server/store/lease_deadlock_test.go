@@ -146,7 +146,7 @@ func TestLeaseExpiryNeverWaits(t *testing.T) {
 	if err := other.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, _, err = st.LeaseTasks(ctx, params(users[1])); err != nil {
+	if _, _, _, err := st.LeaseTasks(ctx, params(users[1])); err != nil {
 		t.Fatal(err)
 	}
 	if s := status(); s != "expired" {

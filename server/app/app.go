@@ -155,6 +155,16 @@ func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logg
 	return a, nil
 }
 
+// Settle waits until every judgment acknowledged before the call has
+// reached the consensus (a refresh runs after the judgment's commit, in
+// the background): for tests and tools that read consensus-derived data
+// (browse, exports, agreement) right after judging. A no-op with JobsOnly.
+func (a *App) Settle() {
+	if a.consensus != nil {
+		a.consensus.Flush()
+	}
+}
+
 // Close stops the background work, in order, once the HTTP server has
 // stopped: the sweeps, the job client (its running jobs go back to the queue, until
 // ctx ends), then the consensus worker (after applying every queued

@@ -17,6 +17,7 @@ import (
 
 	"boolpool/api"
 	"boolpool/internal/judgingtest"
+	"boolpool/server/app"
 	"boolpool/server/config"
 	"boolpool/server/httpapi"
 	"boolpool/server/store"
@@ -28,6 +29,7 @@ type env struct {
 	st  *store.Store
 	fx  *judgingtest.Fixture
 	srv *httptest.Server
+	app *app.App
 }
 
 func newEnv(t *testing.T, raters int, mutate func(*config.Config)) *env {
@@ -39,9 +41,10 @@ func newEnv(t *testing.T, raters int, mutate func(*config.Config)) *env {
 		mutate(&cfg)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(httpapi.New(cfg, newServices(t, cfg, st, log, 0), log).Handler())
+	a := newApp(t, cfg, st, log, 0)
+	srv := httptest.NewServer(httpapi.New(cfg, a.Services, log).Handler())
 	t.Cleanup(srv.Close)
-	return &env{t: t, st: st, fx: fx, srv: srv}
+	return &env{t: t, st: st, fx: fx, srv: srv, app: a}
 }
 
 // user is one signed-in browser.

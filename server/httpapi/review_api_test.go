@@ -34,6 +34,9 @@ func judgeForReview(t *testing.T, e *env) map[string]map[int64]int64 {
 			out[name][task.ItemID] = res.ID
 		})
 	}
+	// The consensus (which browse and agreement read) is refreshed after
+	// each commit in the background: wait for it, as a reader would.
+	e.app.Settle()
 	return out
 }
 

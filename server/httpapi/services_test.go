@@ -18,5 +18,12 @@ import (
 // ends (after the servers registered later are closed).
 func newServices(t testing.TB, cfg config.Config, st *store.Store, log *slog.Logger, workers int) httpapi.Services {
 	t.Helper()
-	return apptest.New(t, cfg, st, log, app.Options{Jobs: jobs.Config{Concurrency: workers, Test: true}, CacheDir: t.TempDir()}).Services
+	return newApp(t, cfg, st, log, workers).Services
+}
+
+// newApp is newServices with the whole composition, for tests that wait
+// for background work (App.Settle).
+func newApp(t testing.TB, cfg config.Config, st *store.Store, log *slog.Logger, workers int) *app.App {
+	t.Helper()
+	return apptest.New(t, cfg, st, log, app.Options{Jobs: jobs.Config{Concurrency: workers, Test: true}, CacheDir: t.TempDir()})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -226,5 +227,25 @@ func TestBuildMatchesAnalyzer(t *testing.T) {
 		if !reflect.DeepEqual(encoded[0], encoded[i]) {
 			t.Fatal("the encoded index depends on the number of workers")
 		}
+	}
+}
+
+// TestMatchAppendReusesBuffer: MatchAppend gives Match's hits after what
+// dst held, in dst's array when it has room.
+func TestMatchAppendReusesBuffer(t *testing.T) {
+	ix, err := Build(context.Background(), []Doc{{ExtID: "a", Body: "red apple"}, {ExtID: "b", Body: "green apple pie"}, {ExtID: "c", Body: "plum"}}, DefaultParams(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := ix.QueryVector(NewAnalyzer(), "apple pie")
+	want := ix.Match(v)
+	if len(want) != 2 {
+		t.Fatalf("Match: %v, want the two apple documents", want)
+	}
+	buf := make([]Hit, 1, 16)
+	buf[0] = Hit{Doc: 99, Score: -1}
+	got := ix.MatchAppend(buf, v)
+	if &got[0] != &buf[0] || got[0] != (Hit{Doc: 99, Score: -1}) || !slices.Equal(got[1:], want) {
+		t.Errorf("MatchAppend: %v (same array %v), want the kept hit then %v", got, &got[0] == &buf[0], want)
 	}
 }

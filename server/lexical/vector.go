@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"slices"
 	"sort"
 
 	"boolpool/server/topk"
@@ -188,17 +189,21 @@ func (ix *Index) Search(v Vec, k int) []Hit {
 
 // Match returns v·d, unsorted, for every document that contains at least
 // one positive-weight term of v.
-func (ix *Index) Match(v Vec) []Hit {
+func (ix *Index) Match(v Vec) []Hit { return ix.MatchAppend(nil, v) }
+
+// MatchAppend is Match appending to dst (a caller's reused buffer: a common
+// term matches millions of documents at MS MARCO size).
+func (ix *Index) MatchAppend(dst []Hit, v Vec) []Hit {
 	acc := ix.accs.Get().(*accumulator)
 	defer func() { acc.reset(); ix.accs.Put(acc) }()
 	ix.accumulate(v, acc)
-	cands := make([]Hit, 0, len(acc.touched))
+	dst = slices.Grow(dst, len(acc.touched))
 	for _, d := range acc.touched {
 		if acc.state[d] == 2 {
-			cands = append(cands, Hit{Doc: d, Score: acc.scores[d]})
+			dst = append(dst, Hit{Doc: d, Score: acc.scores[d]})
 		}
 	}
-	return cands
+	return dst
 }
 
 // ScoreDocs returns v·d for each of docs.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"boolpool/server/boolexpr"
 	"boolpool/server/lexical"
@@ -221,9 +223,20 @@ var specPNorm = Spec{
 }
 
 type pnormMethod struct {
-	ix     *lexical.Index
-	p      float64
-	unique bool
+	ix      *lexical.Index
+	p       float64
+	unique  bool
+	scratch sync.Pool // *pnormScratch
+}
+
+// pnormScratch is one query's working memory, reused: at MS MARCO size a
+// query's atoms match millions of documents, and fresh arrays of that size
+// per query (and a small one per candidate and operator) kept the
+// collector busy scanning the index (issue 27).
+type pnormScratch struct {
+	matches [][]lexical.Hit
+	x       []float64
+	hits    []lexical.Hit
 }
 
 func (m *pnormMethod) Name() string { return "pnorm" }
@@ -231,14 +244,22 @@ func (m *pnormMethod) Name() string { return "pnorm" }
 func (m *pnormMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, error) {
 	expr, atoms := q.Expression()
 	vecs := atomVectors(m.ix, atoms, m.unique)
+	sc, _ := m.scratch.Get().(*pnormScratch)
+	if sc == nil {
+		sc = &pnormScratch{}
+	}
+	defer m.scratch.Put(sc)
 	// The candidates are the documents matching a non-negated atom; each
 	// atom's normalised scores are kept for them alone, in one flat array
 	// (candidate × atom), so a query costs its matches, not the collection.
-	matches := make([][]lexical.Hit, len(vecs))
+	for len(sc.matches) < len(vecs) {
+		sc.matches = append(sc.matches, nil)
+	}
+	matches := sc.matches[:len(vecs)]
 	cands := m.ix.Slots()
 	defer cands.Release()
 	for i, v := range vecs {
-		matches[i] = m.ix.Match(v)
+		matches[i] = m.ix.MatchAppend(matches[i][:0], v)
 		if !expr.Negated(i) {
 			for _, h := range matches[i] {
 				cands.Add(h.Doc)
@@ -246,11 +267,15 @@ func (m *pnormMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, err
 		}
 	}
 	na := len(vecs)
-	x := make([]float64, cands.Len()*na)
+	x := slices.Grow(sc.x[:0], cands.Len()*na)[:cands.Len()*na]
+	clear(x)
+	sc.x = x
 	for i, hits := range matches {
 		best := 0.0
 		for _, h := range hits {
-			best = math.Max(best, h.Score)
+			if h.Score > best {
+				best = h.Score
+			}
 		}
 		if best <= 0 {
 			continue
@@ -261,15 +286,22 @@ func (m *pnormMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, err
 			}
 		}
 	}
-	hits := make([]lexical.Hit, cands.Len())
+	hits := slices.Grow(sc.hits[:0], cands.Len())[:cands.Len()]
+	sc.hits = hits
 	for c, d := range cands.Docs {
 		hits[c] = lexical.Hit{Doc: d, Score: PNorm(expr, x[c*na:(c+1)*na], m.p)}
 	}
 	return hitsToResults(m.ix, m.ix.TopK(hits, k)), nil
 }
 
+// maxOperands is how many operands of one operator PNorm evaluates
+// without allocating (more: one slice per call).
+const maxOperands = 16
+
 // PNorm evaluates the unweighted p-norm model of e for atom scores x in
-// [0,1]; p = +Inf gives the fuzzy-set (min/max) model.
+// [0,1]; p = +Inf gives the fuzzy-set (min/max) model. It allocates
+// nothing for operators of up to maxOperands operands: it runs once per
+// candidate, millions of times per query at MS MARCO size.
 func PNorm(e *boolexpr.Expr, x []float64, p float64) float64 {
 	switch e.Op {
 	case boolexpr.OpAtom:
@@ -291,8 +323,15 @@ func PNorm(e *boolexpr.Expr, x []float64, p float64) float64 {
 			return out
 		}
 		// (Σv^p/n)^(1/p) computed as m·(Σ(v/m)^p/n)^(1/p), m = max v, so
-		// that large p does not underflow to 0.
-		vs := make([]float64, len(e.Args))
+		// that large p does not underflow to 0. Scores are in [0,1] (no
+		// NaN), so the max is a plain comparison.
+		var buf [maxOperands]float64
+		var vs []float64
+		if len(e.Args) <= maxOperands {
+			vs = buf[:len(e.Args)]
+		} else {
+			vs = make([]float64, len(e.Args))
+		}
 		var m float64
 		for i, a := range e.Args {
 			v := PNorm(a, x, p)
@@ -300,7 +339,9 @@ func PNorm(e *boolexpr.Expr, x []float64, p float64) float64 {
 				v = 1 - v
 			}
 			vs[i] = v
-			m = math.Max(m, v)
+			if v > m {
+				m = v
+			}
 		}
 		var r float64
 		if m > 0 {

@@ -456,3 +456,48 @@ func TestPNormFastPowersAreExact(t *testing.T) {
 		}
 	}
 }
+
+// TestPNormAllocatesNothing: PNorm runs once per candidate (millions per
+// query at MS MARCO size); operators of up to maxOperands operands are
+// evaluated without a heap allocation, and a wider one still gives the
+// average it defines.
+func TestPNormAllocatesNothing(t *testing.T) {
+	e := boolexpr.And(boolexpr.Or(boolexpr.Atom(0), boolexpr.Atom(1), boolexpr.Atom(2)), boolexpr.Not(boolexpr.Atom(3)))
+	x := []float64{0.9, 0.2, 0.5, 0.4}
+	var v float64
+	if n := testing.AllocsPerRun(100, func() { v = PNorm(e, x, 2) }); n != 0 {
+		t.Errorf("PNorm allocates %v times per call, want 0", n)
+	}
+	or := math.Sqrt((0.81 + 0.04 + 0.25) / 3)
+	want := 1 - math.Sqrt(((1-or)*(1-or)+0.16)/2)
+	if math.Abs(v-want) > 1e-12 {
+		t.Errorf("PNorm = %v, want %v", v, want)
+	}
+	// 20 operands (over maxOperands): OR at p = 1 is their mean.
+	args := make([]*boolexpr.Expr, 20)
+	xs := make([]float64, 20)
+	var sum float64
+	for i := range args {
+		args[i], xs[i] = boolexpr.Atom(i), float64(i)/20
+		sum += xs[i]
+	}
+	if got := PNorm(boolexpr.Or(args...), xs, 1); math.Abs(got-sum/20) > 1e-12 {
+		t.Errorf("OR of 20 at p=1: %v, want %v", got, sum/20)
+	}
+}
+
+// TestPNormScratchReuse: a pnorm method reuses its working memory across
+// queries; a query after a larger one (more candidates and atoms) ranks
+// exactly as on a fresh method.
+func TestPNormScratchReuse(t *testing.T) {
+	ix := fruitCorpus(t)
+	big := Query{ID: "big", Text: "apple or pie or red", Expr: boolexpr.Or(boolexpr.Atom(0), boolexpr.Atom(1), boolexpr.Atom(2)),
+		Atoms: []string{"apple", "pie", "red"}}
+	reused := mustNew(t, "pnorm", nil, Deps{Lexical: ix})
+	retrieve(t, reused, big)
+	got := retrieve(t, reused, notRed)
+	want := retrieve(t, mustNew(t, "pnorm", nil, Deps{Lexical: ix}), notRed)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after a larger query: %v, fresh: %v", got, want)
+	}
+}

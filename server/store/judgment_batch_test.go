@@ -264,8 +264,8 @@ func TestBatchedSupersedeOrder(t *testing.T) {
 	}
 	j1, j2, j3 := got[0].j, got[1].j, got[2].j
 	if j1.Supersedes == nil || *j1.Supersedes != j0.ID || j3.Supersedes == nil || *j3.Supersedes != j1.ID || j2.Supersedes != nil || j3.ID < j1.ID {
-		t.Errorf("supersedes: first correction %v (want %d), second %v (want %d), other rater %v (want none); ids %d, %d",
-			j1.Supersedes, j0.ID, j3.Supersedes, j1.ID, j2.Supersedes, j1.ID, j3.ID)
+		t.Errorf("supersedes: first correction %s (want %d), second %s (want %d), other rater %s (want none); ids %d, %d",
+			idOf(j1.Supersedes), j0.ID, idOf(j3.Supersedes), j1.ID, idOf(j2.Supersedes), j1.ID, j3.ID)
 	}
 	cur, err := st.CurrentJudgments(ctx, item)
 	if err != nil {
@@ -276,6 +276,13 @@ func TestBatchedSupersedeOrder(t *testing.T) {
 			t.Errorf("rater 1's current judgment is %d (relevance %d), want the last one %d", c.ID, *c.Relevance, j3.ID)
 		}
 	}
+}
+
+func idOf(p *int64) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
 }
 
 // TestBatchAcknowledgedAfterCommit holds a batch's transaction up (another

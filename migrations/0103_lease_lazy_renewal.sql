@@ -1,14 +1,15 @@
--- 0103: a task fetch renews only the leases that are half run out (issue 27).
+-- 0103: a task fetch renews only the leases that have run a quarter of their time (issue 27).
 --
 -- lease_items renewed every live lease of the rater on every fetch: with
 -- batched leases (0099) a rater fetches every few judgments, so nearly
 -- every renewal rewrote a lease with most of its time left, a new row
 -- version in each of assignments' indexes (the expiry index holds the
 -- expiry, so the update is never HOT). Now a fetch renews only the leases
--- with less than half of lease_seconds left: after a fetch every live lease
--- still has at least half a lease to run, as the judge page needs (it
--- judges its batch in far less), and a fetch in a busy session writes no
--- lease row. The rest of lease_items is 0102's.
+-- with less than three quarters of lease_seconds left: after a fetch every
+-- live lease still has at least three quarters of a lease to run (11 of the
+-- default 15 min; a judge page refills after judging 4 of its 6), and a
+-- fetch less than a quarter lease after the last renewal, as in any busy
+-- session, writes no lease row. The rest of lease_items is 0102's.
 CREATE OR REPLACE FUNCTION lease_items(p_project bigint, p_user bigint, p_kind text, p_n int,
                                        p_raters int, p_gold_rate double precision, p_secs double precision)
 RETURNS SETOF assignments
@@ -60,8 +61,8 @@ BEGIN
         END IF;
     END IF;
 
-    -- The rater's live leases are counted; only those with less than half
-    -- of a lease left are renewed (0103). A fetch every few judgments then
+    -- The rater's live leases are counted; only those with less than three
+    -- quarters of a lease left are renewed (0103). A fetch every few judgments then
     -- writes no lease row at all: each renewal was a new row version in
     -- every index of assignments (the expiry index holds the expiry), for
     -- leases that had most of their time left. The status is checked again
@@ -73,7 +74,7 @@ BEGIN
     ), renewed AS (
         UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => p_secs)
         FROM live
-        WHERE a.id = live.id AND live.lease_expires_at < now() + make_interval(secs => p_secs / 2)
+        WHERE a.id = live.id AND live.lease_expires_at < now() + make_interval(secs => p_secs * 0.75)
           AND a.status = 'leased'
     )
     SELECT count(*) INTO v_live FROM live;

@@ -188,8 +188,8 @@ BEGIN
         END IF;
     END IF;
 
-    -- The rater's live leases are counted; only those with less than half
-    -- of a lease left are renewed (0103). A fetch every few judgments then
+    -- The rater's live leases are counted; only those with less than three
+    -- quarters of a lease left are renewed (0103). A fetch every few judgments then
     -- writes no lease row at all: each renewal was a new row version in
     -- every index of assignments (the expiry index holds the expiry), for
     -- leases that had most of their time left. The status is checked again
@@ -201,7 +201,7 @@ BEGIN
     ), renewed AS (
         UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => p_secs)
         FROM live
-        WHERE a.id = live.id AND live.lease_expires_at < now() + make_interval(secs => p_secs / 2)
+        WHERE a.id = live.id AND live.lease_expires_at < now() + make_interval(secs => p_secs * 0.75)
           AND a.status = 'leased'
     )
     SELECT count(*) INTO v_live FROM live;

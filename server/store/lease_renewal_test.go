@@ -11,12 +11,12 @@ import (
 	"boolpool/server/store/storetest"
 )
 
-// TestFetchRenewsOnlyHalfRunOutLeases fetches again with two live leases,
-// one with most of its time left and one with less than half: only the
-// second is renewed (the first row is not written at all: same expiry,
+// TestFetchRenewsOnlyLeasesAQuarterRunOut fetches again with two live leases,
+// one with nearly all its time left and one with less than three quarters:
+// only the second is renewed (the first row is not written at all: same expiry,
 // same row version), both are still returned first and counted as live
 // (the fetch adds only what is missing).
-func TestFetchRenewsOnlyHalfRunOutLeases(t *testing.T) {
+func TestFetchRenewsOnlyLeasesAQuarterRunOut(t *testing.T) {
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 2)
 	ctx := context.Background()
@@ -27,8 +27,8 @@ func TestFetchRenewsOnlyHalfRunOutLeases(t *testing.T) {
 		t.Fatalf("lease: %v %v", as, err)
 	}
 	fresh, old := as[0].ID, as[1].ID
-	// 30 s of 100 left: renewed; the fresh one has ~100 s left.
-	if _, err := st.Pool().Exec(ctx, `UPDATE assignments SET lease_expires_at = now() + interval '30 seconds' WHERE id = $1`, old); err != nil {
+	// 70 s of 100 left: renewed; the fresh one has ~100 s left.
+	if _, err := st.Pool().Exec(ctx, `UPDATE assignments SET lease_expires_at = now() + interval '70 seconds' WHERE id = $1`, old); err != nil {
 		t.Fatal(err)
 	}
 	type state struct {
@@ -53,9 +53,9 @@ func TestFetchRenewsOnlyHalfRunOutLeases(t *testing.T) {
 	}
 	freshAfter, oldAfter := read(fresh), read(old)
 	if freshAfter != freshBefore {
-		t.Errorf("the lease with most of its time left was written: %+v → %+v", freshBefore, freshAfter)
+		t.Errorf("the lease with nearly all its time left was written: %+v → %+v", freshBefore, freshAfter)
 	}
 	if left := time.Until(oldAfter.exp); left < 90*time.Second {
-		t.Errorf("the half run-out lease has %v left after the fetch (was %v), want it renewed to ~100 s", left, time.Until(oldBefore.exp))
+		t.Errorf("the lease with 70 s of 100 left has %v left after the fetch (was %v), want it renewed to ~100 s", left, time.Until(oldBefore.exp))
 	}
 }

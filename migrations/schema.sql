@@ -188,11 +188,23 @@ BEGIN
         END IF;
     END IF;
 
-    UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => p_secs)
-    FROM items i
-    WHERE i.id = a.item_id AND a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind
-      AND a.status = 'leased' AND a.lease_expires_at > now();
-    GET DIAGNOSTICS v_live = ROW_COUNT;
+    -- The rater's live leases are counted; only those with less than three
+    -- quarters of a lease left are renewed (0103). A fetch every few judgments then
+    -- writes no lease row at all: each renewal was a new row version in
+    -- every index of assignments (the expiry index holds the expiry), for
+    -- leases that had most of their time left. The status is checked again
+    -- on the row's newest version (a judgment may have completed it).
+    WITH live AS (
+        SELECT a.id, a.lease_expires_at FROM assignments a JOIN items i ON i.id = a.item_id
+        WHERE a.user_id = p_user AND i.project_id = p_project AND i.kind = p_kind
+          AND a.status = 'leased' AND a.lease_expires_at > now()
+    ), renewed AS (
+        UPDATE assignments a SET lease_expires_at = now() + make_interval(secs => p_secs)
+        FROM live
+        WHERE a.id = live.id AND live.lease_expires_at < now() + make_interval(secs => p_secs * 0.75)
+          AND a.status = 'leased'
+    )
+    SELECT count(*) INTO v_live FROM live;
 
     IF v_live < p_n AND NOT p_gold_rate > 0 THEN
         -- The whole batch from one scan (the row locks re-check taken on

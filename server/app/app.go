@@ -77,8 +77,9 @@ type App struct {
 	Sweeper *sweep.Sweeper
 
 	log        *slog.Logger
-	consensus  *consensus.Service // nil with JobsOnly
-	dashboards *live.Service      // nil with JobsOnly
+	judgments  *store.JudgmentBatcher // nil with JobsOnly
+	consensus  *consensus.Service     // nil with JobsOnly
+	dashboards *live.Service          // nil with JobsOnly
 }
 
 // ConfigError is an Options value the job client refuses (say, a queue no
@@ -141,8 +142,11 @@ func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logg
 		log.Warn("crash-test hold: every judgment waits after its commit before its consensus refresh", "hold", opts.TestHoldAfterJudgment)
 		obs = holdObserver{cons: cons, hold: opts.TestHoldAfterJudgment}
 	}
-	judge := judging.New(st, obs, log) // every stored relevance judgment reaches the consensus
-	judge.ObserveConstraints(obs)      // and every constraint judgment the atom labels
+	// Judgments are group-committed: those that arrive while a batch is
+	// being written are written together in the next one.
+	a.judgments = store.NewJudgmentBatcher(st, log)
+	judge := judging.New(batchedJudgments{st, a.judgments}, obs, log) // every stored relevance judgment reaches the consensus
+	judge.ObserveConstraints(obs)                                     // and every constraint judgment the atom labels
 	a.Services.Auth = auth.New(st, auth.Options{
 		SessionTTL: cfg.SessionTTL, SecureCookies: cfg.SecureCookies,
 		LoginPerMinute: cfg.LoginPerMinute, AccountLoginPerMinute: cfg.AccountLoginPerMinute,
@@ -166,12 +170,16 @@ func (a *App) Settle() {
 }
 
 // Close stops the background work, in order, once the HTTP server has
-// stopped: the sweeps, the job client (its running jobs go back to the queue, until
-// ctx ends), then the consensus worker (after applying every queued
+// stopped: the judgment writer (after writing what was queued), the sweeps,
+// the job client (its running jobs go back to the queue, until ctx ends),
+// then the consensus worker (after applying every queued
 // judgment), then the dashboards' timers and reloads. It returns the job
 // client's error, after stopping the rest.
 func (a *App) Close(ctx context.Context) error {
 	var err error
+	if a.judgments != nil {
+		a.judgments.Close()
+	}
 	a.Sweeper.Close()
 	if e := a.Jobs.Stop(ctx); e != nil {
 		err = fmt.Errorf("stopping the job worker: %w", e)
@@ -183,4 +191,15 @@ func (a *App) Close(ctx context.Context) error {
 		a.dashboards.Close()
 	}
 	return err
+}
+
+// batchedJudgments is the store judging uses: every judgment goes through
+// the batcher (group commit), everything else straight to the store.
+type batchedJudgments struct {
+	*store.Store
+	batcher *store.JudgmentBatcher
+}
+
+func (b batchedJudgments) SaveJudgment(ctx context.Context, n store.NewJudgment) (store.Judgment, bool, error) {
+	return b.batcher.SaveJudgment(ctx, n)
 }

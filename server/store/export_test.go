@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"io"
+	"log/slog"
 )
 
 // NearestSQL exposes NearestDocuments' query to the tests (its plan).
@@ -16,4 +17,19 @@ func (s *Store) HNSWMemoryCapMB(ctx context.Context) (int64, error) { return s.h
 // writing 32 MiB.
 func (s *Store) SaveLexicalIndexChunks(ctx context.Context, info LexicalIndexInfo, encode func(w io.Writer) error, chunkSize int) (int64, error) {
 	return s.saveLexicalIndex(ctx, info, encode, chunkSize)
+}
+
+// NewHeldJudgmentBatcher is a JudgmentBatcher whose writer has not
+// started: judgments queue until start is called, so a test can make one
+// batch of many. Close it as any other (after start).
+func NewHeldJudgmentBatcher(st *Store) (b *JudgmentBatcher, start func()) {
+	b = &JudgmentBatcher{st: st, log: slog.New(slog.DiscardHandler), max: MaxJudgmentBatch, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	return b, func() { go b.run() }
+}
+
+// Queued is how many judgments wait for the writer.
+func (b *JudgmentBatcher) Queued() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.queue)
 }

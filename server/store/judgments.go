@@ -98,18 +98,7 @@ const saveJudgment = `WITH ins AS (
 // skips) their assignment and adds its time to the day's activity,
 // atomically; a follow-up item is created in the same transaction.
 func (s *Store) SaveJudgment(ctx context.Context, n NewJudgment) (j Judgment, inserted bool, err error) {
-	attrs := n.Attributions
-	if attrs == nil {
-		attrs = json.RawMessage(`[]`)
-	}
-	payload := n.Payload
-	if payload == nil {
-		payload = json.RawMessage(`{}`)
-	}
-	status := AssignDone
-	if n.SkipReason != "" {
-		status = AssignSkipped
-	}
+	attrs, payload, status := n.normalised()
 	save := func(q querier) error {
 		rows, _ := q.Query(ctx, saveJudgment,
 			n.ClientID, n.ItemID, n.UserID, n.Kind, n.Relevance, n.Evidence, attrs, payload,
@@ -128,15 +117,7 @@ func (s *Store) SaveJudgment(ctx context.Context, n NewJudgment) (j Judgment, in
 		if err != nil {
 			return fmt.Errorf("store: judgment %s: %w", n.ClientID, err)
 		}
-		if j.UserID != n.UserID || j.ItemID != n.ItemID {
-			return fmt.Errorf("store: client id %s belongs to another judgment: %w", n.ClientID, ErrConflict)
-		}
-		if field := differingField(j, n, attrs, payload); field != "" {
-			return apperr.Refusedf(ErrConflict, "client_id",
-				"judgment %s of item %d was stored before with a different %s; a changed judgment needs a new client id (nothing was stored)",
-				n.ClientID, n.ItemID, field)
-		}
-		return nil
+		return sameAsStored(j, n)
 	}
 	// A deadlock victim or serialization failure was rolled back whole:
 	// saved again (retryAborted).
@@ -154,6 +135,41 @@ func (s *Store) SaveJudgment(ctx context.Context, n NewJudgment) (j Judgment, in
 		})
 	})
 	return j, inserted, err
+}
+
+// normalised returns n's attributions and payload with their defaults ([]
+// and {}) and the status its assignment takes (skipped with a skip reason,
+// done without).
+func (n NewJudgment) normalised() (attrs, payload json.RawMessage, status string) {
+	attrs, payload, status = n.Attributions, n.Payload, AssignDone
+	if attrs == nil {
+		attrs = json.RawMessage(`[]`)
+	}
+	if payload == nil {
+		payload = json.RawMessage(`{}`)
+	}
+	if n.SkipReason != "" {
+		status = AssignSkipped
+	}
+	return attrs, payload, status
+}
+
+// sameAsStored checks a judgment sent again under a stored client id
+// against the stored row j: nil when it is the same judgment (a retry),
+// ErrConflict when the id belongs to another rater's or item's judgment,
+// and an *apperr.Refused wrapping ErrConflict (field client_id) naming the
+// first part that differs otherwise.
+func sameAsStored(j Judgment, n NewJudgment) error {
+	attrs, payload, _ := n.normalised()
+	if j.UserID != n.UserID || j.ItemID != n.ItemID {
+		return fmt.Errorf("store: client id %s belongs to another judgment: %w", n.ClientID, ErrConflict)
+	}
+	if field := differingField(j, n, attrs, payload); field != "" {
+		return apperr.Refusedf(ErrConflict, "client_id",
+			"judgment %s of item %d was stored before with a different %s; a changed judgment needs a new client id (nothing was stored)",
+			n.ClientID, n.ItemID, field)
+	}
+	return nil
 }
 
 // differingField names the first part of n that differs from the stored j

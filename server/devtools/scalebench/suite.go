@@ -117,8 +117,13 @@ func run(ctx context.Context, env *bench.Env, sizes []int) ([]bench.Row, error) 
 	if err := writeQueries(filepath.Join(dir, "val.jsonl"), queries, nQueries); err != nil {
 		return nil, err
 	}
-	rt, err := env.Runtime()
+	rt, err := encodeRuntime(env)
 	if err != nil {
+		return nil, err
+	}
+	if rt != nil {
+		defer rt.Close()
+	} else if rt, err = env.Runtime(); err != nil {
 		return nil, err
 	}
 	enc, err := rt.Open(ctx, encoders.MiniLMStatic)
@@ -160,6 +165,19 @@ func run(ctx context.Context, env *bench.Env, sizes []int) ([]bench.Row, error) 
 		_ = os.Remove(path)
 	}
 	return growthRows(pts), nil
+}
+
+// encodeRuntime opens the runtime the suite encodes with, configured as
+// the server's encode jobs and `boolpool encode` configure theirs (ONNX
+// Runtime's threads not spinning between calls, so Postgres's COPY of the
+// previous batch gets the CPU); the caller closes it. It is nil when the
+// environment cannot open a runtime of its own (then the shared one is
+// used).
+func encodeRuntime(env *bench.Env) (*encoders.Runtime, error) {
+	if env.OpenRuntime == nil {
+		return nil, nil
+	}
+	return env.OpenRuntime(encoders.Config{CacheDir: encoders.DefaultCacheDir(), NoSpin: true})
 }
 
 // printMatrix writes the compact table (one line per cost, one column per

@@ -354,3 +354,33 @@ func TestBatchesMatchEncode(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchSizeDefaults: without Config.BatchSize the static encoder runs
+// StaticBatchSize sequences per call and the transformers DefaultBatchSize;
+// a configured size applies to both.
+func TestBatchSizeDefaults(t *testing.T) {
+	if b := openTest(t, MiniLMStatic).batch; b != StaticBatchSize {
+		t.Errorf("static: batch %d, want %d", b, StaticBatchSize)
+	}
+	if b := openTest(t, MiniLMInt8).batch; b != DefaultBatchSize {
+		t.Errorf("minilm-int8: batch %d, want %d", b, DefaultBatchSize)
+	}
+	rt, err := NewRuntime(Config{BatchSize: 5})
+	if errors.Is(err, ErrNotInstalled) {
+		t.Skipf("skipping: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	for _, name := range []string{MiniLMStatic, MiniLMInt8} {
+		enc, err := rt.Open(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if enc.batch != 5 {
+			t.Errorf("%s with BatchSize 5: batch %d", name, enc.batch)
+		}
+		enc.Close()
+	}
+}

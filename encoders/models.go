@@ -281,6 +281,18 @@ func (e *ONNXEncoder) Info() (ModelInfo, error) {
 	return ModelInfo{Name: e.name, Dim: e.dim, Pooling: "mean", Normalize: "l2", MaxTokens: e.window, SHA256: hash, Path: e.path}, nil
 }
 
+// DefaultBatchSize is the number of sequences per inference call of the
+// transformer encoders when Config.BatchSize is unset.
+const DefaultBatchSize = 32
+
+// StaticBatchSize is that number for the static encoder. Its graph gathers
+// a [batch, sequence, dim] tensor of table rows before pooling, so the
+// batch sets how much memory one call streams through: measured on 2 cores
+// (20,480 synthetic documents of ≈ 390 bytes, ONNX Runtime not spinning),
+// 24.5–25.3 µs per document at 16, 24.8–26.6 at 8, 31.4 at 32, 46.0 at 64
+// and 120–169 at 256.
+const StaticBatchSize = 16
+
 // Open prepares (if needed) and loads a registered dense encoder.
 func (r *Runtime) Open(ctx context.Context, name string) (*ONNXEncoder, error) {
 	path, err := r.Prepare(ctx, name)
@@ -306,9 +318,15 @@ func (r *Runtime) Open(ctx context.Context, name string) (*ONNXEncoder, error) {
 	}
 	e := onnxEncoder{name: name, dim: dim, tok: tok, batch: r.cfg.BatchSize}
 	inputs := []string{onnxgen.InputIDs, onnxgen.AttentionMask, onnxgen.TokenTypeIDs}
+	if e.batch <= 0 {
+		e.batch = DefaultBatchSize
+	}
 	if name == MiniLMStatic {
 		inputs = onnxgen.StaticInputNames()
 		e.window = 4096
+		if r.cfg.BatchSize <= 0 {
+			e.batch = StaticBatchSize
+		}
 	} else {
 		e.specials, e.typeIDs = true, true
 		e.window = r.cfg.MaxTokens

@@ -52,7 +52,8 @@ type Config struct {
 	// OptLevel is the graph optimisation level: "all" (default), "extended",
 	// "basic" or "none".
 	OptLevel string
-	// BatchSize is the number of sequences per inference call (default 32).
+	// BatchSize is the number of sequences per inference call (default:
+	// DefaultBatchSize, StaticBatchSize for the static encoder).
 	BatchSize int
 	// NoSpin stops ONNX Runtime's worker threads from spin-waiting between
 	// operators: a little slower on an idle machine, much kinder to a busy one
@@ -87,9 +88,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.OptLevel == "" {
 		c.OptLevel = "all"
-	}
-	if c.BatchSize <= 0 {
-		c.BatchSize = 32
 	}
 	if c.MaxTokens <= 0 {
 		c.MaxTokens = 256

@@ -61,6 +61,10 @@ func runEncode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return encodeError(stderr, rep, err)
 		}
 	} else {
+		// ONNX Runtime's threads do not spin between calls (as in the
+		// server's encode jobs): Postgres stores the previous batch on the
+		// same machine meanwhile.
+		rtCfg.NoSpin = true
 		enc, closeEnc, err := openEncoder(ctx, *rtCfg, *name)
 		if err != nil {
 			return err

@@ -22,9 +22,9 @@
 //   - Resumable. The ids of the documents to embed are listed once; they
 //     are then read in id order, Batch at a time, encoded and written in
 //     one transaction per batch (COPY; see store.WriteEmbeddings), the
-//     next batch read and encoded while the previous one is written. An
-//     interrupted run loses at most the batches in flight (three); running
-//     it again continues with the documents still missing.
+//     next batch encoded and the one after it read while the previous one
+//     is written. An interrupted run loses at most the batches in flight
+//     (four); running it again continues with the documents still missing.
 //   - Index. After the documents of a dense encoder are stored, the
 //     project's cosine HNSW index of the encoder (one partial index per
 //     project, half precision; see store.EnsureHNSW) is built if missing,
@@ -55,6 +55,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -369,45 +370,66 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 		return err
 	}
 
-	// Two stages overlap: a reader goroutine fetches and encodes batch i+1
-	// while this goroutine writes batch i, so Postgres's COPY and the
-	// encoder use both cores. Batches are written in id order, one
-	// transaction each, so an interruption still loses at most the batches
-	// in flight. The reader is owned here: stopRead ends it and the wait
-	// below joins it on every return.
+	// Three stages overlap: a fetch goroutine reads batch i+2 from
+	// Postgres while an encode goroutine encodes batch i+1 and this
+	// goroutine writes batch i, so the encoder never waits for the
+	// database's read and Postgres's COPY runs beside the encoder on the
+	// other core. Batches are written in id order, one transaction each, so
+	// an interruption still loses at most the batches in flight (four). The
+	// two goroutines are owned here: stopRead ends them and the waits below
+	// join them on every return. Each stage's busy time is logged at the
+	// end (the slowest stage bounds the run).
 	readCtx, stopRead := context.WithCancel(ctx)
+	fetched := make(chan []store.DocumentToEmbed, 1)
 	batches := make(chan encodedBatch, 1)
-	var readErr error
-	readDone := make(chan struct{})
+	var fetchErr, encodeErr error
+	var fetchBusy, encodeBusy, writeBusy time.Duration
+	fetchDone, encodeDone := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(readDone)
+		defer close(fetchDone)
+		defer close(fetched)
+		fetchErr = fetchBatches(readCtx, st, enc, ids, opt.Batch, fetched, &fetchBusy)
+	}()
+	go func() {
+		defer close(encodeDone)
 		defer close(batches)
-		readErr = readBatches(readCtx, st, src, enc, ids, opt.Batch, batches)
+		encodeErr = encodeBatches(readCtx, src, enc, fetched, batches, &encodeBusy)
 	}()
 	defer func() {
 		stopRead()
-		for range batches { // unblock a reader waiting to send
+		for range batches { // unblock an encoder waiting to send
 		}
-		<-readDone
+		<-encodeDone
+		for range fetched { // and a fetcher
+		}
+		<-fetchDone
 	}()
 
 	for b := range batches {
+		w := time.Now()
 		if _, err := st.WriteEmbeddings(ctx, enc, b.rows); err != nil {
 			return fail(err)
 		}
+		writeBusy += time.Since(w)
 		rep.Encoded += len(b.rows)
 		bar.Add(len(b.rows))
 		if opt.AfterBatch != nil {
 			opt.AfterBatch(rep.Encoded, stale)
 		}
 	}
-	<-readDone
-	if readErr != nil {
-		return fail(readErr)
+	<-encodeDone
+	stopRead() // the encoder stopped: a fetcher still sending must not block
+	for range fetched {
+	}
+	<-fetchDone
+	if err := errors.Join(fetchErr, encodeErr); err != nil {
+		return fail(err)
 	}
 	if ctx.Err() != nil {
 		return fail(nil)
 	}
+	log.Info("documents encoded", "encoder", enc.Name, "documents", rep.Encoded, "seconds", time.Since(t).Seconds(),
+		"fetch_busy_s", fetchBusy.Seconds(), "encode_busy_s", encodeBusy.Seconds(), "write_busy_s", writeBusy.Seconds())
 	return nil
 }
 
@@ -416,21 +438,38 @@ type encodedBatch struct {
 	rows []store.DocumentVector
 }
 
-// readBatches fetches the documents of ids in id order, batch at a time,
-// encodes them and sends the vectors on out, until all are sent, ctx ends
-// or an error occurs (returned).
-func readBatches(ctx context.Context, st *store.Store, src source, enc store.EncoderInfo, ids []int64, batch int, out chan<- encodedBatch) error {
+// fetchBatches reads the documents of ids in id order, batch at a time, and
+// sends each non-empty batch on out, until all are sent, ctx ends or an
+// error occurs (returned). busy accumulates the time spent reading.
+func fetchBatches(ctx context.Context, st *store.Store, enc store.EncoderInfo, ids []int64, batch int, out chan<- []store.DocumentToEmbed, busy *time.Duration) error {
 	for start := 0; start < len(ids); start += batch {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		t := time.Now()
 		docs, err := st.DocumentsToEmbed(ctx, enc, ids[start:min(start+batch, len(ids))])
 		if err != nil {
 			return err
 		}
+		*busy += time.Since(t)
 		if len(docs) == 0 {
 			continue
 		}
+		select {
+		case out <- docs:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// encodeBatches encodes each batch of documents from in and sends the
+// vectors on out, until in is closed, ctx ends or an error occurs
+// (returned). busy accumulates the time spent encoding.
+func encodeBatches(ctx context.Context, src source, enc store.EncoderInfo, in <-chan []store.DocumentToEmbed, out chan<- encodedBatch, busy *time.Duration) error {
+	for docs := range in {
+		t := time.Now()
 		texts := make([]string, len(docs))
 		for i, d := range docs {
 			texts[i] = DocumentText(d.Title, d.Body)
@@ -446,13 +485,14 @@ func readBatches(ctx context.Context, st *store.Store, src source, enc store.Enc
 		for i, d := range docs {
 			rows[i] = store.DocumentVector{DocumentID: d.ID, ProjectID: d.ProjectID, ContentHash: d.ContentHash, Dense: vecs[i].dense, Sparse: vecs[i].sparse, New: !d.Stored}
 		}
+		*busy += time.Since(t)
 		select {
 		case out <- encodedBatch{rows: rows}:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-	return nil
+	return ctx.Err()
 }
 
 func embedQueries(ctx context.Context, st *store.Store, src source, enc store.EncoderInfo, opt Options, log *slog.Logger, rep *Report) error {

@@ -450,3 +450,54 @@ func TestLexicalSparseVectors(t *testing.T) {
 		t.Fatalf("lexical run after an edit: %+v, %v", rep, err)
 	}
 }
+
+// failingEncoder fails on its call number failAt (1-based).
+type failingEncoder struct {
+	fakeEncoder
+	mu     sync.Mutex
+	calls  int
+	failAt int
+}
+
+var errEncoderBroke = errors.New("encoder broke")
+
+func (e *failingEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
+	e.mu.Lock()
+	e.calls++
+	n := e.calls
+	e.mu.Unlock()
+	if n == e.failAt {
+		return nil, errEncoderBroke
+	}
+	return e.fakeEncoder.Encode(ctx, texts)
+}
+
+// TestEncoderErrorStopsThePipeline: an encoder failing mid-run ends the run
+// with its error (not as an interruption), every stage goroutine joined,
+// and only whole batches committed before the failure are stored.
+func TestEncoderErrorStopsThePipeline(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, len(corpus))
+	enc := &failingEncoder{fakeEncoder: fakeEncoder{dim: 8, hash: "h1"}, failAt: 3}
+	rep, err := Dense(ctx, f.st, enc, Options{ProjectID: f.project.ID, Batch: 2})
+	if !errors.Is(err, errEncoderBroke) || rep.Interrupted {
+		t.Fatalf("err %v, interrupted %v; want the encoder's error", err, rep.Interrupted)
+	}
+	row, err := f.st.EncoderByName(ctx, "fake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := f.st.CountEmbeddings(ctx, f.project.ID, row.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != rep.Encoded || n > 4 || n%2 != 0 {
+		t.Fatalf("%d embeddings stored, report says %d; want the whole batches before the third (at most 4)", n, rep.Encoded)
+	}
+	// The run can be resumed: the rest is encoded by a working encoder.
+	enc.failAt = 0
+	rep, err = Dense(ctx, f.st, enc, Options{ProjectID: f.project.ID, Batch: 2})
+	if err != nil || rep.Encoded != len(corpus)-n {
+		t.Fatalf("resumed: err %v, encoded %d, want %d", err, rep.Encoded, len(corpus)-n)
+	}
+}

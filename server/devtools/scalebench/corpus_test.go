@@ -72,3 +72,45 @@ func TestSynthWordsDistinct(t *testing.T) {
 		t.Fatalf("vocabulary %d at 100k, %d at 1M: want sublinear growth", a, b)
 	}
 }
+
+// TestColdSearchRow: the cold first dense search has its own row in the
+// matrix and in the result rows, beside the (warm) latency rows, and no
+// growth exponent (one search is no trend).
+func TestColdSearchRow(t *testing.T) {
+	pts := []point{
+		{label: "a: 10 docs, 5 terms", n: 10, cost: map[string]float64{"cold_dense": 40, "p50 dense-vanilla": 2}},
+		{label: "b: 100 docs, 50 terms", n: 100, cost: map[string]float64{"cold_dense": 400, "p50 dense-vanilla": 20}},
+	}
+	var b bytes.Buffer
+	printMatrix(&b, pts)
+	var cold, warm string
+	for _, line := range strings.Split(b.String(), "\n") {
+		switch {
+		case strings.HasPrefix(line, "| first dense search after the build (cold"):
+			cold = line
+		case strings.HasPrefix(line, "| dense-vanilla latency p50"):
+			warm = line
+		}
+	}
+	if cold == "" || warm == "" {
+		t.Fatalf("matrix lacks the cold or the warm row:\n%s", b.String())
+	}
+	if !strings.Contains(cold, "| 40 | 400 | |") {
+		t.Errorf("cold row %q: want 40 and 400 ms and no exponent", cold)
+	}
+	if !strings.Contains(warm, "| 2 | 20 | 1.00 |") {
+		t.Errorf("warm row %q: want 2 and 20 ms, growth 1.00", warm)
+	}
+	var found int
+	for _, r := range growthRows(pts) {
+		if strings.HasPrefix(r.Name, "first dense search after the build (cold") {
+			found++
+			if strings.Contains(r.Note, "growth") {
+				t.Errorf("cold row %q has a growth note %q", r.Name, r.Note)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("%d cold rows, want one per size (2)", found)
+	}
+}

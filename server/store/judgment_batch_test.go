@@ -74,12 +74,11 @@ func transactionsOf(t *testing.T, st *store.Store, clientIDs []string) int {
 	return n
 }
 
-// TestBatchedJudgmentsOneTransaction writes the judgments of 12 raters,
-// two items each (one a skip), and a paraphrase with its follow-up
-// validation item as one batch: one transaction, every assignment
-// completed or skipped, the activity and the progress counters summed per
-// rater as one-by-one writes sum them.
-func TestBatchedJudgmentsOneTransaction(t *testing.T) {
+// twelveRatersTwoLeases is the batch tests' fixture: a judging project
+// with 10 more relevance items, 12 raters, and two relevance leases of
+// each rater (leases[r] are raters[r]'s).
+func twelveRatersTwoLeases(t *testing.T) (*store.Store, *judgingtest.Fixture, []int64, [][]store.Assignment) {
+	t.Helper()
 	st := storetest.New(t)
 	fx := judgingtest.New(t, st, 2)
 	ctx := context.Background()
@@ -87,12 +86,28 @@ func TestBatchedJudgmentsOneTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	raters := judgingtest.Annotators(t, st, "rater", 12)
-	var ns []store.NewJudgment
+	leases := make([][]store.Assignment, len(raters))
 	for r, u := range raters {
 		as, err := st.Lease(ctx, store.LeaseParams{ProjectID: fx.Project.ID, UserID: u, Kind: api.KindRelevance, N: 2, Raters: 2, Lease: time.Minute})
 		if err != nil || len(as) != 2 {
 			t.Fatalf("lease of rater %d: %v %v", r, as, err)
 		}
+		leases[r] = as
+	}
+	return st, fx, raters, leases
+}
+
+// TestBatchedJudgmentsOneTransaction writes the judgments of 12 raters,
+// two items each (one a skip), and a paraphrase with its follow-up
+// validation item as one batch: one transaction, every assignment
+// completed or skipped, the activity and the progress counters summed per
+// rater as one-by-one writes sum them.
+func TestBatchedJudgmentsOneTransaction(t *testing.T) {
+	st, fx, raters, leases := twelveRatersTwoLeases(t)
+	ctx := context.Background()
+	var ns []store.NewJudgment
+	for r, u := range raters {
+		as := leases[r]
 		ns = append(ns, relevanceJudgment(fx, 2*r, as[0].ItemID, u, int16(r%4), 1000+r))
 		skip := relevanceJudgment(fx, 2*r+1, as[1].ItemID, u, 0, 500)
 		skip.Relevance, skip.Evidence, skip.SkipReason = nil, nil, "cannot decide"
@@ -338,19 +353,11 @@ func TestBatchAcknowledgedAfterCommit(t *testing.T) {
 // retrying): every judgment is stored once, and fewer transactions than
 // judgments wrote them only if batches formed (not asserted: timing).
 func TestBatcherConcurrentRaters(t *testing.T) {
-	st := storetest.New(t)
-	fx := judgingtest.New(t, st, 2)
+	st, fx, raters, leases := twelveRatersTwoLeases(t)
 	ctx := context.Background()
-	if err := judgingtest.AddRelevanceItems(ctx, st, fx, 10); err != nil {
-		t.Fatal(err)
-	}
-	raters := judgingtest.Annotators(t, st, "rater", 12)
 	var ns []store.NewJudgment
 	for r, u := range raters {
-		as, err := st.Lease(ctx, store.LeaseParams{ProjectID: fx.Project.ID, UserID: u, Kind: api.KindRelevance, N: 2, Raters: 2, Lease: time.Minute})
-		if err != nil || len(as) != 2 {
-			t.Fatalf("lease: %v %v", as, err)
-		}
+		as := leases[r]
 		ns = append(ns, relevanceJudgment(fx, 2*r, as[0].ItemID, u, 1, 100), relevanceJudgment(fx, 2*r+1, as[1].ItemID, u, 2, 100))
 	}
 	b := store.NewJudgmentBatcher(st, nil)

@@ -248,3 +248,89 @@ func TestHNSWMemoryCapSetting(t *testing.T) {
 		t.Fatalf("a setting that is not a number: %v, want an error naming it", err)
 	}
 }
+
+// TestNearestSettingsHoldForOneSearch: NearestDocuments' index settings
+// (ef_search, the iterative scan, its tuple budget) travel with the
+// search in one pipelined batch: they take effect (with ef_search capped
+// at 1000, only the iterative scan yields 1,200 neighbours from the
+// index), and no connection keeps them afterwards.
+func TestNearestSettingsHoldForOneSearch(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	enc, _, err := st.RegisterEncoder(ctx, store.EncoderSpec{Name: "e8", Kind: store.EncoderDense, ModelHash: "h", Dim: 8, Pooling: "mean", Normalized: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := st.EnsureProject(ctx, "knn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1500
+	if _, err := st.Import(ctx, p.ID, func(im *store.Importer) error {
+		for i := range n {
+			if err := im.Document(ctx, store.DocumentIn{ExtID: fmt.Sprintf("d%04d", i), Title: "t", Body: fmt.Sprintf("body %d", i)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := st.Pool().Query(ctx, `SELECT id FROM documents WHERE project_id = $1 ORDER BY id`, p.ID)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecs := make([]store.DocumentVector, len(ids))
+	for i, id := range ids {
+		v := make([]float32, 8)
+		for k := range v {
+			v[k] = float32(math.Sin(float64(i*8+k) * 1.7))
+		}
+		vecs[i] = store.DocumentVector{DocumentID: id, ProjectID: p.ID, ContentHash: []byte{1}, Dense: v, New: true}
+	}
+	if _, err := st.WriteEmbeddings(ctx, enc, vecs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EnsureHNSW(ctx, p.ID, enc); err != nil {
+		t.Fatal(err)
+	}
+	// New connections plan with the index whatever the table's size.
+	if _, err := st.Pool().Exec(ctx, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET enable_seqscan = off', current_database()); END $$`); err != nil {
+		t.Fatal(err)
+	}
+	st.Pool().Reset()
+
+	q := []float32{1, 0.5, -0.3, 0.2, 0, 0.9, -1, 0.4}
+	got, err := st.NearestDocuments(ctx, p.ID, enc, q, 1200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1200 {
+		t.Fatalf("%d neighbours, want 1200 (the iterative scan past ef_search)", len(got))
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Score > got[i-1].Score {
+			t.Fatalf("neighbour %d scores %v above neighbour %d's %v", i, got[i].Score, i-1, got[i-1].Score)
+		}
+	}
+	for _, c := range st.Pool().AcquireAllIdle(ctx) {
+		// NULL: pgvector not loaded in that backend, nothing set there.
+		var ef, scan *string
+		err := c.QueryRow(ctx, `SELECT current_setting('hnsw.ef_search', true), current_setting('hnsw.iterative_scan', true)`).Scan(&ef, &scan)
+		c.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ef != nil && *ef != "40" || scan != nil && *scan != "off" {
+			t.Errorf("a connection kept the search's settings: ef_search %v, iterative_scan %v", deref(ef), deref(scan))
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "(unset)"
+	}
+	return *s
+}

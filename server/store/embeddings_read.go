@@ -255,22 +255,20 @@ func (s *Store) NearestDocuments(ctx context.Context, projectID int64, enc Encod
 	if len(vec) != enc.Dim {
 		return nil, fmt.Errorf("store: nearest documents: vector has %d dimensions, encoder %q has %d", len(vec), enc.Name, enc.Dim)
 	}
+	// The index settings hold for this search alone (set_config's is_local)
+	// and travel with it in one pipelined batch, which Postgres runs as one
+	// implicit transaction: one round trip instead of six (begin, three
+	// SETs, the query, commit). dense-decomposed runs several of these per
+	// query side by side on a busy box, where every round trip waits for a
+	// core.
+	candidates := max(k, nearestMinCandidates)
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
+		set_config('hnsw.max_scan_tuples', $2, true)`,
+		strconv.Itoa(min(candidates, 1000)), strconv.Itoa(max(20000, 20*candidates)))
 	var out []ScoredDoc
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		candidates := max(k, nearestMinCandidates)
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL hnsw.ef_search = %d`, min(candidates, 1000))); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `SET LOCAL hnsw.iterative_scan = relaxed_order`); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL hnsw.max_scan_tuples = %d`, max(20000, 20*candidates))); err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, nearestSQL(enc, projectID), pgvector.NewVector(vec), candidates, k)
-		if err != nil {
-			return err
-		}
+	b.Queue(nearestSQL(enc, projectID), pgvector.NewVector(vec), candidates, k).Query(func(rows pgx.Rows) error {
+		var err error
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ScoredDoc, error) {
 			var d ScoredDoc
 			err := r.Scan(&d.ExtID, &d.Score)
@@ -278,6 +276,7 @@ func (s *Store) NearestDocuments(ctx context.Context, projectID int64, enc Encod
 		})
 		return err
 	})
+	err := s.pool.SendBatch(ctx, b).Close()
 	if err != nil {
 		return nil, fmt.Errorf("store: nearest documents: %w", err)
 	}

@@ -55,7 +55,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -422,8 +421,14 @@ func embedDocuments(ctx context.Context, st *store.Store, src source, enc store.
 	for range fetched {
 	}
 	<-fetchDone
-	if err := errors.Join(fetchErr, encodeErr); err != nil {
-		return fail(err)
+	// The encoder's error first: a fetcher it left waiting was stopped
+	// (its context.Canceled says nothing). A fetch error ends the encoder
+	// cleanly, so it is reported on its own.
+	if encodeErr != nil {
+		return fail(encodeErr)
+	}
+	if fetchErr != nil {
+		return fail(fetchErr)
 	}
 	if ctx.Err() != nil {
 		return fail(nil)

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"io"
-	"log/slog"
 )
 
 // NearestSQL exposes NearestDocuments' query to the tests (its plan).
@@ -23,7 +22,7 @@ func (s *Store) SaveLexicalIndexChunks(ctx context.Context, info LexicalIndexInf
 // started: judgments queue until start is called, so a test can make one
 // batch of many. Close it as any other (after start).
 func NewHeldJudgmentBatcher(st *Store) (b *JudgmentBatcher, start func()) {
-	b = &JudgmentBatcher{st: st, log: slog.New(slog.DiscardHandler), max: MaxJudgmentBatch, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	b = newJudgmentBatcher(st, nil)
 	return b, func() { go b.run() }
 }
 

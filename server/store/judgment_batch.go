@@ -59,12 +59,17 @@ var ErrBatcherClosed = errors.New("store: the judgment writer is stopped")
 // NewJudgmentBatcher starts the writer over st. log (may be nil) gets the
 // batches that failed and were written again one by one.
 func NewJudgmentBatcher(st *Store, log *slog.Logger) *JudgmentBatcher {
+	b := newJudgmentBatcher(st, log)
+	go b.run()
+	return b
+}
+
+// newJudgmentBatcher is a JudgmentBatcher whose writer is not started.
+func newJudgmentBatcher(st *Store, log *slog.Logger) *JudgmentBatcher {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	b := &JudgmentBatcher{st: st, log: log, max: MaxJudgmentBatch, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	go b.run()
-	return b
+	return &JudgmentBatcher{st: st, log: log, max: MaxJudgmentBatch, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // Close stops taking judgments, writes those already queued, and returns

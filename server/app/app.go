@@ -135,7 +135,7 @@ func New(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logg
 		cons.AddItemListener(relay)
 		a.Services.Relay = relay
 	}
-	cons.AddItemListener(consensus.ItemListener(calTrigger.ItemChanged))
+	cons.AddItemListener(calListener{calTrigger})
 	cons.AddConstraintListener(atomsTrigger)
 	var obs judgmentObserver = cons
 	if opts.TestHoldAfterJudgment > 0 {

@@ -6,6 +6,7 @@ import (
 
 	"boolpool/server/consensus"
 	"boolpool/server/judging"
+	"boolpool/server/pooling"
 )
 
 // holdObserver is the judgment observer of a test server
@@ -34,4 +35,22 @@ func (h holdObserver) JudgmentSaved(ctx context.Context, projectID, itemID int64
 func (h holdObserver) ConstraintJudged(ctx context.Context, projectID, itemID int64) {
 	time.Sleep(h.hold)
 	h.cons.ConstraintJudged(ctx, projectID, itemID)
+}
+
+// calListener tells the cal pools' trigger of every refreshed consensus: a
+// burst's items with one read of the due queries.
+type calListener struct{ t *pooling.CALTrigger }
+
+var _ consensus.BatchListener = calListener{}
+
+func (l calListener) ConsensusChanged(ctx context.Context, projectID, itemID int64, _ consensus.Refreshed) {
+	l.t.ItemChanged(ctx, projectID, itemID)
+}
+
+func (l calListener) ConsensusChangedMany(ctx context.Context, changes []consensus.Change) {
+	ids := make([]int64, len(changes))
+	for i, c := range changes {
+		ids[i] = c.ItemID
+	}
+	l.t.ItemsChanged(ctx, ids)
 }

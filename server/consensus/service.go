@@ -63,6 +63,21 @@ type Listener interface {
 	ConsensusChanged(ctx context.Context, projectID, itemID int64, ref Refreshed)
 }
 
+// Change is one item's refresh, as a BatchListener takes it.
+type Change struct {
+	ProjectID, ItemID int64
+	Ref               Refreshed
+}
+
+// BatchListener is a Listener that can also take a burst of refreshes at
+// once (the worker refreshes queued items together): one round trip for
+// the burst where it would make one per item. The changes are in item
+// order, each item once.
+type BatchListener interface {
+	Listener
+	ConsensusChangedMany(ctx context.Context, changes []Change)
+}
+
 // ItemListener adapts a function told only which item changed (it reads
 // what it needs itself) to a Listener.
 type ItemListener func(ctx context.Context, projectID, itemID int64)
@@ -206,13 +221,13 @@ func (s *Service) work() {
 				break drain
 			}
 		}
-		// Distinct items of a burst are refreshed in parallel (a few at a
-		// time); a flush marker waits for everything queued before it.
+		// Distinct items of a burst are refreshed together; a flush
+		// marker waits for everything queued before it.
 		seen := map[int64]bool{}
 		var pending []job
 		for _, b := range batch {
 			if b.flush != nil {
-				s.runAll(pending)
+				s.runMany(pending)
 				pending = nil
 				close(b.flush)
 				continue
@@ -222,27 +237,33 @@ func (s *Service) work() {
 				pending = append(pending, b)
 			}
 		}
-		s.runAll(pending)
+		s.runMany(pending)
 	}
 }
 
-// workers bounds the refreshes running at once.
-const workers = 4
-
-// runAll refreshes jobs a few at a time and returns when all are done.
-func (s *Service) runAll(jobs []job) {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
-	for _, j := range jobs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(j job) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			s.run(context.Background(), j)
-		}(j)
+// runMany refreshes a burst of distinct items, store.MaxConsensusBatch at
+// a time, each chunk in one transaction (ItemsChanged). A chunk that fails
+// is refreshed again item by item, so one bad item costs the others
+// nothing and every failure is logged with its item.
+func (s *Service) runMany(jobs []job) {
+	for len(jobs) > 0 {
+		chunk := jobs[:min(len(jobs), store.MaxConsensusBatch)]
+		jobs = jobs[len(chunk):]
+		if len(chunk) == 1 {
+			s.run(context.Background(), chunk[0])
+			continue
+		}
+		ids := make([]int64, len(chunk))
+		for i, j := range chunk {
+			ids[i] = j.item
+		}
+		if err := s.ItemsChanged(context.Background(), ids); err != nil {
+			s.log.Warn("consensus refresh of a burst, refreshing item by item", "items", len(ids), "err", err)
+			for _, j := range chunk {
+				s.run(context.Background(), j)
+			}
+		}
 	}
-	wg.Wait()
 }
 
 func (s *Service) run(ctx context.Context, j job) {
@@ -267,6 +288,64 @@ func (s *Service) ItemChanged(ctx context.Context, projectID, itemID int64) erro
 	}
 	s.notify(ctx, projectID, itemID, ref)
 	return nil
+}
+
+// ItemsChanged is ItemChanged for distinct items at once (at most
+// store.MaxConsensusBatch): their consensus is recomputed and stored in
+// one transaction (store.RefreshConsensusMany) and the listeners are told
+// in item order, a BatchListener once for all of them. Items that no
+// longer exist or are not relevance items are skipped.
+func (s *Service) ItemsChanged(ctx context.Context, itemIDs []int64) error {
+	unlock := s.lockItems(itemIDs)
+	defer unlock()
+	rs, err := s.st.RefreshConsensusMany(ctx, itemIDs, decide)
+	if err != nil {
+		return fmt.Errorf("consensus: refresh %d items: %w", len(itemIDs), err)
+	}
+	changes := make([]Change, len(rs))
+	for i, r := range rs {
+		ref := Refreshed{Row: r.Row, OK: r.OK, Changed: r.Changed, Votes: VotesOf(r.Current)}
+		if r.Adj != nil {
+			rel := int(r.Adj.Relevance)
+			ref.Adj = &rel
+		}
+		changes[i] = Change{ProjectID: r.ProjectID, ItemID: r.ItemID, Ref: ref}
+	}
+	s.listenMu.RLock()
+	ls := s.listeners
+	s.listenMu.RUnlock()
+	for _, l := range ls {
+		if bl, ok := l.(BatchListener); ok {
+			bl.ConsensusChangedMany(ctx, changes)
+			continue
+		}
+		for _, c := range changes {
+			l.ConsensusChanged(ctx, c.ProjectID, c.ItemID, c.Ref)
+		}
+	}
+	return nil
+}
+
+// lockItems takes the item locks (itemMu) of every item, each stripe once
+// and in stripe order (a single item's refresh holds one stripe, so the
+// two cannot wait for each other), and returns their unlock.
+func (s *Service) lockItems(itemIDs []int64) func() {
+	var held [len(s.itemMu)]bool
+	for _, id := range itemIDs {
+		held[uint64(id)%uint64(len(s.itemMu))] = true
+	}
+	for i := range held {
+		if held[i] {
+			s.itemMu[i].Lock()
+		}
+	}
+	return func() {
+		for i := range held {
+			if held[i] {
+				s.itemMu[i].Unlock()
+			}
+		}
+	}
 }
 
 func (s *Service) notify(ctx context.Context, projectID, itemID int64, ref Refreshed) {
@@ -298,14 +377,24 @@ func (s *Service) Refresh(ctx context.Context, itemID int64) (Refreshed, error) 
 			rel := int(adj.Relevance)
 			out.Adj = &rel
 		}
-		d, ok := Decide(out.Votes, out.Adj)
-		return RowOf(d), ok
+		return decide(current, adj)
 	})
 	if err != nil {
 		return out, fmt.Errorf("consensus: refresh item %d: %w", itemID, err)
 	}
 	out.Row, out.OK, out.Changed = row, ok, changed
 	return out, nil
+}
+
+// decide is the consensus rule every refresh applies (store.DecideFunc).
+func decide(current []store.Judgment, adj *store.Adjudication) (store.ConsensusRow, bool) {
+	var a *int
+	if adj != nil {
+		rel := int(adj.Relevance)
+		a = &rel
+	}
+	d, ok := Decide(VotesOf(current), a)
+	return RowOf(d), ok
 }
 
 // VotesOf turns current judgments into votes (non-relevance ones skipped).

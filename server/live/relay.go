@@ -36,7 +36,7 @@ func NewRelay(st *store.Store, cons *consensus.Service, local consensus.Listener
 	return &Relay{st: st, cons: cons, local: local, origin: hex.EncodeToString(b[:]), log: log}
 }
 
-var _ consensus.Listener = (*Relay)(nil)
+var _ consensus.BatchListener = (*Relay)(nil)
 
 // ConsensusChanged implements consensus.Listener: the local Service first,
 // then the other servers.
@@ -46,6 +46,21 @@ func (r *Relay) ConsensusChanged(ctx context.Context, projectID, itemID int64, r
 	defer cancel()
 	if err := r.st.NotifyJudgment(nctx, store.JudgmentEvent{Origin: r.origin, ProjectID: projectID, ItemID: itemID}); err != nil {
 		r.log.Warn("live: announcing a judgment to the other servers", "err", err)
+	}
+}
+
+// ConsensusChangedMany implements consensus.BatchListener: the local
+// Service item by item, then the other servers in one statement.
+func (r *Relay) ConsensusChangedMany(ctx context.Context, changes []consensus.Change) {
+	es := make([]store.JudgmentEvent, len(changes))
+	for i, c := range changes {
+		r.local.ConsensusChanged(ctx, c.ProjectID, c.ItemID, c.Ref)
+		es[i] = store.JudgmentEvent{Origin: r.origin, ProjectID: c.ProjectID, ItemID: c.ItemID}
+	}
+	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := r.st.NotifyJudgments(nctx, es); err != nil {
+		r.log.Warn("live: announcing judgments to the other servers", "items", len(es), "err", err)
 	}
 }
 

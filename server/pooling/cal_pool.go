@@ -470,6 +470,21 @@ func (t *CALTrigger) ItemChanged(ctx context.Context, projectID, itemID int64) {
 	}
 }
 
+// ItemsChanged is ItemChanged for a burst of items, with one read of the
+// due queries (each due query is queued once).
+func (t *CALTrigger) ItemsChanged(ctx context.Context, itemIDs []int64) {
+	due, err := t.st.CALDueForItems(ctx, itemIDs)
+	if err != nil {
+		t.log.Error("cal: due batches", "items", len(itemIDs), "err", err)
+		return
+	}
+	for _, q := range due {
+		if _, err := t.Queue(ctx, q); err != nil {
+			t.log.Error("cal: queue the next batch", "pool", q.PoolID, "query", q.QueryID, "err", err)
+		}
+	}
+}
+
 // Queue queues the job that adds q's next batch (an equal job queued or
 // running is returned instead).
 func (t *CALTrigger) Queue(ctx context.Context, q store.CALQuery) (store.Job, error) {

@@ -110,6 +110,17 @@ func (s *Store) CALQueries(ctx context.Context, poolID int64) ([]CALQuery, error
 	return s.calQueries(ctx, `WHERE cq.pool_id = $1 ORDER BY q.seq, q.id`, poolID)
 }
 
+// CALDueForItems is CALDueForItem for several items in one statement:
+// each due query once, whichever of the items made it due.
+func (s *Store) CALDueForItems(ctx context.Context, itemIDs []int64) ([]CALQuery, error) {
+	qs, err := s.calQueries(ctx, `WHERE cq.state = 'active' AND p.status = 'published'
+		AND cq.query_id IN (SELECT query_id FROM items WHERE id = ANY ($1::bigint[]))`, itemIDs)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(qs, func(q CALQuery) bool { return q.Pending != 0 }), nil
+}
+
 // CALQueryState returns the state of one query of a cal pool (ErrNotFound:
 // the query is not in that cal pool).
 func (s *Store) CALQueryState(ctx context.Context, poolID, queryID int64) (CALQuery, error) {

@@ -33,6 +33,23 @@ func (s *Store) NotifyJudgment(ctx context.Context, e JudgmentEvent) error {
 	return nil
 }
 
+// NotifyJudgments sends several judgment events in one statement (each
+// its own notification, in order).
+func (s *Store) NotifyJudgments(ctx context.Context, es []JudgmentEvent) error {
+	if len(es) == 0 {
+		return nil
+	}
+	payloads := make([]string, len(es))
+	for i, e := range es {
+		payloads[i] = fmt.Sprintf("%s %d %d", e.Origin, e.ProjectID, e.ItemID)
+	}
+	if _, err := s.pool.Exec(ctx, `SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n`,
+		judgmentChannel, payloads); err != nil {
+		return fmt.Errorf("store: notify %d judgments: %w", len(es), err)
+	}
+	return nil
+}
+
 // ListenJudgments calls fn with every judgment event (its own included)
 // until ctx ends or the connection fails. It holds one connection of the
 // pool for as long as it listens, and closes it at the end (a connection

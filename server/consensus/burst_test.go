@@ -221,7 +221,7 @@ func TestItemsChangedAsOneByOne(t *testing.T) {
 	}
 	staleA, errA := stA.ConsensusStale(ctx, fxA.Project.ID)
 	staleB, errB := stB.ConsensusStale(ctx, fxB.Project.ID)
-	if errA != nil || errB != nil || staleA != staleB {
+	if errA != nil || errB != nil || staleA || staleB {
 		t.Errorf("stale after the refreshes: one by one %v (%v), burst %v (%v)", staleA, errA, staleB, errB)
 	}
 	// A second burst finds nothing to change and audits nothing more.
@@ -244,4 +244,56 @@ func sortedCopy(xs []int64) []int64 {
 	out := append([]int64(nil), xs...)
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// TestStaleAfterWithdrawnVote: a rater who judged an item and then skipped
+// it withdrew their vote. Until the item is refreshed its stored row still
+// counts the vote, so the project is stale; once refreshed (the row is
+// cleared) it is not — before, the withdrawn vote made it stale for good.
+func TestStaleAfterWithdrawnVote(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 3)
+	svc := consensus.NewService(st, nil)
+	item := fx.Relevance[0]
+	stale := func() bool {
+		t.Helper()
+		s, err := st.ConsensusStale(ctx, fx.Project.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	label, ev := int16(3), vocab.EvidenceComplete
+	save := func(n int, nj store.NewJudgment) {
+		t.Helper()
+		nj.ClientID = fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
+		nj.ItemID, nj.UserID, nj.ProjectID, nj.Kind = item, fx.Users["annotator1"].ID, fx.Project.ID, vocab.KindRelevance
+		if _, _, err := st.SaveJudgment(ctx, nj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(1, store.NewJudgment{Relevance: &label, Evidence: &ev})
+	if !stale() {
+		t.Fatal("a vote without its refresh: not stale")
+	}
+	if err := svc.ItemChanged(ctx, fx.Project.ID, item); err != nil {
+		t.Fatal(err)
+	}
+	if stale() {
+		t.Fatal("stale after the refresh")
+	}
+	save(2, store.NewJudgment{SkipReason: "not sure after all"})
+	if !stale() {
+		t.Error("the vote withdrawn, its refresh lost (the row still counts it): not stale")
+	}
+	if err := svc.ItemChanged(ctx, fx.Project.ID, item); err != nil {
+		t.Fatal(err)
+	}
+	if row, err := st.ConsensusOf(ctx, item); err == nil {
+		t.Errorf("the withdrawn vote's row is still there: %+v", row)
+	}
+	if stale() {
+		t.Error("stale for good after the withdrawn vote's refresh")
+	}
 }

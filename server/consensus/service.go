@@ -622,15 +622,7 @@ func syncIfStale(ctx context.Context, st *store.Store, projectID int64) (int, er
 }
 
 func syncProject(ctx context.Context, st *store.Store, projectID int64) (int, error) {
-	changed, err := st.SyncConsensus(ctx, projectID, func(current []store.Judgment, adj *store.Adjudication) (store.ConsensusRow, bool) {
-		var a *int
-		if adj != nil {
-			rel := int(adj.Relevance)
-			a = &rel
-		}
-		d, ok := Decide(VotesOf(current), a)
-		return RowOf(d), ok
-	})
+	changed, err := st.SyncConsensus(ctx, projectID, decide)
 	if err != nil {
 		return 0, fmt.Errorf("consensus: sync project %d: %w", projectID, err)
 	}

@@ -401,15 +401,23 @@ func (s *Store) ConsensusItemIDs(ctx context.Context, projectID int64) ([]int64,
 
 // ConsensusStale reports whether some judgment or adjudication of a
 // project is newer than its item's stored consensus (its per-item refresh
-// was lost), so that a full sync is due.
+// was lost), so that a full sync is due: a judgment (a skip included)
+// newer than its item's row, a rater's current vote on an item without a
+// row, an adjudication newer than the row or without one. A vote its rater
+// withdrew (a later skip) leaves no row behind and is not a lost refresh
+// (before, such an item made its project stale for good, and every export
+// and start-up repair re-synced the whole project).
 func (s *Store) ConsensusStale(ctx context.Context, projectID int64) (bool, error) {
 	var stale bool
 	err := s.pool.QueryRow(ctx, `SELECT EXISTS (
 			SELECT 1 FROM judgments j
 			JOIN items i ON i.id = j.item_id
-			LEFT JOIN consensus c ON c.item_id = j.item_id
-			WHERE i.project_id = $1 AND i.kind = 'relevance'
-			  AND (c.item_id IS NULL AND j.relevance IS NOT NULL AND j.skip_reason = '' OR c.updated_at < j.created_at)
+			JOIN consensus c ON c.item_id = j.item_id
+			WHERE i.project_id = $1 AND i.kind = 'relevance' AND c.updated_at < j.created_at
+		) OR EXISTS (
+			SELECT 1 FROM current_judgments j
+			WHERE j.project_id = $1 AND j.item_kind = 'relevance' AND j.relevance IS NOT NULL
+			  AND NOT EXISTS (SELECT 1 FROM consensus c WHERE c.item_id = j.item_id)
 		) OR EXISTS (
 			SELECT 1 FROM adjudications a
 			JOIN items i ON i.id = a.item_id

@@ -141,7 +141,9 @@ type batchRecorder struct {
 	single  int
 }
 
-func (b *batchRecorder) ConsensusChanged(context.Context, int64, int64, consensus.Refreshed) { b.single++ }
+func (b *batchRecorder) ConsensusChanged(context.Context, int64, int64, consensus.Refreshed) {
+	b.single++
+}
 func (b *batchRecorder) ConsensusChangedMany(_ context.Context, cs []consensus.Change) {
 	b.calls++
 	b.changes = append(b.changes, cs...)

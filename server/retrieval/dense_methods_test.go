@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -259,4 +260,92 @@ func TestMemoryVectorsMatchPgvector(t *testing.T) {
 			}
 		}
 	}
+}
+
+// stringVectors hides PgVectors' store-id methods: dense-decomposed then
+// takes its external-id path.
+type stringVectors struct{ VectorIndex }
+
+// TestDenseDecomposedByIDMatchesByExtID: dense-decomposed over pgvector by
+// store ids (external ids read for the final results only) returns exactly
+// what it returns by external ids, ties included — the toy corpus ties
+// d1, d3 and d7 for "red" and has equal scores at most cut-offs — and
+// SearchIDs keeps the documents Search keeps at every depth.
+func TestDenseDecomposedByIDMatchesByExtID(t *testing.T) {
+	d := denseFixture(t)
+	ctx := context.Background()
+	if _, ok := d.Vectors.(idVectors); !ok {
+		t.Fatal("PgVectors does not search by store id")
+	}
+	byExt := &Dense{Encoder: d.Encoder, Vectors: stringVectors{d.Vectors}}
+	a, b, n := boolexpr.Atom(0), boolexpr.Atom(1), boolexpr.Not
+	queries := []Query{
+		{ID: "and-not", Atoms: []string{"fruit", "red"}, Expr: boolexpr.And(a, n(b))},
+		{ID: "and", Atoms: []string{"apple", "pie"}, Expr: boolexpr.And(a, b)},
+		{ID: "or", Atoms: []string{"red", "green"}, Expr: boolexpr.Or(a, b)},
+		{ID: "or-and-not", Atoms: []string{"apple", "cherry", "pie"}, Expr: boolexpr.And(boolexpr.Or(a, b), n(boolexpr.Atom(2)))},
+		{ID: "not-or", Atoms: []string{"fruit", "red", "green"}, Expr: boolexpr.And(a, n(boolexpr.Or(b, boolexpr.Atom(2))))},
+	}
+	for _, q := range queries {
+		q.Text = strings.Join(q.Atoms, " ")
+		for perAtom := 1; perAtom <= len(denseDocs); perAtom++ {
+			params := map[string]string{"per_atom": fmt.Sprint(perAtom)}
+			for _, k := range []int{1, 2, 3, 10} {
+				got := retrieveK(t, mustNew(t, "dense-decomposed", params, Deps{Dense: d}), q, k)
+				want := retrieveK(t, mustNew(t, "dense-decomposed", params, Deps{Dense: byExt}), q, k)
+				if len(got) != len(want) {
+					t.Fatalf("%s per_atom %d k %d: by id %v, by external id %v", q.ID, perAtom, k, got, want)
+				}
+				for i := range got {
+					if got[i].DocID != want[i].DocID || got[i].Score != want[i].Score {
+						t.Fatalf("%s per_atom %d k %d rank %d: by id %v, by external id %v", q.ID, perAtom, k, i, got, want)
+					}
+				}
+			}
+		}
+	}
+	iv := d.Vectors.(idVectors)
+	for _, text := range []string{"red", "fruit", "apple pie", "green"} {
+		qv, _ := toyEncoder.Encode(ctx, []string{text})
+		for k := 1; k <= len(denseDocs); k++ {
+			ext, err := d.Vectors.Search(ctx, qv[0], k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids, err := iv.SearchIDs(ctx, qv[0], k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idList := make([]int64, len(ids))
+			for i, r := range ids {
+				idList[i] = r.ID
+			}
+			names, err := iv.ExtIDs(ctx, idList)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b []string
+			for _, r := range ext {
+				a = append(a, r.DocID)
+			}
+			for _, r := range ids {
+				b = append(b, names[r.ID])
+			}
+			sort.Strings(a)
+			sort.Strings(b)
+			if strings.Join(a, ",") != strings.Join(b, ",") {
+				t.Errorf("%q k %d: Search keeps %v, SearchIDs %v", text, k, a, b)
+			}
+		}
+	}
+}
+
+// retrieveK is retrieve with k results.
+func retrieveK(t *testing.T, m Method, q Query, k int) []Result {
+	t.Helper()
+	rs, err := m.Retrieve(context.Background(), q, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
 }

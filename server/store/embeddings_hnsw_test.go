@@ -141,14 +141,16 @@ func TestHNSWPerProject(t *testing.T) {
 		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
 			return err
 		}
-		rows, _ := tx.Query(ctx, `EXPLAIN `+store.NearestSQL(enc, p1), pgvector.NewVector([]float32{1, 0, 0}), 1000, 3)
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-		plan := strings.Join(lines, "\n")
-		if want := fmt.Sprintf("embeddings_hnsw_e%d_p%d", enc.ID, p1); !strings.Contains(plan, want) {
-			t.Errorf("the plan does not use %s:\n%s", want, plan)
+		for _, extIDs := range []bool{true, false} { // NearestDocuments, NearestDocumentIDs
+			rows, _ := tx.Query(ctx, `EXPLAIN `+store.NearestSQL(enc, p1, extIDs), pgvector.NewVector([]float32{1, 0, 0}), 1000, 3)
+			lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				return err
+			}
+			plan := strings.Join(lines, "\n")
+			if want := fmt.Sprintf("embeddings_hnsw_e%d_p%d", enc.ID, p1); !strings.Contains(plan, want) {
+				t.Errorf("the plan (external ids %v) does not use %s:\n%s", extIDs, want, plan)
+			}
 		}
 		return nil
 	})
@@ -163,6 +165,24 @@ func TestHNSWPerProject(t *testing.T) {
 	}
 	if len(got) != 3 || got[0].ExtID != "b" || got[1].ExtID != "a" || got[2].ExtID != "c" {
 		t.Fatalf("kNN in project 1: %+v, want b, a, c", got)
+	}
+	byID, err := st.NearestDocumentIDs(ctx, p1, enc, q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, len(byID))
+	for i, d := range byID {
+		ids[i] = d.ID
+	}
+	names, err := st.DocumentExtIDs(ctx, p1, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(byID) != 3 || names[byID[0].ID] != "b" || names[byID[1].ID] != "a" || names[byID[2].ID] != "c" || byID[0].Score != got[0].Score {
+		t.Fatalf("kNN by id in project 1: %+v (%v), want b, a, c as %+v", byID, names, got)
+	}
+	if other, err := st.DocumentExtIDs(ctx, p0, ids); err != nil || len(other) != 0 {
+		t.Errorf("project 1's ids named in project 0: %v (%v)", other, err)
 	}
 	for _, d := range got {
 		if want := cosine(q, f.vecs["p1/"+d.ExtID]); math.Abs(d.Score-want) > 1e-6 {

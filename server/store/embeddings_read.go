@@ -252,8 +252,49 @@ const nearestMinCandidates = 1000
 // re-ranked by the stored vectors. Without the index the query scans the
 // project's vectors exactly.
 func (s *Store) NearestDocuments(ctx context.Context, projectID int64, enc EncoderInfo, vec []float32, k int) ([]ScoredDoc, error) {
+	var out []ScoredDoc
+	err := s.nearest(ctx, projectID, enc, vec, k, true, func(rows pgx.Rows) error {
+		var err error
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ScoredDoc, error) {
+			var d ScoredDoc
+			err := r.Scan(&d.ExtID, &d.Score)
+			return d, err
+		})
+		return err
+	})
+	return out, err
+}
+
+// ScoredID is a document (by its id in this database) and a score.
+type ScoredID struct {
+	ID    int64
+	Score float64
+}
+
+// NearestDocumentIDs is NearestDocuments naming the documents by their ids
+// in this database, ordered by distance then id: the search without the
+// join that looks up each neighbour's external id (a third of the buffers
+// a 2,000-neighbour search read at 300k documents). Callers that combine
+// several searches name only their final results (DocumentExtIDs).
+func (s *Store) NearestDocumentIDs(ctx context.Context, projectID int64, enc EncoderInfo, vec []float32, k int) ([]ScoredID, error) {
+	var out []ScoredID
+	err := s.nearest(ctx, projectID, enc, vec, k, false, func(rows pgx.Rows) error {
+		var err error
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ScoredID, error) {
+			var d ScoredID
+			err := r.Scan(&d.ID, &d.Score)
+			return d, err
+		})
+		return err
+	})
+	return out, err
+}
+
+// nearest runs the kNN search of NearestDocuments (extIDs: naming the
+// documents by external id, else by id) and hands its rows to collect.
+func (s *Store) nearest(ctx context.Context, projectID int64, enc EncoderInfo, vec []float32, k int, extIDs bool, collect func(pgx.Rows) error) error {
 	if len(vec) != enc.Dim {
-		return nil, fmt.Errorf("store: nearest documents: vector has %d dimensions, encoder %q has %d", len(vec), enc.Name, enc.Dim)
+		return fmt.Errorf("store: nearest documents: vector has %d dimensions, encoder %q has %d", len(vec), enc.Name, enc.Dim)
 	}
 	// The index settings hold for this search alone (set_config's is_local)
 	// and travel with it in one pipelined batch, which Postgres runs as one
@@ -266,37 +307,72 @@ func (s *Store) NearestDocuments(ctx context.Context, projectID int64, enc Encod
 	b.Queue(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
 		set_config('hnsw.max_scan_tuples', $2, true)`,
 		strconv.Itoa(min(candidates, 1000)), strconv.Itoa(max(20000, 20*candidates)))
-	var out []ScoredDoc
-	b.Queue(nearestSQL(enc, projectID), pgvector.NewVector(vec), candidates, k).Query(func(rows pgx.Rows) error {
-		var err error
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ScoredDoc, error) {
-			var d ScoredDoc
-			err := r.Scan(&d.ExtID, &d.Score)
-			return d, err
-		})
-		return err
-	})
-	err := s.pool.SendBatch(ctx, b).Close()
-	if err != nil {
-		return nil, fmt.Errorf("store: nearest documents: %w", err)
+	b.Queue(nearestSQL(enc, projectID, extIDs), pgvector.NewVector(vec), candidates, k).Query(collect)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("store: nearest documents: %w", err)
 	}
-	return out, nil
+	return nil
 }
 
 // nearestSQL is NearestDocuments' query ($1 the vector, $2 the number of
 // candidates taken from the index, $3 the number returned): the
 // encoder id, project id and dimension are inlined so that the planner can
-// match the project's partial expression index (hnswIndexSQL).
-func nearestSQL(enc EncoderInfo, projectID int64) string {
-	return fmt.Sprintf(`SELECT d.ext_id, 1 - t.dist FROM (
-			SELECT c.document_id, c.dist FROM (
-				SELECT e.document_id, e.embedding::vector(%[1]d) <=> $1::vector(%[1]d) AS dist
+// match the project's partial expression index (hnswIndexSQL). extIDs
+// names the documents by external id (a join per neighbour), else by id.
+func nearestSQL(enc EncoderInfo, projectID int64, extIDs bool) string {
+	candidates := fmt.Sprintf(`SELECT e.document_id, e.embedding::vector(%[1]d) <=> $1::vector(%[1]d) AS dist
 				FROM embeddings e
 				WHERE e.encoder_id = %[2]d AND e.project_id = %[3]d
 				ORDER BY e.embedding::halfvec(%[1]d) <=> $1::vector(%[1]d)::halfvec(%[1]d)
-				LIMIT $2) c
+				LIMIT $2`, enc.Dim, enc.ID, projectID)
+	if !extIDs {
+		return `SELECT c.document_id, 1 - c.dist FROM (` + candidates + `) c
+			ORDER BY c.dist, c.document_id LIMIT $3`
+	}
+	return `SELECT d.ext_id, 1 - t.dist FROM (
+			SELECT c.document_id, c.dist FROM (` + candidates + `) c
 			ORDER BY c.dist LIMIT $3) t JOIN documents d ON d.id = t.document_id
-		ORDER BY t.dist, d.ext_id`, enc.Dim, enc.ID, projectID)
+		ORDER BY t.dist, d.ext_id`
+}
+
+// DocumentSimilaritiesByID is DocumentSimilarities for documents named by
+// their ids in this database (no external-id look-up).
+func (s *Store) DocumentSimilaritiesByID(ctx context.Context, projectID int64, enc EncoderInfo, vec []float32, ids []int64) (map[int64]float64, error) {
+	out := make(map[int64]float64, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT document_id, 1 - (embedding <=> $1) FROM embeddings
+		WHERE encoder_id = $2 AND project_id = $3 AND document_id = ANY ($4::bigint[])`,
+		pgvector.NewVector(vec), enc.ID, projectID, ids)
+	var id int64
+	var sim float64
+	if _, err := pgx.ForEachRow(rows, []any{&id, &sim}, func() error {
+		out[id] = sim
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("store: document similarities: %w", err)
+	}
+	return out, nil
+}
+
+// DocumentExtIDs returns the external ids of the project's listed
+// documents (ids of other projects' documents are left out).
+func (s *Store) DocumentExtIDs(ctx context.Context, projectID int64, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT id, ext_id FROM documents WHERE id = ANY ($1::bigint[]) AND project_id = $2`, ids, projectID)
+	var id int64
+	var ext string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &ext}, func() error {
+		out[id] = ext
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("store: external ids: %w", err)
+	}
+	return out, nil
 }
 
 // DocumentSimilarities returns the cosine similarity of vec to each listed

@@ -415,9 +415,12 @@ func (s *Store) ConsensusStale(ctx context.Context, projectID int64) (bool, erro
 			JOIN consensus c ON c.item_id = j.item_id
 			WHERE i.project_id = $1 AND i.kind = 'relevance' AND c.updated_at < j.created_at
 		) OR EXISTS (
-			SELECT 1 FROM current_judgments j
-			WHERE j.project_id = $1 AND j.item_kind = 'relevance' AND j.relevance IS NOT NULL
+			SELECT 1 FROM judgments j
+			JOIN items i ON i.id = j.item_id
+			WHERE i.project_id = $1 AND i.kind = 'relevance' AND j.relevance IS NOT NULL AND j.skip_reason = ''
 			  AND NOT EXISTS (SELECT 1 FROM consensus c WHERE c.item_id = j.item_id)
+			  -- the rater's current judgment (as current_judgments, without sorting the project's)
+			  AND NOT EXISTS (SELECT 1 FROM judgments l WHERE l.item_id = j.item_id AND l.user_id = j.user_id AND l.id > j.id)
 		) OR EXISTS (
 			SELECT 1 FROM adjudications a
 			JOIN items i ON i.id = a.item_id

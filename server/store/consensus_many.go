@@ -45,7 +45,6 @@ func (s *Store) RefreshConsensusMany(ctx context.Context, itemIDs []int64, decid
 	}
 	var out []ConsensusRefresh
 	err := retryAborted(ctx, func() error {
-		out = out[:0]
 		return s.InTx(ctx, func(tx pgx.Tx) error {
 			var err error
 			out, err = refreshMany(ctx, tx, ids, decide)

@@ -61,7 +61,7 @@ var allowedImports = map[string][]string{
 	"server/evalsim": {"server/cal", "server/estimate", "server/lexical", "server/metrics", "server/pooling",
 		"server/retrieval", "server/store", "server/vocab"},
 	"server/estimate":  {"server/metrics"},
-	"server/retrieval": {"server/boolexpr", "server/lexical", "server/progress", "server/store"},
+	"server/retrieval": {"server/boolexpr", "server/lexical", "server/progress", "server/store", "server/topk"},
 	"server/embedjob":  {"encoders", "encoders/tokenizer", "server/progress", "server/store"},
 
 	// Input, jobs, the demo.

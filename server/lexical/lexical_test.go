@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -247,5 +248,29 @@ func TestMatchAppendReusesBuffer(t *testing.T) {
 	got := ix.MatchAppend(buf, v)
 	if &got[0] != &buf[0] || got[0] != (Hit{Doc: 99, Score: -1}) || !slices.Equal(got[1:], want) {
 		t.Errorf("MatchAppend: %v (same array %v), want the kept hit then %v", got, &got[0] == &buf[0], want)
+	}
+}
+
+// TestMatchSortedAppend: the document-order match returns MatchAppend's
+// hits (the same floats) in ascending document order, including a vector
+// with a negative weight (d3 matches only cherry, negatively: not a hit)
+// and a repeated term.
+func TestMatchSortedAppend(t *testing.T) {
+	ix := toy(t)
+	a := NewAnalyzer()
+	apple, banana, cherry := ix.QueryVector(a, "apple"), ix.QueryVector(a, "banana"), ix.QueryVector(a, "cherry")
+	for name, v := range map[string]Vec{
+		"apple": apple, "apple+banana+cherry": Add(Add(apple, banana), cherry), "apple-cherry": Sub(apple, cherry),
+		"banana twice": append(append(Vec{}, banana...), banana...),
+	} {
+		want := ix.MatchAppend(nil, v)
+		sort.Slice(want, func(i, j int) bool { return want[i].Doc < want[j].Doc })
+		got := ix.MatchSortedAppend([]Hit{{Doc: 99}}, v)
+		if len(got) == 0 || got[0].Doc != 99 {
+			t.Fatalf("%s: dst not appended to: %v", name, got)
+		}
+		if !reflect.DeepEqual(got[1:], want) {
+			t.Errorf("%s: %v, MatchAppend %v", name, got[1:], want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"boolpool/server/boolexpr"
 	"boolpool/server/lexical"
+	"boolpool/server/topk"
 )
 
 var inf = math.Inf(1)
@@ -234,13 +235,24 @@ type pnormMethod struct {
 // per query (and a small one per candidate and operator) kept the
 // collector busy scanning the index (issue 27).
 type pnormScratch struct {
-	matches [][]lexical.Hit
-	x       []float64
-	hits    []lexical.Hit
+	matches [][]lexical.Hit // per atom, in document order
+	best    []float64       // per atom: its best score
+	negated []bool          // per atom
+	pos     []int           // per atom: the merge's cursor
+	x       []float64       // per atom: the candidate's normalised score
+	hits    []lexical.Hit   // every candidate (k <= 0 only)
 }
 
 func (m *pnormMethod) Name() string { return "pnorm" }
 
+// Retrieve scores the candidates document by document: each atom's
+// matches come in document order (lexical.MatchSortedAppend), and one
+// merge of the lists yields each candidate with its atoms' scores, offered
+// to a top-k heap as it goes. Nothing the size of the collection is
+// touched: before, each atom's postings were added into collection-sized
+// arrays and the candidates numbered in another, a cache miss per posting
+// at MS MARCO size (350 ms a query at 8.8M documents, session 12). The
+// scores and the ranking are the same (TestPNormMatchesTermAtATime).
 func (m *pnormMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, error) {
 	expr, atoms := q.Expression()
 	vecs := atomVectors(m.ix, atoms, m.unique)
@@ -249,49 +261,68 @@ func (m *pnormMethod) Retrieve(_ context.Context, q Query, k int) ([]Result, err
 		sc = &pnormScratch{}
 	}
 	defer m.scratch.Put(sc)
-	// The candidates are the documents matching a non-negated atom; each
-	// atom's normalised scores are kept for them alone, in one flat array
-	// (candidate × atom), so a query costs its matches, not the collection.
-	for len(sc.matches) < len(vecs) {
+	na := len(vecs)
+	for len(sc.matches) < na {
 		sc.matches = append(sc.matches, nil)
 	}
-	matches := sc.matches[:len(vecs)]
-	cands := m.ix.Slots()
-	defer cands.Release()
+	matches := sc.matches[:na]
+	sc.best = slices.Grow(sc.best[:0], na)[:na]
+	sc.negated = slices.Grow(sc.negated[:0], na)[:na]
+	sc.pos = slices.Grow(sc.pos[:0], na)[:na]
+	sc.x = slices.Grow(sc.x[:0], na)[:na]
+	best, negated, pos, x := sc.best, sc.negated, sc.pos, sc.x
 	for i, v := range vecs {
-		matches[i] = m.ix.MatchAppend(matches[i][:0], v)
-		if !expr.Negated(i) {
-			for _, h := range matches[i] {
-				cands.Add(h.Doc)
+		matches[i] = m.ix.MatchSortedAppend(matches[i][:0], v)
+		b := 0.0
+		for _, h := range matches[i] {
+			if h.Score > b {
+				b = h.Score
 			}
 		}
+		best[i], negated[i], pos[i] = b, expr.Negated(i), 0
 	}
-	na := len(vecs)
-	x := slices.Grow(sc.x[:0], cands.Len()*na)[:cands.Len()*na]
-	clear(x)
-	sc.x = x
-	for i, hits := range matches {
-		best := 0.0
-		for _, h := range hits {
-			if h.Score > best {
-				best = h.Score
+	var heap *topk.Heap[lexical.Hit]
+	if k > 0 {
+		heap = topk.New(k, m.ix.Better)
+	}
+	all := sc.hits[:0]
+	for {
+		// The candidates are the documents matching a non-negated atom.
+		next, found := uint32(0), false
+		for i, ms := range matches {
+			if p := pos[i]; !negated[i] && p < len(ms) && (!found || ms[p].Doc < next) {
+				next, found = ms[p].Doc, true
 			}
 		}
-		if best <= 0 {
-			continue
+		if !found {
+			break
 		}
-		for _, h := range hits {
-			if c := cands.Of(h.Doc); c >= 0 {
-				x[c*na+i] = h.Score / best
+		for i, ms := range matches {
+			p := pos[i]
+			for p < len(ms) && ms[p].Doc < next { // a negated atom's non-candidates
+				p++
 			}
+			x[i] = 0
+			if p < len(ms) && ms[p].Doc == next {
+				if best[i] > 0 {
+					x[i] = ms[p].Score / best[i]
+				}
+				p++
+			}
+			pos[i] = p
+		}
+		h := lexical.Hit{Doc: next, Score: PNorm(expr, x, m.p)}
+		if heap != nil {
+			heap.Offer(h)
+		} else {
+			all = append(all, h)
 		}
 	}
-	hits := slices.Grow(sc.hits[:0], cands.Len())[:cands.Len()]
-	sc.hits = hits
-	for c, d := range cands.Docs {
-		hits[c] = lexical.Hit{Doc: d, Score: PNorm(expr, x[c*na:(c+1)*na], m.p)}
+	sc.hits = all
+	if heap != nil {
+		return hitsToResults(m.ix, heap.Best()), nil
 	}
-	return hitsToResults(m.ix, m.ix.TopK(hits, k)), nil
+	return hitsToResults(m.ix, m.ix.TopK(all, 0)), nil
 }
 
 // maxOperands is how many operands of one operator PNorm evaluates

@@ -2,7 +2,12 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
 	"testing"
 
 	"boolpool/server/lexical"
@@ -13,14 +18,21 @@ import (
 // (lexical.MatchAppend), the candidates numbered (lexical.Slots), a
 // candidate × atom array of normalised scores, then the top k. It is the
 // reference the merge must reproduce exactly.
-func pnormTermAtATime(ix *lexical.Index, q Query, p float64, unique bool, k int) []Result {
+// sc, when not nil, is reused as the old code reused its scratch.
+func pnormTermAtATime(ix *lexical.Index, q Query, p float64, unique bool, k int, sc *taatScratch) []Result {
+	if sc == nil {
+		sc = &taatScratch{}
+	}
 	expr, atoms := q.Expression()
 	vecs := atomVectors(ix, atoms, unique)
-	matches := make([][]lexical.Hit, len(vecs))
+	for len(sc.matches) < len(vecs) {
+		sc.matches = append(sc.matches, nil)
+	}
+	matches := sc.matches[:len(vecs)]
 	cands := ix.Slots()
 	defer cands.Release()
 	for i, v := range vecs {
-		matches[i] = ix.MatchAppend(nil, v)
+		matches[i] = ix.MatchAppend(matches[i][:0], v)
 		if !expr.Negated(i) {
 			for _, h := range matches[i] {
 				cands.Add(h.Doc)
@@ -28,7 +40,9 @@ func pnormTermAtATime(ix *lexical.Index, q Query, p float64, unique bool, k int)
 		}
 	}
 	na := len(vecs)
-	x := make([]float64, cands.Len()*na)
+	x := slices.Grow(sc.x[:0], cands.Len()*na)[:cands.Len()*na]
+	clear(x)
+	sc.x = x
 	for i, hits := range matches {
 		best := 0.0
 		for _, h := range hits {
@@ -45,11 +59,19 @@ func pnormTermAtATime(ix *lexical.Index, q Query, p float64, unique bool, k int)
 			}
 		}
 	}
-	hits := make([]lexical.Hit, cands.Len())
+	hits := slices.Grow(sc.hits[:0], cands.Len())[:cands.Len()]
+	sc.hits = hits
 	for c, d := range cands.Docs {
 		hits[c] = lexical.Hit{Doc: d, Score: PNorm(expr, x[c*na:(c+1)*na], p)}
 	}
 	return hitsToResults(ix, ix.TopK(hits, k))
+}
+
+// taatScratch is pnormTermAtATime's reused memory.
+type taatScratch struct {
+	matches [][]lexical.Hit
+	x       []float64
+	hits    []lexical.Hit
 }
 
 // TestPNormMatchesTermAtATime: on the DebQUEST corpus and every val query,
@@ -71,7 +93,7 @@ func TestPNormMatchesTermAtATime(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := pnormTermAtATime(ix, q, pv, false, k)
+				want := pnormTermAtATime(ix, q, pv, false, k, nil)
 				if len(got) != len(want) {
 					t.Fatalf("p %s %q k %d: %d results, the reference %d", p, q.Text, k, len(got), len(want))
 				}
@@ -90,7 +112,7 @@ func TestPNormMatchesTermAtATime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := pnormTermAtATime(ix, q, 2, false, 0)
+		want := pnormTermAtATime(ix, q, 2, false, 0, nil)
 		if len(got) != len(want) || len(got) == 0 {
 			t.Fatalf("%q all: %d results, the reference %d", q.Text, len(got), len(want))
 		}
@@ -102,12 +124,14 @@ func TestPNormMatchesTermAtATime(t *testing.T) {
 	}
 }
 
-// BenchmarkPNormMerge times pnorm against the term-at-a-time reference on
-// the DebQUEST corpus (60k documents: both fit in the cache here; the
-// reference's collection-sized arrays only cost cache misses at millions,
-// see the scale suite's pnorm rows).
+// BenchmarkPNormMerge times pnorm against the term-at-a-time reference
+// (with its memory reused, as the old code reused it) on the DebQUEST
+// corpus repeated BOOLPOOL_BENCH_COPIES times (default 1: 60k documents;
+// 16 gives 1M, 64 about 3.9M). The copies share the corpus' terms, so each
+// posting list is that many times longer and spread over the collection:
+// the reference's collection-sized arrays stop fitting in the cache.
 func BenchmarkPNormMerge(b *testing.B) {
-	ix, qs := debquest(b)
+	ix, qs := debquestCopies(b)
 	m, err := New("pnorm", nil, Deps{Lexical: ix})
 	if err != nil {
 		b.Fatal(err)
@@ -119,9 +143,38 @@ func BenchmarkPNormMerge(b *testing.B) {
 			}
 		}
 	})
+	sc := &taatScratch{}
 	b.Run("term-at-a-time", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			pnormTermAtATime(ix, qs[i%len(qs)], 2, false, 1000)
+			pnormTermAtATime(ix, qs[i%len(qs)], 2, false, 1000, sc)
 		}
 	})
+}
+
+// debquestCopies is debquest with the corpus repeated
+// BOOLPOOL_BENCH_COPIES times (each copy's ids suffixed).
+func debquestCopies(b *testing.B) (*lexical.Index, []Query) {
+	b.Helper()
+	copies := 1
+	if c := os.Getenv("BOOLPOOL_BENCH_COPIES"); c != "" {
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 1 {
+			b.Fatalf("BOOLPOOL_BENCH_COPIES=%q: want a positive integer", c)
+		}
+		copies = n
+	}
+	docs, qs := debquestDocs(b)
+	all := make([]lexical.Doc, 0, len(docs)*copies)
+	for c := range copies {
+		for _, d := range docs {
+			d.ExtID = fmt.Sprintf("%s#%d", d.ExtID, c)
+			all = append(all, d)
+		}
+	}
+	ix, err := lexical.Build(context.Background(), all, lexical.DefaultParams(), runtime.GOMAXPROCS(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d documents", len(all))
+	return ix, qs
 }

@@ -18,6 +18,18 @@ import (
 // BOOLPOOL_SHARED_DATA points at ../shared/data).
 func debquest(tb testing.TB) (*lexical.Index, []Query) {
 	tb.Helper()
+	docs, qs := debquestDocs(tb)
+	ix, err := lexical.Build(context.Background(), docs, lexical.DefaultParams(), runtime.GOMAXPROCS(0))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ix, qs
+}
+
+// debquestDocs reads the shared DebQUEST corpus and val queries (skipped
+// unless BOOLPOOL_SHARED_DATA points at ../shared/data).
+func debquestDocs(tb testing.TB) ([]lexical.Doc, []Query) {
+	tb.Helper()
 	dir := os.Getenv("BOOLPOOL_SHARED_DATA")
 	if dir == "" {
 		tb.Skip("BOOLPOOL_SHARED_DATA not set")
@@ -40,10 +52,6 @@ func debquest(tb testing.TB) (*lexical.Index, []Query) {
 			tb.Fatal(err)
 		}
 		docs = append(docs, lexical.Doc{ExtID: d.Title, Title: d.Title, Body: d.Text})
-	}
-	ix, err := lexical.Build(context.Background(), docs, lexical.DefaultParams(), runtime.GOMAXPROCS(0))
-	if err != nil {
-		tb.Fatal(err)
 	}
 	qf, err := os.Open(filepath.Join(dir, "debquest", "val.jsonl"))
 	if err != nil {
@@ -71,7 +79,7 @@ func debquest(tb testing.TB) (*lexical.Index, []Query) {
 		q := Query{ID: l.Query, Text: l.Query, Template: l.Metadata.Template, Expr: bq.Expr, Atoms: bq.Atoms}
 		qs = append(qs, q)
 	}
-	return ix, qs
+	return docs, qs
 }
 
 // BenchmarkLexicalMethods times one query of each lexical method, cycling

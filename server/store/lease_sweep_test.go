@@ -5,10 +5,12 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"boolpool/internal/judgingtest"
+	"boolpool/server/store"
 	"boolpool/server/store/storetest"
 )
 
@@ -80,5 +82,98 @@ func TestExpirySweepCheckReadsNoWholeTable(t *testing.T) {
 	t.Logf("a lease call read %d buffers; assignments has %d pages", bufs, pages)
 	if bufs >= pages/2 {
 		t.Errorf("a lease call read %d buffers, assignments has %d pages: the expiry check scans the table\n%s", bufs, pages, plan)
+	}
+}
+
+// TestFetchProgressReadsAreKeyLookups: the reads a task fetch makes after
+// the lease (the rater's progress, time and held total, with generic
+// plans kept for the connection's life) stay key look-ups when their
+// tables grow after the connection planned them nearly empty, as in a new
+// database before its first autoanalyze. Before, the generic plans made
+// then were sequential scans, and every fetch read every rater's rows.
+// Counted with pg_stat_user_tables.seq_scan, on a store of one connection.
+func TestFetchProgressReadsAreKeyLookups(t *testing.T) {
+	st, url := storetest.NewWithURL(t)
+	fx := judgingtest.New(t, st, 3)
+	ctx := context.Background()
+	tables := []string{"rater_progress", "rater_totals", "activity"}
+	grow := func(n int) {
+		t.Helper()
+		if _, err := st.Pool().Exec(ctx, `WITH u AS (
+				INSERT INTO users (username, role) SELECT 'grow' || $2::int || '.' || g, 'annotator' FROM generate_series(1, $2::int) g
+				RETURNING id),
+			rp AS (INSERT INTO rater_progress (user_id, project_id, kind, done) SELECT id, $1, 'relevance', 1 FROM u),
+			rt AS (INSERT INTO rater_totals (project_id, user_id, kind, total) SELECT $1, id, 'relevance', 5 FROM u)
+			INSERT INTO activity (user_id, project_id, day, active_ms) SELECT id, $1, current_date, 1000 FROM u`, fx.Project.ID, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A few raters' rows, counted by an analyze (as an early
+	// autoanalyze would); then no more autoanalyze (whose new statistics
+	// would have the plans made again).
+	grow(20)
+	for _, tb := range tables {
+		if _, err := st.Pool().Exec(ctx, `ANALYZE `+tb); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Pool().Exec(ctx, `ALTER TABLE `+tb+` SET (autovacuum_enabled = off)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, err := store.Open(ctx, url, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	p := store.LeaseParams{ProjectID: fx.Project.ID, UserID: fx.Users["annotator1"].ID, Kind: "relevance", N: 1, Raters: 3,
+		Lease: time.Minute, HoldIdle: 30 * time.Minute}
+	if err := one.HoldTotal(ctx, p.ProjectID, p.UserID, p.Kind, 10); err != nil {
+		t.Fatal(err)
+	}
+	fetch := func() {
+		t.Helper()
+		if _, _, _, err := one.LeaseTasks(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The connection plans the reads (past the five custom plans).
+	for i := 0; i < 8; i++ {
+		fetch()
+	}
+	// The tables grow: 30,000 other raters' rows each.
+	grow(30000)
+	seqScans := func() map[string]int64 {
+		t.Helper()
+		// The one connection's counts reach the shared statistics now.
+		if err := one.Pool().QueryRow(ctx, `SELECT pg_stat_force_next_flush()`).Scan(new(any)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := one.Pool().Exec(ctx, `SELECT 1`); err != nil {
+			t.Fatal(err)
+		}
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		n := map[string]int64{}
+		rows, _ := conn.Query(ctx, `SELECT relname, coalesce(seq_scan, 0) FROM pg_stat_user_tables WHERE relname = ANY ($1)`, tables)
+		var name string
+		var c int64
+		if _, err := pgx.ForEachRow(rows, []any{&name, &c}, func() error { n[name] = c; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := seqScans()
+	for i := 0; i < 5; i++ {
+		fetch()
+	}
+	after := seqScans()
+	t.Logf("sequential scans before %v, after %v", before, after)
+	for _, tb := range tables {
+		if d := after[tb] - before[tb]; d != 0 {
+			t.Errorf("%s: %d sequential scans in 5 fetches, want none (key look-ups)", tb, d)
+		}
 	}
 }

@@ -9,13 +9,30 @@
 --    locks: LWLock:LockManager waits).
 -- 2. lease_items asks whether any lease has run out with min() over the
 --    expiry index (below) instead of an EXISTS that could be planned as
---    a sequential scan. The rest of lease_items is 0103's.
+--    a sequential scan.
+-- 3. A candidate the rater holds or has judged is found by one look-up of
+--    the (item_id, user_id) key per candidate (a scalar subquery: the
+--    key is unique), not by a NOT EXISTS, which the planner could turn
+--    into an anti-join against every assignment of the rater, read in
+--    full on each fetch (their whole history: 80 rows, 25-36 buffers, per
+--    fetch by the end of a load run; thousands for a long-serving
+--    rater), a plan plpgsql then kept. Same rule: no assignment of the
+--    item to the rater, or only an expired one.
+-- 4. lease_items runs with enable_seqscan off. Its statements are key
+--    look-ups and scans in index order; plpgsql keeps each one's plan for
+--    the connection's life, and a plan made while a table was small (a
+--    new database, before the first autoanalyze) was a sequential scan,
+--    kept while the table grew: in a load run, fetches read every
+--    assignment to find the rater's live leases, and every item to bump
+--    the taken counts of the two just leased (1,517 buffers a call in
+--    TestLeaseCandidateCheckIgnoresRaterHistory, against 100-odd).
+-- The rest of lease_items is 0103's.
 DROP INDEX assignments_item_status;
 
 CREATE OR REPLACE FUNCTION lease_items(p_project bigint, p_user bigint, p_kind text, p_n int,
                                        p_raters int, p_gold_rate double precision, p_secs double precision)
 RETURNS SETOF assignments
-LANGUAGE plpgsql VOLATILE ROWS 10 AS $$
+LANGUAGE plpgsql VOLATILE ROWS 10 SET enable_seqscan = off AS $$
 DECLARE
     v_live    int;
     v_total   int;
@@ -97,7 +114,7 @@ BEGIN
                 SELECT i.id FROM items i
                 WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
                   AND i.taken < p_raters
-                  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                  AND coalesce((SELECT a.status FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user), 'expired') = 'expired'
                   AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                 ORDER BY i.priority, i.id LIMIT p_n - v_live
                 FOR NO KEY UPDATE OF i SKIP LOCKED);
@@ -106,7 +123,7 @@ BEGIN
                 SELECT i.id FROM items i
                 WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
                   AND i.taken < p_raters
-                  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                  AND coalesce((SELECT a.status FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user), 'expired') = 'expired'
                   AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                 ORDER BY i.priority, i.id LIMIT p_n - v_live
                 FOR NO KEY UPDATE OF i SKIP LOCKED);
@@ -145,7 +162,7 @@ BEGIN
                 -- Gold items are for everyone: no rater limit.
                 SELECT i.id INTO v_id FROM items i
                 WHERE i.project_id = p_project AND i.kind = p_kind AND i.is_gold
-                  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                  AND coalesce((SELECT a.status FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user), 'expired') = 'expired'
                   AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                 ORDER BY i.priority, i.id LIMIT 1
                 FOR NO KEY UPDATE OF i SKIP LOCKED;
@@ -158,7 +175,7 @@ BEGIN
                     SELECT i.id INTO v_id FROM items i
                     WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
                       AND i.taken < p_raters
-                      AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                      AND coalesce((SELECT a.status FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user), 'expired') = 'expired'
                       AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                     ORDER BY i.priority, i.id LIMIT 1
                     FOR NO KEY UPDATE OF i SKIP LOCKED;
@@ -166,7 +183,7 @@ BEGIN
                     SELECT i.id INTO v_id FROM items i
                     WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
                       AND i.taken < p_raters
-                      AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                      AND coalesce((SELECT a.status FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user), 'expired') = 'expired'
                       AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                     ORDER BY i.priority, i.id LIMIT 1
                     FOR NO KEY UPDATE OF i SKIP LOCKED;

@@ -140,6 +140,7 @@ CREATE TABLE public.assignments (
 
 CREATE FUNCTION public.lease_items(p_project bigint, p_user bigint, p_kind text, p_n integer, p_raters integer, p_gold_rate double precision, p_secs double precision) RETURNS SETOF public.assignments
     LANGUAGE plpgsql ROWS 10
+    SET enable_seqscan TO 'off'
     AS $$
 DECLARE
     v_live    int;
@@ -222,7 +223,7 @@ BEGIN
                 SELECT i.id FROM items i
                 WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
                   AND i.taken < p_raters
-                  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                  AND coalesce((SELECT a.status FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user), 'expired') = 'expired'
                   AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                 ORDER BY i.priority, i.id LIMIT p_n - v_live
                 FOR NO KEY UPDATE OF i SKIP LOCKED);
@@ -231,7 +232,7 @@ BEGIN
                 SELECT i.id FROM items i
                 WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
                   AND i.taken < p_raters
-                  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                  AND coalesce((SELECT a.status FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user), 'expired') = 'expired'
                   AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                 ORDER BY i.priority, i.id LIMIT p_n - v_live
                 FOR NO KEY UPDATE OF i SKIP LOCKED);
@@ -270,7 +271,7 @@ BEGIN
                 -- Gold items are for everyone: no rater limit.
                 SELECT i.id INTO v_id FROM items i
                 WHERE i.project_id = p_project AND i.kind = p_kind AND i.is_gold
-                  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                  AND coalesce((SELECT a.status FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user), 'expired') = 'expired'
                   AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                 ORDER BY i.priority, i.id LIMIT 1
                 FOR NO KEY UPDATE OF i SKIP LOCKED;
@@ -283,7 +284,7 @@ BEGIN
                     SELECT i.id INTO v_id FROM items i
                     WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold AND i.open
                       AND i.taken < p_raters
-                      AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                      AND coalesce((SELECT a.status FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user), 'expired') = 'expired'
                       AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                     ORDER BY i.priority, i.id LIMIT 1
                     FOR NO KEY UPDATE OF i SKIP LOCKED;
@@ -291,7 +292,7 @@ BEGIN
                     SELECT i.id INTO v_id FROM items i
                     WHERE i.project_id = p_project AND i.kind = p_kind AND NOT i.is_gold
                       AND i.taken < p_raters
-                      AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user AND a.status <> 'expired')
+                      AND coalesce((SELECT a.status FROM assignments a WHERE a.item_id = i.id AND a.user_id = p_user), 'expired') = 'expired'
                       AND coalesce((i.payload->>'author_id')::bigint, 0) <> p_user
                     ORDER BY i.priority, i.id LIMIT 1
                     FOR NO KEY UPDATE OF i SKIP LOCKED;

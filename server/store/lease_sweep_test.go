@@ -51,30 +51,7 @@ func TestExpirySweepCheckReadsNoWholeTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var plan string
-	rows, err := conn.Query(ctx, `EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) SELECT * FROM lease_items($1, $2, 'relevance', 2, 3, 0, 600)`, fx.Project.ID, user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan += line + "\n"
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`Buffers: shared hit=(\d+)(?: read=(\d+))?`).FindStringSubmatch(plan)
-	if m == nil {
-		t.Fatalf("no buffer count in the plan:\n%s", plan)
-	}
-	bufs, _ := strconv.Atoi(m[1])
-	if m[2] != "" {
-		read, _ := strconv.Atoi(m[2])
-		bufs += read
-	}
+	bufs, plan := leaseCallBuffers(t, conn, fx.Project.ID, user)
 	var pages int
 	if err := conn.QueryRow(ctx, `SELECT pg_relation_size('assignments') / current_setting('block_size')::int`).Scan(&pages); err != nil {
 		t.Fatal(err)
@@ -175,5 +152,118 @@ func TestFetchProgressReadsAreKeyLookups(t *testing.T) {
 		if d := after[tb] - before[tb]; d != 0 {
 			t.Errorf("%s: %d sequential scans in 5 fetches, want none (key look-ups)", tb, d)
 		}
+	}
+}
+
+// leaseCallBuffers returns the buffers one lease_items call of two
+// relevance tasks reads on conn (EXPLAIN ANALYZE of the call counts its
+// statements' buffers), and the plan.
+func leaseCallBuffers(t *testing.T, conn *pgx.Conn, project, user int64) (int, string) {
+	t.Helper()
+	ctx := context.Background()
+	var plan string
+	rows, err := conn.Query(ctx, `EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) SELECT * FROM lease_items($1, $2, 'relevance', 2, 3, 0, 600)`, project, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan += line + "\n"
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`Buffers: shared hit=(\d+)(?: read=(\d+))?`).FindStringSubmatch(plan)
+	if m == nil {
+		t.Fatalf("no buffer count in the plan:\n%s", plan)
+	}
+	bufs, _ := strconv.Atoi(m[1])
+	if m[2] != "" {
+		read, _ := strconv.Atoi(m[2])
+		bufs += read
+	}
+	return bufs, plan
+}
+
+// TestLeaseCandidateCheckIgnoresRaterHistory: whether the rater already
+// holds or judged a candidate is one key look-up per candidate, however
+// many assignments the rater has, and no statement of a lease call reads
+// a whole table when the tables grew after the connection planned them
+// (plpgsql keeps the plans: before 0104 those made on small tables were
+// sequential scans). Before 0104 the NOT EXISTS could be
+// planned (and the plan kept by plpgsql) as an anti-join that read every
+// assignment of the rater on every fetch. The rater here has 20,000
+// assignments (given back, of another project's items) made after the
+// connection planned its lease with a short history.
+func TestLeaseCandidateCheckIgnoresRaterHistory(t *testing.T) {
+	st, url := storetest.NewWithURL(t)
+	fx := judgingtest.New(t, st, 3)
+	ctx := context.Background()
+	user := fx.Users["annotator1"].ID
+	other := fx.Users["annotator2"].ID
+	history := func(n int) {
+		t.Helper()
+		if _, err := st.Pool().Exec(ctx, `WITH it AS (
+				INSERT INTO items (project_id, kind, query_id)
+				SELECT $1, 'paraphrase', (SELECT min(id) FROM queries) FROM generate_series(1, $3::int)
+				RETURNING id)
+			INSERT INTO assignments (item_id, user_id, status, lease_expires_at)
+			SELECT it.id, $2, 'expired', now() - interval '1 hour' FROM it`, fx.Other.ID, user, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A short history, counted by an analyze; then no autoanalyze.
+	history(20)
+	if _, err := st.Pool().Exec(ctx, `ANALYZE assignments`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Pool().Exec(ctx, `ALTER TABLE assignments SET (autovacuum_enabled = off)`); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// Past plpgsql's five custom plans; each call gives its leases back
+	// so the next one scans for candidates again.
+	giveBack := func(user int64) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, `UPDATE assignments SET status = 'expired', lease_expires_at = now() - interval '1 second'
+			WHERE user_id = $1 AND status = 'leased'`, user); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 8; i++ {
+		if _, err := conn.Exec(ctx, `SELECT * FROM lease_items($1, $2, 'relevance', 2, 3, 0, 600)`, fx.Project.ID, user); err != nil {
+			t.Fatal(err)
+		}
+		giveBack(user)
+	}
+	history(20000)
+	// Each rater's second call is measured (the first after the insert
+	// may plan again); another rater's reads what a call reads without
+	// the history.
+	var bufs, base int
+	var plan string
+	for i := 0; i < 2; i++ {
+		base, _ = leaseCallBuffers(t, conn, fx.Project.ID, other)
+		giveBack(other)
+		bufs, plan = leaseCallBuffers(t, conn, fx.Project.ID, user)
+		giveBack(user)
+	}
+	var pages int
+	if err := conn.QueryRow(ctx, `SELECT (pg_relation_size('assignments') + pg_relation_size('items')) / current_setting('block_size')::int`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a lease call of the rater with 20,020 assignments read %d buffers, another rater's %d; assignments and items have %d pages", bufs, base, pages)
+	if bufs > base+60 {
+		t.Errorf("a lease call of the rater with 20,020 assignments read %d buffers, another rater's %d: the candidate check reads the rater's history\n%s", bufs, base, plan)
+	}
+	if bufs >= pages/2 || base >= pages/2 {
+		t.Errorf("lease calls read %d and %d buffers, assignments and items have %d pages: a plan made on small tables scans them\n%s", bufs, base, pages, plan)
 	}
 }

@@ -267,3 +267,28 @@ func TestLeaseCandidateCheckIgnoresRaterHistory(t *testing.T) {
 		t.Errorf("lease calls read %d and %d buffers, assignments and items have %d pages: a plan made on small tables scans them\n%s", bufs, base, pages, plan)
 	}
 }
+
+// TestLeaseStaysAsynchronousCommit: lease_items' SET LOCAL
+// synchronous_commit = off outlives the call (a lease's commit does not
+// wait for the WAL flush) now that the function has a SET option of its
+// own (enable_seqscan, restored at its exit).
+func TestLeaseStaysAsynchronousCommit(t *testing.T) {
+	st := storetest.New(t)
+	fx := judgingtest.New(t, st, 3)
+	ctx := context.Background()
+	tx, err := st.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT * FROM lease_items($1, $2, 'relevance', 2, 3, 0, 600)`, fx.Project.ID, fx.Users["annotator1"].ID); err != nil {
+		t.Fatal(err)
+	}
+	var sync, seq string
+	if err := tx.QueryRow(ctx, `SELECT current_setting('synchronous_commit'), current_setting('enable_seqscan')`).Scan(&sync, &seq); err != nil {
+		t.Fatal(err)
+	}
+	if sync != "off" || seq != "on" {
+		t.Errorf("after a lease call: synchronous_commit %s, enable_seqscan %s; want off (for the lease's commit), on (the function's own setting undone)", sync, seq)
+	}
+}

@@ -111,8 +111,13 @@ func (s *Store) leaseTasksOnce(ctx context.Context, p LeaseParams) ([]Assignment
 	}
 	// The progress count has one sensible plan (progressSQL); without
 	// this, Postgres planned it afresh on nearly every fetch. Local: for
-	// the rest of this batch's transaction only.
-	b.Queue(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`)
+	// the rest of this batch's transaction only. The reads after it are
+	// key look-ups of the rater's rows (progress, time, held total), and
+	// a generic plan is kept for the connection's life: without
+	// enable_seqscan off, one made while those tables were nearly empty (a
+	// new database, before its first autoanalyze) scanned every rater's
+	// rows on every fetch.
+	b.Queue(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)`)
 	b.Queue(progressSQL, p.UserID, p.ProjectID, p.Kind)
 	if p.HoldIdle > 0 {
 		b.Queue(heldTotalSQL, p.ProjectID, p.UserID, p.Kind, p.HoldIdle)

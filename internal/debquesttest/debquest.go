@@ -99,3 +99,46 @@ func Documents(t testing.TB, dataDir string) []lexical.Doc {
 	}
 	return docs
 }
+
+// QuestQuery is a QUEST-format query line parsed into its Boolean form.
+type QuestQuery struct {
+	Text, Template string
+	Expr           *boolexpr.Expr
+	Atoms          []string
+}
+
+// QuestQueries reads the first n queries (all when n <= 0) of a QUEST
+// queries file (e.g. debquest/val.jsonl) with their expressions and atoms
+// (boolexpr.QueryFromQuest), as the retrieval benchmarks run them.
+func QuestQueries(t testing.TB, path string, n int) []QuestQuery {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var qs []QuestQuery
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for (n <= 0 || len(qs) < n) && sc.Scan() {
+		var l struct {
+			Query         string `json:"query"`
+			OriginalQuery string `json:"original_query"`
+			Metadata      struct {
+				Template string `json:"template"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("%s line %d: %v", path, len(qs)+1, err)
+		}
+		bq, err := boolexpr.QueryFromQuest(l.OriginalQuery, l.Metadata.Template)
+		if err != nil {
+			t.Fatalf("%s line %d: %v", path, len(qs)+1, err)
+		}
+		qs = append(qs, QuestQuery{Text: l.Query, Template: l.Metadata.Template, Expr: bq.Expr, Atoms: bq.Atoms})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return qs
+}

@@ -1,16 +1,13 @@
 package retrieval
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
-	"boolpool/server/boolexpr"
+	"boolpool/internal/debquesttest"
 	"boolpool/server/lexical"
 )
 
@@ -34,52 +31,11 @@ func debquestDocs(tb testing.TB) ([]lexical.Doc, []Query) {
 	if dir == "" {
 		tb.Skip("BOOLPOOL_SHARED_DATA not set")
 	}
-	f, err := os.Open(filepath.Join(dir, "debquest", "documents.jsonl.gz"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var docs []lexical.Doc
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var d struct{ Title, Text string }
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			tb.Fatal(err)
-		}
-		docs = append(docs, lexical.Doc{ExtID: d.Title, Title: d.Title, Body: d.Text})
-	}
-	qf, err := os.Open(filepath.Join(dir, "debquest", "val.jsonl"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer qf.Close()
 	var qs []Query
-	sc = bufio.NewScanner(qf)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var l struct {
-			Query         string `json:"query"`
-			OriginalQuery string `json:"original_query"`
-			Metadata      struct {
-				Template string `json:"template"`
-			} `json:"metadata"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			tb.Fatal(err)
-		}
-		bq, err := boolexpr.QueryFromQuest(l.OriginalQuery, l.Metadata.Template)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		q := Query{ID: l.Query, Text: l.Query, Template: l.Metadata.Template, Expr: bq.Expr, Atoms: bq.Atoms}
-		qs = append(qs, q)
+	for _, q := range debquesttest.QuestQueries(tb, filepath.Join(dir, "debquest", "val.jsonl"), 0) {
+		qs = append(qs, Query{ID: q.Text, Text: q.Text, Template: q.Template, Expr: q.Expr, Atoms: q.Atoms})
 	}
-	return docs, qs
+	return debquesttest.Documents(tb, dir), qs
 }
 
 // BenchmarkLexicalMethods times one query of each lexical method, cycling

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"boolpool/server/boolexpr"
+	"boolpool/internal/debquesttest"
 	"boolpool/server/lexical"
 	"boolpool/server/retrieval"
 )
@@ -100,30 +100,9 @@ func buildSynthetic(b *testing.B, src Source, n int) *lexical.Index {
 // valQueries reads the first n queries of a DebQUEST queries file.
 func valQueries(b *testing.B, path string, n int) []retrieval.Query {
 	b.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
 	var qs []retrieval.Query
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for len(qs) < n && sc.Scan() {
-		var l struct {
-			Query         string `json:"query"`
-			OriginalQuery string `json:"original_query"`
-			Metadata      struct {
-				Template string `json:"template"`
-			} `json:"metadata"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			b.Fatal(err)
-		}
-		bq, err := boolexpr.QueryFromQuest(l.OriginalQuery, l.Metadata.Template)
-		if err != nil {
-			b.Fatal(err)
-		}
-		qs = append(qs, retrieval.Query{ID: l.Query, Text: l.Query, Template: l.Metadata.Template, Expr: bq.Expr, Atoms: bq.Atoms})
+	for _, q := range debquesttest.QuestQueries(b, path, n) {
+		qs = append(qs, retrieval.Query{ID: q.Text, Text: q.Text, Template: q.Template, Expr: q.Expr, Atoms: q.Atoms})
 	}
 	return qs
 }

@@ -49,14 +49,16 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 	// run drives one scenario on a project and server of its own, so one
 	// scenario's aftermath (consensus backlog, autovacuum) is not measured
 	// as the next one's latency.
-	run := func(project string, n int, think time.Duration) (*loadgen.Result, error) {
+	postmaster := postmasterPID(ctx, env.Store)
+	run := func(project string, n int, think time.Duration) (*loadgen.Result, cpuSplit, error) {
+		var cpu cpuSplit
 		creds, err := loadgen.Fixture(ctx, env.Store, project, docs, n, 3)
 		if err != nil {
-			return nil, err
+			return nil, cpu, err
 		}
 		port, err := loadgen.FreePort()
 		if err != nil {
-			return nil, err
+			return nil, cpu, err
 		}
 		args := []string{"-db-max-conns", "48"}
 		profile := env.ProfileDir != "" && think == 0
@@ -64,14 +66,14 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 		if profile {
 			dport, err := loadgen.FreePort()
 			if err != nil {
-				return nil, err
+				return nil, cpu, err
 			}
 			debugAddr = fmt.Sprintf("127.0.0.1:%d", dport)
 			args = append(args, "-debug-addr", debugAddr)
 		}
 		srv, err := loadgen.StartServer(ctx, bin, env.DBURL, fmt.Sprintf("127.0.0.1:%d", port), args...)
 		if err != nil {
-			return nil, err
+			return nil, cpu, err
 		}
 		profiled := make(chan error, 1)
 		if profile {
@@ -90,20 +92,30 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 			cfg.Warmup += cfg.RampUp
 			cfg.Duration += cfg.RampUp
 		}
+		// The CPU of each process over the measured window.
+		window := make(chan [2]cpuSnap, 1)
+		go func() {
+			sleepCtx(ctx, cfg.Warmup)
+			a := readCPU(postmaster, srv.PID())
+			sleepCtx(ctx, cfg.Duration-cfg.Warmup)
+			window <- [2]cpuSnap{a, readCPU(postmaster, srv.PID())}
+		}()
 		res := loadgen.Run(ctx, cfg)
+		snaps := <-window
+		cpu = split(snaps[0], snaps[1], res.Rate())
 		perr := <-profiled
 		_ = srv.Kill()
 		if perr != nil {
-			return nil, fmt.Errorf("%s: profiles: %w", project, perr)
+			return nil, cpu, fmt.Errorf("%s: profiles: %w", project, perr)
 		}
 		if res.ErrorsTotal() > 0 {
-			return nil, fmt.Errorf("%s: %d errors, e.g. %v; server log: %s", project, res.ErrorsTotal(), res.Errors[:min(3, len(res.Errors))], srv.Log(2000))
+			return nil, cpu, fmt.Errorf("%s: %d errors, e.g. %v; server log: %s", project, res.ErrorsTotal(), res.Errors[:min(3, len(res.Errors))], srv.Log(2000))
 		}
-		return res, nil
+		return res, cpu, nil
 	}
 	var rows []Row
 	for _, n := range []int{50, 200} {
-		res, err := run(fmt.Sprintf("load%d", n), n, 0)
+		res, cpu, err := run(fmt.Sprintf("load%d", n), n, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -112,8 +124,15 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 			return nil, err
 		}
 		var paced *loadgen.Result
+		var floor, best floorResult
 		if n == 200 {
-			if paced, err = run(fmt.Sprintf("paced%d", pacedN), pacedN, think); err != nil {
+			if floor, err = judgmentFloor(ctx, env, fmt.Sprintf("floor%d", n), docs, n, 3, dur-warm); err != nil {
+				return nil, err
+			}
+			if best, err = judgmentFloor(ctx, env, fmt.Sprintf("floor%d", floorBestClients), floorBestDocs, floorBestClients, 3, dur-warm); err != nil {
+				return nil, err
+			}
+			if paced, _, err = run(fmt.Sprintf("paced%d", pacedN), pacedN, think); err != nil {
 				return nil, err
 			}
 		}
@@ -123,6 +142,7 @@ func runLoad(ctx context.Context, env *Env) ([]Row, error) {
 				api.QueueHighWater, api.QueueLowWater, len(res.QueueLat), res.Measured, Percentile(res.QueueLat, 50)*1000, Percentile(res.QueueLat, 99)*1000, res.Window.Round(time.Second), warm)}.
 			WithRef(fmt.Sprintf("pgbench single-row INSERT, %d clients", n), pg.tps)
 		rows = append(rows, r.WithTarget(">= 0.25x", r.Ratio >= 0.25))
+		rows = append(rows, cpuRows(n, res, cpu, floor, best, pg)...)
 		sp99 := Row{Suite: "load", Name: fmt.Sprintf("%d annotators, no pauses: submit latency p99", n), Value: p99, Unit: "ms",
 			Note: "closed loop: latency = clients / throughput (Little's law)"}.
 			WithRef("pgbench INSERT latency p99, same clients", pg.p99)
@@ -266,10 +286,17 @@ func pgbenchInserts(ctx context.Context, dbURL string, clients int, dur time.Dur
 // pgTool runs a PostgreSQL client program, preferring the server's own
 // version (Debian keeps them under /usr/lib/postgresql/15/bin).
 func pgTool(ctx context.Context, dir, name string, args ...string) (string, error) {
+	out, _, err := pgToolCPU(ctx, dir, name, args...)
+	return out, err
+}
+
+// pgToolCPU is pgTool, also returning the program's CPU time (user +
+// system) in seconds.
+func pgToolCPU(ctx context.Context, dir, name string, args ...string) (string, float64, error) {
 	bin := filepath.Join("/usr/lib/postgresql/15/bin", name)
 	if _, err := os.Stat(bin); err != nil {
 		if bin, err = exec.LookPath(name); err != nil {
-			return "", fmt.Errorf("%s not found: %w", name, err)
+			return "", 0, fmt.Errorf("%s not found: %w", name, err)
 		}
 	}
 	var out bytes.Buffer
@@ -277,9 +304,9 @@ func pgTool(ctx context.Context, dir, name string, args ...string) (string, erro
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s: %w: %s", name, err, out.String())
+		return "", 0, fmt.Errorf("%s: %w: %s", name, err, out.String())
 	}
-	return out.String(), nil
+	return out.String(), (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds(), nil
 }
 
 func runCrash(ctx context.Context, env *Env) ([]Row, error) {

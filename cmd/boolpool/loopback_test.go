@@ -174,8 +174,12 @@ func (d *dashboard) waitFor(t *testing.T, what string, limit time.Duration, ok f
 // annotators spread across both servers with a dashboard (SSE) on each;
 // an encode job (lexical encoder, one document per committed batch)
 // started through the first server; the worker SIGKILLed mid-job and
-// another started: the job completes once, every document encoded once,
-// and both dashboards show every judgment and the adjudication.
+// another started; annotators judge and a researcher adjudicates while
+// the job waits for River's rescuer and resumes: the job completes once,
+// every document encoded once, and both dashboards show every judgment
+// and the adjudication. (The judging comes after the kill: before it,
+// the job could finish while the annotators signed in, as it did on a
+// quiet box with 600 documents.)
 func TestLoopbackTwoServersOneWorker(t *testing.T) {
 	cache := tokenizerCache(t)
 	if testing.Short() {
@@ -184,7 +188,9 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 	ctx := context.Background()
 	url, st := migratedDB(t)
 	fx := judgingtest.New(t, st, 1)
-	const docs = 600
+	// Enough that the job runs for seconds (about 1,400 documents a second
+	// on a quiet 2-core box), as in TestWorkerKilledMidEncode.
+	const docs = 6000
 	importFillerDocs(t, st, fx.Project.ID, "x", docs)
 	total := docs + len(fx.Documents)
 
@@ -205,8 +211,15 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 		t.Fatalf("start the encode job: status %d", code)
 	}
 
-	// Annotators judge while the job runs: annotator1 and annotator3 on
-	// the first server, annotator2 on the second.
+	_, committed := killWorkerMidEncode(t, st, first, job.ID, total)
+	t.Logf("killed the worker with %d of %d documents committed", committed, total)
+
+	restarted := time.Now()
+	startWorkerProcess(t, cache, workerArgs...)
+
+	// Annotators judge while the job waits for the rescuer and resumes:
+	// annotator1 and annotator3 on the first server, annotator2 on the
+	// second.
 	judged, judgedItems := 0, []int64(nil)
 	for i, who := range []struct {
 		name   string
@@ -233,10 +246,7 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 		t.Fatalf("only %d judgments made", judged)
 	}
 
-	_, committed := killWorkerMidEncode(t, st, first, job.ID, total)
-	t.Logf("killed the worker with %d of %d documents committed", committed, total)
-
-	// An adjudication on the second server while the job is stalled.
+	// An adjudication on the second server while the job is taken up again.
 	adjItem := judgedItems[0] // a judged item: the consensus counts stay at judged
 	adjRel := 3
 	if code := lbLogin(t, servers[1], "researcher").Do("POST", fmt.Sprintf("/api/items/%d/adjudication", adjItem),
@@ -244,8 +254,6 @@ func TestLoopbackTwoServersOneWorker(t *testing.T) {
 		t.Fatalf("adjudicate item %d on the second server: status %d", adjItem, code)
 	}
 
-	restarted := time.Now()
-	startWorkerProcess(t, cache, workerArgs...)
 	done := storetest.WaitJob(t, st, job.ID, 120*time.Second, store.Job.Finished)
 	if done.State != vocab.JobDone {
 		t.Fatalf("job %+v", done)

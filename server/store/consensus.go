@@ -87,7 +87,7 @@ func (s *Store) RefreshConsensus(ctx context.Context, itemID int64, decide Decid
 				pg_advisory_xact_lock_shared($2, (project_id % 2147483647)::int)::text,
 				pg_advisory_xact_lock($3, ($1::bigint % 2147483647)::int)::text
 			FROM items WHERE id = $1`, itemID, lockConsensusProject, lockConsensusItem)
-		b.Queue(`SELECT `+judgmentCols+` FROM current_judgments WHERE item_id = $1 AND relevance IS NOT NULL ORDER BY id`, itemID)
+		b.Queue(`SELECT `+judgmentCols+` FROM `+currentJudgmentsOfItem+` latest WHERE relevance IS NOT NULL ORDER BY id`, itemID)
 		b.Queue(`SELECT `+adjudicationCols+` FROM adjudications WHERE item_id = $1 ORDER BY id DESC LIMIT 1`, itemID)
 		b.Queue(`SELECT `+consensusCols+` FROM consensus WHERE item_id = $1`, itemID)
 		br := tx.SendBatch(ctx, b)

@@ -68,8 +68,8 @@ func refreshMany(ctx context.Context, tx pgx.Tx, ids []int64, decide DecideFunc)
 	b.Queue(`SELECT i.id, i.project_id, i.query_id, i.kind, pg_advisory_xact_lock($2, (i.id % 2147483647)::int)::text
 		FROM (SELECT id, project_id, query_id, kind FROM items WHERE id = ANY ($1::bigint[]) ORDER BY id) i`,
 		ids, lockConsensusItem)
-	b.Queue(`SELECT `+judgmentCols+` FROM current_judgments
-		WHERE item_id = ANY ($1::bigint[]) AND relevance IS NOT NULL ORDER BY item_id, id`, ids)
+	b.Queue(`SELECT `+judgmentCols+` FROM `+currentJudgmentsOfItems+` latest
+		WHERE relevance IS NOT NULL ORDER BY item_id, id`, ids)
 	b.Queue(`SELECT DISTINCT ON (item_id) `+adjudicationCols+` FROM adjudications
 		WHERE item_id = ANY ($1::bigint[]) ORDER BY item_id, id DESC`, ids)
 	b.Queue(`SELECT `+consensusCols+` FROM consensus WHERE item_id = ANY ($1::bigint[])`, ids)

@@ -32,3 +32,10 @@ func (b *JudgmentBatcher) Queued() int {
 	defer b.mu.Unlock()
 	return len(b.queue)
 }
+
+// CurrentJudgmentsOfItems and CurrentJudgmentsOfItem expose the consensus
+// refresh's reads of current judgments (compared with the view).
+const (
+	CurrentJudgmentsOfItems = currentJudgmentsOfItems
+	CurrentJudgmentsOfItem  = currentJudgmentsOfItem
+)

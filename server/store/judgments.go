@@ -33,6 +33,19 @@ type Judgment struct {
 	CreatedAt     time.Time       `db:"created_at"`
 }
 
+// currentJudgmentsOfItems is current_judgments (migration 0071: each
+// rater's latest judgment of an item, unless it is a skip) for the items
+// in $1 only, read from judgments alone: an item's project and kind, by
+// which the view also partitions, follow from the item, so the view's
+// join with items (an index probe per judgment) and its sort are not
+// needed. Its rows have the judgments table's columns.
+const currentJudgmentsOfItems = `(SELECT * FROM (SELECT DISTINCT ON (item_id, user_id) * FROM judgments
+	WHERE item_id = ANY ($1::bigint[]) ORDER BY item_id, user_id, id DESC) l WHERE l.skip_reason = '')`
+
+// currentJudgmentsOfItem is currentJudgmentsOfItems for the one item $1.
+const currentJudgmentsOfItem = `(SELECT * FROM (SELECT DISTINCT ON (user_id) * FROM judgments
+	WHERE item_id = $1 ORDER BY user_id, id DESC) l WHERE l.skip_reason = '')`
+
 const judgmentCols = `id, client_id::text AS client_id, item_id, user_id, kind, relevance, evidence, attributions, payload,
 	contradiction, comment, skip_reason, time_spent_ms, supersedes, created_at`
 

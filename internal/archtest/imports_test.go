@@ -127,7 +127,7 @@ var allowedImports = map[string][]string{
 	// Test fixtures (imported by tests only) and this test.
 	"internal/cli":          {},
 	"internal/judgingtest":  {"server/auth", "server/boolexpr", "server/retrieval", "server/store", "api"},
-	"internal/debquesttest": {"server/atoms", "server/boolexpr", "server/lexical", "internal/shareddata"},
+	"internal/debquesttest": {"server/atoms", "server/boolexpr", "server/decompose", "server/lexical", "internal/shareddata"},
 	"internal/shareddata":   {},
 	"internal/archtest":     {},
 }

@@ -16,6 +16,7 @@ import (
 	"boolpool/internal/shareddata"
 	"boolpool/server/atoms"
 	"boolpool/server/boolexpr"
+	"boolpool/server/decompose"
 	"boolpool/server/lexical"
 )
 
@@ -108,8 +109,9 @@ type QuestQuery struct {
 }
 
 // QuestQueries reads the first n queries (all when n <= 0) of a QUEST
-// queries file (e.g. debquest/val.jsonl) with their expressions and atoms
-// (boolexpr.QueryFromQuest), as the retrieval benchmarks run them.
+// queries file (e.g. debquest/val.jsonl) with their expressions and atoms,
+// parsed as the decomposer's evaluation reads them (decompose.ReadQuest),
+// as the retrieval benchmarks run them.
 func QuestQueries(t testing.TB, path string, n int) []QuestQuery {
 	t.Helper()
 	f, err := os.Open(path)
@@ -117,28 +119,16 @@ func QuestQueries(t testing.TB, path string, n int) []QuestQuery {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var qs []QuestQuery
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for (n <= 0 || len(qs) < n) && sc.Scan() {
-		var l struct {
-			Query         string `json:"query"`
-			OriginalQuery string `json:"original_query"`
-			Metadata      struct {
-				Template string `json:"template"`
-			} `json:"metadata"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("%s line %d: %v", path, len(qs)+1, err)
-		}
-		bq, err := boolexpr.QueryFromQuest(l.OriginalQuery, l.Metadata.Template)
-		if err != nil {
-			t.Fatalf("%s line %d: %v", path, len(qs)+1, err)
-		}
-		qs = append(qs, QuestQuery{Text: l.Query, Template: l.Metadata.Template, Expr: bq.Expr, Atoms: bq.Atoms})
+	gold, err := decompose.ReadQuest(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	if n > 0 && len(gold) > n {
+		gold = gold[:n]
+	}
+	qs := make([]QuestQuery, len(gold))
+	for i, g := range gold {
+		qs[i] = QuestQuery{Text: g.Query, Template: g.Template, Expr: g.Expr, Atoms: g.Atoms}
 	}
 	return qs
 }

@@ -108,8 +108,8 @@ func readCPU(postmaster, server int) cpuSnap {
 
 // split is the CPU between two readings per judgment written at rate
 // (judgments/s) over the same window. A Postgres process that ended inside
-// the window is not counted (its time is lost with it), nor is one that
-// started after the first reading's parent check failed.
+// the window is not counted (its time is lost with it); one that started
+// inside it counts from zero.
 func split(a, b cpuSnap, rate float64) cpuSplit {
 	w := b.at.Sub(a.at)
 	n := rate * w.Seconds()

@@ -30,7 +30,7 @@ import (
 // is one rater (bench_floor_raters maps pgbench's client_id to a user).
 const floorScript = `BEGIN;
 SELECT user_id AS uid FROM bench_floor_raters WHERE n = :client_id \gset
-SELECT count(*) AS leased FROM lease_items(:project, :uid, 'relevance', 4, 3, 0, 60) \gset
+SELECT count(*) FROM lease_items(:project, :uid, 'relevance', 4, 3, 0, 60);
 INSERT INTO judgments (client_id, item_id, user_id, kind, relevance, evidence, attributions, time_spent_ms)
 	SELECT gen_random_uuid(), a.item_id, a.user_id, 'relevance', 2, 'partial', '[]', 1000
 	FROM assignments a WHERE a.user_id = :uid AND a.status = 'leased';
